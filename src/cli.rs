@@ -1,0 +1,216 @@
+//! Every flag of `warden`, in one place. Library code never sees these types.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success (all verified, all checks passed)
+  1  a verification or check failed
+  2  bad input, usage error, or an operation refused (nothing was written)";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "warden",
+    version,
+    about = "Release integrity for maintainers: minisign signatures, signed SHA256SUMS, repository checks",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Keygen(KeygenArgs),
+    Sign(SignArgs),
+    Verify(VerifyArgs),
+    Check(CheckArgs),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Generate a minisign key pair.
+///
+/// Writes the public key (commit it) and the secret key (never commit it: warden refuses to
+/// write it inside a git work tree; mode 0600). Prints the key id and the commands that store
+/// the secret in a GitHub environment.
+#[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("protection").args(["password_env", "unencrypted"])),
+    after_help = "Examples:\n  MINISIGN_PASSWORD=… warden keygen --password-env MINISIGN_PASSWORD\n  warden keygen --unencrypted --secret-key ~/.minisign/ci.key --public-key keys/minisign.pub"
+)]
+pub struct KeygenArgs {
+    /// Where to write the public key.
+    #[arg(long, value_name = "FILE", default_value = "keys/minisign.pub")]
+    pub public_key: PathBuf,
+    /// Where to write the secret key [default: ~/.minisign/minisign.key].
+    #[arg(long, value_name = "FILE")]
+    pub secret_key: Option<PathBuf>,
+    /// Encrypt the secret key with the password in environment variable VAR.
+    ///
+    /// Without this flag or --unencrypted, the password is asked on the terminal; when stdin is
+    /// not a terminal warden fails instead of prompting.
+    #[arg(long, value_name = "VAR")]
+    pub password_env: Option<String>,
+    /// Write an unencrypted secret key (for a CI secret in a protected environment).
+    #[arg(long)]
+    pub unencrypted: bool,
+    /// Replace existing key files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Sign release artifacts: a .minisig per file, plus a signed SHA256SUMS.
+///
+/// Every artifact is read once (SHA-256 and minisign's BLAKE2b-512 prehash from the same
+/// read), files are processed in parallel, and all outputs are written to temp files and
+/// renamed into place only when everything succeeded. The trusted comment is minisign's
+/// `timestamp:<unix>\tfile:<name>\thashed`, followed by `tag:`, `commit:`, `repo:` and
+/// `dry-run` when given. SOURCE_DATE_EPOCH, when set, is used as the timestamp.
+#[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin"])),
+    after_help = "Example (a tag-release job):\n  warden sign dist/ --secret-key-env MINISIGN_SECRET_KEY --password-env MINISIGN_PASSWORD \\\n    --public-key keys/minisign.pub --tag v1.2.3 --commit \"$GITHUB_SHA\" --repo owner/name"
+)]
+pub struct SignArgs {
+    /// Files and/or directories to sign (directories: their regular, non-hidden files).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Descend into subdirectories of directory arguments.
+    #[arg(short, long)]
+    pub recursive: bool,
+    /// Read the secret key (box or bare base64 line) from environment variable VAR.
+    #[arg(long, value_name = "VAR")]
+    pub secret_key_env: Option<String>,
+    /// Read the secret key from FILE.
+    #[arg(long, value_name = "FILE")]
+    pub secret_key: Option<PathBuf>,
+    /// Read the secret key from standard input.
+    #[arg(long)]
+    pub secret_key_stdin: bool,
+    /// Password of an encrypted secret key, from environment variable VAR.
+    #[arg(long, value_name = "VAR")]
+    pub password_env: Option<String>,
+    /// Refuse to sign unless the secret key belongs to this public key.
+    #[arg(long, value_name = "FILE")]
+    pub public_key: Option<PathBuf>,
+    /// Bind the release tag into every trusted comment (`tag:TAG`).
+    #[arg(long, value_name = "TAG")]
+    pub tag: Option<String>,
+    /// Bind the commit (`commit:SHA`).
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+    /// Bind the repository (`repo:OWNER/NAME`).
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// Mark the signatures as a rehearsal: `warden verify` rejects them without --allow-dry-run.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where to write the checksum file [default: SHA256SUMS in the artifacts' directory].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_checksums")]
+    pub checksums: Option<PathBuf>,
+    /// Do not write a checksum file.
+    #[arg(long)]
+    pub no_checksums: bool,
+    /// Replace existing .minisig and checksum files.
+    #[arg(long)]
+    pub force: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+/// Verify artifacts or a release directory against trusted public keys.
+///
+/// For a file: checks FILE.minisig. For a directory: checks SHA256SUMS.minisig, every
+/// SHA256SUMS line against the files, and each artifact's own .minisig when present. The key is
+/// chosen by the key id in each signature, so an old and a new key can both be trusted.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n\nExit status: 0 all verified, 1 a verification failed, 2 bad input or usage.")]
+pub struct VerifyArgs {
+    /// Artifacts and/or release directories.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Trust this public key (repeatable). Replaces --keys-dir.
+    #[arg(long, value_name = "FILE")]
+    pub public_key: Vec<PathBuf>,
+    /// Trust every *.pub in DIR.
+    #[arg(long, value_name = "DIR", default_value = "keys")]
+    pub keys_dir: PathBuf,
+    /// Require `tag:TAG` in every trusted comment.
+    #[arg(long, value_name = "TAG")]
+    pub expect_tag: Option<String>,
+    /// Accept legacy (non-prehashed) signatures; they need the whole file in memory.
+    #[arg(long)]
+    pub allow_legacy: bool,
+    /// Accept signatures made with `warden sign --dry-run`.
+    #[arg(long)]
+    pub allow_dry_run: bool,
+    /// Name of the checksum file inside a release directory.
+    #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]
+    pub checksums: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+/// Run every offline check of a repository (today: keys/*.pub parse, key ids unique).
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  warden check --root ../ethrex")]
+pub struct CheckArgs {
+    /// The repository to check.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("warden").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sign_needs_exactly_one_secret_key_source() {
+        assert!(parse(&["sign", "dist"]).is_err());
+        assert!(parse(&["sign", "dist", "--secret-key-env", "K", "--secret-key-stdin"]).is_err());
+        let Command::Sign(s) = parse(&["sign", "dist", "--secret-key-env", "K"]).unwrap().command else { panic!() };
+        assert_eq!(s.secret_key_env.as_deref(), Some("K"));
+        assert!(!s.recursive && !s.force && !s.dry_run && !s.no_checksums);
+        assert!(parse(&["sign", "d", "--secret-key-stdin", "--checksums", "x", "--no-checksums"]).is_err());
+    }
+
+    #[test]
+    fn keygen_defaults_and_conflicts() {
+        let Command::Keygen(k) = parse(&["keygen", "--unencrypted"]).unwrap().command else { panic!() };
+        assert_eq!(k.public_key, PathBuf::from("keys/minisign.pub"));
+        assert!(k.secret_key.is_none());
+        assert!(parse(&["keygen", "--unencrypted", "--password-env", "P"]).is_err());
+    }
+
+    #[test]
+    fn verify_defaults() {
+        let Command::Verify(v) = parse(&["verify", "dist"]).unwrap().command else { panic!() };
+        assert_eq!(v.keys_dir, PathBuf::from("keys"));
+        assert_eq!(v.checksums, "SHA256SUMS");
+        assert!(v.public_key.is_empty() && !v.allow_legacy && !v.allow_dry_run);
+        let Command::Verify(v) = parse(&["verify", "a", "--public-key", "x.pub", "--public-key", "y.pub"]).unwrap().command else { panic!() };
+        assert_eq!(v.public_key.len(), 2);
+        assert!(parse(&["verify"]).is_err());
+    }
+}

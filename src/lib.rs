@@ -1,0 +1,12 @@
+//! release-warden: release integrity and known issues for maintainers.
+//!
+//! The library returns values and errors and never prints; `src/main.rs` renders them.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod check;
+pub mod error;
+pub mod fsutil;
+pub mod release;
+pub mod report;
+
+pub use error::{Error, Result};

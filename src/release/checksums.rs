@@ -1,0 +1,251 @@
+//! `SHA256SUMS` in the GNU coreutils format that `sha256sum -c` reads.
+//!
+//! Written: `<64 lowercase hex><space><space><name>\n`, sorted by name; a name containing `\`,
+//! LF or CR makes the line start with `\` and those characters are escaped as `\\`, `\n`, `\r`
+//! (coreutils 9.1). Read: the same, plus `*` (binary mode), upper-case hex, blank lines and BSD
+//! `SHA256 (name) = hex` lines. Names that escape the release directory (absolute, `..`, NUL) are
+//! rejected, as is a raw CR (a CRLF file was not written by warden and is treated as malformed).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::error::ParseError;
+
+/// The default file name, next to the artifacts.
+pub const DEFAULT_NAME: &str = "SHA256SUMS";
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ChecksumFile {
+    /// Relative name (`/`-separated) → SHA-256. Sorted by name, as the file is written.
+    entries: BTreeMap<String, [u8; 32]>,
+}
+
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    if s.len() != 2 * N || !s.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+/// A name is safe when it stays inside the directory of the checksum file.
+pub fn check_relative_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("missing file name".into());
+    }
+    if name.contains('\0') {
+        return Err("file name contains a NUL byte".into());
+    }
+    if name.starts_with('/') {
+        return Err(format!("{name:?} is an absolute path; names must be relative to the checksum file"));
+    }
+    if name.split('/').any(|c| c == "..") {
+        return Err(format!("{name:?} contains \"..\"; names must stay inside the release directory"));
+    }
+    Ok(())
+}
+
+fn unescape(name: &str) -> Option<String> {
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next()? {
+                '\\' => out.push('\\'),
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+fn needs_escape(name: &str) -> bool {
+    name.contains(['\\', '\n', '\r'])
+}
+
+fn escape(name: &str) -> String {
+    name.replace('\\', "\\\\").replace('\n', "\\n").replace('\r', "\\r")
+}
+
+impl ChecksumFile {
+    /// Builds the file from (name, digest) pairs. Names must be relative and unique.
+    pub fn new(entries: impl IntoIterator<Item = (String, [u8; 32])>) -> Result<Self, String> {
+        let mut map = BTreeMap::new();
+        for (name, digest) in entries {
+            check_relative_name(&name)?;
+            if map.insert(name.clone(), digest).is_some() {
+                return Err(format!("{name:?} is listed twice"));
+            }
+        }
+        Ok(ChecksumFile { entries: map })
+    }
+
+    pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let mut entries = BTreeMap::new();
+        let body = text.strip_suffix('\n').unwrap_or(text);
+        if body.is_empty() {
+            return Err(ParseError::whole("empty checksum file: expected lines of \"<sha256>  <file name>\""));
+        }
+        for (i, line) in body.split('\n').enumerate() {
+            let n = i + 1;
+            if line.contains('\r') {
+                return Err(ParseError::at(n, "contains a carriage return (CRLF line endings are not accepted)"));
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (name, digest) = parse_line(line).map_err(|m| ParseError::at(n, m))?;
+            check_relative_name(&name).map_err(|m| ParseError::at(n, m))?;
+            let name = name.strip_prefix("./").unwrap_or(&name).to_string();
+            if entries.insert(name.clone(), digest).is_some() {
+                return Err(ParseError::at(n, format!("{name:?} is listed twice")));
+            }
+        }
+        Ok(ChecksumFile { entries })
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &[u8; 32])> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&[u8; 32]> {
+        self.entries.get(name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+const EXPECTED_LINE: &str = "expected \"<64 hex digits>  <file name>\"";
+
+fn parse_line(line: &str) -> Result<(String, [u8; 32]), String> {
+    let (escaped, rest) = match line.strip_prefix('\\') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let (raw_name, hex) = if let Some(tagged) = rest.strip_prefix("SHA256 (") {
+        // BSD tag format: SHA256 (name) = hex
+        let (name, hex) = tagged
+            .rsplit_once(") = ")
+            .ok_or_else(|| format!("{EXPECTED_LINE} or \"SHA256 (<file name>) = <64 hex digits>\""))?;
+        (name, hex)
+    } else {
+        let hex = rest.get(..64).ok_or_else(|| format!("{EXPECTED_LINE}: line too short"))?;
+        let after = &rest[64..];
+        let name = after
+            .strip_prefix("  ")
+            .or_else(|| after.strip_prefix(" *"))
+            .ok_or_else(|| {
+                if after.is_empty() {
+                    format!("{EXPECTED_LINE}: missing file name")
+                } else {
+                    format!("{EXPECTED_LINE}: the digest must be followed by two spaces (or \" *\")")
+                }
+            })?;
+        (name, hex)
+    };
+    let digest = from_hex::<32>(hex).ok_or_else(|| format!("{EXPECTED_LINE}: {hex:?} is not 64 hex digits"))?;
+    let name = if escaped {
+        unescape(raw_name).ok_or_else(|| "invalid escape in file name (only \\\\, \\n and \\r)".to_string())?
+    } else {
+        raw_name.to_string()
+    };
+    if name.is_empty() {
+        return Err(format!("{EXPECTED_LINE}: missing file name"));
+    }
+    Ok((name, digest))
+}
+
+impl fmt::Display for ChecksumFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, digest) in &self.entries {
+            if needs_escape(name) {
+                writeln!(f, "\\{}  {}", to_hex(digest), escape(name))?;
+            } else {
+                writeln!(f, "{}  {}", to_hex(digest), name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EMPTY_SHA: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+    fn digest() -> [u8; 32] {
+        from_hex(EMPTY_SHA).unwrap()
+    }
+
+    #[test]
+    fn writes_sorted_gnu_lines_with_escapes() {
+        let file = ChecksumFile::new([
+            ("b.tar.gz".to_string(), digest()),
+            ("a b.txt".to_string(), digest()),
+            ("back\\slash".to_string(), digest()),
+            ("new\nline".to_string(), digest()),
+        ])
+        .unwrap();
+        let text = file.to_string();
+        assert_eq!(
+            text,
+            format!(
+                "{EMPTY_SHA}  a b.txt\n{EMPTY_SHA}  b.tar.gz\n\\{EMPTY_SHA}  back\\\\slash\n\\{EMPTY_SHA}  new\\nline\n"
+            )
+        );
+        assert_eq!(ChecksumFile::parse(&text).unwrap(), file);
+    }
+
+    #[test]
+    fn reads_binary_mode_bsd_tags_and_uppercase() {
+        let text = format!(
+            "{} *a\nSHA256 (b) = {EMPTY_SHA}\n./c  {EMPTY_SHA}\n",
+            EMPTY_SHA.to_uppercase()
+        );
+        let err = ChecksumFile::parse(&text).unwrap_err();
+        assert_eq!(err.line, Some(3)); // name before hash is not a format
+        let text = format!("{} *a\nSHA256 (b) = {EMPTY_SHA}\n{EMPTY_SHA}  ./c\n\n", EMPTY_SHA.to_uppercase());
+        let file = ChecksumFile::parse(&text).unwrap();
+        let names: Vec<_> = file.entries().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn malformed_lines_name_the_line() {
+        let cases = [
+            (format!("{EMPTY_SHA}  ok\nzz{}  bad\n", &EMPTY_SHA[2..]), 2, "not 64 hex digits"),
+            (format!("{EMPTY_SHA}\n"), 1, "missing file name"),
+            (format!("{EMPTY_SHA}  ../x\n"), 1, "\"..\""),
+            (format!("{EMPTY_SHA}  /etc/passwd\n"), 1, "absolute"),
+            (format!("{EMPTY_SHA}  a\r\n"), 1, "carriage return"),
+            (format!("{EMPTY_SHA}  a\0b\n"), 1, "NUL"),
+            (format!("{EMPTY_SHA}  a\n{EMPTY_SHA}  a\n"), 2, "twice"),
+            (format!("{EMPTY_SHA} a\n"), 1, "two spaces"),
+            (format!("\\{EMPTY_SHA}  a\\qb\n"), 1, "escape"),
+        ];
+        for (text, line, words) in cases {
+            let err = ChecksumFile::parse(&text).unwrap_err();
+            assert_eq!(err.line, Some(line), "{text:?}: {err}");
+            assert!(err.message.contains(words), "{text:?}: {err}");
+        }
+        assert!(ChecksumFile::parse("").is_err());
+    }
+}

@@ -1,0 +1,82 @@
+//! `warden keygen`: a minisign key pair, the public half for `keys/`, the secret half outside
+//! any git work tree with mode 0600.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::keys::{self, KeyId, Password};
+use crate::error::{Error, Result};
+use crate::fsutil;
+
+#[derive(Debug)]
+pub struct KeygenOptions {
+    pub public_key: PathBuf,
+    pub secret_key: PathBuf,
+    /// `None` writes an unencrypted key (for a CI secret).
+    pub password: Option<Password>,
+    pub force: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct KeygenReport {
+    pub key_id: KeyId,
+    pub public_key: PathBuf,
+    pub secret_key: PathBuf,
+    pub encrypted: bool,
+}
+
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn create_dir(dir: &Path, mode: u32) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    builder.create(dir).map_err(|e| Error::io("creating", dir, e))
+}
+
+pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
+    if opts.password.as_ref().is_some_and(Password::is_empty) {
+        return Err(Error::Usage("the password is empty: use --unencrypted for a key without a password".into()));
+    }
+    let secret_dir = dir_of(&opts.secret_key);
+    create_dir(secret_dir, 0o700)?;
+    if let Some(tree) = fsutil::enclosing_git_work_tree(secret_dir) {
+        return Err(Error::Refused(format!(
+            "refusing to write the secret key inside the git work tree {}: choose a path outside it, e.g. --secret-key ~/.minisign/minisign.key",
+            tree.display()
+        )));
+    }
+    if !opts.force {
+        for p in [&opts.public_key, &opts.secret_key] {
+            if p.exists() {
+                return Err(Error::Refused(format!("{} already exists (use --force to replace it)", p.display())));
+            }
+        }
+    }
+    create_dir(dir_of(&opts.public_key), 0o755)?;
+    let pair = keys::generate(opts.password.as_ref()).map_err(|e| Error::Refused(e.message))?;
+    let secret = fsutil::stage(&opts.secret_key, pair.secret_box.as_bytes(), 0o600)?;
+    let public = fsutil::stage(&opts.public_key, pair.public.to_string().as_bytes(), 0o644)?;
+    secret.commit(opts.force)?;
+    public.commit(opts.force)?;
+    Ok(KeygenReport {
+        key_id: pair.public.key_id,
+        public_key: opts.public_key.clone(),
+        secret_key: opts.secret_key.clone(),
+        encrypted: opts.password.is_some(),
+    })
+}

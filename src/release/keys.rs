@@ -1,0 +1,485 @@
+//! minisign key formats: key ids, public key boxes, secret keys (encrypted, unencrypted and
+//! `minisign -G -W` keys with an all-zero checksum), and key generation.
+
+use std::fmt;
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use blake2::digest::consts::U32;
+use blake2::{Blake2b, Digest};
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::error::ParseError;
+
+const UNTRUSTED_PREFIX: &str = "untrusted comment: ";
+const SIG_ALG_ED: [u8; 2] = *b"Ed";
+const KDF_SCRYPT: [u8; 2] = *b"Sc";
+const KDF_NONE: [u8; 2] = [0, 0];
+const CHK_BLAKE2B: [u8; 2] = *b"B2";
+const PUBLIC_KEY_BYTES: usize = 42;
+const SECRET_KEY_BYTES: usize = 158;
+
+/// The 8 random bytes shared by a key pair and every signature it makes. Compared as bytes,
+/// shown as minisign 0.12 and the crate show it: the little-endian u64, 16 upper-case hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyId(pub [u8; 8]);
+
+impl fmt::Display for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016X}", u64::from_le_bytes(self.0))
+    }
+}
+
+impl fmt::Debug for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KeyId({self})")
+    }
+}
+
+/// Splits a two-line minisign box into its comment and its base64 line, tolerating CRLF.
+/// Returns 1-based line numbers with the errors.
+fn split_box(text: &str, what: &str) -> Result<(String, String), ParseError> {
+    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let comment = lines
+        .next()
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| ParseError::at(1, format!("empty file, expected a minisign {what}")))?;
+    let comment = comment.strip_prefix(UNTRUSTED_PREFIX).ok_or_else(|| {
+        ParseError::at(1, format!("expected \"{UNTRUSTED_PREFIX}…\" (a minisign {what} box)"))
+    })?;
+    let encoded = lines
+        .next()
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| ParseError::at(2, format!("missing: expected the base64 {what} line")))?;
+    for (i, rest) in lines.enumerate() {
+        if !rest.trim().is_empty() {
+            return Err(ParseError::at(i + 3, "unexpected text after the key line"));
+        }
+    }
+    Ok((comment.to_string(), encoded.to_string()))
+}
+
+/// A minisign public key: key id + Ed25519 public key. `parse` reads the `.pub` box;
+/// `Display` writes it in the format of the minisign C tool.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PublicKey {
+    pub key_id: KeyId,
+    pub key: VerifyingKey,
+}
+
+impl PublicKey {
+    /// Parses a `.pub` file: `untrusted comment: …` then 56 base64 characters.
+    pub fn parse(text: &str) -> Result<Self, ParseError> {
+        let (_, encoded) = split_box(text, "public key")?;
+        Self::from_base64(&encoded).map_err(|m| ParseError::at(2, m))
+    }
+
+    /// Parses the base64 line alone (what `minisign -P` takes).
+    pub fn from_base64(encoded: &str) -> Result<Self, String> {
+        if encoded.len() != 56 {
+            return Err(format!(
+                "expected 56 base64 characters, found {}",
+                encoded.chars().count()
+            ));
+        }
+        let bytes = BASE64
+            .decode(encoded)
+            .map_err(|_| "expected 56 base64 characters: not valid base64".to_string())?;
+        if bytes.len() != PUBLIC_KEY_BYTES {
+            return Err(format!("decodes to {} bytes, expected 42", bytes.len()));
+        }
+        if bytes[..2] != SIG_ALG_ED {
+            return Err("not an Ed25519 minisign public key (must start with \"RW\")".into());
+        }
+        let mut key_id = [0u8; 8];
+        key_id.copy_from_slice(&bytes[2..10]);
+        let mut key = [0u8; 32];
+        key.copy_from_slice(&bytes[10..42]);
+        let key = VerifyingKey::from_bytes(&key)
+            .map_err(|_| "not a valid Ed25519 public key".to_string())?;
+        Ok(PublicKey {
+            key_id: KeyId(key_id),
+            key,
+        })
+    }
+
+    pub fn to_base64(&self) -> String {
+        let mut bytes = Vec::with_capacity(PUBLIC_KEY_BYTES);
+        bytes.extend_from_slice(&SIG_ALG_ED);
+        bytes.extend_from_slice(&self.key_id.0);
+        bytes.extend_from_slice(self.key.as_bytes());
+        BASE64.encode(bytes)
+    }
+}
+
+impl fmt::Display for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{UNTRUSTED_PREFIX}minisign public key {}", self.key_id)?;
+        writeln!(f, "{}", self.to_base64())
+    }
+}
+
+impl fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PublicKey({} {})", self.key_id, self.to_base64())
+    }
+}
+
+/// The secret key text as stored (box or bare base64 line), before any decoding.
+/// Wiped on drop; never printed.
+pub struct SecretKeyText(Zeroizing<String>);
+
+impl SecretKeyText {
+    pub fn new(text: String) -> Self {
+        SecretKeyText(Zeroizing::new(text))
+    }
+}
+
+impl fmt::Debug for SecretKeyText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretKeyText(<redacted>)")
+    }
+}
+
+/// A password, wiped on drop, never printed.
+pub struct Password(Zeroizing<String>);
+
+impl Password {
+    pub fn new(password: String) -> Self {
+        Password(Zeroizing::new(password))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// For "type it again" prompts.
+    pub fn matches(&self, other: &Password) -> bool {
+        *self.0 == *other.0
+    }
+
+    fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password(<redacted>)")
+    }
+}
+
+/// What the secret key text holds, known before any password is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretKeyProtection {
+    Encrypted,
+    Unencrypted,
+}
+
+/// A decoded, decrypted and checked minisign secret key, ready to sign.
+/// The Ed25519 key is wiped on drop (ed25519-dalek `zeroize`); `Debug` shows only the key id.
+pub struct SecretKey {
+    pub key_id: KeyId,
+    signing: SigningKey,
+}
+
+impl fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SecretKey({} <redacted>)", self.key_id)
+    }
+}
+
+/// The 158 decoded bytes, wiped on drop.
+struct RawSecretKey(Zeroizing<Vec<u8>>);
+
+impl RawSecretKey {
+    /// Decodes the box or the bare base64 line. Error messages never quote the text: a base64
+    /// decoder's "invalid byte X at offset N" would leak part of the key.
+    fn decode(text: &SecretKeyText) -> Result<(Self, String), ParseError> {
+        let lines: Vec<(usize, &str)> = text
+            .0
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim()))
+            .filter(|(_, l)| !l.is_empty())
+            .collect();
+        let (line_no, encoded, comment) = match lines.as_slice() {
+            [] => return Err(ParseError::whole("empty: expected a minisign secret key")),
+            [(_, first), rest @ ..] if first.starts_with("untrusted comment:") => match rest {
+                [] => return Err(ParseError::at(2, "missing: expected the base64 secret key line")),
+                [(n, encoded)] => (*n, *encoded, first.to_string()),
+                [_, (n, _), ..] => return Err(ParseError::at(*n, "unexpected text after the key line")),
+            },
+            [(n, only)] => (*n, *only, String::new()),
+            [_, (n, _), ..] => {
+                return Err(ParseError::at(
+                    *n,
+                    "expected \"untrusted comment: …\" on the first line, or a single base64 line",
+                ))
+            }
+        };
+        if encoded.len() != 212 {
+            return Err(ParseError::at(
+                line_no,
+                format!(
+                    "expected 212 base64 characters, found {} (truncated or not a minisign secret key)",
+                    encoded.len()
+                ),
+            ));
+        }
+        let bytes = Zeroizing::new(
+            BASE64
+                .decode(encoded)
+                .map_err(|_| ParseError::at(line_no, "expected 212 base64 characters: not valid base64"))?,
+        );
+        if bytes.len() != SECRET_KEY_BYTES {
+            return Err(ParseError::at(line_no, "does not decode to 158 bytes"));
+        }
+        let raw = RawSecretKey(bytes);
+        if raw.sig_alg() != SIG_ALG_ED {
+            return Err(ParseError::at(line_no, "not an Ed25519 minisign secret key"));
+        }
+        if raw.0[4..6] != CHK_BLAKE2B {
+            return Err(ParseError::at(line_no, "unsupported checksum algorithm (expected B2)"));
+        }
+        if raw.kdf_alg() != KDF_SCRYPT && raw.kdf_alg() != KDF_NONE {
+            return Err(ParseError::at(line_no, "unsupported key encryption (expected scrypt or none)"));
+        }
+        Ok((raw, comment))
+    }
+
+    fn sig_alg(&self) -> [u8; 2] {
+        [self.0[0], self.0[1]]
+    }
+    fn kdf_alg(&self) -> [u8; 2] {
+        [self.0[2], self.0[3]]
+    }
+    fn key_id(&self) -> KeyId {
+        let mut id = [0u8; 8];
+        id.copy_from_slice(&self.0[54..62]);
+        KeyId(id)
+    }
+    fn checksum(&self) -> &[u8] {
+        &self.0[126..158]
+    }
+    fn expected_checksum(&self) -> [u8; 32] {
+        let mut h = Blake2b::<U32>::new();
+        h.update(&self.0[0..2]);
+        h.update(&self.0[54..126]);
+        h.finalize().into()
+    }
+}
+
+/// Reads the protection of a secret key without a password, to decide whether to ask for one.
+pub fn secret_key_protection(text: &SecretKeyText) -> Result<SecretKeyProtection, ParseError> {
+    let (raw, _) = RawSecretKey::decode(text)?;
+    Ok(if raw.kdf_alg() == KDF_SCRYPT {
+        SecretKeyProtection::Encrypted
+    } else {
+        SecretKeyProtection::Unencrypted
+    })
+}
+
+impl SecretKey {
+    /// Decodes, decrypts (scrypt, through the minisign crate) and checks a secret key.
+    ///
+    /// Unencrypted keys are accepted with a valid checksum or with the all-zero checksum that
+    /// `minisign -G -W` writes; in both cases the public half stored in the key must match the
+    /// one derived from the seed, so a corrupted key is still caught.
+    pub fn load(text: &SecretKeyText, password: Option<&Password>) -> Result<Self, ParseError> {
+        let (raw, comment) = RawSecretKey::decode(text)?;
+        let raw = if raw.kdf_alg() == KDF_SCRYPT {
+            let password = password.ok_or_else(|| {
+                ParseError::whole("the secret key is encrypted: a password is needed")
+            })?;
+            decrypt_with_crate(&raw, &comment, password)?
+        } else {
+            let checksum = raw.checksum();
+            let zero = checksum.iter().all(|b| *b == 0);
+            if !zero && checksum != raw.expected_checksum() {
+                return Err(ParseError::whole(
+                    "the secret key's checksum does not match: the key is corrupted",
+                ));
+            }
+            raw
+        };
+        let mut seed = Zeroizing::new([0u8; 32]);
+        seed.copy_from_slice(&raw.0[62..94]);
+        let signing = SigningKey::from_bytes(&seed);
+        if signing.verifying_key().as_bytes() != &raw.0[94..126] {
+            return Err(ParseError::whole(
+                "the secret key is corrupted: its public half does not match its seed",
+            ));
+        }
+        Ok(SecretKey {
+            key_id: raw.key_id(),
+            signing,
+        })
+    }
+
+    pub fn public_key(&self) -> PublicKey {
+        PublicKey {
+            key_id: self.key_id,
+            key: self.signing.verifying_key(),
+        }
+    }
+
+    pub(crate) fn signing_key(&self) -> &SigningKey {
+        &self.signing
+    }
+}
+
+/// scrypt decryption is left to the minisign crate (it maps libsodium's opslimit/memlimit to
+/// scrypt parameters). Its `SecretKey` is not zeroized on drop; we wipe every copy we own.
+fn decrypt_with_crate(
+    raw: &RawSecretKey,
+    comment: &str,
+    password: &Password,
+) -> Result<RawSecretKey, ParseError> {
+    let mut boxed = Zeroizing::new(format!(
+        "{}\n{}\n",
+        if comment.is_empty() { "untrusted comment: key" } else { comment },
+        Zeroizing::new(BASE64.encode(&*raw.0)).as_str()
+    ));
+    let sk_box = minisign::SecretKeyBox::from_string(&boxed)
+        .map_err(|_| ParseError::whole("the secret key could not be read"))?;
+    boxed.zeroize();
+    let sk = sk_box
+        .into_secret_key(Some(password.expose().to_string()))
+        .map_err(|e| {
+            if e.to_string().contains("Wrong password") {
+                ParseError::whole("wrong password for the secret key (or the key is corrupted)")
+            } else {
+                ParseError::whole("the encrypted secret key could not be decrypted (unsupported scrypt parameters?)")
+            }
+        })?;
+    Ok(RawSecretKey(Zeroizing::new(sk.to_bytes())))
+}
+
+/// A freshly generated key pair in minisign text form.
+pub struct GeneratedKeyPair {
+    pub public: PublicKey,
+    /// The secret key box, ready to write to a file with mode 0600.
+    pub secret_box: Zeroizing<String>,
+}
+
+impl fmt::Debug for GeneratedKeyPair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GeneratedKeyPair({:?}, <redacted>)", self.public)
+    }
+}
+
+/// Generates a key pair through the minisign crate. With a password the key is scrypt-encrypted
+/// with the crate's parameters (32 MiB, fast to decrypt in CI); without, it is unencrypted with a
+/// valid checksum. The result is loaded back and checked before it is returned.
+pub fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, ParseError> {
+    let fail = |_| ParseError::whole("key generation failed");
+    let pair = match password {
+        Some(p) => minisign::KeyPair::generate_encrypted_keypair(Some(p.expose().to_string())),
+        None => minisign::KeyPair::generate_unencrypted_keypair(),
+    }
+    .map_err(fail)?;
+    let comment = match password {
+        Some(_) => "minisign encrypted secret key",
+        None => "minisign unencrypted secret key",
+    };
+    let secret_box = Zeroizing::new(pair.sk.to_box(Some(comment)).map_err(fail)?.into_string());
+    drop(pair.sk);
+    let public = PublicKey::from_base64(&pair.pk.to_base64())
+        .map_err(|_| ParseError::whole("key generation produced an unreadable public key"))?;
+    let check = SecretKey::load(&SecretKeyText::new(secret_box.to_string()), password)?;
+    if check.public_key() != public {
+        return Err(ParseError::whole("key generation produced a mismatched key pair"));
+    }
+    Ok(GeneratedKeyPair { public, secret_box })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ETHREX_PUB: &str = "untrusted comment: minisign public key E074BFD13AAB8A02\nRWQCiqs60b904PZll0gXEAbQlLwdt7MXuitSIt2425a59ULS0NHpArDL\n";
+
+    #[test]
+    fn ethrex_public_key_round_trips() {
+        let pk = PublicKey::parse(ETHREX_PUB).unwrap();
+        assert_eq!(pk.key_id.to_string(), "E074BFD13AAB8A02");
+        assert_eq!(pk.key_id.0, [0x02, 0x8a, 0xab, 0x3a, 0xd1, 0xbf, 0x74, 0xe0]);
+        assert_eq!(pk.to_string(), ETHREX_PUB);
+        assert_eq!(PublicKey::parse(&pk.to_string()).unwrap(), pk);
+    }
+
+    #[test]
+    fn public_key_accepts_crlf_and_rejects_trailing_space() {
+        let crlf = ETHREX_PUB.replace('\n', "\r\n");
+        assert!(PublicKey::parse(&crlf).is_ok());
+        let spaced = ETHREX_PUB.replace("ArDL\n", "ArDL \n");
+        let err = PublicKey::parse(&spaced).unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("expected 56 base64 characters"), "{err}");
+    }
+
+    #[test]
+    fn public_key_errors_name_the_line() {
+        assert_eq!(PublicKey::parse("").unwrap_err().line, Some(1));
+        assert_eq!(PublicKey::parse("hello\n").unwrap_err().line, Some(1));
+        let truncated = "untrusted comment: x\nRWQCiqs60b904PZll0gXEAbQlLwdt7MXuitSIt2425a59U\n";
+        let err = PublicKey::parse(truncated).unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("expected 56 base64 characters, found 46"), "{err}");
+    }
+
+    #[test]
+    fn key_id_is_zero_padded() {
+        assert_eq!(KeyId([0x01, 0, 0, 0, 0, 0, 0, 0]).to_string(), "0000000000000001");
+    }
+
+    #[test]
+    fn generated_unencrypted_key_loads_from_box_and_bare_line() {
+        let pair = generate(None).unwrap();
+        let from_box = SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap();
+        assert_eq!(from_box.public_key(), pair.public);
+        let bare = pair.secret_box.lines().nth(1).unwrap().to_string();
+        let from_line = SecretKey::load(&SecretKeyText::new(format!("{bare}\n")), None).unwrap();
+        assert_eq!(from_line.public_key(), pair.public);
+    }
+
+    #[test]
+    fn encrypted_key_needs_the_right_password() {
+        let pw = Password::new("correct horse".into());
+        let pair = generate(Some(&pw)).unwrap();
+        let text = SecretKeyText::new(pair.secret_box.to_string());
+        assert_eq!(secret_key_protection(&text).unwrap(), SecretKeyProtection::Encrypted);
+        assert!(SecretKey::load(&text, None).is_err());
+        let wrong = SecretKey::load(&text, Some(&Password::new("nope".into()))).unwrap_err();
+        assert!(wrong.message.contains("wrong password"), "{wrong}");
+        let key = SecretKey::load(&text, Some(&pw)).unwrap();
+        assert_eq!(key.public_key(), pair.public);
+    }
+
+    #[test]
+    fn zero_checksum_key_like_minisign_w_loads_but_corruption_is_caught() {
+        let pair = generate(None).unwrap();
+        let bare = pair.secret_box.lines().nth(1).unwrap();
+        let mut bytes = BASE64.decode(bare).unwrap();
+        bytes[126..158].fill(0);
+        let zeroed = BASE64.encode(&bytes);
+        let key = SecretKey::load(&SecretKeyText::new(zeroed), None).unwrap();
+        assert_eq!(key.public_key(), pair.public);
+        bytes[70] ^= 1; // flip a seed bit: the stored public half no longer matches
+        let err = SecretKey::load(&SecretKeyText::new(BASE64.encode(&bytes)), None).unwrap_err();
+        assert!(err.message.contains("corrupted"), "{err}");
+    }
+
+    #[test]
+    fn secret_key_errors_do_not_quote_the_key() {
+        let pair = generate(None).unwrap();
+        let bare = pair.secret_box.lines().nth(1).unwrap();
+        let garbled = format!("{}!{}", &bare[..100], &bare[101..]);
+        let err = SecretKey::load(&SecretKeyText::new(garbled.clone()), None).unwrap_err();
+        let shown = format!("{err} {err:?}");
+        assert!(!shown.contains(&bare[..20]), "{shown}");
+        assert!(!format!("{:?}", SecretKey::load(&SecretKeyText::new(bare.into()), None).unwrap()).contains(&bare[..20]));
+    }
+}

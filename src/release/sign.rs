@@ -1,0 +1,333 @@
+//! `warden sign`: one `.minisig` per artifact plus a signed `SHA256SUMS`.
+//!
+//! Order of work, so that a failure loses nothing: collect and validate every input and refuse
+//! existing outputs first; hash and sign every artifact (in parallel, one read each); stage every
+//! output as a temp file; only then rename them all into place.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::checksums::{self, ChecksumFile};
+use super::comment::{ReleaseMeta, TrustedComment};
+use super::hash::{hash_bytes, hash_file, parallel_map};
+use super::keys::{KeyId, PublicKey, SecretKey};
+use super::signature::SignatureFile;
+use crate::error::{Error, Result};
+use crate::fsutil::{self, StagedFile, TEMP_PREFIX};
+
+pub const SIGNATURE_SUFFIX: &str = ".minisig";
+
+/// Where the checksum file goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChecksumsTarget {
+    /// `SHA256SUMS` in the artifacts' directory.
+    Default,
+    Path(PathBuf),
+    Skip,
+}
+
+#[derive(Clone, Debug)]
+pub struct SignOptions {
+    pub inputs: Vec<PathBuf>,
+    pub recursive: bool,
+    pub checksums: ChecksumsTarget,
+    pub force: bool,
+    pub meta: ReleaseMeta,
+    /// Unix time written into every trusted comment of this run.
+    pub timestamp: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SignedFile {
+    pub path: PathBuf,
+    pub signature: PathBuf,
+    #[serde(serialize_with = "hex_digest")]
+    pub sha256: [u8; 32],
+    pub size: u64,
+}
+
+fn hex_digest<S: serde::Serializer>(d: &[u8; 32], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&checksums::to_hex(d))
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SignReport {
+    #[serde(serialize_with = "display")]
+    pub key_id: KeyId,
+    pub artifacts: Vec<SignedFile>,
+    pub checksums: Option<SignedFile>,
+    /// Directory entries that were not signed, with the reason (symlinks, special files).
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+
+pub fn signature_path(artifact: &Path) -> PathBuf {
+    let mut s = artifact.as_os_str().to_os_string();
+    s.push(SIGNATURE_SUFFIX);
+    PathBuf::from(s)
+}
+
+fn file_name_str(path: &Path) -> Result<&str> {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::Usage(format!("{}: file name is not valid UTF-8", path.display())))
+}
+
+/// Files that are never artifacts: signatures, warden's temp files, hidden files.
+pub fn is_release_candidate(name: &str) -> bool {
+    !name.ends_with(SIGNATURE_SUFFIX) && !name.starts_with('.') && !name.starts_with(TEMP_PREFIX)
+}
+
+/// Artifacts named by the inputs, in a stable order, plus what a directory walk passed over.
+pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for input in inputs {
+        let meta = fs::metadata(input).map_err(|e| Error::io("reading", input, e))?;
+        if meta.is_file() {
+            let name = file_name_str(input)?;
+            if name.ends_with(SIGNATURE_SUFFIX) {
+                return Err(Error::Usage(format!("{}: refusing to sign a signature file", input.display())));
+            }
+            files.push(input.clone());
+        } else if meta.is_dir() {
+            let walker = walkdir::WalkDir::new(input)
+                .min_depth(1)
+                .max_depth(if recursive { usize::MAX } else { 1 })
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| e.file_name().to_str().is_none_or(|n| !n.starts_with('.')));
+            for entry in walker {
+                let entry = entry.map_err(|e| {
+                    let path = e.path().unwrap_or(input).to_path_buf();
+                    Error::io("reading", path, e.into())
+                })?;
+                let ft = entry.file_type();
+                if ft.is_dir() {
+                    continue;
+                }
+                let name = file_name_str(entry.path())?;
+                if !is_release_candidate(name) || name == checksums::DEFAULT_NAME {
+                    continue;
+                }
+                if ft.is_symlink() {
+                    skipped.push((entry.path().to_path_buf(), "symbolic link (name it explicitly to sign its target)".into()));
+                } else if !ft.is_file() {
+                    skipped.push((entry.path().to_path_buf(), "not a regular file".into()));
+                } else {
+                    files.push(entry.into_path());
+                }
+            }
+        } else {
+            return Err(Error::Usage(format!("{}: not a file or directory", input.display())));
+        }
+    }
+    // The same file named twice (directly and through its directory) is signed once.
+    let mut seen = BTreeSet::new();
+    let mut unique = Vec::new();
+    for f in files {
+        let key = absolute_path(&f)?;
+        if seen.insert(key) {
+            unique.push(f);
+        }
+    }
+    Ok((unique, skipped))
+}
+
+/// The file's path with its directory resolved (symlinks in the name itself are kept).
+fn absolute_path(path: &Path) -> Result<PathBuf> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = fs::canonicalize(parent).map_err(|e| Error::io("resolving", parent, e))?;
+    Ok(dir.join(path.file_name().unwrap_or_default()))
+}
+
+/// Picks the checksum file path: `SHA256SUMS` in the one directory all artifacts share.
+fn checksums_path(opts: &SignOptions, artifacts: &[PathBuf]) -> Result<Option<PathBuf>> {
+    match &opts.checksums {
+        ChecksumsTarget::Skip => Ok(None),
+        ChecksumsTarget::Path(p) => Ok(Some(p.clone())),
+        ChecksumsTarget::Default => {
+            if let [only] = opts.inputs.as_slice() {
+                if only.is_dir() {
+                    return Ok(Some(only.join(checksums::DEFAULT_NAME)));
+                }
+            }
+            let dirs: BTreeSet<PathBuf> = artifacts
+                .iter()
+                .map(|a| absolute_path(a).map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default()))
+                .collect::<Result<_>>()?;
+            if dirs.len() > 1 {
+                return Err(Error::Usage(
+                    "the artifacts are in several directories: choose where the checksum file goes with --checksums PATH, or pass --no-checksums".into(),
+                ));
+            }
+            let parent = artifacts[0].parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Ok(Some(parent.join(checksums::DEFAULT_NAME)))
+        }
+    }
+}
+
+/// The name of `artifact` as listed in a checksum file located in `dir`.
+fn name_relative_to(dir: &Path, artifact: &Path) -> Result<String> {
+    let dir = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
+    let abs = absolute_path(artifact)?;
+    let rel = abs.strip_prefix(&dir).map_err(|_| {
+        Error::Usage(format!(
+            "{} is outside {}, the directory of the checksum file: choose another --checksums PATH or pass --no-checksums",
+            artifact.display(),
+            dir.display()
+        ))
+    })?;
+    let parts: Vec<&str> = rel
+        .components()
+        .map(|c| c.as_os_str().to_str().ok_or_else(|| Error::Usage(format!("{}: file name is not valid UTF-8", artifact.display()))))
+        .collect::<Result<_>>()?;
+    Ok(parts.join("/"))
+}
+
+/// Signs the artifacts named by `opts` with `key`. With `expected`, refuses unless the secret key
+/// belongs to that public key (checked before anything is read or written).
+pub fn sign(opts: &SignOptions, key: &SecretKey, expected: Option<(&PublicKey, &Path)>) -> Result<SignReport> {
+    if let Some((pk, path)) = expected {
+        if key.public_key() != *pk {
+            return Err(Error::Refused(format!(
+                "the secret key (key id {}) does not belong to the public key {} (key id {}): refusing to sign",
+                key.key_id,
+                path.display(),
+                pk.key_id
+            )));
+        }
+    }
+    opts.meta.validate().map_err(Error::Usage)?;
+    let (mut artifacts, skipped) = collect_artifacts(&opts.inputs, opts.recursive)?;
+    let checksums_path = if artifacts.is_empty() {
+        None
+    } else {
+        checksums_path(opts, &artifacts)?
+    };
+    if let Some(cp) = &checksums_path {
+        if cp.exists() {
+            let cp_abs = absolute_path(cp)?;
+            let mut kept = Vec::new();
+            for a in artifacts {
+                if absolute_path(&a)? != cp_abs {
+                    kept.push(a);
+                }
+            }
+            artifacts = kept;
+        }
+    }
+    if artifacts.is_empty() {
+        return Err(Error::Usage(format!(
+            "nothing to sign: no artifacts found in {}",
+            opts.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+
+    // Validate every name and refuse existing outputs before any hashing.
+    let mut names = Vec::with_capacity(artifacts.len());
+    for a in &artifacts {
+        let base = file_name_str(a)?.to_string();
+        TrustedComment::for_release(opts.timestamp, &base, &opts.meta).map_err(Error::Usage)?;
+        let listed = match &checksums_path {
+            Some(cp) => Some(name_relative_to(fsutil_parent(cp), a)?),
+            None => None,
+        };
+        names.push((base, listed));
+    }
+    if !opts.force {
+        let mut outputs: Vec<PathBuf> = artifacts.iter().map(|a| signature_path(a)).collect();
+        if let Some(cp) = &checksums_path {
+            outputs.push(cp.clone());
+            outputs.push(signature_path(cp));
+        }
+        let existing: Vec<String> = outputs.iter().filter(|p| p.exists()).map(|p| p.display().to_string()).collect();
+        if !existing.is_empty() {
+            return Err(Error::Refused(format!(
+                "{} already exist{}: {}{} (use --force to replace)",
+                if existing.len() == 1 { "an output file" } else { "output files" },
+                if existing.len() == 1 { "s" } else { "" },
+                existing.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+                if existing.len() > 3 { format!(" and {} more", existing.len() - 3) } else { String::new() }
+            )));
+        }
+    }
+
+    // Largest first keeps both cores busy until the end.
+    let mut order: Vec<usize> = (0..artifacts.len()).collect();
+    let sizes: Vec<u64> = artifacts.iter().map(|a| fs::metadata(a).map(|m| m.len()).unwrap_or(0)).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let hashed = parallel_map(&order, |&i| {
+        let path = &artifacts[i];
+        let digests = hash_file(path).map_err(|e| Error::io("reading", path, e))?;
+        let comment = TrustedComment::for_release(opts.timestamp, &names[i].0, &opts.meta).map_err(Error::Usage)?;
+        let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
+        Ok::<_, Error>((i, digests, sig))
+    });
+    let mut results: Vec<_> = hashed.into_iter().collect::<Result<_>>()?;
+    results.sort_by_key(|(i, _, _)| *i);
+
+    let self_check = key.public_key();
+    let mut staged: Vec<StagedFile> = Vec::new();
+    let mut report = SignReport {
+        key_id: key.key_id,
+        artifacts: Vec::new(),
+        checksums: None,
+        skipped,
+    };
+    for (i, digests, sig) in &results {
+        // Cheap insurance against a signing bug: every signature must verify before it is written.
+        sig.verify_comment(&self_check)
+            .and_then(|_| sig.verify_data(&self_check, &digests.blake2b512))
+            .map_err(|e| Error::Refused(format!("internal error: fresh signature does not verify: {e}")))?;
+        let sig_path = signature_path(&artifacts[*i]);
+        staged.push(fsutil::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
+        report.artifacts.push(SignedFile {
+            path: artifacts[*i].clone(),
+            signature: sig_path,
+            sha256: digests.sha256,
+            size: digests.size,
+        });
+    }
+    if let Some(cp) = &checksums_path {
+        let list = ChecksumFile::new(
+            results
+                .iter()
+                .map(|(i, d, _)| (names[*i].1.clone().unwrap_or_default(), d.sha256)),
+        )
+        .map_err(Error::Usage)?;
+        let text = list.to_string();
+        let digests = hash_bytes(text.as_bytes());
+        let comment = TrustedComment::for_release(opts.timestamp, file_name_str(cp)?, &opts.meta).map_err(Error::Usage)?;
+        let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
+        let sig_path = signature_path(cp);
+        staged.push(fsutil::stage(cp, text.as_bytes(), 0o644)?);
+        staged.push(fsutil::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
+        report.checksums = Some(SignedFile {
+            path: cp.clone(),
+            signature: sig_path,
+            sha256: digests.sha256,
+            size: digests.size,
+        });
+    }
+    for file in staged {
+        file.commit(opts.force)?;
+    }
+    Ok(report)
+}
+
+fn fsutil_parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}

@@ -1,0 +1,469 @@
+//! `warden verify`: artifacts against their `.minisig`, and release directories against their
+//! signed `SHA256SUMS`.
+//!
+//! Cheap checks come first: the signature file is parsed, legacy signatures are refused, the key
+//! id is looked up, the trusted comment's signature and its bindings (file name, tag, dry-run)
+//! are checked, all before a byte of the artifact is read. Each artifact is then read once for
+//! both SHA-256 and the BLAKE2b-512 prehash.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::checksums::{self, ChecksumFile};
+use super::comment::DRY_RUN_MARKER;
+use super::hash::{hash_bytes, hash_file, parallel_map, Digests};
+use super::keys::{KeyId, PublicKey};
+use super::sign::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
+use super::signature::{SignatureAlgorithm, SignatureFile};
+use crate::error::{Error, Result};
+
+/// The public keys a verification trusts, chosen per signature by key id (key rotation).
+#[derive(Clone, Debug, Default)]
+pub struct TrustedKeys {
+    keys: Vec<(PublicKey, PathBuf)>,
+}
+
+impl TrustedKeys {
+    pub fn load_files(paths: &[PathBuf]) -> Result<Self> {
+        let mut keys = TrustedKeys::default();
+        for path in paths {
+            keys.add(read_public_key(path)?, path.clone())?;
+        }
+        Ok(keys)
+    }
+
+    /// Every `*.pub` in `dir`, in name order.
+    pub fn load_dir(dir: &Path) -> Result<Self> {
+        let mut keys = TrustedKeys::default();
+        for path in public_key_files(dir)? {
+            keys.add(read_public_key(&path)?, path)?;
+        }
+        Ok(keys)
+    }
+
+    fn add(&mut self, key: PublicKey, path: PathBuf) -> Result<()> {
+        if let Some((other, other_path)) = self.keys.iter().find(|(k, _)| k.key_id == key.key_id) {
+            if *other == key {
+                return Ok(());
+            }
+            return Err(Error::input(
+                path.display().to_string(),
+                None,
+                format!("key id {} is also used by a different key in {}", key.key_id, other_path.display()),
+            ));
+        }
+        self.keys.push((key, path));
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn find(&self, id: KeyId) -> Option<&PublicKey> {
+        self.keys.iter().find(|(k, _)| k.key_id == id).map(|(k, _)| k)
+    }
+
+    fn ids(&self) -> String {
+        self.keys.iter().map(|(k, _)| k.key_id.to_string()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// `*.pub` files of a directory, sorted.
+pub fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| Error::io("reading", dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pub") && p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+pub fn read_public_key(path: &Path) -> Result<PublicKey> {
+    let text = fs::read_to_string(path).map_err(|e| Error::io("reading", path, e))?;
+    PublicKey::parse(&text).map_err(|e| e.in_origin(path.display().to_string()))
+}
+
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    pub inputs: Vec<PathBuf>,
+    pub expect_tag: Option<String>,
+    pub allow_legacy: bool,
+    pub allow_dry_run: bool,
+    /// Name of the checksum file inside a release directory.
+    pub checksums_name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Signature and/or checksum verified.
+    Ok,
+    /// A verification failed: altered, swapped, unsigned, untrusted key, wrong tag, dry-run.
+    Failed,
+    /// The input could not be read or parsed.
+    Error,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ArtifactResult {
+    pub name: String,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_display")]
+    pub key_id: Option<KeyId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// What was checked: "signature", "sha256" or both.
+    pub checked: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn opt_display<S: serde::Serializer>(v: &Option<KeyId>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(id) => s.collect_str(id),
+        None => s.serialize_none(),
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct VerifyReport {
+    pub results: Vec<ArtifactResult>,
+    pub warnings: Vec<String>,
+}
+
+impl VerifyReport {
+    pub fn count(&self, status: Status) -> usize {
+        self.results.iter().filter(|r| r.status == status).count()
+    }
+
+    /// 0 all verified, 1 a verification failed, 2 an input could not be read or parsed.
+    pub fn exit_code(&self) -> u8 {
+        if self.count(Status::Error) > 0 {
+            2
+        } else if self.count(Status::Failed) > 0 || self.results.is_empty() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// One file to check.
+struct Job {
+    path: PathBuf,
+    name: String,
+    /// The signature to check, when one exists or is required.
+    signature: Option<PathBuf>,
+    /// Whether a missing signature is a failure (not when a verified SHA256SUMS covers the file).
+    require_signature: bool,
+    expected_sha256: Option<[u8; 32]>,
+    /// Why the file cannot be trusted even before it is read, e.g. a path leaving the release.
+    preset_failure: Option<String>,
+}
+
+struct Outcome {
+    status: Status,
+    reason: Option<String>,
+    key_id: Option<KeyId>,
+    tag: Option<String>,
+    commit: Option<String>,
+    checked: Vec<&'static str>,
+}
+
+impl Outcome {
+    fn new() -> Self {
+        Outcome { status: Status::Ok, reason: None, key_id: None, tag: None, commit: None, checked: Vec::new() }
+    }
+    fn fail(mut self, reason: impl Into<String>) -> Self {
+        self.status = Status::Failed;
+        self.reason = Some(reason.into());
+        self
+    }
+    fn error(mut self, reason: impl Into<String>) -> Self {
+        self.status = Status::Error;
+        self.reason = Some(reason.into());
+        self
+    }
+}
+
+/// A signature that passed every check that does not need the artifact's bytes.
+struct CheckedSignature<'k> {
+    sig: SignatureFile,
+    key: &'k PublicKey,
+}
+
+fn check_signature_file<'k>(
+    sig_path: &Path,
+    file_name: &str,
+    keys: &'k TrustedKeys,
+    opts: &VerifyOptions,
+    out: &mut Outcome,
+) -> std::result::Result<CheckedSignature<'k>, (Status, String)> {
+    let text = fs::read_to_string(sig_path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            (Status::Failed, format!("missing signature {}", sig_path.display()))
+        } else {
+            (Status::Error, format!("reading {}: {e}", sig_path.display()))
+        }
+    })?;
+    let sig = SignatureFile::parse(&text).map_err(|e| (Status::Error, format!("{}: {e}", sig_path.display())))?;
+    out.key_id = Some(sig.key_id);
+    match sig.algorithm {
+        SignatureAlgorithm::Prehashed => {}
+        SignatureAlgorithm::Legacy if opts.allow_legacy => {}
+        SignatureAlgorithm::Legacy => {
+            return Err((Status::Failed, "legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it".into()))
+        }
+        SignatureAlgorithm::Unknown(b) => {
+            return Err((Status::Failed, format!("unsupported signature algorithm {:?}", String::from_utf8_lossy(&b))))
+        }
+    }
+    let key = keys.find(sig.key_id).ok_or_else(|| {
+        (Status::Failed, format!("signed by key {}, which is not trusted (trusted: {})", sig.key_id, keys.ids()))
+    })?;
+    sig.verify_comment(key).map_err(|e| (Status::Failed, e.to_string()))?;
+    let comment = &sig.trusted_comment;
+    let field = |k: &'static str| comment.value(k).map_err(|e| (Status::Failed, e));
+    out.tag = field("tag")?.map(str::to_string);
+    out.commit = field("commit")?.map(str::to_string);
+    if let Some(signed_name) = field("file")? {
+        if signed_name != file_name {
+            return Err((
+                Status::Failed,
+                format!("the signature is for file:{signed_name}, not {file_name} (renamed or swapped artifact)"),
+            ));
+        }
+    }
+    if let Some(expected) = &opts.expect_tag {
+        match field("tag")? {
+            Some(tag) if tag == expected => {}
+            Some(tag) => return Err((Status::Failed, format!("signed for tag {tag}, expected {expected}"))),
+            None => return Err((Status::Failed, format!("the trusted comment has no tag: field, expected tag {expected}"))),
+        }
+    }
+    if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
+        return Err((Status::Failed, "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into()));
+    }
+    Ok(CheckedSignature { sig, key })
+}
+
+fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions) -> Outcome {
+    let out = Outcome::new();
+    if let Some(why) = &job.preset_failure {
+        return out.fail(why.clone());
+    }
+    let file_name = job.path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+    let mut out = out;
+    let checked = match &job.signature {
+        Some(sig_path) if job.require_signature || sig_path.exists() => {
+            match check_signature_file(sig_path, &file_name, keys, opts, &mut out) {
+                Ok(c) => Some(c),
+                Err((Status::Error, why)) => return out.error(why),
+                Err((_, why)) => return out.fail(why),
+            }
+        }
+        _ => None,
+    };
+    if checked.is_none() && job.expected_sha256.is_none() {
+        return out.fail("no signature and no checksum cover this file");
+    }
+    let legacy = checked.as_ref().is_some_and(|c| !c.sig.is_prehashed());
+    let (digests, whole): (Digests, Option<Vec<u8>>) = if legacy {
+        match fs::read(&job.path) {
+            Ok(bytes) => (hash_bytes(&bytes), Some(bytes)),
+            Err(e) => return read_failure(out, &job.path, e),
+        }
+    } else {
+        match hash_file(&job.path) {
+            Ok(d) => (d, None),
+            Err(e) => return read_failure(out, &job.path, e),
+        }
+    };
+    if let Some(expected) = job.expected_sha256 {
+        if expected != digests.sha256 {
+            return out.fail(format!(
+                "SHA-256 mismatch: {} listed, {} found",
+                checksums::to_hex(&expected),
+                checksums::to_hex(&digests.sha256)
+            ));
+        }
+        out.checked.push("sha256");
+    }
+    if let Some(c) = checked {
+        let message: &[u8] = whole.as_deref().unwrap_or(&digests.blake2b512);
+        if let Err(e) = c.sig.verify_data(c.key, message) {
+            return out.fail(e.to_string());
+        }
+        out.checked.insert(0, "signature");
+    }
+    out
+}
+
+fn read_failure(out: Outcome, path: &Path, e: std::io::Error) -> Outcome {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        out.fail(format!("missing: {} does not exist", path.display()))
+    } else {
+        out.error(format!("reading {}: {e}", path.display()))
+    }
+}
+
+/// Verifies files and release directories. Returns `Err` only for usage errors; per-file
+/// problems are results in the report.
+pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> {
+    if keys.is_empty() {
+        return Err(Error::Usage("no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files".into()));
+    }
+    if opts.inputs.is_empty() {
+        return Err(Error::Usage("nothing to verify: name files or a release directory".into()));
+    }
+    let mut report = VerifyReport::default();
+    let mut jobs = Vec::new();
+    let given: BTreeSet<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
+    for input in &opts.inputs {
+        if input.is_dir() {
+            directory_jobs(input, keys, opts, &mut jobs, &mut report)?;
+        } else {
+            let name = input.to_string_lossy();
+            if name.ends_with(SIGNATURE_SUFFIX) {
+                let artifact = PathBuf::from(name.strip_suffix(SIGNATURE_SUFFIX).unwrap_or_default());
+                if !given.contains(artifact.as_path()) {
+                    report.warnings.push(format!("{}: a signature file; name the artifact it signs instead", input.display()));
+                }
+                continue;
+            }
+            jobs.push(Job {
+                path: input.clone(),
+                name: input.display().to_string(),
+                signature: Some(signature_path(input)),
+                require_signature: true,
+                expected_sha256: None,
+                preset_failure: None,
+            });
+        }
+    }
+    let outcomes = parallel_map(&jobs, |job| run_job(job, keys, opts));
+    for (job, o) in jobs.iter().zip(outcomes) {
+        report.results.push(ArtifactResult {
+            name: job.name.clone(),
+            status: o.status,
+            key_id: o.key_id,
+            tag: o.tag,
+            commit: o.commit,
+            checked: o.checked,
+            reason: o.reason,
+        });
+    }
+    Ok(report)
+}
+
+/// Verifies the checksum file of a release directory (in memory: it is small) and turns its
+/// lines into jobs; falls back to per-file signatures when there is no checksum file.
+fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &mut Vec<Job>, report: &mut VerifyReport) -> Result<()> {
+    let sums_path = dir.join(&opts.checksums_name);
+    let sums_sig = signature_path(&sums_path);
+    let mut listed: BTreeSet<String> = BTreeSet::new();
+    let mut trusted_list = false;
+    if sums_path.exists() {
+        let mut out = Outcome::new();
+        let checked = check_signature_file(&sums_sig, &opts.checksums_name, keys, opts, &mut out);
+        let text = fs::read(&sums_path).map_err(|e| Error::io("reading", &sums_path, e))?;
+        let parsed = std::str::from_utf8(&text)
+            .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
+            .and_then(|t| ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display())));
+        let out = match (&checked, &parsed) {
+            (_, Err(why)) => out.error(why.clone()),
+            (Err((Status::Error, why)), _) => out.error(why.clone()),
+            (Err((_, why)), _) => out.fail(why.clone()),
+            (Ok(c), Ok(_)) => {
+                let digests = hash_bytes(&text);
+                let message: &[u8] = if c.sig.is_prehashed() { &digests.blake2b512 } else { &text };
+                match c.sig.verify_data(c.key, message) {
+                    Ok(()) => {
+                        trusted_list = true;
+                        let mut o = out;
+                        o.checked.push("signature");
+                        o
+                    }
+                    Err(e) => out.fail(e.to_string()),
+                }
+            }
+        };
+        report.results.push(ArtifactResult {
+            name: sums_path.display().to_string(),
+            status: out.status,
+            key_id: out.key_id,
+            tag: out.tag,
+            commit: out.commit,
+            checked: out.checked,
+            reason: out.reason,
+        });
+        if let Ok(list) = &parsed {
+            let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
+            for (name, digest) in list.entries() {
+                listed.insert(name.to_string());
+                let path = dir.join(name);
+                let escapes = fs::canonicalize(&path).ok().filter(|real| !real.starts_with(&root));
+                jobs.push(Job {
+                    name: path.display().to_string(),
+                    signature: Some(signature_path(&path)),
+                    // Without a verified checksum file, only the artifact's own signature counts.
+                    require_signature: !trusted_list,
+                    expected_sha256: trusted_list.then_some(*digest),
+                    preset_failure: escapes.map(|real| format!("resolves to {}, outside the release directory", real.display())),
+                    path,
+                });
+            }
+        }
+    } else {
+        report.warnings.push(format!("{}: no {} in this directory; checking each file's own signature", dir.display(), opts.checksums_name));
+    }
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| Error::io("reading", dir, e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    let before = jobs.len();
+    for path in entries {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if !is_release_candidate(name) || name == opts.checksums_name || listed.contains(name) {
+            continue;
+        }
+        let sig = signature_path(&path);
+        if sums_path.exists() {
+            report.warnings.push(format!("{}: present but not listed in {}", path.display(), opts.checksums_name));
+        }
+        if sig.exists() {
+            jobs.push(Job {
+                name: path.display().to_string(),
+                signature: Some(sig),
+                require_signature: true,
+                expected_sha256: None,
+                preset_failure: None,
+                path,
+            });
+        } else if !sums_path.exists() {
+            report.warnings.push(format!("{}: not signed (no {})", path.display(), signature_path(Path::new(name)).display()));
+        }
+    }
+    if !sums_path.exists() && jobs.len() == before {
+        report.results.push(ArtifactResult {
+            name: dir.display().to_string(),
+            status: Status::Failed,
+            key_id: None,
+            tag: None,
+            commit: None,
+            checked: Vec::new(),
+            reason: Some(format!("no {} and no .minisig files: nothing here is signed", opts.checksums_name)),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! Renderers: turn the library's reports into text or JSON on any writer.
+
+use std::io::{self, Write};
+
+use crate::check::CheckLine;
+use crate::release::sign::SignReport;
+use crate::release::verify::{Status, VerifyReport};
+
+/// Output formats shared by the commands that report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+fn json<T: serde::Serialize>(mut w: impl Write, value: &T) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, value)?;
+    writeln!(w)
+}
+
+/// One line per artifact (`OK  name  key ID  tag T`), then a summary line.
+pub fn verify(mut w: impl Write, report: &VerifyReport, format: Format) -> io::Result<()> {
+    if format == Format::Json {
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            #[serde(flatten)]
+            report: &'a VerifyReport,
+            verified: usize,
+            failed: usize,
+            errors: usize,
+            exit_code: u8,
+        }
+        return json(
+            w,
+            &Doc {
+                report,
+                verified: report.count(Status::Ok),
+                failed: report.count(Status::Failed),
+                errors: report.count(Status::Error),
+                exit_code: report.exit_code(),
+            },
+        );
+    }
+    for r in &report.results {
+        let label = match r.status {
+            Status::Ok => "OK   ",
+            Status::Failed => "FAIL ",
+            Status::Error => "ERROR",
+        };
+        let mut line = format!("{label} {}", r.name);
+        if r.status == Status::Ok {
+            match r.key_id {
+                Some(id) => line.push_str(&format!("  key {id}")),
+                None => line.push_str("  sha256"),
+            }
+            if let Some(tag) = &r.tag {
+                line.push_str(&format!("  tag {tag}"));
+            }
+        } else if let Some(reason) = &r.reason {
+            line.push_str(&format!("  {reason}"));
+        }
+        writeln!(w, "{line}")?;
+    }
+    writeln!(
+        w,
+        "{} verified, {} failed, {} errors",
+        report.count(Status::Ok),
+        report.count(Status::Failed),
+        report.count(Status::Error)
+    )
+}
+
+pub fn sign(mut w: impl Write, report: &SignReport, format: Format) -> io::Result<()> {
+    if format == Format::Json {
+        return json(w, report);
+    }
+    for a in &report.artifacts {
+        writeln!(w, "signed  {}  -> {}", a.path.display(), a.signature.display())?;
+    }
+    if let Some(c) = &report.checksums {
+        writeln!(w, "wrote   {}  -> {}", c.path.display(), c.signature.display())?;
+    }
+    writeln!(
+        w,
+        "{} artifact{} signed with key {}",
+        report.artifacts.len(),
+        if report.artifacts.len() == 1 { "" } else { "s" },
+        report.key_id
+    )
+}
+
+pub fn check(mut w: impl Write, lines: &[CheckLine], format: Format) -> io::Result<()> {
+    let failed = lines.iter().filter(|l| !l.passed).count();
+    if format == Format::Json {
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            checks: &'a [CheckLine],
+            passed: usize,
+            failed: usize,
+        }
+        return json(w, &Doc { checks: lines, passed: lines.len() - failed, failed });
+    }
+    for l in lines {
+        writeln!(w, "{}  {:<6} {}: {}", if l.passed { "ok  " } else { "FAIL" }, l.check, l.subject, l.detail)?;
+    }
+    writeln!(w, "check: {} passed, {} failed", lines.len() - failed, failed)
+}
