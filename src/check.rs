@@ -26,10 +26,19 @@ pub fn run(root: &Path) -> Vec<CheckLine> {
 /// Every `keys/*.pub` parses as a minisign public key, and no two share a key id.
 pub fn check_keys(root: &Path) -> Vec<CheckLine> {
     let dir = root.join("keys");
-    let line = |subject: String, passed: bool, detail: String| CheckLine { check: "keys", subject, passed, detail };
+    let line = |subject: String, passed: bool, detail: String| CheckLine {
+        check: "keys",
+        subject,
+        passed,
+        detail,
+    };
     let files = match public_key_files(&dir) {
         Ok(files) if files.is_empty() => {
-            return vec![line("keys/".into(), false, "no *.pub file: generate one with `warden keygen`".into())]
+            return vec![line(
+                "keys/".into(),
+                false,
+                "no *.pub file: generate one with `warden keygen`".into(),
+            )]
         }
         Ok(files) => files,
         Err(e) => return vec![line("keys/".into(), false, e.to_string())],
@@ -41,18 +50,29 @@ pub fn check_keys(root: &Path) -> Vec<CheckLine> {
         match read_public_key(file) {
             Ok(pk) => {
                 by_id.entry(pk.key_id).or_default().push(file.clone());
-                out.push(line(rel(file), true, format!("minisign public key {}", pk.key_id)));
+                out.push(line(
+                    rel(file),
+                    true,
+                    format!("minisign public key {}", pk.key_id),
+                ));
             }
             Err(e) => {
                 let msg = e.to_string();
-                let shown = msg.strip_prefix(&format!("{}: ", file.display())).unwrap_or(&msg).to_string();
+                let shown = msg
+                    .strip_prefix(&format!("{}: ", file.display()))
+                    .unwrap_or(&msg)
+                    .to_string();
                 out.push(line(rel(file), false, shown));
             }
         }
     }
     for (id, paths) in by_id.into_iter().filter(|(_, p)| p.len() > 1) {
         let names: Vec<String> = paths.iter().map(|p| rel(p)).collect();
-        out.push(line("keys/".into(), false, format!("key id {id} appears in {}", names.join(", "))));
+        out.push(line(
+            "keys/".into(),
+            false,
+            format!("key id {id} appears in {}", names.join(", ")),
+        ));
     }
     out
 }

@@ -133,7 +133,9 @@ pub struct SignArgs {
 /// SHA256SUMS line against the files, and each artifact's own .minisig when present. The key is
 /// chosen by the key id in each signature, so an old and a new key can both be trusted.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n\nExit status: 0 all verified, 1 a verification failed, 2 bad input or usage.")]
+#[command(
+    after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n\nExit status: 0 all verified, 1 a verification failed, 2 bad input or usage."
+)]
 pub struct VerifyArgs {
     /// Artifacts and/or release directories.
     #[arg(required = true, value_name = "PATH")]
@@ -188,16 +190,38 @@ mod tests {
     #[test]
     fn sign_needs_exactly_one_secret_key_source() {
         assert!(parse(&["sign", "dist"]).is_err());
-        assert!(parse(&["sign", "dist", "--secret-key-env", "K", "--secret-key-stdin"]).is_err());
-        let Command::Sign(s) = parse(&["sign", "dist", "--secret-key-env", "K"]).unwrap().command else { panic!() };
+        assert!(parse(&[
+            "sign",
+            "dist",
+            "--secret-key-env",
+            "K",
+            "--secret-key-stdin"
+        ])
+        .is_err());
+        let Command::Sign(s) = parse(&["sign", "dist", "--secret-key-env", "K"])
+            .unwrap()
+            .command
+        else {
+            panic!()
+        };
         assert_eq!(s.secret_key_env.as_deref(), Some("K"));
         assert!(!s.recursive && !s.force && !s.dry_run && !s.no_checksums);
-        assert!(parse(&["sign", "d", "--secret-key-stdin", "--checksums", "x", "--no-checksums"]).is_err());
+        assert!(parse(&[
+            "sign",
+            "d",
+            "--secret-key-stdin",
+            "--checksums",
+            "x",
+            "--no-checksums"
+        ])
+        .is_err());
     }
 
     #[test]
     fn keygen_defaults_and_conflicts() {
-        let Command::Keygen(k) = parse(&["keygen", "--unencrypted"]).unwrap().command else { panic!() };
+        let Command::Keygen(k) = parse(&["keygen", "--unencrypted"]).unwrap().command else {
+            panic!()
+        };
         assert_eq!(k.public_key, PathBuf::from("keys/minisign.pub"));
         assert!(k.secret_key.is_none());
         assert!(parse(&["keygen", "--unencrypted", "--password-env", "P"]).is_err());
@@ -205,11 +229,25 @@ mod tests {
 
     #[test]
     fn verify_defaults() {
-        let Command::Verify(v) = parse(&["verify", "dist"]).unwrap().command else { panic!() };
+        let Command::Verify(v) = parse(&["verify", "dist"]).unwrap().command else {
+            panic!()
+        };
         assert_eq!(v.keys_dir, PathBuf::from("keys"));
         assert_eq!(v.checksums, "SHA256SUMS");
         assert!(v.public_key.is_empty() && !v.allow_legacy && !v.allow_dry_run);
-        let Command::Verify(v) = parse(&["verify", "a", "--public-key", "x.pub", "--public-key", "y.pub"]).unwrap().command else { panic!() };
+        let Command::Verify(v) = parse(&[
+            "verify",
+            "a",
+            "--public-key",
+            "x.pub",
+            "--public-key",
+            "y.pub",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!()
+        };
         assert_eq!(v.public_key.len(), 2);
         assert!(parse(&["verify"]).is_err());
     }

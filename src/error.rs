@@ -33,7 +33,11 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn input(origin: impl Into<String>, line: Option<usize>, message: impl Into<String>) -> Self {
+    pub fn input(
+        origin: impl Into<String>,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Input {
             origin: origin.into(),
             line,

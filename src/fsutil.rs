@@ -35,7 +35,8 @@ pub fn stage(target: &Path, contents: &[u8], mode: u32) -> Result<StagedFile> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| Error::io("creating a temp file in", dir, e))?;
-    set_mode(temp.as_file(), mode).map_err(|e| Error::io("setting permissions on", temp.path(), e))?;
+    set_mode(temp.as_file(), mode)
+        .map_err(|e| Error::io("setting permissions on", temp.path(), e))?;
     temp.write_all(contents)
         .and_then(|_| temp.as_file().sync_all())
         .map_err(|e| Error::io("writing", target, e))?;
@@ -72,7 +73,10 @@ impl StagedFile {
         };
         result.map_err(|e| {
             if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                Error::Refused(format!("{} already exists (use --force to replace it)", target.display()))
+                Error::Refused(format!(
+                    "{} already exists (use --force to replace it)",
+                    target.display()
+                ))
             } else {
                 Error::io("writing", &target, e.error)
             }
@@ -125,6 +129,9 @@ mod tests {
         fs::create_dir_all(dir.path().join("repo/.git")).unwrap();
         fs::create_dir_all(dir.path().join("repo/sub")).unwrap();
         let root = fs::canonicalize(dir.path().join("repo")).unwrap();
-        assert_eq!(enclosing_git_work_tree(&dir.path().join("repo/sub")), Some(root));
+        assert_eq!(
+            enclosing_git_work_tree(&dir.path().join("repo/sub")),
+            Some(root)
+        );
     }
 }

@@ -44,10 +44,14 @@ pub fn check_relative_name(name: &str) -> Result<(), String> {
         return Err("file name contains a NUL byte".into());
     }
     if name.starts_with('/') {
-        return Err(format!("{name:?} is an absolute path; names must be relative to the checksum file"));
+        return Err(format!(
+            "{name:?} is an absolute path; names must be relative to the checksum file"
+        ));
     }
     if name.split('/').any(|c| c == "..") {
-        return Err(format!("{name:?} contains \"..\"; names must stay inside the release directory"));
+        return Err(format!(
+            "{name:?} contains \"..\"; names must stay inside the release directory"
+        ));
     }
     Ok(())
 }
@@ -75,7 +79,9 @@ fn needs_escape(name: &str) -> bool {
 }
 
 fn escape(name: &str) -> String {
-    name.replace('\\', "\\\\").replace('\n', "\\n").replace('\r', "\\r")
+    name.replace('\\', "\\\\")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
 }
 
 impl ChecksumFile {
@@ -95,12 +101,17 @@ impl ChecksumFile {
         let mut entries = BTreeMap::new();
         let body = text.strip_suffix('\n').unwrap_or(text);
         if body.is_empty() {
-            return Err(ParseError::whole("empty checksum file: expected lines of \"<sha256>  <file name>\""));
+            return Err(ParseError::whole(
+                "empty checksum file: expected lines of \"<sha256>  <file name>\"",
+            ));
         }
         for (i, line) in body.split('\n').enumerate() {
             let n = i + 1;
             if line.contains('\r') {
-                return Err(ParseError::at(n, "contains a carriage return (CRLF line endings are not accepted)"));
+                return Err(ParseError::at(
+                    n,
+                    "contains a carriage return (CRLF line endings are not accepted)",
+                ));
             }
             if line.trim().is_empty() {
                 continue;
@@ -141,12 +152,14 @@ fn parse_line(line: &str) -> Result<(String, [u8; 32]), String> {
     };
     let (raw_name, hex) = if let Some(tagged) = rest.strip_prefix("SHA256 (") {
         // BSD tag format: SHA256 (name) = hex
-        let (name, hex) = tagged
-            .rsplit_once(") = ")
-            .ok_or_else(|| format!("{EXPECTED_LINE} or \"SHA256 (<file name>) = <64 hex digits>\""))?;
+        let (name, hex) = tagged.rsplit_once(") = ").ok_or_else(|| {
+            format!("{EXPECTED_LINE} or \"SHA256 (<file name>) = <64 hex digits>\"")
+        })?;
         (name, hex)
     } else {
-        let hex = rest.get(..64).ok_or_else(|| format!("{EXPECTED_LINE}: line too short"))?;
+        let hex = rest
+            .get(..64)
+            .ok_or_else(|| format!("{EXPECTED_LINE}: line too short"))?;
         let after = &rest[64..];
         let name = after
             .strip_prefix("  ")
@@ -155,14 +168,18 @@ fn parse_line(line: &str) -> Result<(String, [u8; 32]), String> {
                 if after.is_empty() {
                     format!("{EXPECTED_LINE}: missing file name")
                 } else {
-                    format!("{EXPECTED_LINE}: the digest must be followed by two spaces (or \" *\")")
+                    format!(
+                        "{EXPECTED_LINE}: the digest must be followed by two spaces (or \" *\")"
+                    )
                 }
             })?;
         (name, hex)
     };
-    let digest = from_hex::<32>(hex).ok_or_else(|| format!("{EXPECTED_LINE}: {hex:?} is not 64 hex digits"))?;
+    let digest = from_hex::<32>(hex)
+        .ok_or_else(|| format!("{EXPECTED_LINE}: {hex:?} is not 64 hex digits"))?;
     let name = if escaped {
-        unescape(raw_name).ok_or_else(|| "invalid escape in file name (only \\\\, \\n and \\r)".to_string())?
+        unescape(raw_name)
+            .ok_or_else(|| "invalid escape in file name (only \\\\, \\n and \\r)".to_string())?
     } else {
         raw_name.to_string()
     };
@@ -222,7 +239,10 @@ mod tests {
         );
         let err = ChecksumFile::parse(&text).unwrap_err();
         assert_eq!(err.line, Some(3)); // name before hash is not a format
-        let text = format!("{} *a\nSHA256 (b) = {EMPTY_SHA}\n{EMPTY_SHA}  ./c\n\n", EMPTY_SHA.to_uppercase());
+        let text = format!(
+            "{} *a\nSHA256 (b) = {EMPTY_SHA}\n{EMPTY_SHA}  ./c\n\n",
+            EMPTY_SHA.to_uppercase()
+        );
         let file = ChecksumFile::parse(&text).unwrap();
         let names: Vec<_> = file.entries().map(|(n, _)| n).collect();
         assert_eq!(names, ["a", "b", "c"]);
@@ -231,7 +251,11 @@ mod tests {
     #[test]
     fn malformed_lines_name_the_line() {
         let cases = [
-            (format!("{EMPTY_SHA}  ok\nzz{}  bad\n", &EMPTY_SHA[2..]), 2, "not 64 hex digits"),
+            (
+                format!("{EMPTY_SHA}  ok\nzz{}  bad\n", &EMPTY_SHA[2..]),
+                2,
+                "not 64 hex digits",
+            ),
             (format!("{EMPTY_SHA}\n"), 1, "missing file name"),
             (format!("{EMPTY_SHA}  ../x\n"), 1, "\"..\""),
             (format!("{EMPTY_SHA}  /etc/passwd\n"), 1, "absolute"),

@@ -29,7 +29,11 @@ impl ReleaseMeta {
     /// Rejects values that would break the TAB-separated layout or be ambiguous after a
     /// trimming parser (the minisign crate trims the comment).
     pub fn validate(&self) -> Result<(), String> {
-        for (flag, value) in [("--tag", &self.tag), ("--commit", &self.commit), ("--repo", &self.repo)] {
+        for (flag, value) in [
+            ("--tag", &self.tag),
+            ("--commit", &self.commit),
+            ("--repo", &self.repo),
+        ] {
             if let Some(v) = value {
                 check_field_value(v).map_err(|why| format!("{flag} {v:?}: {why}"))?;
             }
@@ -70,7 +74,11 @@ impl TrustedComment {
     }
 
     /// The comment warden signs for one file.
-    pub fn for_release(timestamp: u64, file_name: &str, meta: &ReleaseMeta) -> Result<Self, String> {
+    pub fn for_release(
+        timestamp: u64,
+        file_name: &str,
+        meta: &ReleaseMeta,
+    ) -> Result<Self, String> {
         if file_name.contains(['\t', '\r', '\n']) || file_name.chars().any(char::is_control) {
             return Err(format!(
                 "file name {file_name:?} contains a TAB, line break or control character and cannot be bound in a trusted comment"
@@ -78,7 +86,11 @@ impl TrustedComment {
         }
         meta.validate()?;
         let mut s = format!("timestamp:{timestamp}\tfile:{file_name}\thashed");
-        for (key, value) in [("tag", &meta.tag), ("commit", &meta.commit), ("repo", &meta.repo)] {
+        for (key, value) in [
+            ("tag", &meta.tag),
+            ("commit", &meta.commit),
+            ("repo", &meta.repo),
+        ] {
             if let Some(v) = value {
                 s.push_str(&format!("\t{key}:{v}"));
             }
@@ -163,7 +175,10 @@ mod tests {
     #[test]
     fn bad_values_are_rejected() {
         for bad in ["v1\t2", "v1\n", "v1\r", " v1", "v1 ", ""] {
-            let meta = ReleaseMeta { tag: Some(bad.into()), ..Default::default() };
+            let meta = ReleaseMeta {
+                tag: Some(bad.into()),
+                ..Default::default()
+            };
             assert!(meta.validate().is_err(), "{bad:?}");
         }
         assert!(TrustedComment::for_release(1, "a\tb", &ReleaseMeta::default()).is_err());

@@ -42,8 +42,70 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
     })
 }
 
-pub fn hash_file(path: &Path) -> io::Result<Digests> {
-    hash_reader(File::open(path)?)
+/// Hashes a file. With `split`, SHA-256 runs on a second thread beside BLAKE2b-512 (still one
+/// read): worth it when cores would otherwise sit idle, e.g. a single large artifact.
+pub fn hash_file(path: &Path, split: bool) -> io::Result<Digests> {
+    let file = File::open(path)?;
+    if split {
+        hash_reader_split(file)
+    } else {
+        hash_reader(file)
+    }
+}
+
+/// Chunk size of the split hasher: two chunks are in memory at once.
+const SPLIT_CHUNK_BYTES: usize = 2 << 20;
+
+/// Fills `buf` as far as the reader allows; returns the bytes read (0 at end of input).
+fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Pipelined: while this thread feeds chunk k to BLAKE2b, a helper feeds it to SHA-256 and then
+/// reads chunk k+1 into the other buffer.
+pub fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Digests> {
+    let mut sha = Sha256::new();
+    let mut blake = Blake2b512::new();
+    let mut current = vec![0u8; SPLIT_CHUNK_BYTES];
+    let mut next = vec![0u8; SPLIT_CHUNK_BYTES];
+    let mut n = read_full(&mut reader, &mut current)?;
+    let mut size = 0u64;
+    while n > 0 {
+        size += n as u64;
+        let chunk = &current[..n];
+        let read_next = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                sha.update(chunk);
+                read_full(&mut reader, &mut next)
+            });
+            blake.update(chunk);
+            helper.join()
+        });
+        n = match read_next {
+            Ok(result) => result?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        std::mem::swap(&mut current, &mut next);
+    }
+    Ok(Digests {
+        sha256: sha.finalize().into(),
+        blake2b512: blake.finalize().into(),
+        size,
+    })
+}
+
+/// Whether `jobs` parallel jobs leave cores idle (then each job splits its hashing).
+pub fn cores_to_spare(jobs: usize) -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| jobs < n.get())
 }
 
 pub fn hash_bytes(bytes: &[u8]) -> Digests {
@@ -102,9 +164,24 @@ mod tests {
     }
 
     #[test]
+    fn split_hasher_matches_the_single_thread_one() {
+        let data: Vec<u8> = (0..(SPLIT_CHUNK_BYTES * 2 + 12345))
+            .map(|i| (i * 31 % 251) as u8)
+            .collect();
+        for len in [0, 1, SPLIT_CHUNK_BYTES, data.len()] {
+            let one = hash_reader(&data[..len]).unwrap();
+            let split = hash_reader_split(&data[..len]).unwrap();
+            assert_eq!(one, split, "length {len}");
+        }
+    }
+
+    #[test]
     fn parallel_map_keeps_order() {
         let items: Vec<u32> = (0..100).collect();
-        assert_eq!(parallel_map(&items, |x| x * 2), items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        assert_eq!(
+            parallel_map(&items, |x| x * 2),
+            items.iter().map(|x| x * 2).collect::<Vec<_>>()
+        );
         assert!(parallel_map(&Vec::<u32>::new(), |x| *x).is_empty());
     }
 }

@@ -45,12 +45,16 @@ fn create_dir(dir: &Path, mode: u32) -> Result<()> {
     }
     #[cfg(not(unix))]
     let _ = mode;
-    builder.create(dir).map_err(|e| Error::io("creating", dir, e))
+    builder
+        .create(dir)
+        .map_err(|e| Error::io("creating", dir, e))
 }
 
 pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
     if opts.password.as_ref().is_some_and(Password::is_empty) {
-        return Err(Error::Usage("the password is empty: use --unencrypted for a key without a password".into()));
+        return Err(Error::Usage(
+            "the password is empty: use --unencrypted for a key without a password".into(),
+        ));
     }
     let secret_dir = dir_of(&opts.secret_key);
     create_dir(secret_dir, 0o700)?;
@@ -63,7 +67,10 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
     if !opts.force {
         for p in [&opts.public_key, &opts.secret_key] {
             if p.exists() {
-                return Err(Error::Refused(format!("{} already exists (use --force to replace it)", p.display())));
+                return Err(Error::Refused(format!(
+                    "{} already exists (use --force to replace it)",
+                    p.display()
+                )));
             }
         }
     }

@@ -46,7 +46,10 @@ fn split_box(text: &str, what: &str) -> Result<(String, String), ParseError> {
         .filter(|l| !l.is_empty())
         .ok_or_else(|| ParseError::at(1, format!("empty file, expected a minisign {what}")))?;
     let comment = comment.strip_prefix(UNTRUSTED_PREFIX).ok_or_else(|| {
-        ParseError::at(1, format!("expected \"{UNTRUSTED_PREFIX}…\" (a minisign {what} box)"))
+        ParseError::at(
+            1,
+            format!("expected \"{UNTRUSTED_PREFIX}…\" (a minisign {what} box)"),
+        )
     })?;
     let encoded = lines
         .next()
@@ -204,21 +207,27 @@ impl RawSecretKey {
             .map(|(i, l)| (i + 1, l.trim()))
             .filter(|(_, l)| !l.is_empty())
             .collect();
-        let (line_no, encoded, comment) = match lines.as_slice() {
-            [] => return Err(ParseError::whole("empty: expected a minisign secret key")),
-            [(_, first), rest @ ..] if first.starts_with("untrusted comment:") => match rest {
-                [] => return Err(ParseError::at(2, "missing: expected the base64 secret key line")),
-                [(n, encoded)] => (*n, *encoded, first.to_string()),
-                [_, (n, _), ..] => return Err(ParseError::at(*n, "unexpected text after the key line")),
-            },
-            [(n, only)] => (*n, *only, String::new()),
-            [_, (n, _), ..] => {
-                return Err(ParseError::at(
+        let (line_no, encoded, comment) =
+            match lines.as_slice() {
+                [] => return Err(ParseError::whole("empty: expected a minisign secret key")),
+                [(_, first), rest @ ..] if first.starts_with("untrusted comment:") => match rest {
+                    [] => {
+                        return Err(ParseError::at(
+                            2,
+                            "missing: expected the base64 secret key line",
+                        ))
+                    }
+                    [(n, encoded)] => (*n, *encoded, first.to_string()),
+                    [_, (n, _), ..] => {
+                        return Err(ParseError::at(*n, "unexpected text after the key line"))
+                    }
+                },
+                [(n, only)] => (*n, *only, String::new()),
+                [_, (n, _), ..] => return Err(ParseError::at(
                     *n,
                     "expected \"untrusted comment: …\" on the first line, or a single base64 line",
-                ))
-            }
-        };
+                )),
+            };
         if encoded.len() != 212 {
             return Err(ParseError::at(
                 line_no,
@@ -228,23 +237,30 @@ impl RawSecretKey {
                 ),
             ));
         }
-        let bytes = Zeroizing::new(
-            BASE64
-                .decode(encoded)
-                .map_err(|_| ParseError::at(line_no, "expected 212 base64 characters: not valid base64"))?,
-        );
+        let bytes = Zeroizing::new(BASE64.decode(encoded).map_err(|_| {
+            ParseError::at(line_no, "expected 212 base64 characters: not valid base64")
+        })?);
         if bytes.len() != SECRET_KEY_BYTES {
             return Err(ParseError::at(line_no, "does not decode to 158 bytes"));
         }
         let raw = RawSecretKey(bytes);
         if raw.sig_alg() != SIG_ALG_ED {
-            return Err(ParseError::at(line_no, "not an Ed25519 minisign secret key"));
+            return Err(ParseError::at(
+                line_no,
+                "not an Ed25519 minisign secret key",
+            ));
         }
         if raw.0[4..6] != CHK_BLAKE2B {
-            return Err(ParseError::at(line_no, "unsupported checksum algorithm (expected B2)"));
+            return Err(ParseError::at(
+                line_no,
+                "unsupported checksum algorithm (expected B2)",
+            ));
         }
         if raw.kdf_alg() != KDF_SCRYPT && raw.kdf_alg() != KDF_NONE {
-            return Err(ParseError::at(line_no, "unsupported key encryption (expected scrypt or none)"));
+            return Err(ParseError::at(
+                line_no,
+                "unsupported key encryption (expected scrypt or none)",
+            ));
         }
         Ok((raw, comment))
     }
@@ -339,7 +355,11 @@ fn decrypt_with_crate(
 ) -> Result<RawSecretKey, ParseError> {
     let mut boxed = Zeroizing::new(format!(
         "{}\n{}\n",
-        if comment.is_empty() { "untrusted comment: key" } else { comment },
+        if comment.is_empty() {
+            "untrusted comment: key"
+        } else {
+            comment
+        },
         Zeroizing::new(BASE64.encode(&*raw.0)).as_str()
     ));
     let sk_box = minisign::SecretKeyBox::from_string(&boxed)
@@ -370,29 +390,50 @@ impl fmt::Debug for GeneratedKeyPair {
     }
 }
 
-/// Generates a key pair through the minisign crate. With a password the key is scrypt-encrypted
-/// with the crate's parameters (32 MiB, fast to decrypt in CI); without, it is unencrypted with a
-/// valid checksum. The result is loaded back and checked before it is returned.
+/// Generates a key pair. Unencrypted keys are built here in a buffer that is wiped on drop, with
+/// a valid checksum. Encrypted keys come from the minisign crate (scrypt with its parameters:
+/// 32 MiB, fast to decrypt in CI); it encrypts its key in place, so no plaintext copy outlives it.
+/// The result is loaded back and checked before it is returned.
 pub fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, ParseError> {
-    let fail = |_| ParseError::whole("key generation failed");
-    let pair = match password {
-        Some(p) => minisign::KeyPair::generate_encrypted_keypair(Some(p.expose().to_string())),
-        None => minisign::KeyPair::generate_unencrypted_keypair(),
-    }
-    .map_err(fail)?;
-    let comment = match password {
-        Some(_) => "minisign encrypted secret key",
-        None => "minisign unencrypted secret key",
+    let secret_box = match password {
+        Some(p) => {
+            let fail = |_| ParseError::whole("key generation failed");
+            let pair = minisign::KeyPair::generate_encrypted_keypair(Some(p.expose().to_string()))
+                .map_err(fail)?;
+            Zeroizing::new(
+                pair.sk
+                    .to_box(Some("minisign encrypted secret key"))
+                    .map_err(fail)?
+                    .into_string(),
+            )
+        }
+        None => {
+            let mut raw = Zeroizing::new(vec![0u8; SECRET_KEY_BYTES]);
+            raw[0..2].copy_from_slice(&SIG_ALG_ED);
+            raw[2..4].copy_from_slice(&KDF_NONE);
+            raw[4..6].copy_from_slice(&CHK_BLAKE2B);
+            getrandom::fill(&mut raw[54..94])
+                .map_err(|_| ParseError::whole("no randomness available for key generation"))?;
+            let mut seed = Zeroizing::new([0u8; 32]);
+            seed.copy_from_slice(&raw[62..94]);
+            let public = SigningKey::from_bytes(&seed).verifying_key();
+            raw[94..126].copy_from_slice(public.as_bytes());
+            let raw = RawSecretKey(raw);
+            let checksum = raw.expected_checksum();
+            let mut raw = raw;
+            raw.0[126..158].copy_from_slice(&checksum);
+            let encoded = Zeroizing::new(BASE64.encode(&*raw.0));
+            Zeroizing::new(format!(
+                "{UNTRUSTED_PREFIX}minisign unencrypted secret key\n{}\n",
+                encoded.as_str()
+            ))
+        }
     };
-    let secret_box = Zeroizing::new(pair.sk.to_box(Some(comment)).map_err(fail)?.into_string());
-    drop(pair.sk);
-    let public = PublicKey::from_base64(&pair.pk.to_base64())
-        .map_err(|_| ParseError::whole("key generation produced an unreadable public key"))?;
-    let check = SecretKey::load(&SecretKeyText::new(secret_box.to_string()), password)?;
-    if check.public_key() != public {
-        return Err(ParseError::whole("key generation produced a mismatched key pair"));
-    }
-    Ok(GeneratedKeyPair { public, secret_box })
+    let key = SecretKey::load(&SecretKeyText::new(secret_box.to_string()), password)?;
+    Ok(GeneratedKeyPair {
+        public: key.public_key(),
+        secret_box,
+    })
 }
 
 #[cfg(test)]
@@ -405,7 +446,10 @@ mod tests {
     fn ethrex_public_key_round_trips() {
         let pk = PublicKey::parse(ETHREX_PUB).unwrap();
         assert_eq!(pk.key_id.to_string(), "E074BFD13AAB8A02");
-        assert_eq!(pk.key_id.0, [0x02, 0x8a, 0xab, 0x3a, 0xd1, 0xbf, 0x74, 0xe0]);
+        assert_eq!(
+            pk.key_id.0,
+            [0x02, 0x8a, 0xab, 0x3a, 0xd1, 0xbf, 0x74, 0xe0]
+        );
         assert_eq!(pk.to_string(), ETHREX_PUB);
         assert_eq!(PublicKey::parse(&pk.to_string()).unwrap(), pk);
     }
@@ -417,7 +461,10 @@ mod tests {
         let spaced = ETHREX_PUB.replace("ArDL\n", "ArDL \n");
         let err = PublicKey::parse(&spaced).unwrap_err();
         assert_eq!(err.line, Some(2));
-        assert!(err.message.contains("expected 56 base64 characters"), "{err}");
+        assert!(
+            err.message.contains("expected 56 base64 characters"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -427,18 +474,26 @@ mod tests {
         let truncated = "untrusted comment: x\nRWQCiqs60b904PZll0gXEAbQlLwdt7MXuitSIt2425a59U\n";
         let err = PublicKey::parse(truncated).unwrap_err();
         assert_eq!(err.line, Some(2));
-        assert!(err.message.contains("expected 56 base64 characters, found 46"), "{err}");
+        assert!(
+            err.message
+                .contains("expected 56 base64 characters, found 46"),
+            "{err}"
+        );
     }
 
     #[test]
     fn key_id_is_zero_padded() {
-        assert_eq!(KeyId([0x01, 0, 0, 0, 0, 0, 0, 0]).to_string(), "0000000000000001");
+        assert_eq!(
+            KeyId([0x01, 0, 0, 0, 0, 0, 0, 0]).to_string(),
+            "0000000000000001"
+        );
     }
 
     #[test]
     fn generated_unencrypted_key_loads_from_box_and_bare_line() {
         let pair = generate(None).unwrap();
-        let from_box = SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap();
+        let from_box =
+            SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap();
         assert_eq!(from_box.public_key(), pair.public);
         let bare = pair.secret_box.lines().nth(1).unwrap().to_string();
         let from_line = SecretKey::load(&SecretKeyText::new(format!("{bare}\n")), None).unwrap();
@@ -450,7 +505,10 @@ mod tests {
         let pw = Password::new("correct horse".into());
         let pair = generate(Some(&pw)).unwrap();
         let text = SecretKeyText::new(pair.secret_box.to_string());
-        assert_eq!(secret_key_protection(&text).unwrap(), SecretKeyProtection::Encrypted);
+        assert_eq!(
+            secret_key_protection(&text).unwrap(),
+            SecretKeyProtection::Encrypted
+        );
         assert!(SecretKey::load(&text, None).is_err());
         let wrong = SecretKey::load(&text, Some(&Password::new("nope".into()))).unwrap_err();
         assert!(wrong.message.contains("wrong password"), "{wrong}");
@@ -480,6 +538,10 @@ mod tests {
         let err = SecretKey::load(&SecretKeyText::new(garbled.clone()), None).unwrap_err();
         let shown = format!("{err} {err:?}");
         assert!(!shown.contains(&bare[..20]), "{shown}");
-        assert!(!format!("{:?}", SecretKey::load(&SecretKeyText::new(bare.into()), None).unwrap()).contains(&bare[..20]));
+        assert!(!format!(
+            "{:?}",
+            SecretKey::load(&SecretKeyText::new(bare.into()), None).unwrap()
+        )
+        .contains(&bare[..20]));
     }
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::checksums::{self, ChecksumFile};
 use super::comment::{ReleaseMeta, TrustedComment};
-use super::hash::{hash_bytes, hash_file, parallel_map};
+use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map};
 use super::keys::{KeyId, PublicKey, SecretKey};
 use super::signature::SignatureFile;
 use crate::error::{Error, Result};
@@ -60,12 +60,18 @@ pub struct SignReport {
     pub artifacts: Vec<SignedFile>,
     pub checksums: Option<SignedFile>,
     /// Directory entries that were not signed, with the reason (symlinks, special files).
-    pub skipped: Vec<(PathBuf, String)>,
+    pub skipped: Skipped,
 }
 
-pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> std::result::Result<S::Ok, S::Error> {
+pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(
+    v: &T,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     s.collect_str(v)
 }
+
+/// Directory entries passed over by a walk, with the reason.
+pub type Skipped = Vec<(PathBuf, String)>;
 
 pub fn signature_path(artifact: &Path) -> PathBuf {
     let mut s = artifact.as_os_str().to_os_string();
@@ -85,7 +91,7 @@ pub fn is_release_candidate(name: &str) -> bool {
 }
 
 /// Artifacts named by the inputs, in a stable order, plus what a directory walk passed over.
-pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
+pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<PathBuf>, Skipped)> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {
@@ -93,7 +99,10 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
         if meta.is_file() {
             let name = file_name_str(input)?;
             if name.ends_with(SIGNATURE_SUFFIX) {
-                return Err(Error::Usage(format!("{}: refusing to sign a signature file", input.display())));
+                return Err(Error::Usage(format!(
+                    "{}: refusing to sign a signature file",
+                    input.display()
+                )));
             }
             files.push(input.clone());
         } else if meta.is_dir() {
@@ -117,7 +126,10 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
                     continue;
                 }
                 if ft.is_symlink() {
-                    skipped.push((entry.path().to_path_buf(), "symbolic link (name it explicitly to sign its target)".into()));
+                    skipped.push((
+                        entry.path().to_path_buf(),
+                        "symbolic link (name it explicitly to sign its target)".into(),
+                    ));
                 } else if !ft.is_file() {
                     skipped.push((entry.path().to_path_buf(), "not a regular file".into()));
                 } else {
@@ -125,7 +137,10 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
                 }
             }
         } else {
-            return Err(Error::Usage(format!("{}: not a file or directory", input.display())));
+            return Err(Error::Usage(format!(
+                "{}: not a file or directory",
+                input.display()
+            )));
         }
     }
     // The same file named twice (directly and through its directory) is signed once.
@@ -163,14 +178,19 @@ fn checksums_path(opts: &SignOptions, artifacts: &[PathBuf]) -> Result<Option<Pa
             }
             let dirs: BTreeSet<PathBuf> = artifacts
                 .iter()
-                .map(|a| absolute_path(a).map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default()))
+                .map(|a| {
+                    absolute_path(a).map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default())
+                })
                 .collect::<Result<_>>()?;
             if dirs.len() > 1 {
                 return Err(Error::Usage(
                     "the artifacts are in several directories: choose where the checksum file goes with --checksums PATH, or pass --no-checksums".into(),
                 ));
             }
-            let parent = artifacts[0].parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let parent = artifacts[0]
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
             Ok(Some(parent.join(checksums::DEFAULT_NAME)))
         }
     }
@@ -189,14 +209,25 @@ fn name_relative_to(dir: &Path, artifact: &Path) -> Result<String> {
     })?;
     let parts: Vec<&str> = rel
         .components()
-        .map(|c| c.as_os_str().to_str().ok_or_else(|| Error::Usage(format!("{}: file name is not valid UTF-8", artifact.display()))))
+        .map(|c| {
+            c.as_os_str().to_str().ok_or_else(|| {
+                Error::Usage(format!(
+                    "{}: file name is not valid UTF-8",
+                    artifact.display()
+                ))
+            })
+        })
         .collect::<Result<_>>()?;
     Ok(parts.join("/"))
 }
 
 /// Signs the artifacts named by `opts` with `key`. With `expected`, refuses unless the secret key
 /// belongs to that public key (checked before anything is read or written).
-pub fn sign(opts: &SignOptions, key: &SecretKey, expected: Option<(&PublicKey, &Path)>) -> Result<SignReport> {
+pub fn sign(
+    opts: &SignOptions,
+    key: &SecretKey,
+    expected: Option<(&PublicKey, &Path)>,
+) -> Result<SignReport> {
     if let Some((pk, path)) = expected {
         if key.public_key() != *pk {
             return Err(Error::Refused(format!(
@@ -229,7 +260,11 @@ pub fn sign(opts: &SignOptions, key: &SecretKey, expected: Option<(&PublicKey, &
     if artifacts.is_empty() {
         return Err(Error::Usage(format!(
             "nothing to sign: no artifacts found in {}",
-            opts.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+            opts.inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
 
@@ -250,26 +285,48 @@ pub fn sign(opts: &SignOptions, key: &SecretKey, expected: Option<(&PublicKey, &
             outputs.push(cp.clone());
             outputs.push(signature_path(cp));
         }
-        let existing: Vec<String> = outputs.iter().filter(|p| p.exists()).map(|p| p.display().to_string()).collect();
+        let existing: Vec<String> = outputs
+            .iter()
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
         if !existing.is_empty() {
             return Err(Error::Refused(format!(
                 "{} already exist{}: {}{} (use --force to replace)",
-                if existing.len() == 1 { "an output file" } else { "output files" },
+                if existing.len() == 1 {
+                    "an output file"
+                } else {
+                    "output files"
+                },
                 if existing.len() == 1 { "s" } else { "" },
-                existing.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
-                if existing.len() > 3 { format!(" and {} more", existing.len() - 3) } else { String::new() }
+                existing
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if existing.len() > 3 {
+                    format!(" and {} more", existing.len() - 3)
+                } else {
+                    String::new()
+                }
             )));
         }
     }
 
     // Largest first keeps both cores busy until the end.
     let mut order: Vec<usize> = (0..artifacts.len()).collect();
-    let sizes: Vec<u64> = artifacts.iter().map(|a| fs::metadata(a).map(|m| m.len()).unwrap_or(0)).collect();
+    let sizes: Vec<u64> = artifacts
+        .iter()
+        .map(|a| fs::metadata(a).map(|m| m.len()).unwrap_or(0))
+        .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let split = cores_to_spare(order.len());
     let hashed = parallel_map(&order, |&i| {
         let path = &artifacts[i];
-        let digests = hash_file(path).map_err(|e| Error::io("reading", path, e))?;
-        let comment = TrustedComment::for_release(opts.timestamp, &names[i].0, &opts.meta).map_err(Error::Usage)?;
+        let digests = hash_file(path, split).map_err(|e| Error::io("reading", path, e))?;
+        let comment = TrustedComment::for_release(opts.timestamp, &names[i].0, &opts.meta)
+            .map_err(Error::Usage)?;
         let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
         Ok::<_, Error>((i, digests, sig))
     });
@@ -288,7 +345,11 @@ pub fn sign(opts: &SignOptions, key: &SecretKey, expected: Option<(&PublicKey, &
         // Cheap insurance against a signing bug: every signature must verify before it is written.
         sig.verify_comment(&self_check)
             .and_then(|_| sig.verify_data(&self_check, &digests.blake2b512))
-            .map_err(|e| Error::Refused(format!("internal error: fresh signature does not verify: {e}")))?;
+            .map_err(|e| {
+                Error::Refused(format!(
+                    "internal error: fresh signature does not verify: {e}"
+                ))
+            })?;
         let sig_path = signature_path(&artifacts[*i]);
         staged.push(fsutil::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
         report.artifacts.push(SignedFile {
@@ -307,7 +368,8 @@ pub fn sign(opts: &SignOptions, key: &SecretKey, expected: Option<(&PublicKey, &
         .map_err(Error::Usage)?;
         let text = list.to_string();
         let digests = hash_bytes(text.as_bytes());
-        let comment = TrustedComment::for_release(opts.timestamp, file_name_str(cp)?, &opts.meta).map_err(Error::Usage)?;
+        let comment = TrustedComment::for_release(opts.timestamp, file_name_str(cp)?, &opts.meta)
+            .map_err(Error::Usage)?;
         let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
         let sig_path = signature_path(cp);
         staged.push(fsutil::stage(cp, text.as_bytes(), 0o644)?);

@@ -71,20 +71,30 @@ pub enum SignatureError {
     Comment,
 }
 
-fn decode_fixed<const N: usize>(line_no: usize, encoded: &str, what: &str) -> Result<[u8; N], ParseError> {
+fn decode_fixed<const N: usize>(
+    line_no: usize,
+    encoded: &str,
+    what: &str,
+) -> Result<[u8; N], ParseError> {
     let expected_chars = N.div_ceil(3) * 4;
+    if encoded.len() != expected_chars {
+        return Err(ParseError::at(
+            line_no,
+            format!(
+                "expected {expected_chars} base64 characters ({what}), found {}",
+                encoded.chars().count()
+            ),
+        ));
+    }
     let bytes = BASE64.decode(encoded).map_err(|_| {
         ParseError::at(
             line_no,
             format!("expected {expected_chars} base64 characters ({what}): not valid base64"),
         )
     })?;
-    bytes.try_into().map_err(|b: Vec<u8>| {
-        ParseError::at(
-            line_no,
-            format!("{what}: decodes to {} bytes, expected {N}", b.len()),
-        )
-    })
+    bytes
+        .try_into()
+        .map_err(|_| ParseError::at(line_no, format!("{what}: does not decode to {N} bytes")))
 }
 
 impl SignatureFile {
@@ -96,12 +106,20 @@ impl SignatureFile {
             lines
                 .next()
                 .filter(|l| !(l.is_empty() && n == 1))
-                .ok_or_else(|| ParseError::at(n, format!("missing: expected {what} (truncated signature file)")))
+                .ok_or_else(|| {
+                    ParseError::at(
+                        n,
+                        format!("missing: expected {what} (truncated signature file)"),
+                    )
+                })
         };
         let l1 = next(1, "\"untrusted comment: …\"")?;
-        let untrusted = l1
-            .strip_prefix(UNTRUSTED_PREFIX)
-            .ok_or_else(|| ParseError::at(1, "expected \"untrusted comment: …\" (not a minisign signature)"))?;
+        let untrusted = l1.strip_prefix(UNTRUSTED_PREFIX).ok_or_else(|| {
+            ParseError::at(
+                1,
+                "expected \"untrusted comment: …\" (not a minisign signature)",
+            )
+        })?;
         let l2 = next(2, "the base64 signature line")?;
         let sig: [u8; 74] = decode_fixed(2, l2, "signature")?;
         let l3 = next(3, "\"trusted comment: …\"")?;
@@ -113,7 +131,10 @@ impl SignatureFile {
         let global_signature: [u8; 64] = decode_fixed(4, l4, "global signature")?;
         for (i, rest) in lines.enumerate() {
             if !rest.trim().is_empty() {
-                return Err(ParseError::at(i + 5, "unexpected text after the global signature"));
+                return Err(ParseError::at(
+                    i + 5,
+                    "unexpected text after the global signature",
+                ));
             }
         }
         let mut key_id = [0u8; 8];
@@ -132,10 +153,16 @@ impl SignatureFile {
 
     /// Signs a BLAKE2b-512 prehash and binds the trusted comment. Ed25519 is deterministic, so
     /// for the same key, file and comment this is byte-identical to `minisign -S -t`.
-    pub fn sign_prehashed(key: &SecretKey, prehash: &[u8; 64], trusted_comment: TrustedComment) -> Self {
+    pub fn sign_prehashed(
+        key: &SecretKey,
+        prehash: &[u8; 64],
+        trusted_comment: TrustedComment,
+    ) -> Self {
         let signing = key.signing_key();
         let signature = signing.sign(prehash).to_bytes();
-        let global_signature = signing.sign(&global_message(&signature, &trusted_comment)).to_bytes();
+        let global_signature = signing
+            .sign(&global_message(&signature, &trusted_comment))
+            .to_bytes();
         SignatureFile {
             untrusted_comment: DEFAULT_UNTRUSTED_COMMENT.to_string(),
             algorithm: SignatureAlgorithm::Prehashed,
@@ -155,7 +182,10 @@ impl SignatureFile {
         self.check_key(key)?;
         let global = Ed25519Signature::from_bytes(&self.global_signature);
         key.key
-            .verify_strict(&global_message(&self.signature, &self.trusted_comment), &global)
+            .verify_strict(
+                &global_message(&self.signature, &self.trusted_comment),
+                &global,
+            )
             .map_err(|_| SignatureError::Comment)
     }
 
@@ -215,21 +245,40 @@ mod tests {
     fn minisign_cli_signature_round_trips() {
         let sig = SignatureFile::parse(EXAMPLE).unwrap();
         assert!(sig.is_prehashed());
-        assert_eq!(sig.trusted_comment.value("file").unwrap(), Some("small.bin"));
+        assert_eq!(
+            sig.trusted_comment.value("file").unwrap(),
+            Some("small.bin")
+        );
         assert_eq!(sig.to_string(), EXAMPLE);
-        assert_eq!(SignatureFile::parse(&EXAMPLE.replace('\n', "\r\n")).unwrap(), sig);
+        assert_eq!(
+            SignatureFile::parse(&EXAMPLE.replace('\n', "\r\n")).unwrap(),
+            sig
+        );
     }
 
     #[test]
     fn truncated_and_garbled_signatures_name_the_line() {
         let lines: Vec<&str> = EXAMPLE.lines().collect();
         assert_eq!(SignatureFile::parse("").unwrap_err().line, Some(1));
-        assert_eq!(SignatureFile::parse(&lines[..2].join("\n")).unwrap_err().line, Some(3));
-        assert_eq!(SignatureFile::parse(&lines[..3].join("\n")).unwrap_err().line, Some(4));
+        assert_eq!(
+            SignatureFile::parse(&lines[..2].join("\n"))
+                .unwrap_err()
+                .line,
+            Some(3)
+        );
+        assert_eq!(
+            SignatureFile::parse(&lines[..3].join("\n"))
+                .unwrap_err()
+                .line,
+            Some(4)
+        );
         let garbled = EXAMPLE.replace("RUREnz4y", "RURE!z4y");
         let err = SignatureFile::parse(&garbled).unwrap_err();
         assert_eq!(err.line, Some(2));
-        assert!(err.message.contains("expected 100 base64 characters"), "{err}");
+        assert!(
+            err.message.contains("expected 100 base64 characters"),
+            "{err}"
+        );
         let short = EXAMPLE.replace("7YdodJFCYdxip5rD", "7Ydo");
         assert_eq!(SignatureFile::parse(&short).unwrap_err().line, Some(4));
         let extra = format!("{EXAMPLE}junk\n");

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::checksums::{self, ChecksumFile};
 use super::comment::DRY_RUN_MARKER;
-use super::hash::{hash_bytes, hash_file, parallel_map, Digests};
+use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
 use super::keys::{KeyId, PublicKey};
 use super::sign::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
@@ -52,7 +52,11 @@ impl TrustedKeys {
             return Err(Error::input(
                 path.display().to_string(),
                 None,
-                format!("key id {} is also used by a different key in {}", key.key_id, other_path.display()),
+                format!(
+                    "key id {} is also used by a different key in {}",
+                    key.key_id,
+                    other_path.display()
+                ),
             ));
         }
         self.keys.push((key, path));
@@ -64,11 +68,18 @@ impl TrustedKeys {
     }
 
     pub fn find(&self, id: KeyId) -> Option<&PublicKey> {
-        self.keys.iter().find(|(k, _)| k.key_id == id).map(|(k, _)| k)
+        self.keys
+            .iter()
+            .find(|(k, _)| k.key_id == id)
+            .map(|(k, _)| k)
     }
 
     fn ids(&self) -> String {
-        self.keys.iter().map(|(k, _)| k.key_id.to_string()).collect::<Vec<_>>().join(", ")
+        self.keys
+            .iter()
+            .map(|(k, _)| k.key_id.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -113,7 +124,10 @@ pub enum Status {
 pub struct ArtifactResult {
     pub name: String,
     pub status: Status,
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_display")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "opt_display"
+    )]
     pub key_id: Option<KeyId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
@@ -125,7 +139,10 @@ pub struct ArtifactResult {
     pub reason: Option<String>,
 }
 
-fn opt_display<S: serde::Serializer>(v: &Option<KeyId>, s: S) -> std::result::Result<S::Ok, S::Error> {
+fn opt_display<S: serde::Serializer>(
+    v: &Option<KeyId>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
     match v {
         Some(id) => s.collect_str(id),
         None => s.serialize_none(),
@@ -179,7 +196,14 @@ struct Outcome {
 
 impl Outcome {
     fn new() -> Self {
-        Outcome { status: Status::Ok, reason: None, key_id: None, tag: None, commit: None, checked: Vec::new() }
+        Outcome {
+            status: Status::Ok,
+            reason: None,
+            key_id: None,
+            tag: None,
+            commit: None,
+            checked: Vec::new(),
+        }
     }
     fn fail(mut self, reason: impl Into<String>) -> Self {
         self.status = Status::Failed;
@@ -208,27 +232,52 @@ fn check_signature_file<'k>(
 ) -> std::result::Result<CheckedSignature<'k>, (Status, String)> {
     let text = fs::read_to_string(sig_path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            (Status::Failed, format!("missing signature {}", sig_path.display()))
+            (
+                Status::Failed,
+                format!("missing signature {}", sig_path.display()),
+            )
         } else {
-            (Status::Error, format!("reading {}: {e}", sig_path.display()))
+            (
+                Status::Error,
+                format!("reading {}: {e}", sig_path.display()),
+            )
         }
     })?;
-    let sig = SignatureFile::parse(&text).map_err(|e| (Status::Error, format!("{}: {e}", sig_path.display())))?;
+    let sig = SignatureFile::parse(&text)
+        .map_err(|e| (Status::Error, format!("{}: {e}", sig_path.display())))?;
     out.key_id = Some(sig.key_id);
     match sig.algorithm {
         SignatureAlgorithm::Prehashed => {}
         SignatureAlgorithm::Legacy if opts.allow_legacy => {}
         SignatureAlgorithm::Legacy => {
-            return Err((Status::Failed, "legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it".into()))
+            return Err((
+                Status::Failed,
+                "legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it"
+                    .into(),
+            ))
         }
         SignatureAlgorithm::Unknown(b) => {
-            return Err((Status::Failed, format!("unsupported signature algorithm {:?}", String::from_utf8_lossy(&b))))
+            return Err((
+                Status::Failed,
+                format!(
+                    "unsupported signature algorithm {:?}",
+                    String::from_utf8_lossy(&b)
+                ),
+            ))
         }
     }
     let key = keys.find(sig.key_id).ok_or_else(|| {
-        (Status::Failed, format!("signed by key {}, which is not trusted (trusted: {})", sig.key_id, keys.ids()))
+        (
+            Status::Failed,
+            format!(
+                "signed by key {}, which is not trusted (trusted: {})",
+                sig.key_id,
+                keys.ids()
+            ),
+        )
     })?;
-    sig.verify_comment(key).map_err(|e| (Status::Failed, e.to_string()))?;
+    sig.verify_comment(key)
+        .map_err(|e| (Status::Failed, e.to_string()))?;
     let comment = &sig.trusted_comment;
     let field = |k: &'static str| comment.value(k).map_err(|e| (Status::Failed, e));
     out.tag = field("tag")?.map(str::to_string);
@@ -244,22 +293,40 @@ fn check_signature_file<'k>(
     if let Some(expected) = &opts.expect_tag {
         match field("tag")? {
             Some(tag) if tag == expected => {}
-            Some(tag) => return Err((Status::Failed, format!("signed for tag {tag}, expected {expected}"))),
-            None => return Err((Status::Failed, format!("the trusted comment has no tag: field, expected tag {expected}"))),
+            Some(tag) => {
+                return Err((
+                    Status::Failed,
+                    format!("signed for tag {tag}, expected {expected}"),
+                ))
+            }
+            None => {
+                return Err((
+                    Status::Failed,
+                    format!("the trusted comment has no tag: field, expected tag {expected}"),
+                ))
+            }
         }
     }
     if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
-        return Err((Status::Failed, "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into()));
+        return Err((
+            Status::Failed,
+            "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into(),
+        ));
     }
     Ok(CheckedSignature { sig, key })
 }
 
-fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions) -> Outcome {
+fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Outcome {
     let out = Outcome::new();
     if let Some(why) = &job.preset_failure {
         return out.fail(why.clone());
     }
-    let file_name = job.path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+    let file_name = job
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
     let mut out = out;
     let checked = match &job.signature {
         Some(sig_path) if job.require_signature || sig_path.exists() => {
@@ -281,7 +348,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions) -> Outcome {
             Err(e) => return read_failure(out, &job.path, e),
         }
     } else {
-        match hash_file(&job.path) {
+        match hash_file(&job.path, split) {
             Ok(d) => (d, None),
             Err(e) => return read_failure(out, &job.path, e),
         }
@@ -318,10 +385,15 @@ fn read_failure(out: Outcome, path: &Path, e: std::io::Error) -> Outcome {
 /// problems are results in the report.
 pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> {
     if keys.is_empty() {
-        return Err(Error::Usage("no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files".into()));
+        return Err(Error::Usage(
+            "no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files"
+                .into(),
+        ));
     }
     if opts.inputs.is_empty() {
-        return Err(Error::Usage("nothing to verify: name files or a release directory".into()));
+        return Err(Error::Usage(
+            "nothing to verify: name files or a release directory".into(),
+        ));
     }
     let mut report = VerifyReport::default();
     let mut jobs = Vec::new();
@@ -332,9 +404,13 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
         } else {
             let name = input.to_string_lossy();
             if name.ends_with(SIGNATURE_SUFFIX) {
-                let artifact = PathBuf::from(name.strip_suffix(SIGNATURE_SUFFIX).unwrap_or_default());
+                let artifact =
+                    PathBuf::from(name.strip_suffix(SIGNATURE_SUFFIX).unwrap_or_default());
                 if !given.contains(artifact.as_path()) {
-                    report.warnings.push(format!("{}: a signature file; name the artifact it signs instead", input.display()));
+                    report.warnings.push(format!(
+                        "{}: a signature file; name the artifact it signs instead",
+                        input.display()
+                    ));
                 }
                 continue;
             }
@@ -348,7 +424,8 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
             });
         }
     }
-    let outcomes = parallel_map(&jobs, |job| run_job(job, keys, opts));
+    let split = cores_to_spare(jobs.len());
+    let outcomes = parallel_map(&jobs, |job| run_job(job, keys, opts, split));
     for (job, o) in jobs.iter().zip(outcomes) {
         report.results.push(ArtifactResult {
             name: job.name.clone(),
@@ -365,7 +442,13 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
 
 /// Verifies the checksum file of a release directory (in memory: it is small) and turns its
 /// lines into jobs; falls back to per-file signatures when there is no checksum file.
-fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &mut Vec<Job>, report: &mut VerifyReport) -> Result<()> {
+fn directory_jobs(
+    dir: &Path,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) -> Result<()> {
     let sums_path = dir.join(&opts.checksums_name);
     let sums_sig = signature_path(&sums_path);
     let mut listed: BTreeSet<String> = BTreeSet::new();
@@ -376,14 +459,20 @@ fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &m
         let text = fs::read(&sums_path).map_err(|e| Error::io("reading", &sums_path, e))?;
         let parsed = std::str::from_utf8(&text)
             .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
-            .and_then(|t| ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display())));
+            .and_then(|t| {
+                ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display()))
+            });
         let out = match (&checked, &parsed) {
             (_, Err(why)) => out.error(why.clone()),
             (Err((Status::Error, why)), _) => out.error(why.clone()),
             (Err((_, why)), _) => out.fail(why.clone()),
             (Ok(c), Ok(_)) => {
                 let digests = hash_bytes(&text);
-                let message: &[u8] = if c.sig.is_prehashed() { &digests.blake2b512 } else { &text };
+                let message: &[u8] = if c.sig.is_prehashed() {
+                    &digests.blake2b512
+                } else {
+                    &text
+                };
                 match c.sig.verify_data(c.key, message) {
                     Ok(()) => {
                         trusted_list = true;
@@ -409,20 +498,31 @@ fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &m
             for (name, digest) in list.entries() {
                 listed.insert(name.to_string());
                 let path = dir.join(name);
-                let escapes = fs::canonicalize(&path).ok().filter(|real| !real.starts_with(&root));
+                let escapes = fs::canonicalize(&path)
+                    .ok()
+                    .filter(|real| !real.starts_with(&root));
                 jobs.push(Job {
                     name: path.display().to_string(),
                     signature: Some(signature_path(&path)),
                     // Without a verified checksum file, only the artifact's own signature counts.
                     require_signature: !trusted_list,
                     expected_sha256: trusted_list.then_some(*digest),
-                    preset_failure: escapes.map(|real| format!("resolves to {}, outside the release directory", real.display())),
+                    preset_failure: escapes.map(|real| {
+                        format!(
+                            "resolves to {}, outside the release directory",
+                            real.display()
+                        )
+                    }),
                     path,
                 });
             }
         }
     } else {
-        report.warnings.push(format!("{}: no {} in this directory; checking each file's own signature", dir.display(), opts.checksums_name));
+        report.warnings.push(format!(
+            "{}: no {} in this directory; checking each file's own signature",
+            dir.display(),
+            opts.checksums_name
+        ));
     }
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| Error::io("reading", dir, e))?
@@ -433,13 +533,19 @@ fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &m
     entries.sort();
     let before = jobs.len();
     for path in entries {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
         if !is_release_candidate(name) || name == opts.checksums_name || listed.contains(name) {
             continue;
         }
         let sig = signature_path(&path);
         if sums_path.exists() {
-            report.warnings.push(format!("{}: present but not listed in {}", path.display(), opts.checksums_name));
+            report.warnings.push(format!(
+                "{}: present but not listed in {}",
+                path.display(),
+                opts.checksums_name
+            ));
         }
         if sig.exists() {
             jobs.push(Job {
@@ -451,7 +557,11 @@ fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &m
                 path,
             });
         } else if !sums_path.exists() {
-            report.warnings.push(format!("{}: not signed (no {})", path.display(), signature_path(Path::new(name)).display()));
+            report.warnings.push(format!(
+                "{}: not signed (no {})",
+                path.display(),
+                signature_path(Path::new(name)).display()
+            ));
         }
     }
     if !sums_path.exists() && jobs.len() == before {
@@ -462,7 +572,10 @@ fn directory_jobs(dir: &Path, keys: &TrustedKeys, opts: &VerifyOptions, jobs: &m
             tag: None,
             commit: None,
             checked: Vec::new(),
-            reason: Some(format!("no {} and no .minisig files: nothing here is signed", opts.checksums_name)),
+            reason: Some(format!(
+                "no {} and no .minisig files: nothing here is signed",
+                opts.checksums_name
+            )),
         });
     }
     Ok(())

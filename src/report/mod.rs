@@ -75,10 +75,20 @@ pub fn sign(mut w: impl Write, report: &SignReport, format: Format) -> io::Resul
         return json(w, report);
     }
     for a in &report.artifacts {
-        writeln!(w, "signed  {}  -> {}", a.path.display(), a.signature.display())?;
+        writeln!(
+            w,
+            "signed  {}  -> {}",
+            a.path.display(),
+            a.signature.display()
+        )?;
     }
     if let Some(c) = &report.checksums {
-        writeln!(w, "wrote   {}  -> {}", c.path.display(), c.signature.display())?;
+        writeln!(
+            w,
+            "wrote   {}  -> {}",
+            c.path.display(),
+            c.signature.display()
+        )?;
     }
     writeln!(
         w,
@@ -98,10 +108,29 @@ pub fn check(mut w: impl Write, lines: &[CheckLine], format: Format) -> io::Resu
             passed: usize,
             failed: usize,
         }
-        return json(w, &Doc { checks: lines, passed: lines.len() - failed, failed });
+        return json(
+            w,
+            &Doc {
+                checks: lines,
+                passed: lines.len() - failed,
+                failed,
+            },
+        );
     }
     for l in lines {
-        writeln!(w, "{}  {:<6} {}: {}", if l.passed { "ok  " } else { "FAIL" }, l.check, l.subject, l.detail)?;
+        writeln!(
+            w,
+            "{}  {:<6} {}: {}",
+            if l.passed { "ok  " } else { "FAIL" },
+            l.check,
+            l.subject,
+            l.detail
+        )?;
     }
-    writeln!(w, "check: {} passed, {} failed", lines.len() - failed, failed)
+    writeln!(
+        w,
+        "check: {} passed, {} failed",
+        lines.len() - failed,
+        failed
+    )
 }

@@ -1,0 +1,235 @@
+//! Bad input: each case exits 2 with a message naming the file and line, panics nowhere, leaves
+//! no temp file, and keeps existing signatures unchanged.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+
+const SHA: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+fn signed_release(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (pk, sk) = keypair(dir, "k");
+    write(&dir.join("dist/a.bin"), b"");
+    run(warden(dir).args(["sign", "dist", "--secret-key"]).arg(&sk)).expect(0);
+    (pk, sk)
+}
+
+#[test]
+fn bad_public_keys() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, _) = signed_release(t.path());
+    let good = fs::read_to_string(&pk).unwrap();
+    let cases = [
+        (
+            "truncated.pub",
+            good[..80].to_string(),
+            "truncated.pub: line 2: expected 56 base64 characters",
+        ),
+        (
+            "garbled.pub",
+            good.replacen("RW", "R!", 1),
+            "garbled.pub: line 2: expected 56 base64 characters: not valid base64",
+        ),
+        (
+            "nocomment.pub",
+            good.lines().nth(1).unwrap().to_string(),
+            "nocomment.pub: line 1: expected \"untrusted comment: ",
+        ),
+        ("empty.pub", String::new(), "empty.pub: line 1: empty file"),
+    ];
+    for (name, text, words) in cases {
+        write(&t.path().join(name), text.as_bytes());
+        let out = run(warden(t.path()).args(["verify", "dist", "--public-key", name])).expect(2);
+        assert!(out.stderr.contains(words), "{name}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn bad_signature_files() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, _) = signed_release(t.path());
+    let sig_path = t.path().join("dist/a.bin.minisig");
+    let good = fs::read_to_string(&sig_path).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let cases = [
+        (lines[..2].join("\n"), "line 3: missing"),
+        (String::new(), "line 1: missing"),
+        (
+            good.replacen("RU", "R#", 1),
+            "line 2: expected 100 base64 characters",
+        ),
+        (
+            format!(
+                "{}\n{}\n{}\n{}\n",
+                lines[0],
+                lines[1],
+                lines[2],
+                &lines[3][..20]
+            ),
+            "line 4: expected 88 base64 characters",
+        ),
+        (
+            good.replace("\ntrusted comment: ", "\ncomment: "),
+            "line 3: expected \"trusted comment: ",
+        ),
+        (
+            "garbage".to_string(),
+            "line 1: expected \"untrusted comment: ",
+        ),
+    ];
+    for (text, words) in cases {
+        fs::write(&sig_path, &text).unwrap();
+        let out = run(warden(t.path())
+            .args(["verify", "dist/a.bin", "--public-key"])
+            .arg(&pk))
+        .expect(2);
+        assert!(
+            out.stdout.contains("dist/a.bin.minisig: ") && out.stdout.contains(words),
+            "{text:?}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn bad_checksum_lines() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = signed_release(t.path());
+    let cases = [
+        (
+            format!("zz{}  a.bin\n", &SHA[2..]),
+            "SHA256SUMS: line 1: ",
+            "not 64 hex digits",
+        ),
+        (
+            format!("{SHA}  a.bin\n{SHA}\n"),
+            "SHA256SUMS: line 2: ",
+            "missing file name",
+        ),
+        (format!("{SHA}  ../x\n"), "SHA256SUMS: line 1: ", "\"..\""),
+        (
+            format!("{SHA}  /etc/passwd\n"),
+            "SHA256SUMS: line 1: ",
+            "absolute",
+        ),
+        (
+            format!("{SHA}  a.bin\r\n"),
+            "SHA256SUMS: line 1: ",
+            "carriage return",
+        ),
+    ];
+    for (text, at, words) in cases {
+        // Signed so that only the format is at fault.
+        write(&t.path().join("dist/SHA256SUMS"), text.as_bytes());
+        let sums = t.path().join("dist/SHA256SUMS");
+        fs::remove_file(t.path().join("dist/SHA256SUMS.minisig")).unwrap();
+        run(warden(t.path())
+            .args(["sign", "--no-checksums", "--secret-key"])
+            .arg(&sk)
+            .arg(&sums))
+        .expect(0);
+        let out = run(warden(t.path())
+            .args(["verify", "dist", "--public-key"])
+            .arg(&pk))
+        .expect(2);
+        assert!(
+            out.stdout.contains(at) && out.stdout.contains(words),
+            "{text:?}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn bad_secret_keys_and_failed_runs_leave_everything_as_it_was() {
+    let t = tempfile::tempdir().unwrap();
+    let (_pk, sk) = signed_release(t.path());
+    let before = fs::read(t.path().join("dist/a.bin.minisig")).unwrap();
+    let good = fs::read_to_string(&sk).unwrap();
+    let b64 = good.lines().nth(1).unwrap();
+    let cases = [
+        (
+            "trunc.key",
+            format!("untrusted comment: k\n{}\n", &b64[..100]),
+            "trunc.key: line 2: expected 212 base64 characters, found 100",
+        ),
+        (
+            "garbled.key",
+            format!("untrusted comment: k\n{}*{}\n", &b64[..10], &b64[11..]),
+            "garbled.key: line 2: expected 212 base64 characters: not valid base64",
+        ),
+        ("empty.key", String::new(), "empty.key: empty"),
+        (
+            "three.key",
+            format!("untrusted comment: k\n{b64}\nmore\n"),
+            "three.key: line 3: unexpected text",
+        ),
+    ];
+    for (name, text, words) in cases {
+        write(&t.path().join(name), text.as_bytes());
+        let out =
+            run(warden(t.path()).args(["sign", "dist", "--force", "--secret-key", name])).expect(2);
+        assert!(out.stderr.contains(words), "{name}: {}", out.stderr);
+        assert_eq!(
+            fs::read(t.path().join("dist/a.bin.minisig")).unwrap(),
+            before
+        );
+        assert!(temp_files(&t.path().join("dist")).is_empty());
+    }
+    // A corrupted (but well-formed) unencrypted key: checksum mismatch.
+    let mut raw = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).unwrap();
+    raw[100] ^= 1;
+    let corrupt = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &raw);
+    write(&t.path().join("corrupt.key"), corrupt.as_bytes());
+    let out =
+        run(warden(t.path()).args(["sign", "dist", "--force", "--secret-key", "corrupt.key"]))
+            .expect(2);
+    assert!(
+        out.stderr.contains("checksum does not match"),
+        "{}",
+        out.stderr
+    );
+    // A missing artifact path: usage error, nothing written.
+    let out = run(warden(t.path())
+        .args(["sign", "nope", "--secret-key"])
+        .arg(&sk))
+    .expect(2);
+    assert!(out.stderr.contains("nope"), "{}", out.stderr);
+}
+
+#[test]
+fn symlink_leaving_the_release_directory_is_rejected() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("outside.bin"), b"outside");
+    write(&t.path().join("dist/a.bin"), b"a");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(t.path().join("outside.bin"), t.path().join("dist/link.bin"))
+        .unwrap();
+    // Sign the link explicitly (the walk skips links), then put it into a checksum file.
+    run(warden(t.path())
+        .args(["sign", "dist", "dist/link.bin", "--secret-key"])
+        .arg(&sk))
+    .expect(0);
+    let out = run(warden(t.path())
+        .args(["verify", "dist", "--public-key"])
+        .arg(&pk))
+    .expect(1);
+    assert!(
+        out.stdout.contains("outside the release directory"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let t = tempfile::tempdir().unwrap();
+    let out = run(warden(t.path()).args(["verify", "x"])).expect(2);
+    assert!(out.stderr.contains("keys"), "{}", out.stderr);
+    run(warden(t.path()).args(["sign", "x"])).expect(2);
+    run(warden(t.path()).args(["frobnicate"])).expect(2);
+}
