@@ -231,5 +231,16 @@ fn usage_errors_exit_2() {
     let out = run(warden(t.path()).args(["verify", "x"])).expect(2);
     assert!(out.stderr.contains("keys"), "{}", out.stderr);
     run(warden(t.path()).args(["sign", "x"])).expect(2);
+    let (pk, _) = keypair(t.path(), "k");
+    let out = run(warden(t.path())
+        .args(["verify", "does-not-exist", "--public-key"])
+        .arg(&pk))
+    .expect(2);
+    assert!(
+        out.stdout
+            .contains("ERROR does-not-exist  no such file or directory"),
+        "{}",
+        out.stdout
+    );
     run(warden(t.path()).args(["frobnicate"])).expect(2);
 }

@@ -401,6 +401,16 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
     for input in &opts.inputs {
         if input.is_dir() {
             directory_jobs(input, keys, opts, &mut jobs, &mut report)?;
+        } else if !input.exists() {
+            report.results.push(ArtifactResult {
+                name: input.display().to_string(),
+                status: Status::Error,
+                key_id: None,
+                tag: None,
+                commit: None,
+                checked: Vec::new(),
+                reason: Some("no such file or directory".into()),
+            });
         } else {
             let name = input.to_string_lossy();
             if name.ends_with(SIGNATURE_SUFFIX) {
