@@ -20,7 +20,8 @@ pub struct StagedFile {
     target: PathBuf,
 }
 
-fn parent_dir(target: &Path) -> &Path {
+/// The directory a path lives in (`.` for a bare file name).
+pub fn parent_dir(target: &Path) -> &Path {
     match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

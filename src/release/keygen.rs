@@ -25,13 +25,6 @@ pub struct KeygenReport {
     pub encrypted: bool,
 }
 
-fn dir_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
 fn create_dir(dir: &Path, mode: u32) -> Result<()> {
     if dir.is_dir() {
         return Ok(());
@@ -56,7 +49,7 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
             "the password is empty: use --unencrypted for a key without a password".into(),
         ));
     }
-    let secret_dir = dir_of(&opts.secret_key);
+    let secret_dir = fsutil::parent_dir(&opts.secret_key);
     create_dir(secret_dir, 0o700)?;
     if let Some(tree) = fsutil::enclosing_git_work_tree(secret_dir) {
         return Err(Error::Refused(format!(
@@ -74,7 +67,7 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
             }
         }
     }
-    create_dir(dir_of(&opts.public_key), 0o755)?;
+    create_dir(fsutil::parent_dir(&opts.public_key), 0o755)?;
     let pair = keys::generate(opts.password.as_ref()).map_err(|e| Error::Refused(e.message))?;
     let secret = fsutil::stage(&opts.secret_key, pair.secret_box.as_bytes(), 0o600)?;
     let public = fsutil::stage(&opts.public_key, pair.public.to_string().as_bytes(), 0o644)?;

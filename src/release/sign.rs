@@ -157,10 +157,7 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
 
 /// The file's path with its directory resolved (symlinks in the name itself are kept).
 fn absolute_path(path: &Path) -> Result<PathBuf> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let parent = fsutil::parent_dir(path);
     let dir = fs::canonicalize(parent).map_err(|e| Error::io("resolving", parent, e))?;
     Ok(dir.join(path.file_name().unwrap_or_default()))
 }
@@ -187,11 +184,9 @@ fn checksums_path(opts: &SignOptions, artifacts: &[PathBuf]) -> Result<Option<Pa
                     "the artifacts are in several directories: choose where the checksum file goes with --checksums PATH, or pass --no-checksums".into(),
                 ));
             }
-            let parent = artifacts[0]
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            Ok(Some(parent.join(checksums::DEFAULT_NAME)))
+            Ok(Some(
+                fsutil::parent_dir(&artifacts[0]).join(checksums::DEFAULT_NAME),
+            ))
         }
     }
 }
@@ -274,7 +269,7 @@ pub fn sign(
         let base = file_name_str(a)?.to_string();
         TrustedComment::for_release(opts.timestamp, &base, &opts.meta).map_err(Error::Usage)?;
         let listed = match &checksums_path {
-            Some(cp) => Some(name_relative_to(fsutil_parent(cp), a)?),
+            Some(cp) => Some(name_relative_to(fsutil::parent_dir(cp), a)?),
             None => None,
         };
         names.push((base, listed));
@@ -385,11 +380,4 @@ pub fn sign(
         file.commit(opts.force)?;
     }
     Ok(report)
-}
-
-fn fsutil_parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
 }

@@ -215,6 +215,17 @@ impl Outcome {
         self.reason = Some(reason.into());
         self
     }
+    fn into_result(self, name: String) -> ArtifactResult {
+        ArtifactResult {
+            name,
+            status: self.status,
+            key_id: self.key_id,
+            tag: self.tag,
+            commit: self.commit,
+            checked: self.checked,
+            reason: self.reason,
+        }
+    }
 }
 
 /// A signature that passed every check that does not need the artifact's bytes.
@@ -402,15 +413,11 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
         if input.is_dir() {
             directory_jobs(input, keys, opts, &mut jobs, &mut report)?;
         } else if !input.exists() {
-            report.results.push(ArtifactResult {
-                name: input.display().to_string(),
-                status: Status::Error,
-                key_id: None,
-                tag: None,
-                commit: None,
-                checked: Vec::new(),
-                reason: Some("no such file or directory".into()),
-            });
+            report.results.push(
+                Outcome::new()
+                    .error("no such file or directory")
+                    .into_result(input.display().to_string()),
+            );
         } else {
             let name = input.to_string_lossy();
             if name.ends_with(SIGNATURE_SUFFIX) {
@@ -437,15 +444,7 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
     let split = cores_to_spare(jobs.len());
     let outcomes = parallel_map(&jobs, |job| run_job(job, keys, opts, split));
     for (job, o) in jobs.iter().zip(outcomes) {
-        report.results.push(ArtifactResult {
-            name: job.name.clone(),
-            status: o.status,
-            key_id: o.key_id,
-            tag: o.tag,
-            commit: o.commit,
-            checked: o.checked,
-            reason: o.reason,
-        });
+        report.results.push(o.into_result(job.name.clone()));
     }
     Ok(report)
 }
@@ -494,15 +493,9 @@ fn directory_jobs(
                 }
             }
         };
-        report.results.push(ArtifactResult {
-            name: sums_path.display().to_string(),
-            status: out.status,
-            key_id: out.key_id,
-            tag: out.tag,
-            commit: out.commit,
-            checked: out.checked,
-            reason: out.reason,
-        });
+        report
+            .results
+            .push(out.into_result(sums_path.display().to_string()));
         if let Ok(list) = &parsed {
             let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
             for (name, digest) in list.entries() {
@@ -575,18 +568,14 @@ fn directory_jobs(
         }
     }
     if !sums_path.exists() && jobs.len() == before {
-        report.results.push(ArtifactResult {
-            name: dir.display().to_string(),
-            status: Status::Failed,
-            key_id: None,
-            tag: None,
-            commit: None,
-            checked: Vec::new(),
-            reason: Some(format!(
-                "no {} and no .minisig files: nothing here is signed",
-                opts.checksums_name
-            )),
-        });
+        report.results.push(
+            Outcome::new()
+                .fail(format!(
+                    "no {} and no .minisig files: nothing here is signed",
+                    opts.checksums_name
+                ))
+                .into_result(dir.display().to_string()),
+        );
     }
     Ok(())
 }
