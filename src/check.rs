@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::known_issues::{self, render, Registry};
 use crate::release::verify::{public_key_files, read_public_key};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -20,7 +21,69 @@ pub struct CheckLine {
 
 /// All checks of the repository at `root`.
 pub fn run(root: &Path) -> Vec<CheckLine> {
-    check_keys(root)
+    let mut lines = check_keys(root);
+    lines.extend(check_known_issues(root));
+    lines
+}
+
+/// The registry lints clean and the generated doc matches it.
+pub fn check_known_issues(root: &Path) -> Vec<CheckLine> {
+    let dir = root.join(known_issues::DEFAULT_DIR);
+    let line = |check: &'static str, subject: String, passed: bool, detail: String| CheckLine {
+        check,
+        subject,
+        passed,
+        detail,
+    };
+    if !dir.is_dir() {
+        return vec![line(
+            "known-issues",
+            "known_issues/".into(),
+            true,
+            "no registry in this repository (nothing to check)".into(),
+        )];
+    }
+    let (registry, problems) = Registry::load(&dir);
+    let problems = known_issues::lint(&registry, root, problems);
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let mut out = Vec::new();
+    if problems.is_empty() {
+        out.push(line(
+            "known-issues",
+            "known_issues/".into(),
+            true,
+            format!("{} entries lint clean", registry.entries.len()),
+        ));
+    } else {
+        for p in &problems {
+            let at = if p.line > 0 {
+                format!(":{}:{}", p.line, p.column)
+            } else {
+                String::new()
+            };
+            out.push(line(
+                "known-issues",
+                format!("{}{at}", rel(&p.path)),
+                false,
+                p.message.clone(),
+            ));
+        }
+        return out;
+    }
+    let doc = root.join(&registry.settings.doc);
+    let fresh = render::render_doc(&registry);
+    let in_sync = std::fs::read_to_string(&doc).is_ok_and(|d| d == fresh);
+    out.push(line(
+        "docs",
+        registry.settings.doc.clone(),
+        in_sync,
+        if in_sync {
+            "in sync with the registry".into()
+        } else {
+            "out of date: run `warden known-issues render`".into()
+        },
+    ));
+    out
 }
 
 /// Every `keys/*.pub` parses as a minisign public key, and no two share a key id.

@@ -28,6 +28,178 @@ pub enum Command {
     Sign(SignArgs),
     Verify(VerifyArgs),
     Check(CheckArgs),
+    #[command(subcommand)]
+    KnownIssues(KnownIssuesCommand),
+    #[command(subcommand)]
+    Hive(HiveCommand),
+}
+
+/// The known-issues registry: known_issues/<id>.toml, one file per issue.
+#[derive(Debug, Subcommand)]
+pub enum KnownIssuesCommand {
+    Lint(LintArgs),
+    Render(RenderArgs),
+    Exclusions(ExclusionsArgs),
+    Summary(SummaryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RegistryArgs {
+    /// The registry folder.
+    #[arg(long, value_name = "DIR", default_value = "known_issues")]
+    pub registry: PathBuf,
+    /// The repository root: `where` and `coverage` paths and the doc path are relative to it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+}
+
+/// Check the registry: schema, duplicates, paths, symbols, coverage tests, review dates, regexes.
+///
+/// Problems are printed as FILE:LINE:COL: MESSAGE; with GITHUB_ACTIONS=true also as
+/// `::error file=…,line=…::` annotations.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden known-issues lint\n\nExit status: 0 clean, 1 problems found, 2 usage error."
+)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// Generate the known-issues markdown doc from the registry.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  warden known-issues render\n  warden known-issues render --check   # in CI: exit 1 when the doc is stale"
+)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    /// Where to write [default: the `doc` setting, docs/known_issues.md].
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Do not write; exit 1 when the file on disk differs from what would be generated.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExclusionsFormat {
+    Bash,
+    Lines,
+    Json,
+    RethYaml,
+    SimLimit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExpectArg {
+    Fail,
+    Flaky,
+    Skip,
+}
+
+/// Print the excluded tests for other tools: a bash array, lines, JSON, reth's YAML, or an
+/// include regex for hive's --sim.limit.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  warden known-issues exclusions --format bash --suite rpc-compat > excluded.sh\n  warden known-issues exclusions --format reth-yaml --expect fail > expected_failures.yaml\n  hive --sim ethereum/rpc-compat --sim.limit \"$(warden known-issues exclusions --format sim-limit --suite rpc-compat --tests-from tests.tsv)\""
+)]
+pub struct ExclusionsArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    #[arg(long, value_enum)]
+    pub format: ExclusionsFormat,
+    /// Only this hive suite.
+    #[arg(long, value_name = "NAME")]
+    pub suite: Option<String>,
+    /// Only exclusions that apply to this client (reth-yaml: suffix names with it).
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    /// Only these kinds (comma-separated) [default: all].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub expect: Vec<ExpectArg>,
+    /// The full upstream test list (first TAB column, `#` comments), to expand prefix and glob
+    /// rules; required by sim-limit.
+    #[arg(long, value_name = "FILE")]
+    pub tests_from: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    #[default]
+    Markdown,
+    Text,
+}
+
+/// The PR comment body: every known issue and, with --results, how its tests fared.
+///
+/// Ends with the hidden marker <!-- warden:known-issues --> (markdown) so a later step can
+/// update the comment in place.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden known-issues summary --results hive/workspace/logs --step-summary"
+)]
+pub struct SummaryArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    /// A hive results directory.
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// With --results: only this client's cases.
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: SummaryFormat,
+    /// Also append the summary to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
+}
+
+/// hive results.
+#[derive(Debug, Subcommand)]
+pub enum HiveCommand {
+    Check(HiveCheckArgs),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum HiveFormatArg {
+    #[default]
+    Text,
+    Json,
+    Junit,
+    Markdown,
+}
+
+/// Check a hive results directory against the known-issues registry, strictly.
+///
+/// Every case is one of: pass, regression, expected fail, wrong failure (a listed signature did
+/// not match), unexpected pass, flaky, missing, infra (client launch / lifecycle failure or
+/// timeout) or empty run. Excused failures are named on every run.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden hive check workspace/logs --client ethrex --expected-tests tests.tsv\n\nExit status: 0 when there is no regression, unexpected pass, wrong failure, infra failure,\nempty run or (without --allow-missing) missing test; 1 otherwise; 2 bad input."
+)]
+pub struct HiveCheckArgs {
+    /// The results directory (hive's --results-root).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The registry folder.
+    #[arg(long, value_name = "DIR", default_value = "known_issues")]
+    pub registry: PathBuf,
+    /// Only this client's cases (the " (client)" suffix).
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    /// Tests that must be present (names without suffix, first TAB column).
+    #[arg(long, value_name = "FILE")]
+    pub expected_tests: Option<PathBuf>,
+    /// The suite --expected-tests describes.
+    #[arg(long, value_name = "NAME", default_value = "rpc-compat")]
+    pub expected_suite: String,
+    /// Report missing tests without failing (e.g. a run filtered with --sim.limit).
+    #[arg(long)]
+    pub allow_missing: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: HiveFormatArg,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

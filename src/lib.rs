@@ -6,6 +6,8 @@
 pub mod check;
 pub mod error;
 pub mod fsutil;
+pub mod hive;
+pub mod known_issues;
 pub mod release;
 pub mod report;
 

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
+use release_warden::hive::check::{check as hive_check, CheckOptions};
+use release_warden::known_issues::{self, exclusions, render, summary, Expect, Registry};
 use release_warden::release::comment::ReleaseMeta;
 use release_warden::release::keygen::{keygen, KeygenOptions};
 use release_warden::release::keys::{
@@ -15,6 +17,7 @@ use release_warden::release::keys::{
 };
 use release_warden::release::sign::{sign, ChecksumsTarget, SignOptions};
 use release_warden::release::verify::{read_public_key, verify, TrustedKeys, VerifyOptions};
+use release_warden::report::hive::HiveFormat;
 use release_warden::report::{self, Format};
 
 use cli::{Cli, Command, OutputFormat};
@@ -177,12 +180,195 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             report::verify(&mut out, &report, format(args.format))?;
             Ok(report.exit_code())
         }
+        Command::KnownIssues(cmd) => known_issues_command(cmd, &mut out),
+        Command::Hive(cli::HiveCommand::Check(args)) => {
+            let registry = load_registry(&args.registry)?;
+            let expected_tests = match &args.expected_tests {
+                Some(p) => exclusions::parse_test_list(
+                    &std::fs::read_to_string(p)
+                        .with_context(|| format!("reading {}", p.display()))?,
+                ),
+                None => Vec::new(),
+            };
+            let format = match args.format {
+                cli::HiveFormatArg::Text => HiveFormat::Text,
+                cli::HiveFormatArg::Json => HiveFormat::Json,
+                cli::HiveFormatArg::Junit => HiveFormat::Junit,
+                cli::HiveFormatArg::Markdown => HiveFormat::Markdown,
+            };
+            let opts = CheckOptions {
+                client: args.client,
+                expected_tests,
+                expected_suite: args.expected_suite,
+                allow_missing: args.allow_missing,
+                keep_passes: format == HiveFormat::Junit,
+            };
+            let report = hive_check(&args.dir, &registry, &opts)?;
+            report::hive::render(&mut out, &report, format)?;
+            Ok(report.exit_code())
+        }
         Command::Check(args) => {
             let lines = release_warden::check::run(&args.root);
             report::check(&mut out, &lines, format(args.format))?;
             Ok(if lines.iter().all(|l| l.passed) { 0 } else { 1 })
         }
     }
+}
+
+/// Loads a registry for commands that need a valid one; schema problems are a usage error.
+fn load_registry(dir: &std::path::Path) -> anyhow::Result<Registry> {
+    let (registry, problems) = Registry::load(dir);
+    if let Some(first) = problems.first() {
+        bail!(
+            "{first}{} (run `warden known-issues lint`)",
+            if problems.len() > 1 {
+                format!(" and {} more problems", problems.len() - 1)
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(registry)
+}
+
+fn known_issues_command(cmd: cli::KnownIssuesCommand, out: &mut impl Write) -> anyhow::Result<u8> {
+    use cli::KnownIssuesCommand as K;
+    match cmd {
+        K::Lint(args) => {
+            let (registry, problems) = Registry::load(&args.registry.registry);
+            let problems = known_issues::lint(&registry, &args.registry.root, problems);
+            let annotate = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+            for p in &problems {
+                writeln!(out, "{p}")?;
+                if annotate {
+                    writeln!(out, "{}", p.github_annotation())?;
+                }
+            }
+            writeln!(
+                out,
+                "known-issues lint: {} entr{}, {} problem{}",
+                registry.entries.len(),
+                if registry.entries.len() == 1 {
+                    "y"
+                } else {
+                    "ies"
+                },
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" }
+            )?;
+            Ok(u8::from(!problems.is_empty()))
+        }
+        K::Render(args) => {
+            let registry = load_registry(&args.registry.registry)?;
+            let path = args.out.unwrap_or_else(|| {
+                if args.registry.root == std::path::Path::new(".") {
+                    PathBuf::from(&registry.settings.doc)
+                } else {
+                    args.registry.root.join(&registry.settings.doc)
+                }
+            });
+            let doc = render::render_doc(&registry);
+            if args.check {
+                let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+                if on_disk == doc {
+                    writeln!(out, "{} is up to date", path.display())?;
+                    return Ok(0);
+                }
+                writeln!(
+                    out,
+                    "{} is out of date: run `warden known-issues render`",
+                    path.display()
+                )?;
+                return Ok(1);
+            }
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            release_warden::fsutil::write_atomic(&path, doc.as_bytes(), 0o644, true)?;
+            writeln!(
+                out,
+                "wrote {} ({} entries)",
+                path.display(),
+                registry.entries.len()
+            )?;
+            Ok(0)
+        }
+        K::Exclusions(args) => {
+            let registry = load_registry(&args.registry.registry)?;
+            let tests_from = match &args.tests_from {
+                Some(p) => Some(exclusions::parse_test_list(
+                    &std::fs::read_to_string(p)
+                        .with_context(|| format!("reading {}", p.display()))?,
+                )),
+                None => None,
+            };
+            let format = match args.format {
+                cli::ExclusionsFormat::Bash => exclusions::ExclusionFormat::Bash,
+                cli::ExclusionsFormat::Lines => exclusions::ExclusionFormat::Lines,
+                cli::ExclusionsFormat::Json => exclusions::ExclusionFormat::Json,
+                cli::ExclusionsFormat::RethYaml => exclusions::ExclusionFormat::RethYaml,
+                cli::ExclusionsFormat::SimLimit => exclusions::ExclusionFormat::SimLimit,
+            };
+            let query = exclusions::Query {
+                suite: args.suite,
+                client: args.client,
+                expect: args
+                    .expect
+                    .iter()
+                    .map(|e| match e {
+                        cli::ExpectArg::Fail => Expect::Fail,
+                        cli::ExpectArg::Flaky => Expect::Flaky,
+                        cli::ExpectArg::Skip => Expect::Skip,
+                    })
+                    .collect(),
+                tests_from,
+            };
+            let (text, warnings) =
+                exclusions::render(&registry, format, &query).map_err(|e| anyhow!(e))?;
+            for w in warnings {
+                eprintln!("warden: warning: {w}");
+            }
+            out.write_all(text.as_bytes())?;
+            Ok(0)
+        }
+        K::Summary(args) => {
+            let registry = load_registry(&args.registry.registry)?;
+            let results = match &args.results {
+                Some(dir) => Some(hive_check(
+                    dir,
+                    &registry,
+                    &CheckOptions {
+                        client: args.client.clone(),
+                        allow_missing: true,
+                        ..CheckOptions::default()
+                    },
+                )?),
+                None => None,
+            };
+            let markdown = args.format == cli::SummaryFormat::Markdown;
+            let text = summary::render(&registry, results.as_ref(), markdown);
+            out.write_all(text.as_bytes())?;
+            if args.step_summary {
+                append_step_summary(&summary::render(&registry, results.as_ref(), true))?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Appends to the file GitHub Actions names in $GITHUB_STEP_SUMMARY.
+fn append_step_summary(text: &str) -> anyhow::Result<()> {
+    let path = std::env::var_os("GITHUB_STEP_SUMMARY").ok_or_else(|| {
+        anyhow!("--step-summary: GITHUB_STEP_SUMMARY is not set (not running in GitHub Actions?)")
+    })?;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", PathBuf::from(&path).display()))?;
+    writeln!(f, "{text}")?;
+    Ok(())
 }
 
 fn default_secret_key_path() -> anyhow::Result<PathBuf> {

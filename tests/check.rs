@@ -13,12 +13,12 @@ fn this_repository_passes() {
     let out = run(warden(root).arg("check")).expect(0);
     assert!(
         out.stdout
-            .contains("ok    keys   keys/minisign.pub: minisign public key "),
+            .contains("ok    keys         keys/minisign.pub: minisign public key "),
         "{}",
         out.stdout
     );
     assert!(
-        out.stdout.ends_with("check: 1 passed, 0 failed\n"),
+        out.stdout.ends_with("check: 3 passed, 0 failed\n"),
         "{}",
         out.stdout
     );
@@ -29,7 +29,11 @@ fn broken_duplicate_and_missing_keys_fail() {
     let t = tempfile::tempdir().unwrap();
     let root = t.path().join("repo");
     let out = run(warden(t.path()).args(["check", "--root", "repo"])).expect(1);
-    assert!(out.stdout.contains("FAIL  keys   keys/:"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL  keys         keys/:"),
+        "{}",
+        out.stdout
+    );
     fs::create_dir_all(root.join("keys")).unwrap();
     let out = run(warden(t.path()).args(["check", "--root", "repo"])).expect(1);
     assert!(out.stdout.contains("no *.pub file"), "{}", out.stdout);
@@ -44,7 +48,7 @@ fn broken_duplicate_and_missing_keys_fail() {
     let out = run(warden(t.path()).args(["check", "--root", "repo"])).expect(1);
     assert!(
         out.stdout.contains(
-            "FAIL  keys   keys/broken.pub: line 2: expected 56 base64 characters, found 3"
+            "FAIL  keys         keys/broken.pub: line 2: expected 56 base64 characters, found 3"
         ),
         "{}",
         out.stdout
@@ -55,7 +59,7 @@ fn broken_duplicate_and_missing_keys_fail() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("check: 2 passed, 2 failed"),
+        out.stdout.contains("check: 3 passed, 2 failed"),
         "{}",
         out.stdout
     );

@@ -1,5 +1,7 @@
 //! Renderers: turn the library's reports into text or JSON on any writer.
 
+pub mod hive;
+
 use std::io::{self, Write};
 
 use crate::check::CheckLine;

@@ -1,0 +1,387 @@
+//! Streaming reader for hive suite files (`<unix>-<hex>.json`).
+//!
+//! A suite file is one JSON object whose `testCases` map can hold tens of thousands of cases
+//! (tens to hundreds of MB). The reader walks only the two outer levels itself (the suite object's
+//! keys and the `testCases` map's keys) over a buffer it refills from the file, and hands each
+//! value to serde_json, which parses one case at a time from the buffer. Memory is bounded by the
+//! largest single case, not by the file. Unknown fields are ignored, `clientInfo: null` and legacy
+//! inline `details` are accepted, and `summaryResult.log` offsets are returned for the caller to
+//! resolve against `testDetailsLog`, for failures only.
+
+use std::borrow::Cow;
+use std::io::{self, Read};
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+
+/// One test case, as much of it as checking needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HiveCase {
+    pub name: String,
+    pub pass: bool,
+    pub timeout: bool,
+    pub multi_test_context: bool,
+    /// Inline failure text (legacy files, `--dev` runs).
+    pub details: Option<String>,
+    /// Byte range of the failure text in the suite's `testDetailsLog`.
+    pub log: Option<(u64, u64)>,
+}
+
+#[derive(Deserialize)]
+struct RawLog {
+    begin: u64,
+    end: u64,
+}
+
+#[derive(Deserialize)]
+struct RawResult<'a> {
+    /// Missing or null counts as a failure (as ethrex's checker does).
+    #[serde(default)]
+    pass: Option<bool>,
+    #[serde(default)]
+    timeout: Option<bool>,
+    #[serde(default, borrow)]
+    details: Option<Cow<'a, str>>,
+    #[serde(default)]
+    log: Option<RawLog>,
+}
+
+#[derive(Deserialize)]
+struct RawCase<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(rename = "summaryResult", borrow)]
+    summary: RawResult<'a>,
+    #[serde(rename = "multiTestContext", default)]
+    multi_test_context: Option<bool>,
+}
+
+/// What the reader reports, in file order.
+pub trait SuiteVisitor {
+    fn suite_name(&mut self, name: &str);
+    fn case(&mut self, case: HiveCase);
+    fn test_details_log(&mut self, path: &str);
+}
+
+/// A parse failure with the byte offset where it happened (hive writes one-line files, so a
+/// line number would say little).
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("byte {offset}: {message}")]
+    Syntax { offset: u64, message: String },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+const INITIAL_BUFFER: usize = 1 << 20;
+
+struct Cursor<R> {
+    reader: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Bytes discarded before `buf[0]`, for error offsets.
+    consumed: u64,
+    eof: bool,
+}
+
+impl<R: Read> Cursor<R> {
+    fn offset(&self) -> u64 {
+        self.consumed + self.start as u64
+    }
+
+    fn error(&self, message: impl Into<String>) -> SuiteError {
+        SuiteError::Syntax {
+            offset: self.offset(),
+            message: message.into(),
+        }
+    }
+
+    /// Reads more input, keeping the unread part; grows the buffer when it is full of unread data.
+    fn refill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.consumed += self.start as u64;
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            let grown = self.buf.len() * 2;
+            self.buf.resize(grown, 0);
+        }
+        loop {
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The next non-whitespace byte, without consuming it.
+    fn peek(&mut self) -> Result<Option<u8>, SuiteError> {
+        loop {
+            while self.start < self.end {
+                let b = self.buf[self.start];
+                if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                    self.start += 1;
+                } else {
+                    return Ok(Some(b));
+                }
+            }
+            if !self.refill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn expect(&mut self, byte: u8, what: &str) -> Result<(), SuiteError> {
+        match self.peek()? {
+            Some(b) if b == byte => {
+                self.start += 1;
+                Ok(())
+            }
+            Some(b) => Err(self.error(format!("expected {what}, found {:?}", b as char))),
+            None => Err(self.error(format!("unexpected end of file, expected {what}"))),
+        }
+    }
+
+    /// Parses one JSON value at the cursor with serde_json, refilling until it is complete.
+    fn value<T>(
+        &mut self,
+        parse: impl Fn(&[u8]) -> Result<(T, usize), serde_json::Error>,
+    ) -> Result<T, SuiteError> {
+        self.peek()?;
+        loop {
+            match parse(&self.buf[self.start..self.end]) {
+                Ok((v, used)) => {
+                    self.start += used;
+                    return Ok(v);
+                }
+                Err(e) if e.is_eof() => {
+                    if !self.refill()? {
+                        return Err(self.error(
+                            "unexpected end of file inside a value (truncated suite file?)",
+                        ));
+                    }
+                }
+                Err(e) => {
+                    return Err(SuiteError::Syntax {
+                        offset: self.offset() + e.column() as u64,
+                        message: e.to_string(),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// Parses one value of type T from the front of `bytes`, returning it and the bytes it used.
+fn one<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), serde_json::Error> {
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
+    match stream.next() {
+        Some(Ok(v)) => Ok((v, stream.byte_offset())),
+        Some(Err(e)) => Err(e),
+        // Only whitespace left: serde_json's own EOF error, so the caller refills.
+        None => {
+            Err(serde_json::from_slice::<IgnoredAny>(b"").expect_err("empty input is an EOF error"))
+        }
+    }
+}
+
+/// Reads a suite file, calling `visitor` for the suite name, every case and the details log path.
+pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<(), SuiteError> {
+    let mut c = Cursor {
+        reader,
+        buf: vec![0; INITIAL_BUFFER],
+        start: 0,
+        end: 0,
+        consumed: 0,
+        eof: false,
+    };
+    c.expect(b'{', "a JSON object (a hive suite file)")?;
+    if c.peek()? == Some(b'}') {
+        return Ok(());
+    }
+    loop {
+        let key: String = c.value(|b| one::<Cow<str>>(b).map(|(k, n)| (k.into_owned(), n)))?;
+        c.expect(b':', "':'")?;
+        match key.as_str() {
+            "name" => {
+                let name: String =
+                    c.value(|b| one::<Cow<str>>(b).map(|(k, n)| (k.into_owned(), n)))?;
+                visitor.suite_name(&name);
+            }
+            "testDetailsLog" => {
+                let path: Option<String> = c.value(|b| {
+                    one::<Option<Cow<str>>>(b).map(|(k, n)| (k.map(Cow::into_owned), n))
+                })?;
+                if let Some(p) = path.filter(|p| !p.is_empty()) {
+                    visitor.test_details_log(&p);
+                }
+            }
+            "testCases" if c.peek()? == Some(b'{') => read_cases(&mut c, visitor)?,
+            _ => {
+                c.value(|b| one::<IgnoredAny>(b))?;
+            }
+        }
+        match c.peek()? {
+            Some(b',') => c.start += 1,
+            Some(b'}') => {
+                c.start += 1;
+                break;
+            }
+            Some(b) => {
+                return Err(c.error(format!(
+                    "expected ',' or '}}' after a suite field, found {:?}",
+                    b as char
+                )))
+            }
+            None => return Err(c.error("unexpected end of file (truncated suite file?)")),
+        }
+    }
+    match c.peek()? {
+        None => Ok(()),
+        Some(_) => Err(c.error("unexpected data after the suite object")),
+    }
+}
+
+fn read_cases<R: Read>(
+    c: &mut Cursor<R>,
+    visitor: &mut impl SuiteVisitor,
+) -> Result<(), SuiteError> {
+    c.expect(b'{', "'{'")?;
+    if c.peek()? == Some(b'}') {
+        c.start += 1;
+        return Ok(());
+    }
+    loop {
+        c.value(|b| one::<IgnoredAny>(b))?; // the test id: not stable across runs
+        c.expect(b':', "':'")?;
+        let case = c.value(|b| {
+            one::<RawCase>(b).map(|(raw, n)| {
+                let case = HiveCase {
+                    name: raw.name.into_owned(),
+                    pass: raw.summary.pass == Some(true),
+                    timeout: raw.summary.timeout == Some(true),
+                    multi_test_context: raw.multi_test_context == Some(true),
+                    // Failure text is kept only where it may be shown: failures.
+                    details: if raw.summary.pass == Some(true) {
+                        None
+                    } else {
+                        raw.summary.details.map(Cow::into_owned)
+                    },
+                    log: raw.summary.log.map(|l| (l.begin, l.end)),
+                };
+                (case, n)
+            })
+        })?;
+        visitor.case(case);
+        match c.peek()? {
+            Some(b',') => c.start += 1,
+            Some(b'}') => {
+                c.start += 1;
+                return Ok(());
+            }
+            Some(b) => {
+                return Err(c.error(format!(
+                    "expected ',' or '}}' between test cases, found {:?}",
+                    b as char
+                )))
+            }
+            None => {
+                return Err(
+                    c.error("unexpected end of file inside testCases (truncated suite file?)")
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect {
+        name: Option<String>,
+        log: Option<String>,
+        cases: Vec<HiveCase>,
+    }
+
+    impl SuiteVisitor for Collect {
+        fn suite_name(&mut self, name: &str) {
+            self.name = Some(name.into());
+        }
+        fn case(&mut self, case: HiveCase) {
+            self.cases.push(case);
+        }
+        fn test_details_log(&mut self, path: &str) {
+            self.log = Some(path.into());
+        }
+    }
+
+    fn read(text: &str) -> Result<Collect, SuiteError> {
+        let mut c = Collect::default();
+        read_suite(text.as_bytes(), &mut c).map(|_| c)
+    }
+
+    #[test]
+    fn current_format_with_log_offsets_and_multi_test_context() {
+        let text = r#"{"id":0,"name":"rpc-compat","runMetadata":{"hiveCommand":["hive"]},"testCases":{"1":{"name":"client launch (ethrex)","summaryResult":{"pass":true},"clientInfo":{"a":{}}},"2":{"name":"eth_getLogs/no-topics (ethrex)","summaryResult":{"pass":false,"log":{"begin":10,"end":20}},"clientInfo":null},"3":{"name":"owner","summaryResult":{"pass":true},"multiTestContext":true,"unknown":[1,{"x":"}"}]}},"simLog":"s.log","testDetailsLog":"details/1.log"}"#;
+        let c = read(text).unwrap();
+        assert_eq!(c.name.as_deref(), Some("rpc-compat"));
+        assert_eq!(c.log.as_deref(), Some("details/1.log"));
+        assert_eq!(c.cases.len(), 3);
+        assert_eq!(c.cases[1].log, Some((10, 20)));
+        assert!(!c.cases[1].pass && c.cases[2].multi_test_context);
+    }
+
+    #[test]
+    fn tiny_buffer_refills_across_values() {
+        // Force many refills by reading one byte at a time.
+        struct OneByte<'a>(&'a [u8]);
+        impl Read for OneByte<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() || buf.is_empty() {
+                    return Ok(0);
+                }
+                buf[0] = self.0[0];
+                self.0 = &self.0[1..];
+                Ok(1)
+            }
+        }
+        let text = r#" { "name" : "s\"x" , "testCases" : { "1" : { "name" : "a (c)" , "summaryResult" : { "pass" : false , "details" : "boom\nline2" } } } } "#;
+        let mut c = Collect::default();
+        read_suite(OneByte(text.as_bytes()), &mut c).unwrap();
+        assert_eq!(c.name.as_deref(), Some("s\"x"));
+        assert_eq!(c.cases[0].details.as_deref(), Some("boom\nline2"));
+    }
+
+    #[test]
+    fn truncated_and_malformed_files_are_errors_with_offsets() {
+        for bad in [
+            r#"{"name":"x","testCases":{"1":{"name":"a","summaryResult":{"pass":tr"#,
+            "[1,2]",
+            r#"{"name":"x"} junk"#,
+            "",
+        ] {
+            let err = read(bad).err().unwrap_or_else(|| panic!("{bad} parsed"));
+            assert!(err.to_string().starts_with("byte "), "{err}");
+        }
+        assert!(
+            read(r#"{"testCases":{"1":{"summaryResult":{"pass":true}}}}"#).is_err(),
+            "a case without a name"
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! `warden known-issues lint`: everything that can be wrong with a registry, each problem with
+//! file, line and column.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::matcher::Matcher;
+use super::schema::{MatchKind, Registry};
+
+/// A problem at a place in a file. Line and column are 1-based; 0 means "the whole file".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
+        Diagnostic {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// The GitHub Actions workflow command for this problem.
+    pub fn github_annotation(&self) -> String {
+        let escape = |s: &str| {
+            s.replace('%', "%25")
+                .replace('\r', "%0D")
+                .replace('\n', "%0A")
+        };
+        let mut props = format!("file={}", self.path.display());
+        if self.line > 0 {
+            props.push_str(&format!(",line={},col={}", self.line, self.column));
+        }
+        format!("::error {props}::{}", escape(&self.message))
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.path.display(), self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path.display(),
+                self.line,
+                self.column,
+                self.message
+            )
+        }
+    }
+}
+
+/// Today's date as (year, month, day), UTC.
+pub fn today() -> (i64, u8, u8) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    civil_from_days(secs.div_euclid(86_400))
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u8, u8) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Lints a loaded registry against the repository at `root` (paths in `where` and `coverage` are
+/// relative to it). `load_problems` are the schema errors from loading.
+pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out = load_problems;
+    let today = today();
+    // Ids are file stems, so they are unique per folder; catch case-only clashes.
+    for pair in registry.entries.windows(2) {
+        if pair[0].id.eq_ignore_ascii_case(&pair[1].id) {
+            out.push(Diagnostic::new(
+                &pair[1].path,
+                1,
+                1,
+                format!(
+                    "duplicate id {:?} (also {})",
+                    pair[1].id,
+                    pair[0].path.display()
+                ),
+            ));
+        }
+    }
+    for entry in &registry.entries {
+        let at = |offset: usize| entry.line_col(offset);
+        let push = |out: &mut Vec<Diagnostic>, offset: usize, msg: String| {
+            let (l, c) = at(offset);
+            out.push(Diagnostic::new(&entry.path, l, c, msg));
+        };
+        for loc in &entry.data.locations {
+            let rel = loc.path.get_ref();
+            let file = root.join(rel);
+            match fs::read_to_string(&file) {
+                Err(_) if !file.exists() => push(
+                    &mut out,
+                    loc.path.span().start,
+                    format!("where.path {rel:?} does not exist in the repository"),
+                ),
+                Err(_) => {
+                    if let Some(sym) = &loc.symbol {
+                        push(
+                            &mut out,
+                            sym.span().start,
+                            format!(
+                                "where.symbol {:?}: {rel:?} is not a readable text file",
+                                sym.get_ref()
+                            ),
+                        );
+                    }
+                }
+                Ok(text) => {
+                    if let Some(sym) = &loc.symbol {
+                        if !text.contains(sym.get_ref().as_str()) {
+                            push(
+                                &mut out,
+                                sym.span().start,
+                                format!("where.symbol {:?} does not occur in {rel}", sym.get_ref()),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for cov in &entry.data.coverage {
+            let rel = cov.path.get_ref();
+            match fs::read_to_string(root.join(rel)) {
+                Err(_) => push(
+                    &mut out,
+                    cov.path.span().start,
+                    format!("coverage.path {rel:?} does not exist in the repository"),
+                ),
+                Ok(text) => {
+                    let name = cov.test.get_ref();
+                    let defined =
+                        regex::Regex::new(&format!(r"\bfn\s+{}\s*[<(]", regex::escape(name)))
+                            .is_ok_and(|re| re.is_match(&text));
+                    if !defined {
+                        push(
+                            &mut out,
+                            cov.test.span().start,
+                            format!("coverage.test {name:?}: no `fn {name}` in {rel}"),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(review) = &entry.data.review_by {
+            if let Some(d) = review.get_ref().date {
+                if (i64::from(d.year), d.month, d.day) < today {
+                    push(&mut out, review.span().start, format!("review_by {d} is in the past: review the entry and move the date (or remove the entry)"));
+                }
+            }
+        }
+        for (i, ex) in entry.data.exclude.iter().enumerate() {
+            if ex.suite.trim().is_empty() || ex.test.get_ref().trim().is_empty() {
+                push(
+                    &mut out,
+                    ex.test.span().start,
+                    format!("exclude[{i}]: suite and test must not be empty"),
+                );
+            }
+            if ex.test.get_ref().ends_with(')') && ex.test.get_ref().contains(" (") {
+                push(&mut out, ex.test.span().start, format!("exclude[{i}]: write the test name without the client suffix; list clients in `clients`"));
+            }
+            if entry.clients(ex, &registry.settings).is_empty() {
+                push(
+                    &mut out,
+                    ex.test.span().start,
+                    format!(
+                        "exclude[{i}]: no clients: set `clients` here or default `clients` in {}",
+                        super::SETTINGS_FILE
+                    ),
+                );
+            }
+        }
+    }
+    match Matcher::new(registry) {
+        Err(errors) => {
+            for (entry, i, msg) in errors {
+                let ex = &entry.data.exclude[i];
+                let offset = ex
+                    .signature
+                    .as_ref()
+                    .map_or(ex.test.span().start, |s| s.span().start);
+                let (l, c) = entry.line_col(offset);
+                out.push(Diagnostic::new(
+                    &entry.path,
+                    l,
+                    c,
+                    format!("exclude[{i}]: {msg}"),
+                ));
+            }
+        }
+        Ok(matcher) => {
+            // The same test excluded by two entries (exact names; and exact names a pattern of
+            // another entry also covers).
+            for (i, a) in matcher.rules.iter().enumerate() {
+                if a.exclusion.match_kind != MatchKind::Exact {
+                    continue;
+                }
+                for (j, b) in matcher.rules.iter().enumerate() {
+                    // Each exact/exact pair once; pattern rules against every exact name.
+                    if i == j || (b.exclusion.match_kind == MatchKind::Exact && j < i) {
+                        continue;
+                    }
+                    let shared_client = a.clients.is_empty()
+                        || b.clients.is_empty()
+                        || a.clients.iter().any(|c| b.clients.contains(c));
+                    if shared_client
+                        && a.exclusion.suite == b.exclusion.suite
+                        && b.matches_name(a.pattern())
+                    {
+                        let (l, c) = b.entry.line_col(b.exclusion.test.span().start);
+                        out.push(Diagnostic::new(
+                            &b.entry.path,
+                            l,
+                            c,
+                            format!(
+                                "{}/{} is also excluded by {} ({})",
+                                a.exclusion.suite,
+                                a.pattern(),
+                                a.entry.id,
+                                a.entry.path.display()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}

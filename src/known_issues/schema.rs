@@ -1,0 +1,270 @@
+//! Registry types and their strict TOML form (`deny_unknown_fields` everywhere; every error
+//! names file, line and column).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::lint::Diagnostic;
+use super::SETTINGS_FILE;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Clients an exclusion applies to when it names none, e.g. `["ethrex"]`.
+    #[serde(default)]
+    pub clients: Vec<String>,
+    /// Where `known-issues render` writes, relative to the repository root.
+    #[serde(default = "default_doc")]
+    pub doc: String,
+    /// Pinned upstream refs printed in reports, e.g. `hive = "a74a5a70"`.
+    #[serde(default)]
+    pub upstream: BTreeMap<String, String>,
+}
+
+fn default_doc() -> String {
+    "docs/known_issues.md".into()
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            clients: Vec::new(),
+            doc: default_doc(),
+            upstream: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    #[default]
+    Open,
+    /// Not temporary: the entry documents a deliberate, lasting difference.
+    Permanent,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MatchKind {
+    #[default]
+    Exact,
+    Prefix,
+    Glob,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Expect {
+    /// The test must fail (strict): a pass is an "unexpected pass".
+    #[default]
+    Fail,
+    /// May pass or fail; reported every run.
+    Flaky,
+    /// Not run at all (kept out of `--sim.limit`).
+    Skip,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    pub path: Spanned<String>,
+    pub symbol: Option<Spanned<String>>,
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Coverage {
+    pub path: Spanned<String>,
+    pub test: Spanned<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Exclusion {
+    pub suite: String,
+    pub test: Spanned<String>,
+    #[serde(rename = "match", default)]
+    pub match_kind: MatchKind,
+    pub clients: Option<Vec<String>>,
+    #[serde(default)]
+    pub expect: Expect,
+    pub signature: Option<Spanned<String>>,
+}
+
+/// One known issue as written in its TOML file.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct EntryFile {
+    pub title: String,
+    #[serde(default)]
+    pub status: Status,
+    pub why: String,
+    pub removal: String,
+    #[serde(rename = "where", default)]
+    pub locations: Vec<Location>,
+    #[serde(default)]
+    pub coverage: Vec<Coverage>,
+    #[serde(default)]
+    pub links: Vec<String>,
+    pub added: Option<toml::value::Datetime>,
+    pub review_by: Option<Spanned<toml::value::Datetime>>,
+    #[serde(default)]
+    pub exclude: Vec<Exclusion>,
+}
+
+/// A loaded entry: its id (the file stem), its file and its text (for line numbers).
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub id: String,
+    pub path: PathBuf,
+    pub source: String,
+    pub data: EntryFile,
+}
+
+impl Entry {
+    /// 1-based line and column of a byte offset in this entry's file.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        line_col(&self.source, offset)
+    }
+
+    /// The clients an exclusion applies to.
+    pub fn clients<'a>(&'a self, ex: &'a Exclusion, settings: &'a Settings) -> &'a [String] {
+        ex.clients.as_deref().unwrap_or(&settings.clients)
+    }
+
+    /// The first paragraph of `why`, for summaries.
+    pub fn why_first_paragraph(&self) -> &str {
+        self.data
+            .why
+            .trim()
+            .split("\n\n")
+            .next()
+            .unwrap_or_default()
+            .trim()
+    }
+}
+
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Registry {
+    pub dir: PathBuf,
+    pub settings: Settings,
+    /// Sorted by id.
+    pub entries: Vec<Entry>,
+}
+
+fn toml_diagnostic(path: &Path, text: &str, err: &toml::de::Error) -> Diagnostic {
+    let (line, col) = err.span().map_or((1, 1), |s| line_col(text, s.start));
+    Diagnostic::new(path, line, col, err.message().trim().to_string())
+}
+
+/// Is `id` kebab-case: lower-case ASCII letters and digits in words joined by single hyphens.
+pub fn is_kebab_case(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+impl Registry {
+    /// Loads every `*.toml` in `dir`. Returns what loaded plus one diagnostic per problem; the
+    /// registry is usable only when the list is empty.
+    pub fn load(dir: &Path) -> (Registry, Vec<Diagnostic>) {
+        let mut registry = Registry {
+            dir: dir.to_path_buf(),
+            ..Registry::default()
+        };
+        let mut problems = Vec::new();
+        let read_dir = match fs::read_dir(dir) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(Diagnostic::new(
+                    dir,
+                    0,
+                    0,
+                    format!("cannot read the registry folder: {e}"),
+                ));
+                return (registry, problems);
+            }
+        };
+        let mut files: Vec<PathBuf> = read_dir
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = match fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    problems.push(Diagnostic::new(&path, 0, 0, format!("cannot read: {e}")));
+                    continue;
+                }
+            };
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
+                match toml::from_str::<Settings>(&text) {
+                    Ok(s) => registry.settings = s,
+                    Err(e) => problems.push(toml_diagnostic(&path, &text, &e)),
+                }
+                continue;
+            }
+            if !is_kebab_case(&stem) {
+                problems.push(Diagnostic::new(
+                    &path,
+                    1,
+                    1,
+                    format!("the file name {stem:?} is the entry id and must be kebab-case (e.g. rpc-compat-log-fields)"),
+                ));
+            }
+            match toml::from_str::<EntryFile>(&text) {
+                Ok(data) => registry.entries.push(Entry {
+                    id: stem,
+                    path,
+                    source: text,
+                    data,
+                }),
+                Err(e) => problems.push(toml_diagnostic(&path, &text, &e)),
+            }
+        }
+        registry.entries.sort_by(|a, b| a.id.cmp(&b.id));
+        (registry, problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kebab_case_ids() {
+        assert!(is_kebab_case("rpc-compat-log-fields"));
+        assert!(is_kebab_case("a1"));
+        for bad in ["", "Rpc", "a--b", "-a", "a_b", "a b"] {
+            assert!(!is_kebab_case(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn line_and_column() {
+        assert_eq!(line_col("ab\ncd", 0), (1, 1));
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+}

@@ -1,0 +1,112 @@
+//! `warden known-issues summary`: the body of the sticky PR comment ("Known issues — intentionally
+//! skipped tests"), optionally with how each excluded test fared in a hive run.
+
+use std::fmt::Write as _;
+
+use super::render::code;
+use super::schema::Registry;
+use crate::hive::check::{HiveReport, Outcome};
+
+/// The hidden marker a later step finds to update the comment in place.
+pub const MARKER: &str = "<!-- warden:known-issues -->";
+pub const HEADING: &str = "Known issues — intentionally skipped tests";
+
+pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool) -> String {
+    let mut out = String::new();
+    let total: usize = registry.entries.iter().map(|e| e.data.exclude.len()).sum();
+    let (h2, h3) = if markdown {
+        ("## ", "### ")
+    } else {
+        ("", "* ")
+    };
+    let _ = writeln!(out, "{h2}{HEADING}\n");
+    let _ = writeln!(
+        out,
+        "{} known issue{}, {} excluded test{}.",
+        registry.entries.len(),
+        if registry.entries.len() == 1 { "" } else { "s" },
+        total,
+        if total == 1 { "" } else { "s" }
+    );
+    if let Some(r) = results {
+        let count = |o: Outcome| r.counts.get(&o).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "In this run ({}): {} expected failures, {} flaky, {} unexpected passes, {} wrong failures, {} missing.",
+            r.dir.display(),
+            count(Outcome::ExpectedFail),
+            count(Outcome::Flaky),
+            count(Outcome::UnexpectedPass),
+            count(Outcome::WrongFailure),
+            count(Outcome::Missing)
+        );
+    }
+    if !registry.settings.upstream.is_empty() {
+        let pins: Vec<String> = registry
+            .settings
+            .upstream
+            .iter()
+            .map(|(k, v)| format!("{k} {}", if markdown { code(v) } else { v.clone() }))
+            .collect();
+        let _ = writeln!(out, "Pinned upstream: {}.", pins.join(", "));
+    }
+    for e in &registry.entries {
+        let n = e.data.exclude.len();
+        let _ = writeln!(
+            out,
+            "\n{h3}{} ({}, {})",
+            e.data.title,
+            if markdown { code(&e.id) } else { e.id.clone() },
+            match e.data.status {
+                super::Status::Open => "open",
+                super::Status::Permanent => "permanent",
+            }
+        );
+        if !e.data.locations.is_empty() {
+            let wh: Vec<String> = e
+                .data
+                .locations
+                .iter()
+                .map(|l| match &l.symbol {
+                    Some(s) => format!("{} ({})", code(l.path.get_ref()), code(s.get_ref())),
+                    None => code(l.path.get_ref()),
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "\n{}Where:{} {}",
+                if markdown { "**" } else { "" },
+                if markdown { "**" } else { "" },
+                wh.join(", ")
+            );
+        }
+        let _ = writeln!(out, "\n{}", e.why_first_paragraph());
+        if n > 0 {
+            let _ = writeln!(out, "\nExcludes {n} test{}.", if n == 1 { "" } else { "s" });
+        }
+        if let Some(r) = results {
+            let mine: Vec<_> = r
+                .results
+                .iter()
+                .filter(|c| c.entry.as_deref() == Some(e.id.as_str()))
+                .collect();
+            if !mine.is_empty() {
+                if markdown {
+                    out.push_str("\n| test | this run |\n|---|---|\n");
+                    for c in mine {
+                        let _ = writeln!(out, "| {} | {} |", code(&c.name), c.outcome.label());
+                    }
+                } else {
+                    out.push('\n');
+                    for c in mine {
+                        let _ = writeln!(out, "  {:<16} {}", c.outcome.label(), c.name);
+                    }
+                }
+            }
+        }
+    }
+    if markdown {
+        let _ = writeln!(out, "\n{MARKER}");
+    }
+    out
+}

@@ -1,0 +1,232 @@
+//! Renderers for `warden hive check`: text, JSON, JUnit XML and markdown.
+
+use std::io::{self, Write};
+
+use crate::hive::check::{HiveReport, Outcome};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HiveFormat {
+    Text,
+    Json,
+    Junit,
+    Markdown,
+}
+
+fn verdict(r: &HiveReport) -> String {
+    let errors: Vec<String> = r
+        .counts
+        .iter()
+        .filter(|(o, n)| **n > 0 && o.is_error(r.allow_missing))
+        .map(|(o, n)| format!("{n} {}", o.label()))
+        .collect();
+    if errors.is_empty() {
+        "ok".into()
+    } else {
+        format!("FAILED ({})", errors.join(", "))
+    }
+}
+
+pub fn render(mut w: impl Write, r: &HiveReport, format: HiveFormat) -> io::Result<()> {
+    match format {
+        HiveFormat::Json => {
+            #[derive(serde::Serialize)]
+            struct Doc<'a> {
+                #[serde(flatten)]
+                report: &'a HiveReport,
+                ok: bool,
+            }
+            serde_json::to_writer_pretty(
+                &mut w,
+                &Doc {
+                    report: r,
+                    ok: !r.failed(),
+                },
+            )?;
+            writeln!(w)
+        }
+        HiveFormat::Text => text(w, r),
+        HiveFormat::Markdown => markdown(w, r),
+        HiveFormat::Junit => junit(w, r),
+    }
+}
+
+fn clients(s: &crate::hive::check::SuiteSummary) -> String {
+    if s.clients.is_empty() {
+        "no client suffix".into()
+    } else {
+        s.clients
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn text(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+    for s in &r.suites {
+        writeln!(
+            w,
+            "{} ({}): {} cases, {} passed, {} failed",
+            s.name,
+            clients(s),
+            s.cases,
+            s.passed,
+            s.failed
+        )?;
+    }
+    for c in r
+        .results
+        .iter()
+        .filter(|c| c.outcome.is_error(r.allow_missing) || c.outcome == Outcome::Missing)
+    {
+        writeln!(
+            w,
+            "{:<16} {}/{}: {}",
+            c.outcome.label().to_uppercase(),
+            c.suite,
+            c.name,
+            c.message
+        )?;
+        if let Some(t) = &c.text {
+            for line in t.lines() {
+                writeln!(w, "    | {line}")?;
+            }
+        }
+    }
+    // Every excused failure is named on every run: one that fails every time is not a flake.
+    for c in r.results.iter().filter(|c| {
+        matches!(
+            c.outcome,
+            Outcome::ExpectedFail | Outcome::Flaky | Outcome::SkippedRan
+        )
+    }) {
+        writeln!(
+            w,
+            "excused ({}) {}/{}: {}",
+            c.outcome.label(),
+            c.suite,
+            c.name,
+            c.message
+        )?;
+    }
+    let summary: Vec<String> = r
+        .counts
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(o, n)| format!("{n} {}", o.label()))
+        .collect();
+    writeln!(w, "outcomes: {}", summary.join(", "))?;
+    writeln!(w, "hive check: {}", verdict(r))
+}
+
+fn markdown(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+    writeln!(w, "### Hive results: {}\n", verdict(r))?;
+    writeln!(
+        w,
+        "| suite | clients | cases | passed | failed |\n|---|---|---|---|---|"
+    )?;
+    for s in &r.suites {
+        writeln!(
+            w,
+            "| {} | {} | {} | {} | {} |",
+            s.name,
+            clients(s),
+            s.cases,
+            s.passed,
+            s.failed
+        )?;
+    }
+    if !r.results.is_empty() {
+        writeln!(w, "\n| outcome | test | details |\n|---|---|---|")?;
+        for c in &r.results {
+            writeln!(
+                w,
+                "| {} | `{}/{}` | {} |",
+                c.outcome.label(),
+                c.suite,
+                c.name.replace('|', "\\|"),
+                c.message.replace('|', "\\|")
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn xml(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect::<String>()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn junit(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+    writeln!(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+    let errors = r
+        .results
+        .iter()
+        .filter(|c| c.outcome.is_error(r.allow_missing))
+        .count();
+    writeln!(
+        w,
+        "<testsuites name=\"hive\" tests=\"{}\" failures=\"{errors}\">",
+        r.passes.len() + r.results.len()
+    )?;
+    let mut suites: Vec<&str> = r.suites.iter().map(|s| s.name.as_str()).collect();
+    for c in &r.results {
+        suites.push(&c.suite);
+    }
+    suites.sort();
+    suites.dedup();
+    for suite in suites {
+        let cases: Vec<_> = r.results.iter().filter(|c| c.suite == suite).collect();
+        let passes: Vec<_> = r.passes.iter().filter(|(s, _)| s == suite).collect();
+        let failures = cases
+            .iter()
+            .filter(|c| c.outcome.is_error(r.allow_missing))
+            .count();
+        writeln!(
+            w,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">",
+            xml(suite),
+            cases.len() + passes.len()
+        )?;
+        for (_, name) in passes {
+            writeln!(
+                w,
+                "    <testcase classname=\"{}\" name=\"{}\"/>",
+                xml(suite),
+                xml(name)
+            )?;
+        }
+        for c in cases {
+            write!(
+                w,
+                "    <testcase classname=\"{}\" name=\"{}\">",
+                xml(suite),
+                xml(&c.name)
+            )?;
+            if c.outcome.is_error(r.allow_missing) {
+                write!(
+                    w,
+                    "<failure type=\"{}\" message=\"{}\">{}</failure>",
+                    c.outcome.label(),
+                    xml(&c.message),
+                    xml(c.text.as_deref().unwrap_or_default())
+                )?;
+            } else if c.outcome != Outcome::Pass {
+                write!(
+                    w,
+                    "<skipped message=\"{}: {}\"/>",
+                    c.outcome.label(),
+                    xml(&c.message)
+                )?;
+            }
+            writeln!(w, "</testcase>")?;
+        }
+        writeln!(w, "  </testsuite>")?;
+    }
+    writeln!(w, "</testsuites>")
+}
