@@ -122,7 +122,7 @@ pub fn check(mut w: impl Write, lines: &[CheckLine], format: Format) -> io::Resu
     for l in lines {
         writeln!(
             w,
-            "{}  {:<6} {}: {}",
+            "{}  {:<12} {}: {}",
             if l.passed { "ok  " } else { "FAIL" },
             l.check,
             l.subject,
