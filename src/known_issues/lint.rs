@@ -195,57 +195,51 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
             }
         }
     }
-    match Matcher::new(registry) {
-        Err(errors) => {
-            for (entry, i, msg) in errors {
-                let ex = &entry.data.exclude[i];
-                let offset = ex
-                    .signature
-                    .as_ref()
-                    .map_or(ex.test.span().start, |s| s.span().start);
-                let (l, c) = entry.line_col(offset);
+    let (matcher, errors) = Matcher::compile(registry);
+    for (entry, i, msg) in errors {
+        let ex = &entry.data.exclude[i];
+        let offset = ex
+            .signature
+            .as_ref()
+            .map_or(ex.test.span().start, |s| s.span().start);
+        let (l, c) = entry.line_col(offset);
+        out.push(Diagnostic::new(
+            &entry.path,
+            l,
+            c,
+            format!("exclude[{i}]: {msg}"),
+        ));
+    }
+    // The same test excluded twice: exact names against every other rule.
+    for (i, a) in matcher.rules.iter().enumerate() {
+        if a.exclusion.match_kind != MatchKind::Exact {
+            continue;
+        }
+        for (j, b) in matcher.rules.iter().enumerate() {
+            // Each exact/exact pair once; pattern rules against every exact name.
+            if i == j || (b.exclusion.match_kind == MatchKind::Exact && j < i) {
+                continue;
+            }
+            let shared_client = a.clients.is_empty()
+                || b.clients.is_empty()
+                || a.clients.iter().any(|c| b.clients.contains(c));
+            if shared_client
+                && a.exclusion.suite == b.exclusion.suite
+                && b.matches_name(a.pattern())
+            {
+                let (l, c) = b.entry.line_col(b.exclusion.test.span().start);
                 out.push(Diagnostic::new(
-                    &entry.path,
+                    &b.entry.path,
                     l,
                     c,
-                    format!("exclude[{i}]: {msg}"),
+                    format!(
+                        "{}/{} is also excluded by {} ({})",
+                        a.exclusion.suite,
+                        a.pattern(),
+                        a.entry.id,
+                        a.entry.path.display()
+                    ),
                 ));
-            }
-        }
-        Ok(matcher) => {
-            // The same test excluded by two entries (exact names; and exact names a pattern of
-            // another entry also covers).
-            for (i, a) in matcher.rules.iter().enumerate() {
-                if a.exclusion.match_kind != MatchKind::Exact {
-                    continue;
-                }
-                for (j, b) in matcher.rules.iter().enumerate() {
-                    // Each exact/exact pair once; pattern rules against every exact name.
-                    if i == j || (b.exclusion.match_kind == MatchKind::Exact && j < i) {
-                        continue;
-                    }
-                    let shared_client = a.clients.is_empty()
-                        || b.clients.is_empty()
-                        || a.clients.iter().any(|c| b.clients.contains(c));
-                    if shared_client
-                        && a.exclusion.suite == b.exclusion.suite
-                        && b.matches_name(a.pattern())
-                    {
-                        let (l, c) = b.entry.line_col(b.exclusion.test.span().start);
-                        out.push(Diagnostic::new(
-                            &b.entry.path,
-                            l,
-                            c,
-                            format!(
-                                "{}/{} is also excluded by {} ({})",
-                                a.exclusion.suite,
-                                a.pattern(),
-                                a.entry.id,
-                                a.entry.path.display()
-                            ),
-                        ));
-                    }
-                }
             }
         }
     }

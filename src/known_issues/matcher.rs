@@ -62,7 +62,19 @@ pub struct Matcher<'r> {
 pub type CompileError<'r> = (&'r Entry, usize, String);
 
 impl<'r> Matcher<'r> {
+    /// Compiles every rule; fails when any glob or signature does not compile.
     pub fn new(registry: &'r Registry) -> Result<Self, Vec<CompileError<'r>>> {
+        let (matcher, errors) = Self::compile(registry);
+        if errors.is_empty() {
+            Ok(matcher)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Compiles what it can (a broken glob matches nothing, a broken signature is dropped) and
+    /// returns the errors alongside, so lint can report them and still check the rest.
+    pub fn compile(registry: &'r Registry) -> (Self, Vec<CompileError<'r>>) {
         let mut rules = Vec::new();
         let mut errors = Vec::new();
         for entry in &registry.entries {
@@ -111,9 +123,6 @@ impl<'r> Matcher<'r> {
                 });
             }
         }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
         let mut exact: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
         let mut patterns = Vec::new();
         for (i, r) in rules.iter().enumerate() {
@@ -129,11 +138,14 @@ impl<'r> Matcher<'r> {
                 patterns.push(i);
             }
         }
-        Ok(Matcher {
-            rules,
-            exact,
-            patterns,
-        })
+        (
+            Matcher {
+                rules,
+                exact,
+                patterns,
+            },
+            errors,
+        )
     }
 
     /// The first rule (in id order) covering this case.
