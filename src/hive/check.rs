@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs::{self, File};
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -180,11 +181,12 @@ fn first_lines(text: &str) -> String {
 struct SuiteState<'m, 'r> {
     matcher: &'m Matcher<'r>,
     opts: &'m CheckOptions,
-    name: Option<String>,
+    /// Shared, so that classifying a case does not copy the suite name.
+    name: Option<Rc<str>>,
     details_log: Option<String>,
     summary: SuiteSummary,
     /// Cases that need the suite name or the failure text before they can be classified.
-    pending: Vec<HiveCase>,
+    pending: Vec<HiveCase<'static>>,
     results: Vec<CaseResult>,
     passes: Vec<(String, String)>,
     /// (rule index, client) pairs seen in the run, for missing detection.
@@ -198,10 +200,10 @@ struct SuiteState<'m, 'r> {
 
 impl SuiteVisitor for SuiteState<'_, '_> {
     fn suite_name(&mut self, name: &str) {
-        self.name = Some(name.to_string());
+        self.name = Some(Rc::from(name));
     }
 
-    fn case(&mut self, case: HiveCase) {
+    fn case(&mut self, case: HiveCase<'_>) {
         if let Some(c) = &self.opts.client {
             if split_client(&case.name).1.is_some_and(|x| x != c) {
                 return;
@@ -209,7 +211,7 @@ impl SuiteVisitor for SuiteState<'_, '_> {
         }
         // Failures wait for the details log path (it follows testCases in hive's files).
         if !case.pass || self.name.is_none() {
-            self.pending.push(case);
+            self.pending.push(case.into_owned());
         } else {
             self.classify(case, None);
         }
@@ -221,8 +223,9 @@ impl SuiteVisitor for SuiteState<'_, '_> {
 }
 
 impl SuiteState<'_, '_> {
-    fn classify(&mut self, case: HiveCase, text: Option<String>) {
-        let suite = self.name.clone().unwrap_or_default();
+    fn classify(&mut self, case: HiveCase<'_>, text: Option<String>) {
+        let suite: Rc<str> = self.name.clone().unwrap_or_else(|| Rc::from(""));
+        let suite = &*suite;
         let (test, client) = split_client(&case.name);
         if let Some(c) = client {
             self.summary.clients.insert(c.to_string());
@@ -237,7 +240,7 @@ impl SuiteState<'_, '_> {
         if !case.multi_test_context && !is_launch {
             self.real_cases += 1;
         }
-        if suite == self.opts.expected_suite {
+        if suite == self.opts.expected_suite.as_str() {
             if let Some(c) = client {
                 self.expected_seen.insert((test.to_string(), c.to_string()));
             }
@@ -246,8 +249,8 @@ impl SuiteState<'_, '_> {
                       rule: Option<&Rule>,
                       message: String,
                       text: Option<String>| CaseResult {
-            suite: suite.clone(),
-            name: case.name.clone(),
+            suite: suite.to_string(),
+            name: case.name.to_string(),
             outcome,
             entry: rule.map(|r| r.entry.id.clone()),
             entry_file: rule.map(|r| r.entry.path.clone()),
@@ -275,11 +278,11 @@ impl SuiteState<'_, '_> {
         if case.multi_test_context || is_launch {
             return;
         }
-        let found = self.matcher.find(&suite, test, client);
+        let found = self.matcher.find(suite, test, client);
         let Some((index, rule)) = found else {
             if case.pass {
                 if self.opts.keep_passes {
-                    self.passes.push((suite, case.name));
+                    self.passes.push((suite.to_string(), case.name.to_string()));
                 }
             } else {
                 self.results.push(result(
@@ -338,7 +341,7 @@ impl SuiteState<'_, '_> {
             .and_then(|p| File::open(dir.join(p)).ok());
         for case in pending {
             let text = match (&case.details, case.log, &mut log) {
-                (Some(d), _, _) if !d.is_empty() => Some(d.clone()),
+                (Some(d), _, _) if !d.is_empty() => Some(d.to_string()),
                 (_, Some((begin, end)), Some(f)) if end > begin => read_slice(f, begin, end),
                 _ => None,
             };
@@ -442,7 +445,7 @@ pub fn check(dir: &Path, registry: &Registry, opts: &CheckOptions) -> Result<Hiv
             ));
         }
         state.finish(dir);
-        let name = state.name.clone().unwrap_or_default();
+        let name = state.name.as_deref().unwrap_or_default().to_string();
         state.summary.name = name.clone();
         if state.real_cases == 0 {
             state.results.push(CaseResult {

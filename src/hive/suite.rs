@@ -14,17 +14,31 @@ use std::io::{self, Read};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-/// One test case, as much of it as checking needs.
+/// One test case, as much of it as checking needs. Borrowed from the read buffer while it is
+/// visited; `into_owned` keeps it past that.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HiveCase {
-    pub name: String,
+pub struct HiveCase<'a> {
+    pub name: Cow<'a, str>,
     pub pass: bool,
     pub timeout: bool,
     pub multi_test_context: bool,
     /// Inline failure text (legacy files, `--dev` runs).
-    pub details: Option<String>,
+    pub details: Option<Cow<'a, str>>,
     /// Byte range of the failure text in the suite's `testDetailsLog`.
     pub log: Option<(u64, u64)>,
+}
+
+impl HiveCase<'_> {
+    pub fn into_owned(self) -> HiveCase<'static> {
+        HiveCase {
+            name: Cow::Owned(self.name.into_owned()),
+            pass: self.pass,
+            timeout: self.timeout,
+            multi_test_context: self.multi_test_context,
+            details: self.details.map(|d| Cow::Owned(d.into_owned())),
+            log: self.log,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -59,7 +73,7 @@ struct RawCase<'a> {
 /// What the reader reports, in file order.
 pub trait SuiteVisitor {
     fn suite_name(&mut self, name: &str);
-    fn case(&mut self, case: HiveCase);
+    fn case(&mut self, case: HiveCase<'_>);
     fn test_details_log(&mut self, path: &str);
 }
 
@@ -159,7 +173,7 @@ impl<R: Read> Cursor<R> {
     /// Parses one JSON value at the cursor with serde_json, refilling until it is complete.
     fn value<T>(
         &mut self,
-        parse: impl Fn(&[u8]) -> Result<(T, usize), serde_json::Error>,
+        mut parse: impl FnMut(&[u8]) -> Result<(T, usize), serde_json::Error>,
     ) -> Result<T, SuiteError> {
         self.peek()?;
         loop {
@@ -268,10 +282,11 @@ fn read_cases<R: Read>(
     loop {
         c.value(|b| one::<IgnoredAny>(b))?; // the test id: not stable across runs
         c.expect(b':', "':'")?;
-        let case = c.value(|b| {
+        // The visitor sees each case while it is still in the buffer: no copy for passing cases.
+        c.value(|b| {
             one::<RawCase>(b).map(|(raw, n)| {
-                let case = HiveCase {
-                    name: raw.name.into_owned(),
+                visitor.case(HiveCase {
+                    name: raw.name,
                     pass: raw.summary.pass == Some(true),
                     timeout: raw.summary.timeout == Some(true),
                     multi_test_context: raw.multi_test_context == Some(true),
@@ -279,14 +294,13 @@ fn read_cases<R: Read>(
                     details: if raw.summary.pass == Some(true) {
                         None
                     } else {
-                        raw.summary.details.map(Cow::into_owned)
+                        raw.summary.details
                     },
                     log: raw.summary.log.map(|l| (l.begin, l.end)),
-                };
-                (case, n)
+                });
+                ((), n)
             })
         })?;
-        visitor.case(case);
         match c.peek()? {
             Some(b',') => c.start += 1,
             Some(b'}') => {
@@ -316,15 +330,15 @@ mod tests {
     struct Collect {
         name: Option<String>,
         log: Option<String>,
-        cases: Vec<HiveCase>,
+        cases: Vec<HiveCase<'static>>,
     }
 
     impl SuiteVisitor for Collect {
         fn suite_name(&mut self, name: &str) {
             self.name = Some(name.into());
         }
-        fn case(&mut self, case: HiveCase) {
-            self.cases.push(case);
+        fn case(&mut self, case: HiveCase<'_>) {
+            self.cases.push(case.into_owned());
         }
         fn test_details_log(&mut self, path: &str) {
             self.log = Some(path.into());

@@ -242,3 +242,25 @@ pub fn render(
     };
     Ok((text, warnings))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_meta_is_gos() {
+        assert_eq!(
+            quote_meta("eth_getLogs/contract-addr"),
+            "eth_getLogs/contract-addr"
+        );
+        assert_eq!(
+            quote_meta(r"a.b+c*d?e(f)g|h[i]j{k}l^m$n\o"),
+            r"a\.b\+c\*d\?e\(f\)g\|h\[i\]j\{k\}l\^m\$n\\o"
+        );
+    }
+
+    #[test]
+    fn bash_quote_keeps_everything_literal() {
+        assert_eq!(bash_quote("it's $HOME `x` \\"), r"'it'\''s $HOME `x` \'");
+    }
+}

@@ -1,9 +1,8 @@
 //! Matching hive test names against the registry's exclusions.
 
-use std::collections::HashMap;
-
 use globset::{Glob, GlobMatcher};
 use regex::Regex;
+use rustc_hash::FxHashMap;
 
 use super::schema::{Entry, Exclusion, Expect, MatchKind, Registry};
 
@@ -54,7 +53,8 @@ impl<'r> Rule<'r> {
 #[derive(Debug)]
 pub struct Matcher<'r> {
     pub rules: Vec<Rule<'r>>,
-    exact: HashMap<(&'r str, &'r str), Vec<usize>>,
+    /// Exact names, looked up once per case: a fast non-DoS-resistant hash is fine for our own keys.
+    exact: FxHashMap<(&'r str, &'r str), Vec<usize>>,
     patterns: Vec<usize>,
 }
 
@@ -123,7 +123,7 @@ impl<'r> Matcher<'r> {
                 });
             }
         }
-        let mut exact: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut exact: FxHashMap<(&str, &str), Vec<usize>> = FxHashMap::default();
         let mut patterns = Vec::new();
         for (i, r) in rules.iter().enumerate() {
             if r.exclusion.match_kind == MatchKind::Exact {

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): `warden hive check` against a python3 checker of the same
+# classification (json.load, the shape of reth's parse.py) and jq, on generated hive suite files.
+#
+#   benches/hive.sh                 # 100k and 400k cases (about 60 and 240 MB)
+#   CASES="20000" benches/hive.sh   # quicker
+#
+# Prints wall time (best of RUNS) and peak RSS of each checker, and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CASES=${CASES:-"100000 400000"}
+RUNS=${RUNS:-3}
+command -v python3 >/dev/null && [ -x /usr/bin/time ] || { echo "bench: needs python3 and GNU time" >&2; exit 2; }
+cargo build --release --locked -q
+WARDEN=$PWD/target/release/warden
+WORK=$PWD/target/bench-hive
+rm -rf "$WORK"; mkdir -p "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+
+# The python checker: same outcome classes as warden for exact-name exclusions.
+cat > "$WORK/check.py" <<'PY'
+import json, os, sys
+results, listed_file = sys.argv[1], sys.argv[2]
+listed = set(l.strip() for l in open(listed_file) if l.strip())
+counts = {}
+for f in sorted(os.listdir(results)):
+    if not f.endswith(".json") or f in ("hive.json", "errorReport.json", "containerErrorReport.json"):
+        continue
+    suite = json.load(open(os.path.join(results, f)))
+    for case in suite["testCases"].values():
+        name, ok = case["name"], case["summaryResult"].get("pass") is True
+        base = name.rsplit(" (", 1)[0]
+        if case.get("multiTestContext") or base == "client launch":
+            continue
+        if base in listed:
+            outcome = "unexpected-pass" if ok else "expected-fail"
+        else:
+            outcome = "pass" if ok else "regression"
+        counts[outcome] = counts.get(outcome, 0) + 1
+print(json.dumps(counts, sort_keys=True))
+PY
+
+gen() { # gen DIR CASES: a suite file, 1% failing, half of the failures listed
+python3 - "$1" "$2" <<'PY'
+import json, os, random, sys
+out, n = sys.argv[1], int(sys.argv[2])
+random.seed(7)
+os.makedirs(out + "/results", exist_ok=True); os.makedirs(out + "/known_issues", exist_ok=True)
+forks = ["Prague", "Cancun", "Shanghai", "Osaka"]
+listed = []
+with open(out + "/results/1780000000-0123456789abcdef0123456789abcdef.json", "w") as f:
+    f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"9.0.0"},"testCases":{')
+    log = 0
+    for i in range(1, n + 1):
+        fork = forks[i % 4]
+        name = f"tests/{fork.lower()}/eip7702_set_code_tx/test_set_code_txs.py::test_set_code_to_self_destruct[fork_{fork}-blockchain_test_engine_from_state_test-case_{i:06d}]-ethrex"
+        fail = i % 100 == 0
+        if fail and i % 200 == 0:
+            listed.append(name)
+        begin = log; log += 180
+        case = {"name": name + " (ethrex)", "description": f"Test that a set-code transaction to self destructs correctly (variant {i}).",
+                "start": "2026-08-01T10:00:00.123456789Z", "end": "2026-08-01T10:00:01.987654321Z",
+                "summaryResult": {"pass": not fail, "log": {"begin": begin, "end": log}},
+                "clientInfo": {"c0ffee42": {"id": "c0ffee42", "ip": "172.17.0.3", "name": "ethrex", "instantiatedAt": "2026-08-01T10:00:00Z", "logFile": "ethrex/client-c0ffee42.log"}}}
+        f.write(("," if i > 1 else "") + json.dumps(str(i)) + ":" + json.dumps(case, separators=(",", ":")))
+    f.write('},"simLog":"1780000000-simulator-c0ffee.log","testDetailsLog":"details/1780000000-c0ffee-1.log"}')
+with open(out + "/known_issues/registry.toml", "w") as f:
+    f.write('clients = ["ethrex"]\n')
+with open(out + "/known_issues/bench.toml", "w") as f:
+    f.write('title = "bench"\nwhy = "generated"\nremoval = "never"\n')
+    for t in listed:
+        f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\n')
+# jq and python get the names with the client suffix stripped, as the registry lists them
+open(out + "/listed.txt", "w").write("\n".join(listed) + "\n")
+PY
+}
+
+best() { # best-of-RUNS wall seconds and the max RSS (KiB) of "$@"
+  local best="" rss=0
+  for _ in $(seq 1 "$RUNS"); do
+    local out t r
+    /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+    out=$(tail -1 "$WORK/time.txt")
+    t=${out% *}; r=${out#* }
+    if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
+    [ "$r" -gt "$rss" ] && rss=$r
+  done
+  echo "$best $rss"
+}
+
+for n in $CASES; do
+  d="$WORK/$n"; gen "$d" "$n"
+  size=$(du -m "$d/results"/*.json | cut -f1)
+  cat "$d/results"/*.json > /dev/null
+  read -r tw rw < <(best "$WARDEN" hive check "$d/results" --registry "$d/known_issues" --allow-missing)
+  read -r tp rp < <(best python3 "$WORK/check.py" "$d/results" "$d/listed.txt")
+  line="$n cases ($size MB): warden ${tw} s / $((rw / 1024)) MiB, python json.load ${tp} s / $((rp / 1024)) MiB"
+  line="$line, ratio $(awk -v a="$tp" -v b="$tw" 'BEGIN{printf "%.1f", a/b}')×"
+  if command -v jq >/dev/null; then
+    read -r tj rj < <(best jq -c '[.testCases[] | .summaryResult.pass] | group_by(.) | map(length)' "$d/results"/*.json)
+    line="$line, jq ${tj} s / $((rj / 1024)) MiB"
+  fi
+  echo "$line"
+  # Same classification: compare the counts.
+  "$WARDEN" hive check "$d/results" --registry "$d/known_issues" --allow-missing --format json \
+    | python3 -c 'import json,sys; c=json.load(sys.stdin)["counts"]; print("  warden counts:", json.dumps({k:v for k,v in sorted(c.items())}))' || true
+  echo "  python counts: $(python3 "$WORK/check.py" "$d/results" "$d/listed.txt")"
+  rm -rf "$d" || true
+done
