@@ -62,7 +62,20 @@ fn clients(s: &crate::hive::check::SuiteSummary) -> String {
     }
 }
 
+fn pins(r: &HiveReport) -> Option<String> {
+    (!r.upstream.is_empty()).then(|| {
+        r.upstream
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
 fn text(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+    if let Some(p) = pins(r) {
+        writeln!(w, "pinned upstream: {p}")?;
+    }
     for s in &r.suites {
         writeln!(
             w,
@@ -121,6 +134,9 @@ fn text(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
 
 fn markdown(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
     writeln!(w, "### Hive results: {}\n", verdict(r))?;
+    if let Some(p) = pins(r) {
+        writeln!(w, "Pinned upstream: {p}\n")?;
+    }
     writeln!(
         w,
         "| suite | clients | cases | passed | failed |\n|---|---|---|---|---|"
