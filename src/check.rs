@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::audit::workflows::audit_workflows;
+use crate::audit::{Severity, SigningSecrets};
 use crate::known_issues::{self, render, Registry};
 use crate::release::verify::{public_key_files, read_public_key};
 
@@ -23,7 +25,42 @@ pub struct CheckLine {
 pub fn run(root: &Path) -> Vec<CheckLine> {
     let mut lines = check_keys(root);
     lines.extend(check_known_issues(root));
+    lines.extend(check_workflows(root));
     lines
+}
+
+/// The offline workflow audit: a finding at medium or above fails the check.
+pub fn check_workflows(root: &Path) -> Vec<CheckLine> {
+    let audit = audit_workflows(root, &SigningSecrets::default());
+    let failing: Vec<_> = audit
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Medium)
+        .collect();
+    if failing.is_empty() {
+        let detail = match audit.workflows.len() {
+            0 => "no workflows in .github/workflows".to_string(),
+            n => format!(
+                "{n} workflow{} audited, no finding at medium or above",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        return vec![CheckLine {
+            check: "workflows",
+            subject: ".github/workflows/".into(),
+            passed: true,
+            detail,
+        }];
+    }
+    failing
+        .iter()
+        .map(|f| CheckLine {
+            check: "workflows",
+            subject: f.location.to_string(),
+            passed: false,
+            detail: format!("{}: {}", f.id, f.message),
+        })
+        .collect()
 }
 
 /// The registry lints clean and the generated doc matches it.

@@ -32,6 +32,95 @@ pub enum Command {
     KnownIssues(KnownIssuesCommand),
     #[command(subcommand)]
     Hive(HiveCommand),
+    Audit(AuditArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum SeverityArg {
+    Info,
+    Low,
+    Medium,
+    High,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    #[default]
+    Text,
+    Json,
+    Sarif,
+    Markdown,
+}
+
+/// Audit a repository: is the release-signing key behind an enforced boundary?
+///
+/// Offline, always: the workflows in .github/workflows (signing jobs without `environment:`,
+/// tag gates, dangerous triggers, `secrets: inherit`, write permissions). Online, when a token is
+/// present (GH_TOKEN, else GITHUB_TOKEN) or with --snapshot: tag rulesets, the signing
+/// environments and where the signing secret is stored. A setting that cannot be read is reported
+/// as unverifiable with the permission it needed, never as a pass.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  warden audit --offline\n  GH_TOKEN=… warden audit --repo lambdaclass/ethrex --format sarif > warden.sarif\n  warden audit snapshot --repo lambdaclass/ethrex --out snap/ && warden audit --snapshot snap/\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 error."
+)]
+pub struct AuditArgs {
+    #[command(subcommand)]
+    pub command: Option<AuditCommand>,
+    /// The repository checkout to audit.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// A signing secret name (repeatable) [default: names containing MINISIGN, SIGNING or _SECRET_KEY].
+    #[arg(long = "secret", value_name = "NAME")]
+    pub secrets: Vec<String>,
+    /// Release tag pattern when no signing workflow has `on.push.tags` (repeatable).
+    #[arg(long, value_name = "PATTERN", default_value = "v*")]
+    pub release_tag_pattern: Vec<String>,
+    /// Exit 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value = "medium")]
+    pub fail_on: SeverityArg,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: AuditFormat,
+    /// Only the workflow audit: no GitHub API, even with a token.
+    #[arg(long, conflicts_with = "snapshot")]
+    pub offline: bool,
+    /// OWNER/NAME [default: GITHUB_REPOSITORY, else the origin remote of --root].
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// API base URL [default: GITHUB_API_URL, else https://api.github.com]; GHES: https://HOST/api/v3.
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    /// Read settings from a snapshot folder (see `warden audit snapshot`) instead of the API.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot: Option<PathBuf>,
+    /// Print, for each settings finding, the JSON body and `gh api` command that closes it.
+    #[arg(long)]
+    pub fix_plan: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    Snapshot(SnapshotArgs),
+}
+
+/// Save every API response the online audit needs, for an offline `warden audit --snapshot DIR`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  GH_TOKEN=… warden audit snapshot --repo lambdaclass/ethrex --out snap/"
+)]
+pub struct SnapshotArgs {
+    /// The repository checkout (its workflows name the environments to read).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    /// Signing secret names, as for `warden audit`.
+    #[arg(long = "secret", value_name = "NAME")]
+    pub secrets: Vec<String>,
 }
 
 /// The known-issues registry: known_issues/<id>.toml, one file per issue.

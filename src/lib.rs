@@ -3,6 +3,7 @@
 //! The library returns values and errors and never prints; `src/main.rs` renders them.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod audit;
 pub mod check;
 pub mod error;
 pub mod fsutil;

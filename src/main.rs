@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
+use release_warden::audit::workflows::audit_workflows;
+use release_warden::audit::{AuditReport, Severity, SigningSecrets};
 use release_warden::hive::check::{check as hive_check, CheckOptions};
 use release_warden::known_issues::{self, exclusions, render, summary, Expect, Registry};
 use release_warden::release::comment::ReleaseMeta;
@@ -17,6 +19,7 @@ use release_warden::release::keys::{
 };
 use release_warden::release::sign::{sign, ChecksumsTarget, SignOptions};
 use release_warden::release::verify::{read_public_key, verify, TrustedKeys, VerifyOptions};
+use release_warden::report::findings::{self, FindingsFormat};
 use release_warden::report::hive::HiveFormat;
 use release_warden::report::{self, Format};
 
@@ -207,12 +210,59 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             report::hive::render(&mut out, &report, format)?;
             Ok(report.exit_code())
         }
+        Command::Audit(args) => audit_command(args, &mut out),
         Command::Check(args) => {
             let lines = release_warden::check::run(&args.root);
             report::check(&mut out, &lines, format(args.format))?;
             Ok(if lines.iter().all(|l| l.passed) { 0 } else { 1 })
         }
     }
+}
+
+fn severity(s: cli::SeverityArg) -> Severity {
+    match s {
+        cli::SeverityArg::Info => Severity::Info,
+        cli::SeverityArg::Low => Severity::Low,
+        cli::SeverityArg::Medium => Severity::Medium,
+        cli::SeverityArg::High => Severity::High,
+    }
+}
+
+fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u8> {
+    if let Some(cli::AuditCommand::Snapshot(_)) = args.command {
+        bail!("audit snapshot: not implemented yet");
+    }
+    let secrets = SigningSecrets {
+        explicit: args.secrets.clone(),
+    };
+    let wf = audit_workflows(&args.root, &secrets);
+    let patterns = if wf.tag_patterns.is_empty() {
+        args.release_tag_pattern.clone()
+    } else {
+        wf.tag_patterns.clone()
+    };
+    let mut report = AuditReport {
+        findings: wf.findings,
+        fail_on: severity(args.fail_on),
+        repository: None,
+        release_tag_patterns: patterns,
+    };
+    report.sort();
+    let format = match args.format {
+        cli::AuditFormat::Text => FindingsFormat::Text,
+        cli::AuditFormat::Json => FindingsFormat::Json,
+        cli::AuditFormat::Sarif => FindingsFormat::Sarif,
+        cli::AuditFormat::Markdown => FindingsFormat::Markdown,
+    };
+    let color = format == FindingsFormat::Text
+        && io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    findings::render(&mut *out, &report, format, color)?;
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") && format == FindingsFormat::Text
+    {
+        findings::github_annotations(&mut *out, &report)?;
+    }
+    Ok(report.exit_code())
 }
 
 /// Loads a registry for commands that need a valid one; schema problems are a usage error.

@@ -18,7 +18,7 @@ fn this_repository_passes() {
         out.stdout
     );
     assert!(
-        out.stdout.ends_with("check: 3 passed, 0 failed\n"),
+        out.stdout.ends_with("check: 4 passed, 0 failed\n"),
         "{}",
         out.stdout
     );
@@ -59,8 +59,22 @@ fn broken_duplicate_and_missing_keys_fail() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("check: 3 passed, 2 failed"),
+        out.stdout.contains("check: 4 passed, 2 failed"),
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn an_unsafe_workflow_fails_the_check() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, _) = keypair(t.path(), "k");
+    fs::create_dir_all(t.path().join("keys")).unwrap();
+    fs::rename(&pk, t.path().join("keys/k.pub")).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/workflows/write-all/.github/workflows/release.yml");
+    fs::create_dir_all(t.path().join(".github/workflows")).unwrap();
+    fs::copy(src, t.path().join(".github/workflows/release.yml")).unwrap();
+    let out = run(warden(t.path()).arg("check")).expect(1);
+    assert!(out.stdout.contains("FAIL  workflows    .github/workflows/release.yml:11:5 (job sign): signing-job-write-permissions"), "{}", out.stdout);
 }

@@ -1,5 +1,6 @@
 //! Renderers: turn the library's reports into text or JSON on any writer.
 
+pub mod findings;
 pub mod hive;
 
 use std::io::{self, Write};

@@ -1,0 +1,1 @@
+//! Online audits of repository settings (rulesets, environments, secrets).

@@ -1,0 +1,210 @@
+//! `warden audit` offline: the workflow corpus in tests/fixtures/workflows, every output format.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn corpus(case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/workflows")
+        .join(case)
+}
+
+fn audit(case: &str, extra: &[&str]) -> Run {
+    run(warden(&corpus(case))
+        .args(["audit", "--offline"])
+        .args(extra))
+}
+
+/// (id, "path:line:col") of every finding, from the JSON output.
+fn findings(case: &str) -> Vec<(String, String)> {
+    let out = audit(case, &["--format", "json", "--fail-on", "high"]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let l = &f["location"];
+            (
+                f["id"].as_str().unwrap().to_string(),
+                format!(
+                    "{}:{}:{}",
+                    l["path"].as_str().unwrap(),
+                    l["line"],
+                    l["column"]
+                ),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn ethrex_shaped_release_workflow() {
+    assert_eq!(
+        findings("ethrex-release"),
+        pairs(&[
+            (
+                "signing-secret-outside-environment",
+                ".github/workflows/tag_release.yaml:21:3"
+            ),
+            (
+                "signing-job-write-permissions",
+                ".github/workflows/tag_release.yaml:9:1"
+            ),
+            (
+                "tag-gate-is-not-a-boundary",
+                ".github/workflows/tag_release.yaml:23:5"
+            ),
+        ])
+    );
+    let out = audit("ethrex-release", &[]).expect(1);
+    assert!(
+        out.stdout
+            .contains("passed to ./.github/actions/sign-stateless"),
+        "follows the composite action: {}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("write access to packages, actions"),
+        "{}",
+        out.stdout
+    );
+    // Info and medium do not fail with --fail-on high... but the high finding does.
+    audit("ethrex-release", &["--fail-on", "high"]).expect(1);
+}
+
+#[test]
+fn one_finding_per_case_and_clean_counterparts() {
+    assert_eq!(
+        findings("dangerous-trigger"),
+        pairs(&[(
+            "signing-secret-dangerous-trigger",
+            ".github/workflows/sign-pr.yml:2:1"
+        )])
+    );
+    assert_eq!(
+        findings("secrets-inherit"),
+        pairs(&[(
+            "signing-secrets-inherit",
+            ".github/workflows/release.yml:6:3"
+        )])
+    );
+    assert_eq!(
+        findings("write-all"),
+        pairs(&[(
+            "signing-job-write-permissions",
+            ".github/workflows/release.yml:11:5"
+        )])
+    );
+    assert_eq!(
+        findings("unparseable"),
+        pairs(&[("workflow-unparseable", ".github/workflows/broken.yml:3:5")])
+    );
+    assert!(findings("clean-release").is_empty());
+    assert!(
+        findings("comment-only").is_empty(),
+        "a secret named in a comment is not a use"
+    );
+    audit("clean-release", &[]).expect(0);
+    // --fail-on: a medium finding passes with --fail-on high.
+    audit("write-all", &["--fail-on", "high"]).expect(0);
+    audit("write-all", &[]).expect(1);
+}
+
+#[test]
+fn explicit_secret_names_replace_the_defaults() {
+    let out = audit("write-all", &["--secret", "OTHER_KEY", "--format", "json"]).expect(0);
+    assert!(out.stdout.contains("\"findings\": []"), "{}", out.stdout);
+}
+
+#[test]
+fn derived_release_tag_patterns() {
+    let doc: serde_json::Value =
+        serde_json::from_str(&audit("ethrex-release", &["--format", "json"]).stdout).unwrap();
+    assert_eq!(doc["release_tag_patterns"], serde_json::json!(["v*.*.*-*"]));
+    let doc: serde_json::Value = serde_json::from_str(
+        &audit(
+            "dangerous-trigger",
+            &["--format", "json", "--release-tag-pattern", "rel-*"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(doc["release_tag_patterns"], serde_json::json!(["rel-*"]));
+}
+
+#[test]
+fn output_format_snapshots() {
+    for (format, name) in [
+        ("text", "audit_ethrex_text"),
+        ("json", "audit_ethrex_json"),
+        ("markdown", "audit_ethrex_markdown"),
+        ("sarif", "audit_ethrex_sarif"),
+    ] {
+        let out = audit("ethrex-release", &["--format", format]).expect(1);
+        insta::assert_snapshot!(name, out.stdout);
+    }
+}
+
+#[test]
+fn sarif_validates_against_the_sarif_2_1_0_schema() {
+    let mut schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/sarif/sarif-schema-2.1.0.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    // The official schema's `language` patterns (run, toolComponent) have a stray `]` that
+    // ECMA-262 reads as a literal and Rust's regex engines reject; escape it (same meaning).
+    let fixed = escape_stray_bracket(&mut schema);
+    assert_eq!(fixed, 2, "the two known `language` patterns");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for case in ["ethrex-release", "clean-release", "unparseable"] {
+        let out = audit(case, &["--format", "sarif"]);
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{case}: {errors:?}");
+        assert_eq!(doc["version"], "2.1.0");
+    }
+    // A document missing a required property is rejected: the validator is not vacuous.
+    assert!(!validator.is_valid(&serde_json::json!({"version": "2.1.0"})));
+}
+
+#[test]
+fn color_only_on_a_terminal_and_annotations_under_github_actions() {
+    let out = audit("write-all", &[]).expect(1);
+    assert!(
+        !out.stdout.contains('\u{1b}'),
+        "no colour when stdout is not a terminal"
+    );
+    let out = run(warden(&corpus("write-all"))
+        .env("GITHUB_ACTIONS", "true")
+        .args(["audit", "--offline"]))
+    .expect(1);
+    assert!(out.stdout.contains("::warning file=.github/workflows/release.yml,line=11,col=5,title=signing-job-write-permissions::"), "{}", out.stdout);
+}
+
+fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
+    const STRAY: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    match v {
+        serde_json::Value::String(s) if s == STRAY => {
+            *s = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\\]?$".into();
+            1
+        }
+        serde_json::Value::Array(a) => a.iter_mut().map(escape_stray_bracket).sum(),
+        serde_json::Value::Object(o) => o.values_mut().map(escape_stray_bracket).sum(),
+        _ => 0,
+    }
+}
