@@ -7,6 +7,7 @@ pub mod audit;
 pub mod check;
 pub mod error;
 pub mod fsutil;
+pub mod github;
 pub mod hive;
 pub mod known_issues;
 pub mod release;

@@ -8,8 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
+use release_warden::audit::settings::{audit_settings, SettingsInput};
 use release_warden::audit::workflows::audit_workflows;
-use release_warden::audit::{AuditReport, Severity, SigningSecrets};
+use release_warden::audit::{fix_plan, AuditReport, Finding, Severity, SigningSecrets};
+use release_warden::github::snapshot::{Recorder, SnapshotSource};
+use release_warden::github::{api_url, ApiSource, LiveApi, RetryPolicy};
 use release_warden::hive::check::{check as hive_check, CheckOptions};
 use release_warden::known_issues::{self, exclusions, render, summary, Expect, Registry};
 use release_warden::release::comment::ReleaseMeta;
@@ -229,8 +232,8 @@ fn severity(s: cli::SeverityArg) -> Severity {
 }
 
 fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u8> {
-    if let Some(cli::AuditCommand::Snapshot(_)) = args.command {
-        bail!("audit snapshot: not implemented yet");
+    if let Some(cli::AuditCommand::Snapshot(snap)) = args.command {
+        return audit_snapshot(snap, out);
     }
     let secrets = SigningSecrets {
         explicit: args.secrets.clone(),
@@ -241,10 +244,46 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
     } else {
         wf.tag_patterns.clone()
     };
+    let mut findings_list = wf.findings.clone();
+    let mut repository = None;
+    if !args.offline {
+        // octocrab's client spawns onto the runtime it is built in.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        let _entered = runtime.enter();
+        let repo = repository_name(args.repo.as_deref(), &args.root);
+        let input = |repo: &'_ str| (repo.to_string(), wf.signing_jobs.clone());
+        match (&args.snapshot, release_warden::github::token_from_env(), repo) {
+            (Some(dir), _, repo) => {
+                let repo = repo.ok_or_else(|| anyhow!("--snapshot: name the repository with --repo OWNER/NAME"))?;
+                let source = SnapshotSource { dir: dir.clone() };
+                let (name, jobs) = input(&repo);
+                findings_list.extend(run_settings(&runtime, &source, &name, &jobs, &patterns, &secrets));
+                repository = Some(repo);
+            }
+            (None, Some(token), Some(repo)) => {
+                let api = LiveApi::new(&api_url(args.api_url.as_deref()), Some(&token), RetryPolicy::default()).map_err(|e| anyhow!(e))?;
+                let (name, jobs) = input(&repo);
+                findings_list.extend(run_settings(&runtime, &api, &name, &jobs, &patterns, &secrets));
+                repository = Some(repo);
+            }
+            (None, None, repo) => findings_list.push(Finding {
+                id: "unverifiable",
+                severity: Severity::Medium,
+                confidence: release_warden::audit::Confidence::High,
+                location: release_warden::audit::Location::Api { resource: format!("repos/{}", repo.as_deref().unwrap_or("OWNER/NAME")) },
+                message: "the repository settings (tag rulesets, environments, secrets) were not audited: no GH_TOKEN or GITHUB_TOKEN".into(),
+                remediation: "Set GH_TOKEN (or GITHUB_TOKEN) to a token that can read the repository settings, audit a snapshot with --snapshot DIR, or pass --offline to audit the workflows only.".into(),
+            }),
+            (None, Some(_), None) => bail!("cannot tell which repository to audit: pass --repo OWNER/NAME (or --offline)"),
+        }
+    }
     let mut report = AuditReport {
-        findings: wf.findings,
+        findings: findings_list,
         fail_on: severity(args.fail_on),
-        repository: None,
+        repository,
         release_tag_patterns: patterns,
     };
     report.sort();
@@ -258,11 +297,103 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
         && io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     findings::render(&mut *out, &report, format, color)?;
+    if args.fix_plan {
+        fix_plan::render(&mut *out, &report)?;
+    }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") && format == FindingsFormat::Text
     {
         findings::github_annotations(&mut *out, &report)?;
     }
     Ok(report.exit_code())
+}
+
+fn run_settings<S: ApiSource>(
+    runtime: &tokio::runtime::Runtime,
+    source: &S,
+    repo: &str,
+    jobs: &[release_warden::audit::workflows::SigningJob],
+    patterns: &[String],
+    secrets: &SigningSecrets,
+) -> Vec<Finding> {
+    let input = SettingsInput {
+        repo,
+        signing_jobs: jobs,
+        tag_patterns: patterns,
+        secrets,
+    };
+    runtime.block_on(audit_settings(source, &input))
+}
+
+fn audit_snapshot(args: cli::SnapshotArgs, out: &mut impl Write) -> anyhow::Result<u8> {
+    let secrets = SigningSecrets {
+        explicit: args.secrets.clone(),
+    };
+    let wf = audit_workflows(&args.root, &secrets);
+    let patterns = if wf.tag_patterns.is_empty() {
+        vec!["v*".to_string()]
+    } else {
+        wf.tag_patterns.clone()
+    };
+    let repo = repository_name(args.repo.as_deref(), &args.root)
+        .ok_or_else(|| anyhow!("pass --repo OWNER/NAME"))?;
+    let token = release_warden::github::token_from_env();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let _entered = runtime.enter();
+    let api = LiveApi::new(
+        &api_url(args.api_url.as_deref()),
+        token.as_ref(),
+        RetryPolicy::default(),
+    )
+    .map_err(|e| anyhow!(e))?;
+    let recorder = Recorder::new(&api);
+    run_settings(
+        &runtime,
+        &recorder,
+        &repo,
+        &wf.signing_jobs,
+        &patterns,
+        &secrets,
+    );
+    let n = recorder.save(&args.out)?;
+    writeln!(
+        out,
+        "saved {n} responses for {repo} under {}",
+        args.out.display()
+    )?;
+    Ok(0)
+}
+
+/// `--repo`, else GITHUB_REPOSITORY, else the GitHub origin remote of the checkout.
+fn repository_name(flag: Option<&str>, root: &std::path::Path) -> Option<String> {
+    if let Some(r) = flag
+        .map(str::to_string)
+        .or_else(|| std::env::var("GITHUB_REPOSITORY").ok())
+        .filter(|r| r.contains('/'))
+    {
+        return Some(r);
+    }
+    let config = std::fs::read_to_string(root.join(".git/config")).ok()?;
+    let mut in_origin = false;
+    for line in config.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_origin = line == "[remote \"origin\"]";
+        } else if in_origin {
+            if let Some(url) = line
+                .strip_prefix("url")
+                .map(|l| l.trim_start().trim_start_matches('=').trim())
+            {
+                let path = url
+                    .split_once("github.com")
+                    .map(|(_, p)| p.trim_start_matches([':', '/']))?;
+                let path = path.trim_end_matches('/').trim_end_matches(".git");
+                return path.contains('/').then(|| path.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// Loads a registry for commands that need a valid one; schema problems are a usage error.

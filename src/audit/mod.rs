@@ -4,6 +4,7 @@
 //! the same findings into text, JSON, SARIF or markdown. Audits fail closed: a setting that cannot
 //! be read becomes an `unverifiable` finding naming the permission it needed.
 
+pub mod fix_plan;
 pub mod settings;
 pub mod workflows;
 

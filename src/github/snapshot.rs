@@ -1,0 +1,150 @@
+//! Snapshots: every response the settings audit reads, saved as files named after the API path,
+//! so an audit can be re-run offline, attached to an issue, or produced with `gh api` by hand.
+//!
+//! Layout: `DIR/<path>.json` holds the response body of `GET /<path>` (query string dropped; lists
+//! hold all pages merged), e.g. `DIR/repos/o/r/rulesets.json`, `DIR/repos/o/r/rulesets/42.json`,
+//! `DIR/repos/o/r/environments.json`. A failed read is saved as `DIR/<path>.error.json`:
+//! `{"status": 403, "message": "...", "permission": "administration=read"}`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::{ApiSource, Fetched, Shape};
+use crate::error::{Error, Result};
+use crate::fsutil;
+
+/// The file of a route (query dropped, `..` refused).
+pub fn file_for(dir: &Path, route: &str) -> PathBuf {
+    let path = route
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .trim_matches('/');
+    let safe: Vec<&str> = path
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != "." && *c != "..")
+        .collect();
+    dir.join(format!("{}.json", safe.join("/")))
+}
+
+fn error_file(file: &Path) -> PathBuf {
+    file.with_extension("error.json")
+}
+
+#[derive(Debug)]
+pub struct SnapshotSource {
+    pub dir: PathBuf,
+}
+
+impl ApiSource for SnapshotSource {
+    async fn get(&self, route: &str, _shape: Shape) -> Fetched {
+        let file = file_for(&self.dir, route);
+        let read = |p: &Path| {
+            fs::read_to_string(p)
+                .ok()
+                .map(|t| serde_json::from_str::<Value>(&t))
+        };
+        match read(&file) {
+            Some(Ok(v)) => Fetched::Ok(v),
+            Some(Err(e)) => Fetched::Failed {
+                status: 0,
+                message: format!("{}: malformed JSON: {e}", file.display()),
+                permission: None,
+            },
+            None => match read(&error_file(&file)) {
+                Some(Ok(v)) => Fetched::Failed {
+                    status: v.get("status").and_then(Value::as_u64).unwrap_or(0) as u16,
+                    message: v
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("read failed when the snapshot was taken")
+                        .to_string(),
+                    permission: v
+                        .get("permission")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                },
+                _ => Fetched::Failed {
+                    status: 0,
+                    message: format!("not in the snapshot ({} is missing)", file.display()),
+                    permission: None,
+                },
+            },
+        }
+    }
+}
+
+/// Wraps a source and records every answer for [`save`].
+pub struct Recorder<'a, S> {
+    pub inner: &'a S,
+    pub seen: std::sync::Mutex<Vec<(String, Fetched)>>,
+}
+
+impl<'a, S: ApiSource> Recorder<'a, S> {
+    pub fn new(inner: &'a S) -> Self {
+        Recorder {
+            inner,
+            seen: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Writes every recorded answer under `dir` (atomically, file by file).
+    pub fn save(&self, dir: &Path) -> Result<usize> {
+        let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        for (route, fetched) in seen.iter() {
+            let file = file_for(dir, route);
+            let (target, body) = match fetched {
+                Fetched::Ok(v) => (file, v.clone()),
+                Fetched::Failed {
+                    status,
+                    message,
+                    permission,
+                } => (
+                    error_file(&file),
+                    json!({"status": status, "message": message, "permission": permission}),
+                ),
+            };
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent).map_err(|e| Error::io("creating", parent, e))?;
+            }
+            let text = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
+            fsutil::write_atomic(&target, text.as_bytes(), 0o644, true)?;
+        }
+        Ok(seen.len())
+    }
+}
+
+impl<S: ApiSource> ApiSource for Recorder<'_, S> {
+    async fn get(&self, route: &str, shape: Shape) -> Fetched {
+        let answer = self.inner.get(route, shape).await;
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((route.to_string(), answer.clone()));
+        answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_map_to_files_without_escaping_the_folder() {
+        let d = Path::new("/snap");
+        assert_eq!(
+            file_for(d, "repos/o/r/rulesets?targets=tag"),
+            PathBuf::from("/snap/repos/o/r/rulesets.json")
+        );
+        assert_eq!(
+            file_for(d, "/repos/o/r/../../etc/passwd"),
+            PathBuf::from("/snap/repos/o/r/etc/passwd.json")
+        );
+        assert_eq!(
+            file_for(d, "repos/o/r/environments/rel%2Fprod"),
+            PathBuf::from("/snap/repos/o/r/environments/rel%2Fprod.json")
+        );
+    }
+}
