@@ -96,6 +96,13 @@ pub struct AuditArgs {
     /// Print, for each settings finding, the JSON body and `gh api` command that closes it.
     #[arg(long)]
     pub fix_plan: bool,
+    /// Apply the fix plan's ruleset and environment changes with the token, after a confirmation
+    /// (secrets are moved by hand). Needs the live API, not --snapshot.
+    #[arg(long, conflicts_with_all = ["snapshot", "offline"])]
+    pub apply: bool,
+    /// With --apply: do not ask for confirmation (non-interactive use).
+    #[arg(long, requires = "apply")]
+    pub yes: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -246,12 +246,14 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
     };
     let mut findings_list = wf.findings.clone();
     let mut repository = None;
+    let mut live: Option<LiveApi> = None;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
     if !args.offline {
-        // octocrab's client spawns onto the runtime it is built in.
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("starting the async runtime")?;
+        // octocrab's client spawns its worker onto the runtime it is built in: the same runtime
+        // must outlive every request, including --apply's.
         let _entered = runtime.enter();
         let repo = repository_name(args.repo.as_deref(), &args.root);
         let input = |repo: &'_ str| (repo.to_string(), wf.signing_jobs.clone());
@@ -268,6 +270,7 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
                 let (name, jobs) = input(&repo);
                 findings_list.extend(run_settings(&runtime, &api, &name, &jobs, &patterns, &secrets));
                 repository = Some(repo);
+                live = Some(api);
             }
             (None, None, repo) => findings_list.push(Finding {
                 id: "unverifiable",
@@ -297,14 +300,147 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
         && io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     findings::render(&mut *out, &report, format, color)?;
-    if args.fix_plan {
-        fix_plan::render(&mut *out, &report)?;
+    // Machine formats keep stdout parseable: the plan and apply progress go to stderr.
+    let mut stderr = io::stderr().lock();
+    let side: &mut dyn Write = if matches!(format, FindingsFormat::Json | FindingsFormat::Sarif) {
+        &mut stderr
+    } else {
+        &mut *out
+    };
+    if args.fix_plan || args.apply {
+        fix_plan::render(&mut *side, &report)?;
+    }
+    if args.apply {
+        let api = live.as_ref().ok_or_else(|| {
+            anyhow!("--apply needs the live API: set GH_TOKEN and name the repository with --repo")
+        })?;
+        let _entered = runtime.enter();
+        apply_plan(&runtime, api, &report, args.yes, side)?;
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") && format == FindingsFormat::Text
     {
         findings::github_annotations(&mut *out, &report)?;
     }
     Ok(report.exit_code())
+}
+
+/// Sends the plan's API changes after a confirmation; environment updates keep the reviewers and
+/// wait timer the environment already has.
+fn apply_plan(
+    runtime: &tokio::runtime::Runtime,
+    api: &LiveApi,
+    report: &AuditReport,
+    yes: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let steps: Vec<_> = fix_plan::plan(report)
+        .into_iter()
+        .filter(|s| s.request.is_some())
+        .collect();
+    if steps.is_empty() {
+        writeln!(out, "\napply: nothing warden can change")?;
+        return Ok(());
+    }
+    let repo = report.repository.as_deref().unwrap_or_default();
+    if !yes {
+        if !io::stdin().is_terminal() {
+            bail!("--apply needs a confirmation: run it on a terminal, or pass --yes");
+        }
+        write!(
+            out,
+            "\nApply {} change{} to {repo}? [y/N] ",
+            steps.len(),
+            if steps.len() == 1 { "" } else { "s" }
+        )?;
+        out.flush()?;
+        let mut answer = String::new();
+        io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            writeln!(out, "not applied")?;
+            return Ok(());
+        }
+    }
+    // One block_on for every request: octocrab's client lives on this runtime's tasks.
+    let results = runtime.block_on(async {
+        let mut results = Vec::new();
+        for step in steps {
+            let Some((method, route, mut body)) = step.request.clone() else {
+                continue;
+            };
+            if let Some(env) = &step.environment {
+                let route = format!(
+                    "repos/{repo}/environments/{}",
+                    release_warden::audit::settings::encode_segment(env)
+                );
+                if let release_warden::github::Fetched::Ok(current) =
+                    api.get(&route, release_warden::github::Shape::Object).await
+                {
+                    keep_environment_settings(&current, &mut body);
+                }
+            }
+            let sent = api
+                .send(method == fix_plan::Method::Put, &route, &body)
+                .await;
+            results.push((step.title, method, route, sent));
+        }
+        results
+    });
+    let mut failed = 0;
+    for (title, method, route, sent) in results {
+        match sent {
+            Ok((status, _)) if (200..300).contains(&status) => writeln!(
+                out,
+                "applied  {} {route} ({status}): {title}",
+                method.as_str()
+            )?,
+            Ok((status, text)) => {
+                failed += 1;
+                let msg = serde_json::from_str::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| v["message"].as_str().map(str::to_string))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "FAILED   {} {route} ({status} {msg}): {title}",
+                    method.as_str()
+                )?;
+            }
+            Err(e) => {
+                failed += 1;
+                writeln!(out, "FAILED   {} {route} ({e}): {title}", method.as_str())?;
+            }
+        }
+    }
+    writeln!(out, "run `warden audit` again to confirm the changes")?;
+    if failed > 0 {
+        bail!("{failed} change(s) could not be applied");
+    }
+    Ok(())
+}
+
+/// Copies the reviewers and wait timer an environment already has into the PUT body, so applying
+/// the plan never removes protection.
+fn keep_environment_settings(current: &serde_json::Value, body: &mut serde_json::Value) {
+    for rule in current["protection_rules"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
+        match rule["type"].as_str() {
+            Some("required_reviewers") => {
+                let reviewers: Vec<serde_json::Value> = rule["reviewers"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|r| Some(serde_json::json!({"type": r["type"].as_str()?, "id": r["reviewer"]["id"].as_u64()?})))
+                    .collect();
+                body["reviewers"] = serde_json::json!(reviewers);
+            }
+            Some("wait_timer") => body["wait_timer"] = rule["wait_timer"].clone(),
+            _ => {}
+        }
+    }
 }
 
 fn run_settings<S: ApiSource>(

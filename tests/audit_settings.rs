@@ -576,3 +576,113 @@ fn without_a_token_settings_are_unverifiable_not_passed() {
     );
     run(warden(&workflows("clean-release")).args(["audit", "--offline"])).expect(0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_sends_the_ruleset_and_environment_changes_and_keeps_reviewers() {
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    s.environments["environments"][0]["protection_rules"][0]["prevent_self_review"] = json!(false);
+    s.environments["environments"][0]["protection_rules"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": 3, "type": "wait_timer", "wait_timer": 15}));
+    let env = s.environments["environments"][0].clone();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/environments/release"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(&env))
+        .mount(&server)
+        .await;
+    for (m, p) in [
+        ("POST", "/repos/o/r/rulesets"),
+        ("PUT", "/repos/o/r/environments/release"),
+        (
+            "POST",
+            "/repos/o/r/environments/release/deployment-branch-policies",
+        ),
+    ] {
+        Mock::given(method(m))
+            .and(path(p))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!({})))
+            .mount(&server)
+            .await;
+    }
+    mount(&server, &s).await;
+    // Without --yes and without a terminal: refused, nothing written.
+    let out = audit(&server, "clean-release", &["--apply"])
+        .await
+        .expect(2);
+    assert!(
+        out.stderr.contains("--apply needs a confirmation"),
+        "{}",
+        out.stderr
+    );
+    assert!(server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .all(|r| r.method.as_str() == "GET"));
+    let out = audit(&server, "clean-release", &["--apply", "--yes"])
+        .await
+        .expect(1);
+    assert_eq!(
+        ids(&out),
+        ["environment-self-review", "no-tag-ruleset"],
+        "stdout stays valid JSON: {}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("applied  POST repos/o/r/rulesets (201)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("applied  PUT repos/o/r/environments/release (201)"),
+        "{}",
+        out.stderr
+    );
+    let writes: Vec<_> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .collect();
+    let body = |m: &str, p: &str| -> Value {
+        let r = writes
+            .iter()
+            .find(|r| r.method.as_str() == m && r.url.path() == p)
+            .unwrap_or_else(|| panic!("no {m} {p}"));
+        serde_json::from_slice(&r.body).unwrap()
+    };
+    let ruleset = body("POST", "/repos/o/r/rulesets");
+    assert_eq!(ruleset["target"], "tag");
+    assert_eq!(ruleset["enforcement"], "active");
+    assert_eq!(
+        ruleset["conditions"]["ref_name"]["include"],
+        json!(["refs/tags/v*"])
+    );
+    assert_eq!(
+        ruleset["bypass_actors"],
+        json!([{"actor_id": 5, "actor_type": "RepositoryRole", "bypass_mode": "always"}])
+    );
+    let environment = body("PUT", "/repos/o/r/environments/release");
+    assert_eq!(environment["prevent_self_review"], true);
+    assert_eq!(environment["can_admins_bypass"], false);
+    assert_eq!(
+        environment["reviewers"],
+        json!([{"type": "Team", "id": 9}]),
+        "existing reviewers kept"
+    );
+    assert_eq!(environment["wait_timer"], 15, "existing wait timer kept");
+    assert_eq!(
+        body(
+            "POST",
+            "/repos/o/r/environments/release/deployment-branch-policies"
+        ),
+        json!({"name": "v*", "type": "tag"})
+    );
+}

@@ -189,6 +189,30 @@ impl LiveApi {
         told.unwrap_or(backoff).min(self.retry.max_wait)
     }
 
+    /// A write (POST or PUT) with a JSON body. Returns the status and the body; not retried
+    /// (a write is not known to be idempotent).
+    pub async fn send(
+        &self,
+        put: bool,
+        route: &str,
+        body: &Value,
+    ) -> Result<(u16, String), String> {
+        let uri = format!("/{}", route.trim_start_matches('/'));
+        let resp = if put {
+            self.crab._put(uri, Some(body)).await
+        } else {
+            self.crab._post(uri, Some(body)).await
+        };
+        let resp = resp.map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        let text = self
+            .crab
+            .body_to_string(resp)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((status, text))
+    }
+
     /// The `rel="next"` link as a relative route (path + query), so the token is still sent.
     fn next_route(&self, headers: &HeaderMap) -> Option<String> {
         let link = header(headers, "link")?;
