@@ -208,3 +208,23 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
         _ => 0,
     }
 }
+
+#[test]
+fn this_repositorys_workflows_parse_and_pass_its_own_audit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join(".github/workflows");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        yaml_serde::from_str::<github_actions_models::workflow::Workflow>(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    names.sort();
+    assert_eq!(names, ["ci.yml", "known-issues.yml", "release.yml"]);
+    let out = run(warden(root).args(["audit", "--offline", "--format", "json"])).expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["findings"], serde_json::json!([]), "{}", out.stdout);
+    assert_eq!(doc["release_tag_patterns"], serde_json::json!(["v*"]));
+}
