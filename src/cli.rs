@@ -33,7 +33,24 @@ pub enum Command {
     #[command(subcommand)]
     Hive(HiveCommand),
     Audit(AuditArgs),
+    Completions(CompletionsArgs),
+    Man(ManArgs),
 }
+
+/// Print a shell completion script.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  warden completions bash > /etc/bash_completion.d/warden\n  warden completions zsh > \"${fpath[1]}/_warden\"\n  warden completions fish > ~/.config/fish/completions/warden.fish"
+)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Print the man page (roff), generated from these definitions.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  warden man > /usr/local/share/man/man1/warden.1")]
+pub struct ManArgs {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
 pub enum SeverityArg {

@@ -214,6 +214,19 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(report.exit_code())
         }
         Command::Audit(args) => audit_command(args, &mut out),
+        Command::Completions(args) => {
+            clap_complete::generate(
+                args.shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "warden",
+                &mut out,
+            );
+            Ok(0)
+        }
+        Command::Man(_) => {
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
+            Ok(0)
+        }
         Command::Check(args) => {
             let lines = release_warden::check::run(&args.root);
             report::check(&mut out, &lines, format(args.format))?;
