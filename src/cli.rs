@@ -266,6 +266,17 @@ pub struct SummaryArgs {
     /// Also append the summary to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
+    /// Create or update the sticky comment on the pull request (GITHUB_REPOSITORY; the PR from
+    /// --pr or the event payload at GITHUB_EVENT_PATH; token from GH_TOKEN, else GITHUB_TOKEN).
+    /// Where the token cannot comment (fork PRs), the summary goes to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub post: bool,
+    /// The pull request number for --post.
+    #[arg(long, value_name = "N", requires = "post")]
+    pub pr: Option<u64>,
+    /// API base URL for --post [default: GITHUB_API_URL, else https://api.github.com].
+    #[arg(long, value_name = "URL", requires = "post")]
+    pub api_url: Option<String>,
 }
 
 /// hive results.

@@ -392,8 +392,9 @@ fn apply_plan(
                 }
             }
             let sent = api
-                .send(method == fix_plan::Method::Put, &route, &body)
-                .await;
+                .send(method.as_str(), &route, &body)
+                .await
+                .map(|(status, _, text)| (status, text));
             results.push((step.title, method, route, sent));
         }
         results
@@ -679,12 +680,78 @@ fn known_issues_command(cmd: cli::KnownIssuesCommand, out: &mut impl Write) -> a
             let markdown = args.format == cli::SummaryFormat::Markdown;
             let text = summary::render(&registry, results.as_ref(), markdown);
             out.write_all(text.as_bytes())?;
+            let markdown_body = summary::render(&registry, results.as_ref(), true);
             if args.step_summary {
-                append_step_summary(&summary::render(&registry, results.as_ref(), true))?;
+                append_step_summary(&markdown_body)?;
+            }
+            if args.post {
+                post_comment(
+                    &markdown_body,
+                    args.pr,
+                    args.api_url.as_deref(),
+                    args.step_summary,
+                )?;
             }
             Ok(0)
         }
     }
+}
+
+/// The sticky PR comment; on a 403 (a fork's read-only token) the summary goes to the step
+/// summary instead, unless it is already there.
+fn post_comment(
+    body: &str,
+    pr: Option<u64>,
+    api: Option<&str>,
+    already_in_step_summary: bool,
+) -> anyhow::Result<()> {
+    use release_warden::github::comments::{pr_from_event, upsert, Upsert};
+    let repo = std::env::var("GITHUB_REPOSITORY")
+        .ok()
+        .filter(|r| r.contains('/'))
+        .ok_or_else(|| anyhow!("--post: GITHUB_REPOSITORY is not set (OWNER/NAME)"))?;
+    let pr = match pr {
+        Some(n) => n,
+        None => {
+            let path = std::env::var_os("GITHUB_EVENT_PATH").ok_or_else(|| {
+                anyhow!("--post: no pull request: pass --pr N (GITHUB_EVENT_PATH is not set)")
+            })?;
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", PathBuf::from(&path).display()))?;
+            let payload: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not JSON", PathBuf::from(&path).display()))?;
+            pr_from_event(&payload).ok_or_else(|| {
+                anyhow!("--post: the event at GITHUB_EVENT_PATH is not a pull request: pass --pr N")
+            })?
+        }
+    };
+    let token = release_warden::github::token_from_env()
+        .ok_or_else(|| anyhow!("--post: no GH_TOKEN or GITHUB_TOKEN"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let _entered = runtime.enter();
+    let client = LiveApi::new(&api_url(api), Some(&token), RetryPolicy::default())
+        .map_err(|e| anyhow!(e))?;
+    match runtime.block_on(upsert(&client, &repo, pr, body, summary::MARKER)) {
+        Ok(Upsert::Created) => eprintln!("warden: posted the known-issues comment on {repo}#{pr}"),
+        Ok(Upsert::Updated(id)) => {
+            eprintln!("warden: updated the known-issues comment {id} on {repo}#{pr}")
+        }
+        Ok(Upsert::Unchanged(id)) => eprintln!(
+            "warden: the known-issues comment {id} on {repo}#{pr} is up to date; nothing written"
+        ),
+        Err(e) if e.status == 403 => {
+            eprintln!("warden: warning: cannot comment on {repo}#{pr}: {e}; the token is read-only (a pull request from a fork?)");
+            if !already_in_step_summary {
+                append_step_summary(body).context("falling back to the step summary")?;
+            }
+            eprintln!("warden: the summary is in the job's step summary instead");
+        }
+        Err(e) => bail!("--post: commenting on {repo}#{pr} failed: {e}"),
+    }
+    Ok(())
 }
 
 /// Appends to the file GitHub Actions names in $GITHUB_STEP_SUMMARY.

@@ -4,6 +4,7 @@
 //! so one unexpected enum value (GitHub's own examples use `"enforcement": "enabled"`) cannot fail
 //! a whole list. The same [`ApiSource`] reads a snapshot folder instead.
 
+pub mod comments;
 pub mod snapshot;
 
 use std::fmt;
@@ -189,28 +190,29 @@ impl LiveApi {
         told.unwrap_or(backoff).min(self.retry.max_wait)
     }
 
-    /// A write (POST or PUT) with a JSON body. Returns the status and the body; not retried
-    /// (a write is not known to be idempotent).
+    /// A write (`POST`, `PUT` or `PATCH`) with a JSON body. Returns the status and the body; not
+    /// retried (a write is not known to be idempotent).
     pub async fn send(
         &self,
-        put: bool,
+        method: &str,
         route: &str,
         body: &Value,
-    ) -> Result<(u16, String), String> {
+    ) -> Result<(u16, HeaderMap, String), String> {
         let uri = format!("/{}", route.trim_start_matches('/'));
-        let resp = if put {
-            self.crab._put(uri, Some(body)).await
-        } else {
-            self.crab._post(uri, Some(body)).await
+        let resp = match method {
+            "PUT" => self.crab._put(uri, Some(body)).await,
+            "PATCH" => self.crab._patch(uri, Some(body)).await,
+            _ => self.crab._post(uri, Some(body)).await,
         };
         let resp = resp.map_err(|e| e.to_string())?;
         let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
         let text = self
             .crab
             .body_to_string(resp)
             .await
             .map_err(|e| e.to_string())?;
-        Ok((status, text))
+        Ok((status, headers, text))
     }
 
     /// The `rel="next"` link as a relative route (path + query), so the token is still sent.
@@ -235,7 +237,7 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
+pub fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
     let message = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
