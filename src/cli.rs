@@ -20,6 +20,9 @@ Exit status:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print nothing when the command succeeds; on failure, print everything as usual.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,6 +123,9 @@ pub struct AuditArgs {
     /// With --apply: do not ask for confirmation (non-interactive use).
     #[arg(long, requires = "apply")]
     pub yes: bool,
+    /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -324,6 +330,9 @@ pub struct HiveCheckArgs {
     pub allow_missing: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: HiveFormatArg,
+    /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -456,6 +465,9 @@ pub struct VerifyArgs {
     pub checksums: String,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
 }
 
 /// Run every offline check of a repository (today: keys/*.pub parse, key ids unique).
@@ -467,6 +479,9 @@ pub struct CheckArgs {
     pub root: PathBuf,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
 }
 
 #[cfg(test)]

@@ -30,7 +30,18 @@ use cli::{Cli, Command, OutputFormat};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    // --quiet: render into a buffer and show it only when the command fails.
+    let quiet = cli.quiet;
+    let mut buffer: Vec<u8> = Vec::new();
+    let result = if quiet {
+        run(cli, &mut buffer)
+    } else {
+        run(cli, &mut io::stdout().lock())
+    };
+    if quiet && !matches!(result, Ok(0)) {
+        let _ = io::stdout().write_all(&buffer);
+    }
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             if err.chain().any(|e| {
@@ -52,8 +63,8 @@ fn format(f: OutputFormat) -> Format {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<u8> {
-    let mut out = io::stdout().lock();
+fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let mut out = out;
     match cli.command {
         Command::Keygen(args) => {
             let secret_key = match args.secret_key {
@@ -184,6 +195,11 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 eprintln!("warden: warning: {w}");
             }
             report::verify(&mut out, &report, format(args.format))?;
+            if args.step_summary {
+                let mut md = Vec::new();
+                report::verify_markdown(&mut md, &report)?;
+                append_step_summary(&String::from_utf8_lossy(&md))?;
+            }
             Ok(report.exit_code())
         }
         Command::KnownIssues(cmd) => known_issues_command(cmd, &mut out),
@@ -211,6 +227,11 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             };
             let report = hive_check(&args.dir, &registry, &opts)?;
             report::hive::render(&mut out, &report, format)?;
+            if args.step_summary {
+                let mut md = Vec::new();
+                report::hive::render(&mut md, &report, HiveFormat::Markdown)?;
+                append_step_summary(&String::from_utf8_lossy(&md))?;
+            }
             Ok(report.exit_code())
         }
         Command::Audit(args) => audit_command(args, &mut out),
@@ -230,6 +251,11 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Check(args) => {
             let lines = release_warden::check::run(&args.root);
             report::check(&mut out, &lines, format(args.format))?;
+            if args.step_summary {
+                let mut md = Vec::new();
+                report::check_markdown(&mut md, &lines)?;
+                append_step_summary(&String::from_utf8_lossy(&md))?;
+            }
             Ok(if lines.iter().all(|l| l.passed) { 0 } else { 1 })
         }
     }
@@ -333,6 +359,11 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") && format == FindingsFormat::Text
     {
         findings::github_annotations(&mut *out, &report)?;
+    }
+    if args.step_summary {
+        let mut md = Vec::new();
+        findings::render(&mut md, &report, FindingsFormat::Markdown, false)?;
+        append_step_summary(&String::from_utf8_lossy(&md))?;
     }
     Ok(report.exit_code())
 }

@@ -100,3 +100,83 @@ fn help_documents_exit_codes_and_every_command_has_an_example() {
         );
     }
 }
+
+#[test]
+fn quiet_prints_nothing_on_success_and_everything_on_failure() {
+    let out = run(warden(here()).args(["-q", "check"])).expect(0);
+    assert_eq!(out.stdout, "");
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("d/a"), b"a");
+    run(warden(t.path())
+        .args(["sign", "d", "--quiet", "--secret-key"])
+        .arg(&sk))
+    .expect(0);
+    let out = run(warden(t.path())
+        .args(["verify", "d", "-q", "--public-key"])
+        .arg(&pk))
+    .expect(0);
+    assert_eq!(out.stdout, "");
+    std::fs::write(t.path().join("d/a"), b"b").unwrap();
+    let out = run(warden(t.path())
+        .args(["verify", "d", "-q", "--public-key"])
+        .arg(&pk))
+    .expect(1);
+    assert!(out.stdout.contains("FAIL  d/a"), "{}", out.stdout);
+}
+
+#[test]
+fn step_summary_on_every_command_that_reports() {
+    let t = tempfile::tempdir().unwrap();
+    let step = t.path().join("step.md");
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("d/a"), b"a");
+    run(warden(t.path())
+        .args(["sign", "d", "--secret-key"])
+        .arg(&sk))
+    .expect(0);
+    let with_summary =
+        |dir: &Path, args: &[&str]| run(warden(dir).env("GITHUB_STEP_SUMMARY", &step).args(args));
+    with_summary(
+        t.path(),
+        &[
+            "verify",
+            "d",
+            "--step-summary",
+            "--public-key",
+            pk.to_str().unwrap(),
+        ],
+    )
+    .expect(0);
+    with_summary(here(), &["check", "--step-summary"]).expect(0);
+    with_summary(here(), &["audit", "--offline", "--step-summary"]).expect(0);
+    let hive = here().join("tests/fixtures/hive");
+    with_summary(
+        &hive,
+        &[
+            "hive",
+            "check",
+            "withdrawals-pass",
+            "--registry",
+            "registry-erigon",
+            "--step-summary",
+        ],
+    )
+    .expect(0);
+    let md = std::fs::read_to_string(&step).unwrap();
+    for heading in [
+        "### warden verify: verified",
+        "### warden check: ok",
+        "### warden audit: ok",
+        "### Hive results: ok",
+    ] {
+        assert!(md.contains(heading), "{heading} missing from:\n{md}");
+    }
+    assert!(md.contains("| ok | `d/a` |"), "{md}");
+    let out = run(warden(here()).args(["check", "--step-summary"])).expect(2);
+    assert!(
+        out.stderr.contains("GITHUB_STEP_SUMMARY is not set"),
+        "{}",
+        out.stderr
+    );
+}

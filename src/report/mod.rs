@@ -137,3 +137,61 @@ pub fn check(mut w: impl Write, lines: &[CheckLine], format: Format) -> io::Resu
         failed
     )
 }
+
+/// A markdown table of a verification, for `$GITHUB_STEP_SUMMARY`.
+pub fn verify_markdown(mut w: impl Write, report: &VerifyReport) -> io::Result<()> {
+    let verdict = if report.exit_code() == 0 {
+        "verified"
+    } else {
+        "FAILED"
+    };
+    writeln!(w, "### warden verify: {verdict}\n")?;
+    writeln!(
+        w,
+        "| status | artifact | key | tag | details |\n|---|---|---|---|---|"
+    )?;
+    for r in &report.results {
+        let status = match r.status {
+            Status::Ok => "ok",
+            Status::Failed => "FAILED",
+            Status::Error => "ERROR",
+        };
+        writeln!(
+            w,
+            "| {status} | `{}` | {} | {} | {} |",
+            r.name.replace('|', "\\|"),
+            r.key_id.map_or(String::new(), |k| k.to_string()),
+            r.tag.as_deref().unwrap_or(""),
+            r.reason.as_deref().unwrap_or("").replace('|', "\\|")
+        )?;
+    }
+    writeln!(
+        w,
+        "\n{} verified, {} failed, {} errors",
+        report.count(Status::Ok),
+        report.count(Status::Failed),
+        report.count(Status::Error)
+    )
+}
+
+/// A markdown table of `warden check`, for `$GITHUB_STEP_SUMMARY`.
+pub fn check_markdown(mut w: impl Write, lines: &[CheckLine]) -> io::Result<()> {
+    let failed = lines.iter().filter(|l| !l.passed).count();
+    writeln!(
+        w,
+        "### warden check: {}\n",
+        if failed == 0 { "ok" } else { "FAILED" }
+    )?;
+    writeln!(w, "| | check | subject | detail |\n|---|---|---|---|")?;
+    for l in lines {
+        writeln!(
+            w,
+            "| {} | {} | `{}` | {} |",
+            if l.passed { "ok" } else { "FAIL" },
+            l.check,
+            l.subject,
+            l.detail.replace('|', "\\|")
+        )?;
+    }
+    Ok(())
+}
