@@ -16,6 +16,7 @@ use release_warden::github::{api_url, ApiSource, LiveApi, RetryPolicy};
 use release_warden::hive::check::{check as hive_check, CheckOptions};
 use release_warden::known_issues::{self, exclusions, render, summary, Expect, Registry};
 use release_warden::release::comment::ReleaseMeta;
+use release_warden::release::hash::Progress;
 use release_warden::release::keygen::{keygen, KeygenOptions};
 use release_warden::release::keys::{
     secret_key_protection, Password, SecretKey, SecretKeyProtection, SecretKeyText,
@@ -65,6 +66,7 @@ fn format(f: OutputFormat) -> Format {
 
 fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<u8> {
     let mut out = out;
+    let show_progress = !cli.quiet && io::stderr().is_terminal();
     match cli.command {
         Command::Keygen(args) => {
             let secret_key = match args.secret_key {
@@ -163,12 +165,15 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<u8> {
                     dry_run: args.dry_run,
                 },
                 timestamp: signing_timestamp()?,
+                progress: Some(Progress::default()),
             };
+            let bar = ProgressDisplay::start(opts.progress.clone(), show_progress, "signing");
             let report = sign(
                 &opts,
                 &key,
                 expected.as_ref().map(|(k, p)| (k, p.as_path())),
             )?;
+            drop(bar);
             for (path, why) in &report.skipped {
                 eprintln!("warden: warning: skipped {}: {why}", path.display());
             }
@@ -189,8 +194,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<u8> {
                 allow_legacy: args.allow_legacy,
                 allow_dry_run: args.allow_dry_run,
                 checksums_name: args.checksums,
+                progress: Some(Progress::default()),
             };
+            let bar = ProgressDisplay::start(opts.progress.clone(), show_progress, "verifying");
             let report = verify(&opts, &keys)?;
+            drop(bar);
             for w in &report.warnings {
                 eprintln!("warden: warning: {w}");
             }
@@ -575,6 +583,63 @@ fn repository_name(flag: Option<&str>, root: &std::path::Path) -> Option<String>
         }
     }
     None
+}
+
+/// A progress bar on stderr while hashing, shown only on a terminal and only once the work has
+/// taken more than a second; cleared when dropped.
+struct ProgressDisplay {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ProgressDisplay {
+    fn start(counter: Option<Progress>, enabled: bool, what: &'static str) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let thread = match (counter, enabled) {
+            (Some(counter), true) => {
+                let done = done.clone();
+                Some(std::thread::spawn(move || {
+                    let tick = std::time::Duration::from_millis(100);
+                    let start = std::time::Instant::now();
+                    while start.elapsed() < std::time::Duration::from_secs(1) {
+                        if done.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        std::thread::sleep(tick);
+                    }
+                    let bar = indicatif::ProgressBar::new_spinner();
+                    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg}") {
+                        bar.set_style(style);
+                    }
+                    // Bytes and rate since the work started (indicatif would measure from the
+                    // moment the bar appears).
+                    while !done.load(Ordering::Relaxed) {
+                        let bytes = counter.load(Ordering::Relaxed);
+                        let rate = bytes as f64 / start.elapsed().as_secs_f64().max(0.001) / 1e6;
+                        bar.set_message(format!(
+                            "{what}: {} hashed ({rate:.0} MB/s)",
+                            indicatif::HumanBytes(bytes)
+                        ));
+                        bar.tick();
+                        std::thread::sleep(tick);
+                    }
+                    bar.finish_and_clear();
+                }))
+            }
+            _ => None,
+        };
+        ProgressDisplay { done, thread }
+    }
+}
+
+impl Drop for ProgressDisplay {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Loads a registry for commands that need a valid one; schema problems are a usage error.

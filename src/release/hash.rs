@@ -4,6 +4,8 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use blake2::{Blake2b512, Digest};
 use sha2::Sha256;
@@ -16,6 +18,25 @@ pub struct Digests {
     pub sha256: [u8; 32],
     pub blake2b512: [u8; 64],
     pub size: u64,
+}
+
+/// Bytes hashed so far, shared with whoever draws progress (the library never prints).
+pub type Progress = Arc<AtomicU64>;
+
+/// A reader that counts what passes through it into a [`Progress`].
+struct Counted<'p, R> {
+    inner: R,
+    progress: Option<&'p AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(p) = self.progress {
+            p.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        Ok(n)
+    }
 }
 
 /// Streams `reader` once through both hashes.
@@ -44,8 +65,11 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
 
 /// Hashes a file. With `split`, SHA-256 runs on a second thread beside BLAKE2b-512 (still one
 /// read): worth it when cores would otherwise sit idle, e.g. a single large artifact.
-pub fn hash_file(path: &Path, split: bool) -> io::Result<Digests> {
-    let file = File::open(path)?;
+pub fn hash_file(path: &Path, split: bool, progress: Option<&Progress>) -> io::Result<Digests> {
+    let file = Counted {
+        inner: File::open(path)?,
+        progress: progress.map(|p| &**p),
+    };
     if split {
         hash_reader_split(file)
     } else {

@@ -38,6 +38,8 @@ pub struct SignOptions {
     pub meta: ReleaseMeta,
     /// Unix time written into every trusted comment of this run.
     pub timestamp: u64,
+    /// Bytes hashed so far, for a progress display.
+    pub progress: Option<super::hash::Progress>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -319,7 +321,8 @@ pub fn sign(
     let split = cores_to_spare(order.len());
     let hashed = parallel_map(&order, |&i| {
         let path = &artifacts[i];
-        let digests = hash_file(path, split).map_err(|e| Error::io("reading", path, e))?;
+        let digests = hash_file(path, split, opts.progress.as_ref())
+            .map_err(|e| Error::io("reading", path, e))?;
         let comment = TrustedComment::for_release(opts.timestamp, &names[i].0, &opts.meta)
             .map_err(Error::Usage)?;
         let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);

@@ -107,6 +107,8 @@ pub struct VerifyOptions {
     pub allow_dry_run: bool,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
+    /// Bytes hashed so far, for a progress display.
+    pub progress: Option<super::hash::Progress>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -359,7 +361,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
             Err(e) => return read_failure(out, &job.path, e),
         }
     } else {
-        match hash_file(&job.path, split) {
+        match hash_file(&job.path, split, opts.progress.as_ref()) {
             Ok(d) => (d, None),
             Err(e) => return read_failure(out, &job.path, e),
         }
