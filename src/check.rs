@@ -26,7 +26,80 @@ pub fn run(root: &Path) -> Vec<CheckLine> {
     let mut lines = check_keys(root);
     lines.extend(check_known_issues(root));
     lines.extend(check_workflows(root));
+    lines.extend(check_settings(root));
     lines
+}
+
+/// With a token (GH_TOKEN, else GITHUB_TOKEN): the online settings audit. A finding at medium or
+/// above, unverifiable ones included, fails the check. Without a token this check is not run: it
+/// is the one check that needs the network.
+pub fn check_settings(root: &Path) -> Vec<CheckLine> {
+    use crate::github::{api_url, repository_name, token_from_env, LiveApi, RetryPolicy};
+    let Some(token) = token_from_env() else {
+        return Vec::new();
+    };
+    let line = |subject: String, passed: bool, detail: String| CheckLine {
+        check: "settings",
+        subject,
+        passed,
+        detail,
+    };
+    let Some(repo) = repository_name(None, root) else {
+        return vec![line("GitHub settings".into(), false, "a token is set but the repository is unknown: set GITHUB_REPOSITORY or an origin remote on github.com".into())];
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![line(
+                repo,
+                false,
+                format!("cannot start the async runtime: {e}"),
+            )]
+        }
+    };
+    let _entered = runtime.enter();
+    let api = match LiveApi::new(&api_url(None), Some(&token), RetryPolicy::default()) {
+        Ok(a) => a,
+        Err(e) => return vec![line(repo, false, e)],
+    };
+    let secrets = SigningSecrets::default();
+    let wf = audit_workflows(root, &secrets);
+    let patterns = if wf.tag_patterns.is_empty() {
+        vec!["v*".to_string()]
+    } else {
+        wf.tag_patterns.clone()
+    };
+    let input = crate::audit::settings::SettingsInput {
+        repo: &repo,
+        signing_jobs: &wf.signing_jobs,
+        tag_patterns: &patterns,
+        secrets: &secrets,
+    };
+    let findings = runtime.block_on(crate::audit::settings::audit_settings(&api, &input));
+    let failing: Vec<_> = findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Medium)
+        .collect();
+    if failing.is_empty() {
+        return vec![line(
+            repo,
+            true,
+            "tag ruleset, signing environments and secrets: no finding at medium or above".into(),
+        )];
+    }
+    failing
+        .iter()
+        .map(|f| {
+            line(
+                f.location.to_string(),
+                false,
+                format!("{}: {}", f.id, f.message),
+            )
+        })
+        .collect()
 }
 
 /// The offline workflow audit: a finding at medium or above fails the check.

@@ -302,7 +302,7 @@ fn audit_command(args: cli::AuditArgs, out: &mut impl Write) -> anyhow::Result<u
         // octocrab's client spawns its worker onto the runtime it is built in: the same runtime
         // must outlive every request, including --apply's.
         let _entered = runtime.enter();
-        let repo = repository_name(args.repo.as_deref(), &args.root);
+        let repo = release_warden::github::repository_name(args.repo.as_deref(), &args.root);
         let input = |repo: &'_ str| (repo.to_string(), wf.signing_jobs.clone());
         match (&args.snapshot, release_warden::github::token_from_env(), repo) {
             (Some(dir), _, repo) => {
@@ -523,7 +523,7 @@ fn audit_snapshot(args: cli::SnapshotArgs, out: &mut impl Write) -> anyhow::Resu
     } else {
         wf.tag_patterns.clone()
     };
-    let repo = repository_name(args.repo.as_deref(), &args.root)
+    let repo = release_warden::github::repository_name(args.repo.as_deref(), &args.root)
         .ok_or_else(|| anyhow!("pass --repo OWNER/NAME"))?;
     let token = release_warden::github::token_from_env();
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -553,36 +553,6 @@ fn audit_snapshot(args: cli::SnapshotArgs, out: &mut impl Write) -> anyhow::Resu
         args.out.display()
     )?;
     Ok(0)
-}
-
-/// `--repo`, else GITHUB_REPOSITORY, else the GitHub origin remote of the checkout.
-fn repository_name(flag: Option<&str>, root: &std::path::Path) -> Option<String> {
-    if let Some(r) = flag
-        .map(str::to_string)
-        .or_else(|| std::env::var("GITHUB_REPOSITORY").ok())
-        .filter(|r| r.contains('/'))
-    {
-        return Some(r);
-    }
-    let config = std::fs::read_to_string(root.join(".git/config")).ok()?;
-    let mut in_origin = false;
-    for line in config.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_origin = line == "[remote \"origin\"]";
-        } else if in_origin {
-            if let Some(url) = line
-                .strip_prefix("url")
-                .map(|l| l.trim_start().trim_start_matches('=').trim())
-            {
-                let path = url
-                    .split_once("github.com")
-                    .map(|(_, p)| p.trim_start_matches([':', '/']))?;
-                let path = path.trim_end_matches('/').trim_end_matches(".git");
-                return path.contains('/').then(|| path.to_string());
-            }
-        }
-    }
-    None
 }
 
 /// A progress bar on stderr while hashing, shown only on a terminal and only once the work has

@@ -686,3 +686,36 @@ async fn apply_sends_the_ruleset_and_environment_changes_and_keeps_reviewers() {
         json!({"name": "v*", "type": "tag"})
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn check_runs_the_settings_audit_when_a_token_is_present() {
+    let server = MockServer::start().await;
+    mount(&server, &protected()).await;
+    let uri = server.uri();
+    let check = move |uri: String| {
+        tokio::task::spawn_blocking(move || {
+            run(warden(&workflows("clean-release"))
+                .env("GH_TOKEN", "t")
+                .env("GITHUB_REPOSITORY", REPO)
+                .env("GITHUB_API_URL", uri)
+                .arg("check"))
+        })
+    };
+    let out = check(uri.clone()).await.unwrap();
+    assert!(out.stdout.contains("ok    settings     o/r: tag ruleset, signing environments and secrets: no finding at medium or above"), "{}", out.stdout);
+    let server2 = MockServer::start().await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    mount(&server2, &s).await;
+    let out = check(server2.uri()).await.unwrap();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("FAIL  settings     GET /repos/o/r/rulesets: no-tag-ruleset"),
+        "{}",
+        out.stdout
+    );
+    // Without a token the offline check does not touch the network and has no settings line.
+    let out = run(warden(&workflows("clean-release")).arg("check"));
+    assert!(!out.stdout.contains("settings"), "{}", out.stdout);
+}

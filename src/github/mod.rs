@@ -52,6 +52,36 @@ pub fn api_url(flag: Option<&str>) -> String {
         .to_string()
 }
 
+/// `--repo`, else GITHUB_REPOSITORY, else the GitHub origin remote of the checkout.
+pub fn repository_name(flag: Option<&str>, root: &std::path::Path) -> Option<String> {
+    if let Some(r) = flag
+        .map(str::to_string)
+        .or_else(|| std::env::var("GITHUB_REPOSITORY").ok())
+        .filter(|r| r.contains('/'))
+    {
+        return Some(r);
+    }
+    let config = std::fs::read_to_string(root.join(".git/config")).ok()?;
+    let mut in_origin = false;
+    for line in config.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_origin = line == "[remote \"origin\"]";
+        } else if in_origin {
+            if let Some(url) = line
+                .strip_prefix("url")
+                .map(|l| l.trim_start().trim_start_matches('=').trim())
+            {
+                let path = url
+                    .split_once("github.com")
+                    .map(|(_, p)| p.trim_start_matches([':', '/']))?;
+                let path = path.trim_end_matches('/').trim_end_matches(".git");
+                return path.contains('/').then(|| path.to_string());
+            }
+        }
+    }
+    None
+}
+
 /// The answer to one (possibly paginated) GET.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fetched {
