@@ -30,6 +30,15 @@ pub fn parent_dir(target: &Path) -> &Path {
 
 /// Writes `contents` to a temp file next to `target` with the given unix mode.
 pub fn stage(target: &Path, contents: &[u8], mode: u32) -> Result<StagedFile> {
+    // Renaming over a device, a directory or a socket (as root: /dev/full) would replace it.
+    if let Ok(meta) = fs::symlink_metadata(target) {
+        if !meta.is_file() {
+            return Err(Error::Refused(format!(
+                "{} exists and is not a regular file: refusing to replace it",
+                target.display()
+            )));
+        }
+    }
     let dir = parent_dir(target);
     let mut temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
@@ -122,6 +131,15 @@ mod tests {
         write_atomic(&target, b"two", 0o644, true).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"two");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn refuses_to_replace_what_is_not_a_regular_file() {
+        let err = stage(Path::new("/dev/null"), b"x", 0o644).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let err = stage(dir.path(), b"x", 0o644).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 
     #[test]
