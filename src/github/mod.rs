@@ -115,6 +115,8 @@ pub struct RetryPolicy {
     pub attempts: u32,
     pub base_delay: Duration,
     pub max_wait: Duration,
+    /// How long one response may take to arrive.
+    pub read_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -123,6 +125,7 @@ impl Default for RetryPolicy {
             attempts: 4,
             base_delay: Duration::from_millis(500),
             max_wait: Duration::from_secs(60),
+            read_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -147,7 +150,7 @@ impl LiveApi {
             // Our own retry loop honours retry-after and x-ratelimit-reset.
             .add_retry_config(RetryConfig::None)
             .set_connect_timeout(Some(Duration::from_secs(10)))
-            .set_read_timeout(Some(Duration::from_secs(30)))
+            .set_read_timeout(Some(retry.read_timeout))
             .add_header(http::header::ACCEPT, "application/vnd.github+json".into());
         if let Some(t) = token {
             b = b.personal_token(t.0.clone());

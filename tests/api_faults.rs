@@ -1,0 +1,160 @@
+//! GitHub API faults against local servers: connection reset, read timeout, malformed JSON. Each
+//! ends in a retry or an `unverifiable` finding: never a pass, never a panic.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use release_warden::audit::settings::{audit_settings, SettingsInput};
+use release_warden::audit::workflows::SigningJob;
+use release_warden::audit::SigningSecrets;
+use release_warden::github::{ApiSource, Fetched, LiveApi, RetryPolicy, Shape, Token};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn quick() -> RetryPolicy {
+    RetryPolicy {
+        attempts: 3,
+        base_delay: Duration::from_millis(10),
+        max_wait: Duration::from_millis(50),
+        read_timeout: Duration::from_millis(300),
+    }
+}
+
+fn job() -> Vec<SigningJob> {
+    vec![SigningJob {
+        workflow: PathBuf::from(".github/workflows/release.yml"),
+        job: "sign".into(),
+        environment: Some("release".into()),
+        secrets: Default::default(),
+        line: 1,
+    }]
+}
+
+/// Every settings read fails: the audit must say so for each, and pass nothing.
+async fn audit_through(api: &LiveApi) -> Vec<(String, String)> {
+    let jobs = job();
+    let patterns = vec!["v*".to_string()];
+    let secrets = SigningSecrets::default();
+    let input = SettingsInput {
+        repo: "o/r",
+        signing_jobs: &jobs,
+        tag_patterns: &patterns,
+        secrets: &secrets,
+    };
+    audit_settings(api, &input)
+        .await
+        .into_iter()
+        .map(|f| (f.id.to_string(), f.message))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_reset_is_retried_then_unverifiable() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Accept, read a little, and drop the connection: a reset before any HTTP answer. Bounded.
+    let server = std::thread::spawn(move || {
+        let mut served = 0;
+        listener.set_nonblocking(false).unwrap();
+        for stream in listener.incoming().take(40) {
+            if let Ok(mut s) = stream {
+                let mut buf = [0u8; 64];
+                let _ = s.read(&mut buf);
+                served += 1;
+            }
+        }
+        served
+    });
+    let api = LiveApi::new(
+        &format!("http://{addr}"),
+        Token::new("t".into()).as_ref(),
+        quick(),
+    )
+    .unwrap();
+    match api
+        .get("repos/o/r/environments", Shape::Items("environments"))
+        .await
+    {
+        Fetched::Failed {
+            status: 0, message, ..
+        } => assert!(!message.is_empty()),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    let findings = audit_through(&api).await;
+    assert!(
+        !findings.is_empty() && findings.iter().all(|(id, _)| id == "unverifiable"),
+        "{findings:?}"
+    );
+    drop(api);
+    // Unblock the accept loop so the thread ends.
+    for _ in 0..40 {
+        if std::net::TcpStream::connect(addr).is_err() {
+            break;
+        }
+    }
+    assert!(server.join().unwrap() >= 3, "retried");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_timeout_is_unverifiable() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(3))
+                .set_body_json(serde_json::json!([])),
+        )
+        .mount(&server)
+        .await;
+    let api = LiveApi::new(
+        &server.uri(),
+        Token::new("t".into()).as_ref(),
+        RetryPolicy {
+            attempts: 1,
+            ..quick()
+        },
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let findings = audit_through(&api).await;
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "the read timeout applied"
+    );
+    assert!(
+        !findings.is_empty() && findings.iter().all(|(id, _)| id == "unverifiable"),
+        "{findings:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_json_is_unverifiable_not_a_pass() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("[{\"id\": 7,"))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("<html>proxy error</html>"))
+        .mount(&server)
+        .await;
+    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), quick()).unwrap();
+    let findings = audit_through(&api).await;
+    assert!(
+        findings.iter().all(|(id, _)| id == "unverifiable"),
+        "{findings:?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|(_, m)| m.contains("rulesets") && m.contains("malformed JSON")),
+        "{findings:?}"
+    );
+    assert!(
+        findings.len() >= 4,
+        "rulesets, environments, repo and org secrets: {findings:?}"
+    );
+}
