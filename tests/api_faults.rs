@@ -58,12 +58,10 @@ async fn connection_reset_is_retried_then_unverifiable() {
     let server = std::thread::spawn(move || {
         let mut served = 0;
         listener.set_nonblocking(false).unwrap();
-        for stream in listener.incoming().take(40) {
-            if let Ok(mut s) = stream {
-                let mut buf = [0u8; 64];
-                let _ = s.read(&mut buf);
-                served += 1;
-            }
+        for mut s in listener.incoming().take(40).flatten() {
+            let mut buf = [0u8; 64];
+            let _ = s.read(&mut buf);
+            served += 1;
         }
         served
     });
