@@ -421,3 +421,37 @@ fn verify_output_signatures_are_accepted_by_minisign_verify_crate() {
         key.verify(&data, &sig, false).unwrap();
     }
 }
+
+#[test]
+fn every_byte_of_sha256sums_matters_and_the_untrusted_comment_does_not() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("dist/a.bin"), b"alpha");
+    write(&t.path().join("dist/b.bin"), b"beta");
+    sign_dist(t.path(), &sk, &["--tag", "v1"]).expect(0);
+    let sums = t.path().join("dist/SHA256SUMS");
+    let orig = fs::read(&sums).unwrap();
+    for i in 0..orig.len() {
+        let mut bad = orig.clone();
+        bad[i] ^= 0x01;
+        fs::write(&sums, &bad).unwrap();
+        let r = run(warden(t.path()).arg("verify").arg("dist").arg("--public-key").arg(&pk));
+        // Signed bytes: any flip breaks SHA256SUMS.minisig (1), or the line no longer parses (2).
+        assert!(r.code == 1 || r.code == 2, "byte {i}: exit {}\n{}", r.code, r.stdout);
+        assert!(r.stdout.contains("dist/SHA256SUMS"), "byte {i}: {}", r.stdout);
+    }
+    fs::write(&sums, &orig).unwrap();
+    // The untrusted comment is not signed (minisign's design): changing it cannot change what
+    // verifies, so every flip still verifies. The signed metadata lives in the trusted comment.
+    let sig = t.path().join("dist/a.bin.minisig");
+    let text = fs::read_to_string(&sig).unwrap();
+    let first = text.lines().next().unwrap().to_string();
+    let prefix = "untrusted comment: ".len();
+    for i in prefix..first.len() {
+        let mut bytes = first.clone().into_bytes();
+        bytes[i] ^= 0x01;
+        let changed = text.replacen(&first, &String::from_utf8(bytes).unwrap(), 1);
+        fs::write(&sig, changed).unwrap();
+        run(warden(t.path()).arg("verify").arg("dist/a.bin").arg("--public-key").arg(&pk)).expect(0);
+    }
+}
