@@ -435,10 +435,23 @@ fn every_byte_of_sha256sums_matters_and_the_untrusted_comment_does_not() {
         let mut bad = orig.clone();
         bad[i] ^= 0x01;
         fs::write(&sums, &bad).unwrap();
-        let r = run(warden(t.path()).arg("verify").arg("dist").arg("--public-key").arg(&pk));
+        let r = run(warden(t.path())
+            .arg("verify")
+            .arg("dist")
+            .arg("--public-key")
+            .arg(&pk));
         // Signed bytes: any flip breaks SHA256SUMS.minisig (1), or the line no longer parses (2).
-        assert!(r.code == 1 || r.code == 2, "byte {i}: exit {}\n{}", r.code, r.stdout);
-        assert!(r.stdout.contains("dist/SHA256SUMS"), "byte {i}: {}", r.stdout);
+        assert!(
+            r.code == 1 || r.code == 2,
+            "byte {i}: exit {}\n{}",
+            r.code,
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains("dist/SHA256SUMS"),
+            "byte {i}: {}",
+            r.stdout
+        );
     }
     fs::write(&sums, &orig).unwrap();
     // The untrusted comment is not signed (minisign's design): changing it cannot change what
@@ -452,6 +465,11 @@ fn every_byte_of_sha256sums_matters_and_the_untrusted_comment_does_not() {
         bytes[i] ^= 0x01;
         let changed = text.replacen(&first, &String::from_utf8(bytes).unwrap(), 1);
         fs::write(&sig, changed).unwrap();
-        run(warden(t.path()).arg("verify").arg("dist/a.bin").arg("--public-key").arg(&pk)).expect(0);
+        run(warden(t.path())
+            .arg("verify")
+            .arg("dist/a.bin")
+            .arg("--public-key")
+            .arg(&pk))
+        .expect(0);
     }
 }

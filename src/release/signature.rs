@@ -103,15 +103,12 @@ impl SignatureFile {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
         let mut next = |n: usize, what: &str| {
-            lines
-                .next()
-                .filter(|l| !(l.is_empty() && n == 1))
-                .ok_or_else(|| {
-                    ParseError::at(
-                        n,
-                        format!("missing: expected {what} (truncated signature file)"),
-                    )
-                })
+            lines.next().filter(|l| !l.is_empty()).ok_or_else(|| {
+                ParseError::at(
+                    n,
+                    format!("missing: expected {what} (truncated signature file)"),
+                )
+            })
         };
         let l1 = next(1, "\"untrusted comment: …\"")?;
         let untrusted = l1.strip_prefix(UNTRUSTED_PREFIX).ok_or_else(|| {
