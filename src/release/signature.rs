@@ -117,6 +117,13 @@ impl SignatureFile {
                 "expected \"untrusted comment: …\" (not a minisign signature)",
             )
         })?;
+        // A CR inside a comment would not survive a round trip (CRLF endings are stripped).
+        if untrusted.contains('\r') {
+            return Err(ParseError::at(
+                1,
+                "the untrusted comment contains a carriage return",
+            ));
+        }
         let l2 = next(2, "the base64 signature line")?;
         let sig: [u8; 74] = decode_fixed(2, l2, "signature")?;
         let l3 = next(3, "\"trusted comment: …\"")?;
@@ -251,6 +258,20 @@ mod tests {
             SignatureFile::parse(&EXAMPLE.replace('\n', "\r\n")).unwrap(),
             sig
         );
+    }
+
+    #[test]
+    fn carriage_return_inside_the_untrusted_comment_is_rejected() {
+        // Found by the minisign_formats fuzzer: such a comment lost one CR per parse/print cycle.
+        let bad = EXAMPLE.replace(
+            "untrusted comment: signature from minisign secret key",
+            "untrusted comment: a\r\r",
+        );
+        let err = SignatureFile::parse(&bad).unwrap_err();
+        assert_eq!(err.line, Some(1));
+        assert!(err.message.contains("carriage return"), "{err}");
+        // CRLF line endings are still fine.
+        assert!(SignatureFile::parse(&EXAMPLE.replace('\n', "\r\n")).is_ok());
     }
 
     #[test]

@@ -1,0 +1,40 @@
+//! One test per crash the fuzzers found (reproducers in tests/fixtures/fuzz).
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+fn reproducer(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fuzz")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// minisign_formats, 21.6M runs in: an untrusted comment of CRs before the LF did not round-trip
+/// (each parse stripped one CR as part of a CRLF ending). Now a CR inside a comment is malformed.
+#[test]
+fn untrusted_comment_with_carriage_returns() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, _) = keypair(t.path(), "k");
+    write(&t.path().join("d/small.bin"), b"small");
+    write(
+        &t.path().join("d/small.bin.minisig"),
+        &reproducer("minisign_formats-untrusted-comment-cr"),
+    );
+    let out = run(warden(t.path())
+        .args(["verify", "d/small.bin", "--public-key"])
+        .arg(&pk))
+    .expect(2);
+    assert!(
+        out.stdout.contains(
+            "d/small.bin.minisig: line 1: the untrusted comment contains a carriage return"
+        ),
+        "{}",
+        out.stdout
+    );
+}
