@@ -38,3 +38,29 @@ fn untrusted_comment_with_carriage_returns() {
         out.stdout
     );
 }
+
+/// checksums: a SHA256SUMS of blank lines parsed as an empty list (and printed back as an empty
+/// file, which did not parse). Now both are malformed: an empty release list is suspect.
+#[test]
+fn checksum_file_of_blank_lines() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("d/a.bin"), b"a");
+    write(
+        &t.path().join("d/SHA256SUMS"),
+        &reproducer("checksums-blank-lines-only"),
+    );
+    run(warden(t.path())
+        .args(["sign", "d/SHA256SUMS", "--no-checksums", "--secret-key"])
+        .arg(&sk))
+    .expect(0);
+    let out = run(warden(t.path())
+        .args(["verify", "d", "--public-key"])
+        .arg(&pk))
+    .expect(2);
+    assert!(
+        out.stdout.contains("d/SHA256SUMS: no checksum lines"),
+        "{}",
+        out.stdout
+    );
+}

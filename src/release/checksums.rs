@@ -123,6 +123,12 @@ impl ChecksumFile {
                 return Err(ParseError::at(n, format!("{name:?} is listed twice")));
             }
         }
+        // Blank lines only is as empty as an empty file (found by the checksums fuzzer).
+        if entries.is_empty() {
+            return Err(ParseError::whole(
+                "no checksum lines: expected lines of \"<sha256>  <file name>\"",
+            ));
+        }
         Ok(ChecksumFile { entries })
     }
 
@@ -271,5 +277,7 @@ mod tests {
             assert!(err.message.contains(words), "{text:?}: {err}");
         }
         assert!(ChecksumFile::parse("").is_err());
+        assert!(ChecksumFile::parse("  ").is_err(), "blank lines only");
+        assert!(ChecksumFile::parse("\n\n").is_err());
     }
 }
