@@ -64,3 +64,37 @@ fn checksum_file_of_blank_lines() {
         out.stdout
     );
 }
+
+/// checksums: `././name` parsed to `./name`, which printed and parsed to `name`. Names are now
+/// normalised (`.` components dropped), and verify finds the file under either spelling.
+#[test]
+fn checksum_names_with_repeated_dot_slash() {
+    let text = String::from_utf8(reproducer("checksums-dot-slash-prefixes")).unwrap();
+    let parsed = release_warden::release::checksums::ChecksumFile::parse(&text).unwrap();
+    assert!(parsed.entries().all(|(n, _)| !n.starts_with("./")));
+    assert_eq!(
+        release_warden::release::checksums::ChecksumFile::parse(&parsed.to_string()).unwrap(),
+        parsed
+    );
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("d/sub/a.bin"), b"a");
+    let sha = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb";
+    write(
+        &t.path().join("d/SHA256SUMS"),
+        format!("{sha}  ././sub/./a.bin\n").as_bytes(),
+    );
+    run(warden(t.path())
+        .args(["sign", "d/SHA256SUMS", "--no-checksums", "--secret-key"])
+        .arg(&sk))
+    .expect(0);
+    let out = run(warden(t.path())
+        .args(["verify", "d", "--public-key"])
+        .arg(&pk))
+    .expect(0);
+    assert!(
+        out.stdout.contains("OK    d/sub/a.bin  sha256"),
+        "{}",
+        out.stdout
+    );
+}

@@ -56,6 +56,18 @@ pub fn check_relative_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `./a/./b` → `a/b`: the same file under one name (found by the checksums fuzzer, which showed
+/// that stripping a single `./` did not round-trip). Empty components (`a//b`) are refused.
+fn normalize(name: &str) -> Result<String, String> {
+    let parts: Vec<&str> = name.split('/').filter(|c| *c != ".").collect();
+    if parts.is_empty() || parts.iter().any(|c| c.is_empty()) {
+        return Err(format!(
+            "{name:?} is not a file name (empty path component)"
+        ));
+    }
+    Ok(parts.join("/"))
+}
+
 fn unescape(name: &str) -> Option<String> {
     let mut out = String::with_capacity(name.len());
     let mut chars = name.chars();
@@ -118,7 +130,7 @@ impl ChecksumFile {
             }
             let (name, digest) = parse_line(line).map_err(|m| ParseError::at(n, m))?;
             check_relative_name(&name).map_err(|m| ParseError::at(n, m))?;
-            let name = name.strip_prefix("./").unwrap_or(&name).to_string();
+            let name = normalize(&name).map_err(|m| ParseError::at(n, m))?;
             if entries.insert(name.clone(), digest).is_some() {
                 return Err(ParseError::at(n, format!("{name:?} is listed twice")));
             }
@@ -278,6 +290,15 @@ mod tests {
         }
         assert!(ChecksumFile::parse("").is_err());
         assert!(ChecksumFile::parse("  ").is_err(), "blank lines only");
+        let dotted = ChecksumFile::parse(&format!("{EMPTY_SHA}  ././a/./b\n")).unwrap();
+        assert_eq!(dotted.entries().next().unwrap().0, "a/b");
+        assert_eq!(ChecksumFile::parse(&dotted.to_string()).unwrap(), dotted);
+        assert!(ChecksumFile::parse(&format!("{EMPTY_SHA}  a//b\n")).is_err());
+        assert!(ChecksumFile::parse(&format!("{EMPTY_SHA}  ./\n")).is_err());
+        assert!(
+            ChecksumFile::parse(&format!("{EMPTY_SHA}  ./a\n{EMPTY_SHA}  a\n")).is_err(),
+            "the same file twice"
+        );
         assert!(ChecksumFile::parse("\n\n").is_err());
     }
 }
