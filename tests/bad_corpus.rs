@@ -31,17 +31,8 @@ fn run_case(file: &str, kind: &str) -> (Run, tempfile::TempDir) {
                 .arg(&pk))
         }
         "sums" => {
-            // Signed, so only the format is at fault.
-            let (pk, sk) = keypair(dir, "k");
             write(&dir.join("dist/a.bin"), b"a");
-            fs::write(dir.join("dist/SHA256SUMS"), &bytes).unwrap();
-            run(warden(dir)
-                .args(["sign", "dist/SHA256SUMS", "--no-checksums", "--secret-key"])
-                .arg(&sk))
-            .expect(0);
-            run(warden(dir)
-                .args(["verify", "dist", "--public-key"])
-                .arg(&pk))
+            verify_signed_checksums(dir, "dist", &bytes)
         }
         "registry" => {
             write(&dir.join("known_issues/bad.toml"), &bytes);

@@ -44,20 +44,9 @@ fn untrusted_comment_with_carriage_returns() {
 #[test]
 fn checksum_file_of_blank_lines() {
     let t = tempfile::tempdir().unwrap();
-    let (pk, sk) = keypair(t.path(), "k");
     write(&t.path().join("d/a.bin"), b"a");
-    write(
-        &t.path().join("d/SHA256SUMS"),
-        &reproducer("checksums-blank-lines-only"),
-    );
-    run(warden(t.path())
-        .args(["sign", "d/SHA256SUMS", "--no-checksums", "--secret-key"])
-        .arg(&sk))
-    .expect(0);
-    let out = run(warden(t.path())
-        .args(["verify", "d", "--public-key"])
-        .arg(&pk))
-    .expect(2);
+    let out =
+        verify_signed_checksums(t.path(), "d", &reproducer("checksums-blank-lines-only")).expect(2);
     assert!(
         out.stdout.contains("d/SHA256SUMS: no checksum lines"),
         "{}",
@@ -77,20 +66,17 @@ fn checksum_names_with_repeated_dot_slash() {
         parsed
     );
     let t = tempfile::tempdir().unwrap();
-    let (pk, sk) = keypair(t.path(), "k");
     write(&t.path().join("d/sub/a.bin"), b"a");
     let sha = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb";
-    write(
-        &t.path().join("d/SHA256SUMS"),
-        format!("{sha}  ././sub/./a.bin\n").as_bytes(),
-    );
-    run(warden(t.path())
-        .args(["sign", "d/SHA256SUMS", "--no-checksums", "--secret-key"])
-        .arg(&sk))
-    .expect(0);
-    let out = run(warden(t.path())
-        .args(["verify", "d", "--public-key"])
-        .arg(&pk))
+    let out = verify_signed_checksums(
+        t.path(),
+        "d",
+        format!(
+            "{sha}  ././sub/./a.bin
+"
+        )
+        .as_bytes(),
+    )
     .expect(0);
     assert!(
         out.stdout.contains("OK    d/sub/a.bin  sha256"),

@@ -92,6 +92,22 @@ pub fn minisign() -> Option<PathBuf> {
     found
 }
 
+/// Writes `contents` as `dir/<release>/SHA256SUMS`, signs that file alone (so only its format
+/// can be at fault), and returns `warden verify <release>` with the matching public key.
+pub fn verify_signed_checksums(dir: &Path, release: &str, contents: &[u8]) -> Run {
+    let (pk, sk) = keypair(dir, "sums-key");
+    let sums = dir.join(release).join("SHA256SUMS");
+    write(&sums, contents);
+    run(warden(dir)
+        .args(["sign", "--no-checksums", "--secret-key"])
+        .arg(&sk)
+        .arg(&sums))
+    .expect(0);
+    run(warden(dir)
+        .args(["verify", release, "--public-key"])
+        .arg(&pk))
+}
+
 pub fn write(path: &Path, bytes: &[u8]) {
     if let Some(p) = path.parent() {
         std::fs::create_dir_all(p).unwrap();
