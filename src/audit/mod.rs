@@ -92,6 +92,26 @@ pub struct Finding {
     pub remediation: String,
 }
 
+impl Finding {
+    /// A finding the audit is sure of (confidence high), the common case.
+    pub fn new(
+        id: &'static str,
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+        remediation: impl Into<String>,
+    ) -> Self {
+        Finding {
+            id,
+            severity,
+            confidence: Confidence::High,
+            location,
+            message: message.into(),
+            remediation: remediation.into(),
+        }
+    }
+}
+
 /// Every finding id with a one-line description (README, SARIF rules).
 pub const RULES: &[(&str, &str)] = &[
     (

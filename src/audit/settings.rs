@@ -44,14 +44,7 @@ fn finding(
     message: String,
     remediation: String,
 ) -> Finding {
-    Finding {
-        id,
-        severity,
-        confidence: Confidence::High,
-        location: api(route),
-        message,
-        remediation,
-    }
+    Finding::new(id, severity, api(route), message, remediation)
 }
 
 /// The finding for a read that failed: what could not be checked, and the permission it needed.

@@ -12,7 +12,7 @@ use github_actions_models::workflow::{Job, Workflow};
 use regex::Regex;
 use yamlpath::{route, Document};
 
-use super::{Confidence, Finding, Location, Severity, SigningSecrets};
+use super::{Finding, Location, Severity, SigningSecrets};
 
 /// A job that uses a signing secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,19 +188,18 @@ pub fn audit_workflows(root: &Path, secrets: &SigningSecrets) -> WorkflowAudit {
 }
 
 fn unparseable(rel: &Path, (line, column): (usize, usize), why: &str) -> Finding {
-    Finding {
-        id: "workflow-unparseable",
-        severity: Severity::High,
-        confidence: Confidence::High,
-        location: Location::Workflow {
+    Finding::new(
+        "workflow-unparseable",
+        Severity::High,
+        Location::Workflow {
             path: rel.to_path_buf(),
             line,
             column,
             job: None,
         },
-        message: format!("this workflow could not be parsed, so it was not audited: {why}"),
-        remediation: "Fix the YAML (GitHub would reject it too) and run the audit again.".into(),
-    }
+        format!("this workflow could not be parsed, so it was not audited: {why}"),
+        "Fix the YAML (GitHub would reject it too) and run the audit again.",
+    )
 }
 
 fn audit_one(
@@ -224,17 +223,10 @@ fn audit_one(
                 if matches!(call.secrets, Some(Secrets::Inherit))
                     && (!file_refs.is_empty() || wf_has_tag_trigger(wf))
                 {
-                    audit.findings.push(Finding {
-                        id: "signing-secrets-inherit",
-                        severity: Severity::High,
-                        confidence: Confidence::High,
-                        location: src.loc(key, Some(job_id)),
-                        message: format!(
+                    audit.findings.push(Finding::new("signing-secrets-inherit", Severity::High, src.loc(key, Some(job_id)), format!(
                             "job `{job_id}` calls {} with `secrets: inherit`: every secret, the signing key included, reaches the called workflow",
                             call.uses.raw()
-                        ),
-                        remediation: "Pass only the secrets the called workflow needs (`secrets: { NAME: ... }`), and keep the signing key in an environment of the job that signs.".into(),
-                    });
+                        ), "Pass only the secrets the called workflow needs (`secrets: { NAME: ... }`), and keep the signing key in an environment of the job that signs."));
                 }
             }
             Job::NormalJob(job) => {
@@ -288,31 +280,17 @@ fn audit_one(
                     } else {
                         format!(", passed to {}", via.join(", "))
                     };
-                    audit.findings.push(Finding {
-                        id: "signing-secret-outside-environment",
-                        severity: Severity::High,
-                        confidence: Confidence::High,
-                        location: src.loc(key, Some(job_id)),
-                        message: format!(
+                    audit.findings.push(Finding::new("signing-secret-outside-environment", Severity::High, src.loc(key, Some(job_id)), format!(
                             "job `{job_id}` uses {list} (first at line {}{through}) and has no `environment:`: any run of this job can read the key",
                             first.0
-                        ),
-                        remediation: format!(
+                        ), format!(
                             "Add `environment: release` to job `{job_id}`, store {first_name} only in that environment (not as a repository secret), and require reviewers on it."
-                        ),
-                    });
+                        )));
                     if let Some(expr) = job.r#if.as_ref().and_then(ref_gate) {
                         let at = src.key(&route!("jobs", job_id.as_str(), "if"));
-                        audit.findings.push(Finding {
-                            id: "tag-gate-is-not-a-boundary",
-                            severity: Severity::Info,
-                            confidence: Confidence::High,
-                            location: src.loc(at, Some(job_id)),
-                            message: format!(
+                        audit.findings.push(Finding::new("tag-gate-is-not-a-boundary", Severity::Info, src.loc(at, Some(job_id)), format!(
                                 "job `{job_id}` is gated by `if: {expr}`; a tag push runs the workflow file of the tagged commit, so whoever can push a tag can rewrite this gate"
-                            ),
-                            remediation: "Rely on an environment with required reviewers and a tag ruleset instead of an `if:` on the ref.".into(),
-                        });
+                            ), "Rely on an environment with required reviewers and a tag ruleset instead of an `if:` on the ref."));
                     }
                 }
                 let perms = match &job.permissions {
@@ -326,14 +304,7 @@ fn audit_one(
                         src.key(&route!("jobs", job_id.as_str(), "permissions"))
                     };
                 match perms {
-                    Permissions::Base(BasePermission::WriteAll) => audit.findings.push(Finding {
-                        id: "signing-job-write-permissions",
-                        severity: Severity::Medium,
-                        confidence: Confidence::High,
-                        location: src.loc(perm_at, Some(job_id)),
-                        message: format!("job `{job_id}` holds the signing key with `permissions: write-all`"),
-                        remediation: "Give the signing job `contents: write` at most (to publish), and nothing else.".into(),
-                    }),
+                    Permissions::Base(BasePermission::WriteAll) => audit.findings.push(Finding::new("signing-job-write-permissions", Severity::Medium, src.loc(perm_at, Some(job_id)), format!("job `{job_id}` holds the signing key with `permissions: write-all`"), "Give the signing job `contents: write` at most (to publish), and nothing else.")),
                     Permissions::Explicit(map) => {
                         let extra: Vec<&str> = map
                             .iter()
@@ -341,14 +312,7 @@ fn audit_one(
                             .map(|(k, _)| k.as_str())
                             .collect();
                         if !extra.is_empty() {
-                            audit.findings.push(Finding {
-                                id: "signing-job-write-permissions",
-                                severity: Severity::Medium,
-                                confidence: Confidence::High,
-                                location: src.loc(perm_at, Some(job_id)),
-                                message: format!("job `{job_id}` holds the signing key with write access to {}", extra.join(", ")),
-                                remediation: "Drop the write permissions the signing job does not need; do other writes in a job without the key.".into(),
-                            });
+                            audit.findings.push(Finding::new("signing-job-write-permissions", Severity::Medium, src.loc(perm_at, Some(job_id)), format!("job `{job_id}` holds the signing key with write access to {}", extra.join(", ")), "Drop the write permissions the signing job does not need; do other writes in a job without the key."));
                         }
                     }
                     _ => {}
@@ -368,18 +332,11 @@ fn audit_one(
         .map(|(n, _)| *n)
         .collect();
         if !risky.is_empty() {
-            audit.findings.push(Finding {
-                id: "signing-secret-dangerous-trigger",
-                severity: Severity::High,
-                confidence: Confidence::High,
-                location: src.loc(src.key(&route!("on")), None),
-                message: format!(
+            audit.findings.push(Finding::new("signing-secret-dangerous-trigger", Severity::High, src.loc(src.key(&route!("on")), None), format!(
                     "this workflow references {} and runs on {}: code or input from outside the repository can reach the signing key",
                     file_refs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
                     risky.join(", ")
-                ),
-                remediation: "Sign only in a workflow triggered by a tag push (or a release), never from pull_request_target, workflow_run or issue_comment.".into(),
-            });
+                ), "Sign only in a workflow triggered by a tag push (or a release), never from pull_request_target, workflow_run or issue_comment."));
         }
     }
     if signing_here {
