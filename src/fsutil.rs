@@ -40,15 +40,18 @@ pub fn stage(target: &Path, contents: &[u8], mode: u32) -> Result<StagedFile> {
         }
     }
     let dir = parent_dir(target);
-    let mut temp = tempfile::Builder::new()
+    let temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| Error::io("creating a temp file in", dir, e))?;
     set_mode(temp.as_file(), mode)
         .map_err(|e| Error::io("setting permissions on", temp.path(), e))?;
-    temp.write_all(contents)
-        .and_then(|_| temp.as_file().sync_all())
+    // Through the plain `File`: NamedTempFile's own `Write` appends the temp path to errors,
+    // and that path means nothing to the user.
+    let mut file = temp.as_file();
+    file.write_all(contents)
+        .and_then(|_| file.sync_all())
         .map_err(|e| Error::io("writing", target, e))?;
     Ok(StagedFile {
         temp,

@@ -51,10 +51,24 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("warden: {err:#}");
+            eprintln!("warden: {}", error_chain(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, `: `-separated. A cause whose text the message above it already
+/// ends with (an I/O error quoted by `Error::Io`) is not repeated.
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 fn format(f: OutputFormat) -> Format {

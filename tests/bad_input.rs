@@ -48,6 +48,18 @@ fn bad_public_keys() {
 }
 
 #[test]
+fn a_missing_keys_directory_is_named_and_its_cause_said_once() {
+    let t = tempfile::tempdir().unwrap();
+    signed_release(t.path());
+    let out = run(warden(t.path()).args(["verify", "dist"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: loading trusted keys (pass --public-key FILE or --keys-dir DIR): \
+         reading keys: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
 fn bad_signature_files() {
     let t = tempfile::tempdir().unwrap();
     let (pk, _) = signed_release(t.path());
