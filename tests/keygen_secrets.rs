@@ -7,21 +7,48 @@ use std::fs;
 use base64::Engine as _;
 use common::*;
 
-/// Every form of the secret that must never be shown: the base64 line, the raw seed in hex.
-fn secret_forms(key_file: &std::path::Path) -> Vec<String> {
+/// Every form of the secret that must never be shown: slices of the base64 line, and the seed
+/// (decrypted first when `password` is given) in hex and base64.
+fn secret_forms(key_file: &std::path::Path, password: Option<&str>) -> Vec<String> {
     let text = fs::read_to_string(key_file).unwrap();
     let b64 = text.lines().nth(1).unwrap().to_string();
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(&b64)
-        .unwrap();
+    let sk_box = minisign::SecretKeyBox::from_string(&text).unwrap();
+    let raw = match password {
+        Some(p) => minisign::SecretKey::from_box(sk_box, Some(p.to_string())),
+        None => minisign::SecretKey::from_unencrypted_box(sk_box),
+    }
+    .unwrap()
+    .to_bytes();
+    let seed: &[u8; 32] = raw[62..94].try_into().unwrap();
+    // Decrypted for real: the seed yields the public key stored after it.
+    assert_eq!(
+        ed25519_dalek::SigningKey::from_bytes(seed)
+            .verifying_key()
+            .as_bytes(),
+        &raw[94..126]
+    );
     let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let seed_b64 = base64::engine::general_purpose::STANDARD.encode(seed);
     vec![
         b64[..40].to_string(),
-        b64[100..140].to_string(),
-        hex(&raw[62..94]),
-        hex(&raw[62..94]).to_uppercase(),
-        hex(&raw),
+        b64[84..124].to_string(),
+        b64[150..].to_string(),
+        hex(seed),
+        hex(seed).to_uppercase(),
+        hex(&seed[..12]),
+        seed_b64[..24].to_string(),
     ]
+}
+
+/// Every file under `dir` except the secret key files themselves.
+fn files_besides(dir: &std::path::Path, key_files: &[&std::path::Path]) -> Vec<std::path::PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| !key_files.contains(&p.as_path()))
+        .collect()
 }
 
 fn assert_no_secret(r: &Run, forms: &[String]) {
@@ -75,7 +102,7 @@ fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
             & 0o777;
         assert_eq!(mode, 0o600);
     }
-    assert_no_secret(&out, &secret_forms(&t.path().join("secret/ci.key")));
+    assert_no_secret(&out, &secret_forms(&t.path().join("secret/ci.key"), None));
     // Refuses to overwrite.
     let again = run(warden(t.path()).args([
         "keygen",
@@ -156,11 +183,12 @@ fn secret_never_appears_in_any_output() {
         keygen.stdout
     );
     let (other_pk, plain_sk) = keypair(t.path(), "plain");
-    let mut forms = secret_forms(&t.path().join("enc.key"));
-    forms.extend(secret_forms(&plain_sk));
+    let mut forms = secret_forms(&t.path().join("enc.key"), Some(pw));
+    forms.extend(secret_forms(&plain_sk, None));
     forms.push(pw.to_string());
     assert_no_secret(&keygen, &forms);
     write(&t.path().join("d/a"), b"a");
+    fs::create_dir_all(t.path().join("repo/.git")).unwrap();
     let plain_b64 = fs::read_to_string(&plain_sk)
         .unwrap()
         .lines()
@@ -223,9 +251,50 @@ fn secret_never_appears_in_any_output() {
         run(warden(t.path())
             .args(["sign", "d", "--force", "--secret-key-stdin"])
             .stdin(fs::File::open(&plain_sk).unwrap())),
+        // the encrypted key from the environment with a wrong password, then with none set
+        run(warden(t.path())
+            .env("SK", fs::read_to_string(t.path().join("enc.key")).unwrap())
+            .env("PW", pw.to_uppercase())
+            .args([
+                "sign",
+                "d",
+                "--force",
+                "--secret-key-env",
+                "SK",
+                "--password-env",
+                "PW",
+            ])),
+        run(warden(t.path())
+            .env("SK", fs::read_to_string(t.path().join("enc.key")).unwrap())
+            .env_remove("PW")
+            .args([
+                "sign",
+                "d",
+                "--force",
+                "--secret-key-env",
+                "SK",
+                "--password-env",
+                "PW",
+            ])),
+        // a second key pair refused inside a git work tree: the password stays unsaid
+        run(warden(&t.path().join("repo")).env("PW", pw).args([
+            "keygen",
+            "--password-env",
+            "PW",
+            "--secret-key",
+            "in-tree.key",
+        ])),
     ];
     let codes: Vec<i32> = runs.iter().map(|r| r.code).collect();
-    assert_eq!(codes, [0, 2, 2, 2, 2, 2, 0]);
+    assert_eq!(codes, [0, 2, 2, 2, 2, 2, 0, 2, 2, 2]);
+    assert!(
+        runs[8]
+            .stderr
+            .contains("environment variable PW (--password-env) is not set"),
+        "{}",
+        runs[8].stderr
+    );
+    assert!(!t.path().join("repo/in-tree.key").exists());
     assert!(
         runs[1].stderr.contains("wrong password"),
         "{}",
@@ -248,11 +317,16 @@ fn secret_never_appears_in_any_output() {
     for r in &runs {
         assert_no_secret(r, &forms);
     }
-    // Nothing besides the key files holds the secret: the signatures written contain none of it.
-    for entry in fs::read_dir(t.path().join("d")).unwrap() {
-        let text = fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+    // Nothing besides the key files holds the secret or the password: not the public keys, the
+    // signatures, SHA256SUMS, nor anything else written under the test directory.
+    let enc_sk = t.path().join("enc.key");
+    let written = files_besides(t.path(), &[&enc_sk, &plain_sk]);
+    assert!(written.len() >= 6, "{written:?}");
+    for path in written {
+        let bytes = fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
         for f in &forms {
-            assert!(!text.contains(f.as_str()));
+            assert!(!text.contains(f.as_str()), "{f} in {}", path.display());
         }
     }
 }

@@ -544,4 +544,55 @@ mod tests {
         )
         .contains(&bare[..20]));
     }
+    /// Every 12-character window of `secret` (so no slice of it shows either).
+    fn windows(secret: &str) -> Vec<&str> {
+        (0..=secret.len().saturating_sub(12))
+            .map(|i| &secret[i..i + 12])
+            .collect()
+    }
+
+    #[test]
+    fn no_debug_of_a_key_type_shows_key_bytes_or_the_password() {
+        let password = Password::new("correct horse battery".into());
+        let pair = generate(Some(&password)).unwrap();
+        let encrypted_line = pair.secret_box.lines().nth(1).unwrap().to_string();
+        // The decrypted key, as the minisign crate sees it: the seed at bytes 62..94.
+        let decrypted = minisign::SecretKey::from_box(
+            minisign::SecretKeyBox::from_string(&pair.secret_box).unwrap(),
+            Some("correct horse battery".into()),
+        )
+        .unwrap()
+        .to_bytes();
+        let seed_hex: String = decrypted[62..94]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let seed_b64 = BASE64.encode(&decrypted[62..94]);
+        let key = SecretKey::load(
+            &SecretKeyText::new(pair.secret_box.to_string()),
+            Some(&password),
+        )
+        .unwrap();
+        let unencrypted = generate(None).unwrap();
+        let shown = format!(
+            "{pair:?} {pair:#?} {key:?} {key:#?} {password:?} {:?} {unencrypted:?}",
+            SecretKeyText::new(pair.secret_box.to_string())
+        );
+        let mut secrets = windows(&encrypted_line);
+        secrets.extend(windows(&seed_hex));
+        let seed_hex_upper = seed_hex.to_uppercase();
+        secrets.extend(windows(&seed_hex_upper));
+        secrets.extend(windows(&seed_b64));
+        // Characters 84..124 of an unencrypted key line encode only seed bytes; the rest of the
+        // line also holds the key id and public key, which Debug may show.
+        secrets.extend(windows(
+            &unencrypted.secret_box.lines().nth(1).unwrap()[84..124],
+        ));
+        secrets.push("correct horse");
+        for secret in secrets {
+            assert!(!shown.contains(secret), "{secret} shown in {shown}");
+        }
+        // What Debug does show: the key id, so a log still says which key was used.
+        assert!(shown.contains(&key.key_id.to_string()), "{shown}");
+    }
 }
