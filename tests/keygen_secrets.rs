@@ -1,4 +1,5 @@
-//! `warden keygen` and secret hygiene: the secret key and passwords never reach stdout/stderr.
+//! `warden keygen` and secret hygiene: the secret key and passwords never reach stdout, stderr
+//! or any file written besides the key file itself.
 
 mod common;
 
