@@ -223,6 +223,19 @@ async fn one_finding_per_ruleset_problem() {
                 r["conditions"]["ref_name"]["exclude"] = json!(["refs/tags/v1*"])
             }),
         ),
+        // Narrower than the release tags `v*`: v2.0.0 or vfoo would still run the release.
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| {
+                r["conditions"]["ref_name"]["include"] = json!(["refs/tags/v1.*"])
+            }),
+        ),
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| {
+                r["conditions"]["ref_name"]["include"] = json!(["refs/tags/v[0-9]*"])
+            }),
+        ),
     ];
     for (expected, change) in cases {
         let server = MockServer::start().await;
@@ -240,6 +253,84 @@ async fn one_finding_per_ruleset_problem() {
     s.ruleset["bypass_actors"] =
         json!([{"actor_id": 4, "actor_type": "RepositoryRole", "bypass_mode": "pull_request"}]);
     mount(&server, &s).await;
+    audit(&server, "clean-release", &[]).await.expect(0);
+}
+
+/// GHES ≤ 3.19 may protect tags the legacy way; it is read only when no ruleset covers them.
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
+    async fn legacy(server: &MockServer, status: u16, body: Value) -> wiremock::MockGuard {
+        Mock::given(method("GET"))
+            .and(path("/repos/o/r/tags/protection"))
+            .respond_with(ResponseTemplate::new(status).set_body_json(body))
+            .expect(1..)
+            .mount_as_scoped(server)
+            .await
+    }
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    mount(&server, &s).await;
+
+    // GHES's own example protects `v1.*`, which does not cover `v*` releases.
+    {
+        let _m = legacy(
+            &server,
+            200,
+            fixture("ghes-3.19-repos-tag-protection-list.json"),
+        )
+        .await;
+        let out = audit(&server, "clean-release", &[]).await.expect(1);
+        assert_eq!(ids(&out), ["no-tag-ruleset"]);
+        assert!(
+            messages(&out).contains(
+                "tag protections seen: legacy tag protection v1.* (does not match the release tags)"
+            ),
+            "{}",
+            out.stdout
+        );
+    }
+    // synthetic: a legacy protection of `v*` protects them, less well than a ruleset.
+    {
+        let _m = legacy(&server, 200, json!([{"id": 3, "pattern": "v*"}])).await;
+        let out = audit(&server, "clean-release", &[]).await.expect(1);
+        assert_eq!(ids(&out), ["legacy-tag-protection"]);
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(doc["findings"][0]["severity"], "medium");
+        assert!(
+            messages(&out).contains("protected only by legacy tag protection `v*`"),
+            "{}",
+            out.stdout
+        );
+        // --fail-on high lets it pass; the fix plan replaces it with a ruleset.
+        audit(&server, "clean-release", &["--fail-on", "high"])
+            .await
+            .expect(0);
+        // (with --format json, the plan goes to stderr)
+        let plan = audit(&server, "clean-release", &["--fix-plan"]).await;
+        assert!(
+            plan.stderr
+                .contains("gh api --method POST repos/o/r/rulesets --input - <<'JSON'"),
+            "{}",
+            plan.stderr
+        );
+    }
+    // github.com: 410 Gone means there is none.
+    {
+        let gone = json!({"message": "Tag protections have been fully deprecated. Please use tag rulesets instead.", "documentation_url": "https://github.blog/changelog/2024-05-29-sunset-notice-tag-protections/", "status": "410"});
+        let _m = legacy(&server, 410, gone).await;
+        let out = audit(&server, "clean-release", &[]).await.expect(1);
+        assert_eq!(ids(&out), ["no-tag-ruleset"]);
+    }
+    // With a covering ruleset the legacy endpoint is not asked at all.
+    let server = MockServer::start().await;
+    mount(&server, &protected()).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/tags/protection"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .expect(0)
+        .mount(&server)
+        .await;
     audit(&server, "clean-release", &[]).await.expect(0);
 }
 
@@ -276,6 +367,12 @@ async fn one_finding_per_environment_problem() {
             let mut s = protected();
             // GitHub's tag-policy example: a tag policy for `v1` only.
             s.policies = json!({"total_count": 1, "branch_policies": [fixture("deployment-branch-policy-create-tag.json")]});
+            s
+        }),
+        ("environment-no-tag-policy", {
+            let mut s = protected();
+            // synthetic: `v1.*` is narrower than the release tags `v*`
+            s.policies = json!({"total_count": 1, "branch_policies": [{"id": 1, "name": "v1.*", "type": "tag"}]});
             s
         }),
     ];

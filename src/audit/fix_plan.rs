@@ -89,7 +89,7 @@ pub fn plan(r: &AuditReport) -> Vec<Change> {
         };
         let (env, ruleset_id) = route_parts(resource);
         match f.id {
-            "no-tag-ruleset" if done.insert("ruleset".to_string()) => steps.push(Change {
+            "no-tag-ruleset" | "legacy-tag-protection" if done.insert("ruleset".to_string()) => steps.push(Change {
                 title: "create a tag ruleset on the release tags (only admins may bypass)".into(),
                 request: Some((Method::Post, format!("repos/{repo}/rulesets"), tag_ruleset(&r.release_tag_patterns, true))),
                 manual: Vec::new(),

@@ -143,6 +143,10 @@ pub const RULES: &[(&str, &str)] = &[
         "No active tag ruleset protects the release tags",
     ),
     (
+        "legacy-tag-protection",
+        "The release tags are protected only by deprecated legacy tag protection (GHES)",
+    ),
+    (
         "tag-ruleset-incomplete",
         "The tag ruleset lacks creation, update or deletion rules",
     ),
@@ -250,16 +254,54 @@ pub fn ref_glob(pattern: &str) -> Option<globset::GlobMatcher> {
         .map(|g| g.compile_matcher())
 }
 
-/// A tag name that a release tag pattern stands for, to test rule patterns against
-/// (`v*` → `v1.2.3`, `v*.*.*-*` → `v1.1.1-1`).
-pub fn sample_tag(pattern: &str) -> String {
-    if pattern.matches('*').count() == 1 && pattern.ends_with('*') {
-        return pattern.replace('*', "1.2.3");
+/// Tags that a release tag pattern stands for, to test rule patterns against. A rule covers the
+/// release tags only if it matches every sample: `v1.*` does not cover `v*`, because
+/// `v99.0.0-rc.1` and `vx` are release tags too (any such tag runs the release workflow).
+pub fn sample_tags(pattern: &str) -> Vec<String> {
+    const STAR: [&str; 3] = ["1.2.3", "99.0.0-rc.1", "x"];
+    const ONE: [char; 3] = ['1', '9', 'x'];
+    let own = ref_glob(pattern);
+    let samples: Vec<String> = (0..3)
+        .map(|k| {
+            let mut out = String::new();
+            let mut chars = pattern.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '*' => {
+                        while chars.peek() == Some(&'*') {
+                            chars.next();
+                        }
+                        out.push_str(STAR[k]);
+                    }
+                    '?' => out.push(ONE[k]),
+                    // A class: its first member (a negated class gets a digit or a letter).
+                    '[' => {
+                        let class: String = chars.by_ref().take_while(|&c| c != ']').collect();
+                        match class.strip_prefix(['!', '^']) {
+                            Some(negated) => out.extend(
+                                ['0', 'a', 'Z', '_']
+                                    .into_iter()
+                                    .find(|c| !negated.contains(*c)),
+                            ),
+                            None => out.extend(class.chars().next()),
+                        }
+                    }
+                    '\\' => out.extend(chars.next()),
+                    c => out.push(c),
+                }
+            }
+            out
+        })
+        .collect();
+    let mut kept: Vec<String> = samples
+        .into_iter()
+        .filter(|s| own.as_ref().is_none_or(|g| g.is_match(s)))
+        .collect();
+    kept.dedup();
+    if kept.is_empty() {
+        kept.push(pattern.to_string());
     }
-    pattern
-        .replace("**", "1")
-        .replace(['*', '?'], "1")
-        .replace(['[', ']'], "")
+    kept
 }
 
 #[cfg(test)]
@@ -292,10 +334,30 @@ mod tests {
         assert!(g.is_match("refs/tags/v1.2.3"));
         assert!(!g.is_match("refs/tags/v1/x"), "* does not cross /");
         assert!(!g.is_match("refs/tags/pkg-v1"));
-        assert_eq!(sample_tag("v*"), "v1.2.3");
-        assert_eq!(sample_tag("v*.*.*-*"), "v1.1.1-1");
-        assert!(ref_glob("refs/tags/v*.*.*-*")
-            .unwrap()
-            .is_match(format!("refs/tags/{}", sample_tag("v*.*.*-*"))));
+        assert_eq!(sample_tags("v*"), ["v1.2.3", "v99.0.0-rc.1", "vx"]);
+        for pattern in [
+            "v*.*.*-*",
+            "v[0-9]*",
+            "release-?",
+            "v[!a-z]*",
+            "v**",
+            "v1.0.0",
+        ] {
+            let samples = sample_tags(pattern);
+            assert!(!samples.is_empty());
+            for s in samples {
+                assert!(ref_glob(pattern).unwrap().is_match(&s), "{pattern}: {s}");
+            }
+        }
+        // A narrower rule pattern misses at least one sample.
+        for (release, rule) in [("v*", "v1.*"), ("v*", "v[0-9]*"), ("v*", "v*.*")] {
+            let g = ref_glob(rule).unwrap();
+            assert!(
+                !sample_tags(release).iter().all(|s| g.is_match(s)),
+                "{rule} must not cover {release}"
+            );
+        }
+        let wider = ref_glob("v**").unwrap();
+        assert!(sample_tags("v*").iter().all(|s| wider.is_match(s)));
     }
 }

@@ -8,7 +8,7 @@ use futures::future::join_all;
 use serde_json::Value;
 
 use super::workflows::SigningJob;
-use super::{ref_glob, sample_tag, Confidence, Finding, Location, Severity, SigningSecrets};
+use super::{ref_glob, sample_tags, Confidence, Finding, Location, Severity, SigningSecrets};
 use crate::github::{ApiSource, Fetched, Shape};
 
 pub struct SettingsInput<'a> {
@@ -123,7 +123,8 @@ pub async fn audit_settings<S: ApiSource>(
     let samples: Vec<String> = input
         .tag_patterns
         .iter()
-        .map(|p| format!("refs/tags/{}", sample_tag(p)))
+        .flat_map(|p| sample_tags(p))
+        .map(|t| format!("refs/tags/{t}"))
         .collect();
     let patterns = input.tag_patterns.join(", ");
     let envs: BTreeSet<String> = input
@@ -191,6 +192,18 @@ pub async fn audit_settings<S: ApiSource>(
         ),
     );
 
+    // Wave 3, only when no ruleset protects the release tags: GHES up to 3.19 may still protect
+    // them with legacy tag protection (github.com answers 410 Gone, read as "none").
+    let r_legacy = format!("repos/{repo}/tags/protection");
+    let any_covering = details.iter().any(|d| {
+        matches!(d, Fetched::Ok(rs) if is_active(rs) && samples.iter().all(|s| ruleset_covers(rs, s)))
+    });
+    let legacy = if matches!(rulesets, Fetched::Ok(_)) && !any_covering {
+        Some(api_source.get(&r_legacy, Shape::Array).await)
+    } else {
+        None
+    };
+
     let mut out = Vec::new();
     rulesets_findings(
         &mut out,
@@ -201,6 +214,7 @@ pub async fn audit_settings<S: ApiSource>(
         &details,
         &samples,
         &patterns,
+        legacy.as_ref().map(|l| (r_legacy.as_str(), l)),
     );
 
     // Environments.
@@ -356,6 +370,7 @@ fn rulesets_findings(
     details: &[Fetched],
     samples: &[String],
     patterns: &str,
+    legacy: Option<(&str, &Fetched)>,
 ) {
     if let Fetched::Failed { .. } = list {
         out.push(unverifiable(
@@ -405,13 +420,46 @@ fn rulesets_findings(
             out.extend(unreadable);
             return;
         }
+        // Legacy tag protection: `{id, pattern}` entries, fnmatch on the tag name.
+        let legacy_list = match legacy {
+            Some((_, Fetched::Ok(Value::Array(list)))) => list.clone(),
+            _ => Vec::new(),
+        };
+        let legacy_covers = |p: &Value| {
+            p["enabled"].as_bool() != Some(false)
+                && p["pattern"].as_str().is_some_and(|pat| {
+                    ref_glob(&format!("refs/tags/{pat}"))
+                        .is_some_and(|g| samples.iter().all(|s| g.is_match(s)))
+                })
+        };
+        if let (Some((legacy_route, _)), Some(p)) =
+            (legacy, legacy_list.iter().find(|p| legacy_covers(p)))
+        {
+            out.push(finding(
+                "legacy-tag-protection",
+                Severity::Medium,
+                legacy_route,
+                format!(
+                    "the release tags ({patterns}) are protected only by legacy tag protection `{}`: it is deprecated (gone from github.com since 2024-08-30), and anyone with the maintain role can create release tags",
+                    p["pattern"].as_str().unwrap_or("?")
+                ),
+                format!("Replace it with an active tag ruleset on refs/tags/{} with creation, update, deletion and non_fast_forward rules, bypass only for admins (see --fix-plan for repos/{repo}/rulesets), then delete the legacy protection.", patterns.split(", ").next().unwrap_or("v*")),
+            ));
+            return;
+        }
+        for p in &legacy_list {
+            seen.push(format!(
+                "legacy tag protection {} (does not match the release tags)",
+                p["pattern"].as_str().unwrap_or("?")
+            ));
+        }
         out.push(finding(
             "no-tag-ruleset",
             Severity::High,
             route,
             format!(
                 "no active ruleset protects the release tags ({patterns}){}: anyone who can push can create a release tag, and the tag's workflow file decides what runs with the key",
-                if seen.is_empty() { String::new() } else { format!("; tag rulesets seen: {}", seen.join(", ")) }
+                if seen.is_empty() { String::new() } else { format!("; tag protections seen: {}", seen.join(", ")) }
             ),
             format!("Create an active tag ruleset on refs/tags/{} with creation, update, deletion and non_fast_forward rules, bypass only for admins (see --fix-plan for repos/{repo}/rulesets).", patterns.split(", ").next().unwrap_or("v*")),
         ));
