@@ -198,6 +198,23 @@ fn secret_never_appears_in_any_output() {
         .to_string();
     let garbled = format!("{}#{}", &plain_b64[..50], &plain_b64[51..]);
     let truncated = plain_b64[..150].to_string();
+    let enc_text = fs::read_to_string(t.path().join("enc.key")).unwrap();
+    let sign_from_env = |password: Option<&str>| {
+        let mut cmd = warden(t.path());
+        cmd.env("SK", &enc_text).env_remove("PW");
+        if let Some(p) = password {
+            cmd.env("PW", p);
+        }
+        run(cmd.args([
+            "sign",
+            "d",
+            "--force",
+            "--secret-key-env",
+            "SK",
+            "--password-env",
+            "PW",
+        ]))
+    };
     let runs = vec![
         // good password, wrong password, mismatched public key, malformed keys, stdin key
         run(warden(t.path()).env("PW", pw).args([
@@ -253,30 +270,8 @@ fn secret_never_appears_in_any_output() {
             .args(["sign", "d", "--force", "--secret-key-stdin"])
             .stdin(fs::File::open(&plain_sk).unwrap())),
         // the encrypted key from the environment with a wrong password, then with none set
-        run(warden(t.path())
-            .env("SK", fs::read_to_string(t.path().join("enc.key")).unwrap())
-            .env("PW", pw.to_uppercase())
-            .args([
-                "sign",
-                "d",
-                "--force",
-                "--secret-key-env",
-                "SK",
-                "--password-env",
-                "PW",
-            ])),
-        run(warden(t.path())
-            .env("SK", fs::read_to_string(t.path().join("enc.key")).unwrap())
-            .env_remove("PW")
-            .args([
-                "sign",
-                "d",
-                "--force",
-                "--secret-key-env",
-                "SK",
-                "--password-env",
-                "PW",
-            ])),
+        sign_from_env(Some(&pw.to_uppercase())),
+        sign_from_env(None),
         // a second key pair refused inside a git work tree: the password stays unsaid
         run(warden(&t.path().join("repo")).env("PW", pw).args([
             "keygen",
