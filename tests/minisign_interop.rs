@@ -206,6 +206,53 @@ fn password_protected_minisign_key_through_password_env() {
 }
 
 #[test]
+fn a_key_encrypted_by_warden_keygen_signs_with_minisign() {
+    let Some(bin) = minisign() else { return };
+    let t = tempfile::tempdir().unwrap();
+    run(warden(t.path()).env("PW", "open-sesame-42").args([
+        "keygen",
+        "--password-env",
+        "PW",
+        "--public-key",
+        "w.pub",
+        "--secret-key",
+        "w.key",
+    ]))
+    .expect(0);
+    write(
+        &t.path().join("x.bin"),
+        b"signed by minisign with a warden key",
+    );
+    // minisign reads the password from stdin when it is not a terminal.
+    let sign = |password: &str| {
+        let mut child = Command::new(&bin)
+            .args(["-S", "-s", "w.key", "-m", "x.bin"])
+            .current_dir(t.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{password}\n").as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    let wrong = sign("open-sesame-43");
+    assert!(
+        !wrong.status.success(),
+        "minisign accepted a wrong password"
+    );
+    assert_ok(&sign("open-sesame-42"), "minisign -S with the warden key");
+    assert_ok(
+        &mini(&bin, t.path(), &["-Vm", "x.bin", "-p", "w.pub"]),
+        "minisign -V",
+    );
+    run(warden(t.path()).args(["verify", "x.bin", "--public-key", "w.pub"])).expect(0);
+}
+
+#[test]
 fn minisign_comment_with_trailing_space_verifies() {
     let Some(bin) = minisign() else { return };
     let t = tempfile::tempdir().unwrap();

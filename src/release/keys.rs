@@ -8,7 +8,7 @@ use base64::Engine as _;
 use blake2::digest::consts::U32;
 use blake2::{Blake2b, Digest};
 use ed25519_dalek::{SigningKey, VerifyingKey};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::error::ParseError;
 
@@ -199,7 +199,7 @@ struct RawSecretKey(Zeroizing<Vec<u8>>);
 impl RawSecretKey {
     /// Decodes the box or the bare base64 line. Error messages never quote the text: a base64
     /// decoder's "invalid byte X at offset N" would leak part of the key.
-    fn decode(text: &SecretKeyText) -> Result<(Self, String), ParseError> {
+    fn decode(text: &SecretKeyText) -> Result<Self, ParseError> {
         let lines: Vec<(usize, &str)> = text
             .0
             .split('\n')
@@ -207,7 +207,7 @@ impl RawSecretKey {
             .map(|(i, l)| (i + 1, l.trim()))
             .filter(|(_, l)| !l.is_empty())
             .collect();
-        let (line_no, encoded, comment) =
+        let (line_no, encoded) =
             match lines.as_slice() {
                 [] => return Err(ParseError::whole("empty: expected a minisign secret key")),
                 [(_, first), rest @ ..] if first.starts_with("untrusted comment:") => match rest {
@@ -217,12 +217,12 @@ impl RawSecretKey {
                             "missing: expected the base64 secret key line",
                         ))
                     }
-                    [(n, encoded)] => (*n, *encoded, first.to_string()),
+                    [(n, encoded)] => (*n, *encoded),
                     [_, (n, _), ..] => {
                         return Err(ParseError::at(*n, "unexpected text after the key line"))
                     }
                 },
-                [(n, only)] => (*n, *only, String::new()),
+                [(n, only)] => (*n, *only),
                 [_, (n, _), ..] => return Err(ParseError::at(
                     *n,
                     "expected \"untrusted comment: …\" on the first line, or a single base64 line",
@@ -262,7 +262,7 @@ impl RawSecretKey {
                 "unsupported key encryption (expected scrypt or none)",
             ));
         }
-        Ok((raw, comment))
+        Ok(raw)
     }
 
     fn sig_alg(&self) -> [u8; 2] {
@@ -289,7 +289,7 @@ impl RawSecretKey {
 
 /// Reads the protection of a secret key without a password, to decide whether to ask for one.
 pub fn secret_key_protection(text: &SecretKeyText) -> Result<SecretKeyProtection, ParseError> {
-    let (raw, _) = RawSecretKey::decode(text)?;
+    let raw = RawSecretKey::decode(text)?;
     Ok(if raw.kdf_alg() == KDF_SCRYPT {
         SecretKeyProtection::Encrypted
     } else {
@@ -298,18 +298,18 @@ pub fn secret_key_protection(text: &SecretKeyText) -> Result<SecretKeyProtection
 }
 
 impl SecretKey {
-    /// Decodes, decrypts (scrypt, through the minisign crate) and checks a secret key.
+    /// Decodes, decrypts (scrypt) and checks a secret key.
     ///
     /// Unencrypted keys are accepted with a valid checksum or with the all-zero checksum that
     /// `minisign -G -W` writes; in both cases the public half stored in the key must match the
     /// one derived from the seed, so a corrupted key is still caught.
     pub fn load(text: &SecretKeyText, password: Option<&Password>) -> Result<Self, ParseError> {
-        let (raw, comment) = RawSecretKey::decode(text)?;
+        let raw = RawSecretKey::decode(text)?;
         let raw = if raw.kdf_alg() == KDF_SCRYPT {
             let password = password.ok_or_else(|| {
                 ParseError::whole("the secret key is encrypted: a password is needed")
             })?;
-            decrypt_with_crate(&raw, &comment, password)?
+            decrypt(&raw, password)?
         } else {
             let checksum = raw.checksum();
             let zero = checksum.iter().all(|b| *b == 0);
@@ -346,35 +346,83 @@ impl SecretKey {
     }
 }
 
-/// scrypt decryption is left to the minisign crate (it maps libsodium's opslimit/memlimit to
-/// scrypt parameters). Its `SecretKey` is not zeroized on drop; we wipe every copy we own.
-fn decrypt_with_crate(
-    raw: &RawSecretKey,
-    comment: &str,
-    password: &Password,
-) -> Result<RawSecretKey, ParseError> {
-    let mut boxed = Zeroizing::new(format!(
-        "{}\n{}\n",
-        if comment.is_empty() {
-            "untrusted comment: key"
-        } else {
-            comment
-        },
-        Zeroizing::new(BASE64.encode(&*raw.0)).as_str()
-    ));
-    let sk_box = minisign::SecretKeyBox::from_string(&boxed)
-        .map_err(|_| ParseError::whole("the secret key could not be read"))?;
-    boxed.zeroize();
-    let sk = sk_box
-        .into_secret_key(Some(password.expose().to_string()))
-        .map_err(|e| {
-            if e.to_string().contains("Wrong password") {
-                ParseError::whole("wrong password for the secret key (or the key is corrupted)")
-            } else {
-                ParseError::whole("the encrypted secret key could not be decrypted (unsupported scrypt parameters?)")
-            }
+/// Where the encrypted part of a secret key lives: key id, Ed25519 key, checksum.
+const ENCRYPTED: std::ops::Range<usize> = 54..158;
+/// The scrypt limits the minisign crate writes into the keys it encrypts (libsodium's
+/// opslimit/memlimit, mapped to N = 2^15, r = 8, p = 1: 32 MiB, fast to decrypt in CI).
+const OPSLIMIT: u64 = 1_048_576;
+const MEMLIMIT: u64 = 33_554_432;
+/// minisign's ceilings: N = 2^20 and 1 GiB. A key asking for more is refused, not tried.
+const N_LOG2_MAX: u8 = 20;
+const MEMLIMIT_MAX: u64 = 1_073_741_824;
+
+/// scrypt parameters from a key's libsodium opslimit/memlimit, as libsodium's `pickparams`
+/// (and the minisign CLI and crate) choose them.
+fn scrypt_params(opslimit: u64, memlimit: u64) -> Option<scrypt::Params> {
+    if memlimit > MEMLIMIT_MAX {
+        return None;
+    }
+    let opslimit = opslimit.max(32_768);
+    let r = 8u32;
+    let (maxn, p) = if opslimit < memlimit / 32 {
+        (opslimit / (u64::from(r) * 4), None)
+    } else {
+        (memlimit / (u64::from(r) * 128), Some(()))
+    };
+    let mut n_log2 = 1u8;
+    while n_log2 < 63 && (1u64 << n_log2) <= maxn / 2 {
+        n_log2 += 1;
+    }
+    let p = match p {
+        None => 1,
+        Some(()) => {
+            let maxrp = ((opslimit / 4) / (1u64 << n_log2)).min(0x3fff_ffff) as u32;
+            maxrp / r
+        }
+    };
+    if n_log2 > N_LOG2_MAX {
+        return None;
+    }
+    scrypt::Params::new(n_log2, r, p, scrypt::Params::RECOMMENDED_LEN).ok()
+}
+
+impl RawSecretKey {
+    /// XORs the key id, key and checksum with the scrypt stream of `password` and the key's salt
+    /// and limits: decrypts an encrypted key, encrypts a decrypted one. The stream is wiped.
+    fn apply_password(&mut self, password: &Password) -> Result<(), ParseError> {
+        let le = |range: std::ops::Range<usize>| {
+            u64::from_le_bytes(self.0[range].try_into().expect("8 bytes"))
+        };
+        let params = scrypt_params(le(38..46), le(46..54)).ok_or_else(|| {
+            ParseError::whole(
+                "the secret key asks for scrypt parameters above minisign's limits (N = 2^20, 1 GiB)",
+            )
         })?;
-    Ok(RawSecretKey(Zeroizing::new(sk.to_bytes())))
+        let mut stream = Zeroizing::new([0u8; ENCRYPTED.end - ENCRYPTED.start]);
+        scrypt::scrypt(
+            password.expose().as_bytes(),
+            &self.0[6..38],
+            &params,
+            &mut *stream,
+        )
+        .map_err(|_| ParseError::whole("the secret key could not be decrypted"))?;
+        for (byte, s) in self.0[ENCRYPTED].iter_mut().zip(stream.iter()) {
+            *byte ^= s;
+        }
+        Ok(())
+    }
+}
+
+/// Decrypts into a new buffer (wiped on drop); the checksum tells a wrong password.
+fn decrypt(raw: &RawSecretKey, password: &Password) -> Result<RawSecretKey, ParseError> {
+    let mut plain = RawSecretKey(Zeroizing::new(raw.0.to_vec()));
+    plain.apply_password(password)?;
+    if plain.checksum() != plain.expected_checksum() {
+        return Err(ParseError::whole(
+            "wrong password for the secret key (or the key is corrupted)",
+        ));
+    }
+    Ok(plain)
 }
 
 /// A freshly generated key pair in minisign text form.
@@ -390,45 +438,38 @@ impl fmt::Debug for GeneratedKeyPair {
     }
 }
 
-/// Generates a key pair. Unencrypted keys are built here in a buffer that is wiped on drop, with
-/// a valid checksum. Encrypted keys come from the minisign crate (scrypt with its parameters:
-/// 32 MiB, fast to decrypt in CI); it encrypts its key in place, so no plaintext copy outlives it.
-/// The result is loaded back and checked before it is returned.
+/// Generates a key pair in a buffer that is wiped on drop. An encrypted key is the same key with
+/// the minisign crate's scrypt limits, a random salt and the `Sc` marker, XORed with the scrypt
+/// stream. The result is loaded back and checked before it is returned.
 pub fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, ParseError> {
-    let secret_box = match password {
+    let no_randomness = |_| ParseError::whole("no randomness available for key generation");
+    let mut raw = RawSecretKey(Zeroizing::new(vec![0u8; SECRET_KEY_BYTES]));
+    raw.0[0..2].copy_from_slice(&SIG_ALG_ED);
+    raw.0[2..4].copy_from_slice(&KDF_NONE);
+    raw.0[4..6].copy_from_slice(&CHK_BLAKE2B);
+    getrandom::fill(&mut raw.0[54..94]).map_err(no_randomness)?;
+    let mut seed = Zeroizing::new([0u8; 32]);
+    seed.copy_from_slice(&raw.0[62..94]);
+    let public = SigningKey::from_bytes(&seed).verifying_key();
+    raw.0[94..126].copy_from_slice(public.as_bytes());
+    let checksum = raw.expected_checksum();
+    raw.0[126..158].copy_from_slice(&checksum);
+    let kind = match password {
         Some(p) => {
-            let fail = |_| ParseError::whole("key generation failed");
-            let pair = minisign::KeyPair::generate_encrypted_keypair(Some(p.expose().to_string()))
-                .map_err(fail)?;
-            Zeroizing::new(
-                pair.sk
-                    .to_box(Some("minisign encrypted secret key"))
-                    .map_err(fail)?
-                    .into_string(),
-            )
+            raw.0[2..4].copy_from_slice(&KDF_SCRYPT);
+            getrandom::fill(&mut raw.0[6..38]).map_err(no_randomness)?;
+            raw.0[38..46].copy_from_slice(&OPSLIMIT.to_le_bytes());
+            raw.0[46..54].copy_from_slice(&MEMLIMIT.to_le_bytes());
+            raw.apply_password(p)?;
+            "encrypted"
         }
-        None => {
-            let mut raw = Zeroizing::new(vec![0u8; SECRET_KEY_BYTES]);
-            raw[0..2].copy_from_slice(&SIG_ALG_ED);
-            raw[2..4].copy_from_slice(&KDF_NONE);
-            raw[4..6].copy_from_slice(&CHK_BLAKE2B);
-            getrandom::fill(&mut raw[54..94])
-                .map_err(|_| ParseError::whole("no randomness available for key generation"))?;
-            let mut seed = Zeroizing::new([0u8; 32]);
-            seed.copy_from_slice(&raw[62..94]);
-            let public = SigningKey::from_bytes(&seed).verifying_key();
-            raw[94..126].copy_from_slice(public.as_bytes());
-            let raw = RawSecretKey(raw);
-            let checksum = raw.expected_checksum();
-            let mut raw = raw;
-            raw.0[126..158].copy_from_slice(&checksum);
-            let encoded = Zeroizing::new(BASE64.encode(&*raw.0));
-            Zeroizing::new(format!(
-                "{UNTRUSTED_PREFIX}minisign unencrypted secret key\n{}\n",
-                encoded.as_str()
-            ))
-        }
+        None => "unencrypted",
     };
+    let encoded = Zeroizing::new(BASE64.encode(&*raw.0));
+    let secret_box = Zeroizing::new(format!(
+        "{UNTRUSTED_PREFIX}minisign {kind} secret key\n{}\n",
+        encoded.as_str()
+    ));
     let key = SecretKey::load(&SecretKeyText::new(secret_box.to_string()), password)?;
     Ok(GeneratedKeyPair {
         public: key.public_key(),
@@ -514,6 +555,40 @@ mod tests {
         assert!(wrong.message.contains("wrong password"), "{wrong}");
         let key = SecretKey::load(&text, Some(&pw)).unwrap();
         assert_eq!(key.public_key(), pair.public);
+    }
+
+    #[test]
+    fn keys_encrypted_by_the_minisign_crate_load_and_ours_load_in_the_crate() {
+        let theirs =
+            minisign::KeyPair::generate_encrypted_keypair(Some("tr0ub4dor".into())).unwrap();
+        let text = SecretKeyText::new(theirs.sk.to_box(None).unwrap().into_string());
+        let key = SecretKey::load(&text, Some(&Password::new("tr0ub4dor".into()))).unwrap();
+        assert_eq!(key.key_id.0.to_vec(), theirs.pk.keynum());
+        assert_eq!(key.public_key().to_base64(), theirs.pk.to_base64());
+        let wrong = SecretKey::load(&text, Some(&Password::new("tr0ub4dOr".into()))).unwrap_err();
+        assert!(wrong.message.contains("wrong password"), "{wrong}");
+
+        let ours = generate(Some(&Password::new("tr0ub4dor".into()))).unwrap();
+        let crate_key = minisign::SecretKey::from_box(
+            minisign::SecretKeyBox::from_string(&ours.secret_box).unwrap(),
+            Some("tr0ub4dor".into()),
+        )
+        .unwrap();
+        assert_eq!(crate_key.keynum(), ours.public.key_id.0);
+    }
+
+    #[test]
+    fn scrypt_parameters_follow_libsodium() {
+        let p = |ops, mem| scrypt_params(ops, mem).map(|p| (p.log_n(), p.r(), p.p()));
+        // What the minisign crate writes, and what the minisign CLI writes (N = 2^20, 1 GiB).
+        assert_eq!(p(1_048_576, 33_554_432), Some((15, 8, 1)));
+        assert_eq!(p(33_554_432, 1_073_741_824), Some((20, 8, 1)));
+        // Ops-bound: N from the opslimit; p grows when memory is the bound.
+        assert_eq!(p(524_288, 1_073_741_824), Some((14, 8, 1)));
+        assert_eq!(p(67_108_864, 33_554_432), Some((15, 8, 64)));
+        // Beyond minisign's ceilings: refused rather than tried.
+        assert_eq!(p(1 << 40, 2_147_483_648), None);
+        assert_eq!(p(1 << 40, 1 << 40), None);
     }
 
     #[test]
