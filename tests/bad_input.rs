@@ -204,6 +204,57 @@ fn bad_secret_keys_and_failed_runs_leave_everything_as_it_was() {
         "{}",
         out.stderr
     );
+    // An encrypted key whose scrypt limits ask for more than minisign allows: refused at once,
+    // not hours of key derivation.
+    let b64_engine = &base64::engine::general_purpose::STANDARD;
+    run(warden(t.path()).env("PW", "pw").args([
+        "keygen",
+        "--password-env",
+        "PW",
+        "--public-key",
+        "enc.pub",
+        "--secret-key",
+        "enc.key",
+    ]))
+    .expect(0);
+    let enc = fs::read_to_string(t.path().join("enc.key")).unwrap();
+    let mut raw = base64::Engine::decode(b64_engine, enc.lines().nth(1).unwrap()).unwrap();
+    let sign_with = |key: &[u8]| {
+        write(
+            &t.path().join("forged.key"),
+            base64::Engine::encode(b64_engine, key).as_bytes(),
+        );
+        run(warden(t.path()).env("PW", "pw").args([
+            "sign",
+            "dist",
+            "--force",
+            "--secret-key",
+            "forged.key",
+            "--password-env",
+            "PW",
+        ]))
+        .expect(2)
+    };
+    for (range, value) in [(38..46, 1u64 << 40), (46..54, 1u64 << 31)] {
+        let mut forged = raw.clone();
+        forged[range].copy_from_slice(&value.to_le_bytes());
+        let out = sign_with(&forged);
+        assert!(
+            out.stderr.contains(
+                "forged.key: the secret key's scrypt parameters are outside minisign's limits"
+            ),
+            "{}",
+            out.stderr
+        );
+    }
+    // A flipped bit in the encrypted part reads as a wrong password: the checksum catches it.
+    raw[70] ^= 1;
+    let out = sign_with(&raw);
+    assert!(out.stderr.contains("wrong password"), "{}", out.stderr);
+    assert_eq!(
+        fs::read(t.path().join("dist/a.bin.minisig")).unwrap(),
+        before
+    );
     // A missing artifact path: usage error, nothing written.
     let out = run(warden(t.path())
         .args(["sign", "nope", "--secret-key"])

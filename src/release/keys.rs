@@ -359,7 +359,8 @@ const MEMLIMIT_MAX: u64 = 1_073_741_824;
 /// scrypt parameters from a key's libsodium opslimit/memlimit, as libsodium's `pickparams`
 /// (and the minisign CLI and crate) choose them.
 fn scrypt_params(opslimit: u64, memlimit: u64) -> Option<scrypt::Params> {
-    if memlimit > MEMLIMIT_MAX {
+    // libsodium's own ceiling on opslimit; above it a forged key could ask for hours of work.
+    if memlimit > MEMLIMIT_MAX || opslimit > u64::from(u32::MAX) {
         return None;
     }
     let opslimit = opslimit.max(32_768);
@@ -395,7 +396,7 @@ impl RawSecretKey {
         };
         let params = scrypt_params(le(38..46), le(46..54)).ok_or_else(|| {
             ParseError::whole(
-                "the secret key asks for scrypt parameters above minisign's limits (N = 2^20, 1 GiB)",
+                "the secret key's scrypt parameters are outside minisign's limits (N ≤ 2^20, 1 GiB, opslimit < 2^32)",
             )
         })?;
         let mut stream = Zeroizing::new([0u8; ENCRYPTED.end - ENCRYPTED.start]);
@@ -589,6 +590,7 @@ mod tests {
         // Beyond minisign's ceilings: refused rather than tried.
         assert_eq!(p(1 << 40, 2_147_483_648), None);
         assert_eq!(p(1 << 40, 1 << 40), None);
+        assert_eq!(p(1 << 33, 33_554_432), None);
     }
 
     #[test]
