@@ -22,6 +22,11 @@ fn run_case(file: &str, kind: &str) -> (Run, tempfile::TempDir) {
             write(&dir.join("dist/a.bin"), b"a");
             run(warden(dir).args(["verify", "dist", "--public-key", file]))
         }
+        "key" => {
+            fs::write(dir.join(file), &bytes).unwrap();
+            write(&dir.join("dist/a.bin"), b"a");
+            run(warden(dir).args(["sign", "dist", "--secret-key", file]))
+        }
         "minisig" => {
             let (pk, _) = keypair(dir, "k");
             write(&dir.join("dist/small.bin"), b"small");

@@ -81,8 +81,14 @@ impl PublicKey {
     /// Parses the base64 line alone (what `minisign -P` takes).
     pub fn from_base64(encoded: &str) -> Result<Self, String> {
         if encoded.len() != 56 {
+            // The length alone says what was given instead; nothing of it is quoted.
+            let hint = if encoded.len() == 212 {
+                ": this is a secret key, not a public key (keep it out of the repository)"
+            } else {
+                ""
+            };
             return Err(format!(
-                "expected 56 base64 characters, found {}",
+                "expected 56 base64 characters, found {}{hint}",
                 encoded.chars().count()
             ));
         }
@@ -229,10 +235,15 @@ impl RawSecretKey {
                 )),
             };
         if encoded.len() != 212 {
+            let what = if encoded.len() == 56 {
+                "this is a public key, not a secret key"
+            } else {
+                "truncated or not a minisign secret key"
+            };
             return Err(ParseError::at(
                 line_no,
                 format!(
-                    "expected 212 base64 characters, found {} (truncated or not a minisign secret key)",
+                    "expected 212 base64 characters, found {} ({what})",
                     encoded.len()
                 ),
             ));
