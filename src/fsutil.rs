@@ -107,6 +107,63 @@ pub fn write_atomic(target: &Path, contents: &[u8], mode: u32, overwrite: bool) 
     stage(target, contents, mode)?.commit(overwrite)
 }
 
+/// The most a key or signature file may hold: minisign's comments are at most about 1 KiB.
+pub const SMALL_FILE_CAP: u64 = 64 * 1024;
+
+/// Reads a file that must be small (a key, a signature, a checksum list) without trusting its
+/// size: more than `cap` bytes is an error naming `what` the file should have been, never an
+/// unbounded allocation. The buffer starts large enough that a key is never reallocated (which
+/// would leave unwiped copies behind).
+pub fn read_capped(
+    reader: impl std::io::Read,
+    origin: &str,
+    cap: u64,
+    what: &str,
+) -> std::result::Result<String, CappedReadError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::with_capacity(4096);
+    reader
+        .take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(CappedReadError::Io)?;
+    if bytes.len() as u64 > cap {
+        return Err(CappedReadError::Input(Error::input(
+            origin,
+            None,
+            match cap {
+                0..1024 => format!("larger than {cap} bytes: not {what}"),
+                _ => format!("larger than {} KiB: not {what}", cap / 1024),
+            },
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        // Wipe what was read: it may be a secret key with one bad byte.
+        let mut bytes = e.into_bytes();
+        zeroize::Zeroize::zeroize(&mut bytes);
+        CappedReadError::Input(Error::input(
+            origin,
+            None,
+            format!("not UTF-8 text: not {what}"),
+        ))
+    })
+}
+
+/// Why `read_capped` failed: the reader, or what it read.
+#[derive(Debug)]
+pub enum CappedReadError {
+    Io(std::io::Error),
+    Input(Error),
+}
+
+/// `read_capped` on a file, with the file named in every error.
+pub fn read_small_file(path: &Path, cap: u64, what: &str) -> Result<String> {
+    let file = fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
+    read_capped(file, &path.display().to_string(), cap, what).map_err(|e| match e {
+        CappedReadError::Io(e) => Error::io("reading", path, e),
+        CappedReadError::Input(e) => e,
+    })
+}
+
 /// The git work tree containing `dir` (an existing directory), if any.
 pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
     let dir = fs::canonicalize(dir).ok()?;
@@ -118,6 +175,22 @@ pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capped_reads_take_exactly_the_cap_and_no_more() {
+        let read = |n: usize| read_capped(&vec![b'a'; n][..], "x", 8, "a thing");
+        assert_eq!(read(8).unwrap(), "aaaaaaaa");
+        match read(9) {
+            Err(CappedReadError::Input(e)) => {
+                assert_eq!(e.to_string(), "x: larger than 8 bytes: not a thing")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            read_capped(&b"\xff"[..], "x", 8, "a thing"),
+            Err(CappedReadError::Input(_))
+        ));
+    }
 
     #[test]
     fn staged_file_is_invisible_until_commit_and_removed_on_drop() {

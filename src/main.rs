@@ -2,7 +2,7 @@
 
 mod cli;
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -873,14 +873,25 @@ fn read_secret_key(args: &cli::SignArgs) -> anyhow::Result<(SecretKeyText, Strin
         return Ok((SecretKeyText::new(value), format!("${var}")));
     }
     if let Some(path) = &args.secret_key {
-        let value =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let value = release_warden::fsutil::read_small_file(
+            path,
+            release_warden::fsutil::SMALL_FILE_CAP,
+            "a minisign secret key",
+        )?;
         return Ok((SecretKeyText::new(value), path.display().to_string()));
     }
-    let mut value = String::new();
-    io::stdin()
-        .read_to_string(&mut value)
-        .context("reading the secret key from stdin")?;
+    let value = release_warden::fsutil::read_capped(
+        io::stdin(),
+        "<stdin>",
+        release_warden::fsutil::SMALL_FILE_CAP,
+        "a minisign secret key",
+    )
+    .map_err(|e| match e {
+        release_warden::fsutil::CappedReadError::Io(e) => {
+            anyhow::Error::new(e).context("reading the secret key from stdin")
+        }
+        release_warden::fsutil::CappedReadError::Input(e) => e.into(),
+    })?;
     Ok((SecretKeyText::new(value), "<stdin>".into()))
 }
 

@@ -59,6 +59,53 @@ fn a_missing_keys_directory_is_named_and_its_cause_said_once() {
     );
 }
 
+/// Keys and signatures are small; a huge one is refused by size, not read into memory whole.
+#[test]
+fn oversized_keys_and_signatures_are_refused_by_size() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, _) = signed_release(t.path());
+    let big = "A".repeat(100_000);
+    write(&t.path().join("big.pub"), big.as_bytes());
+    write(&t.path().join("big.key"), big.as_bytes());
+    let out = run(warden(t.path()).args(["verify", "dist", "--public-key", "big.pub"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: big.pub: larger than 64 KiB: not a minisign public key\n"
+    );
+    let out = run(warden(t.path()).args(["sign", "dist", "--force", "--secret-key", "big.key"]))
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: big.key: larger than 64 KiB: not a minisign secret key\n"
+    );
+    let out = run(warden(t.path())
+        .args(["sign", "dist", "--force", "--secret-key-stdin"])
+        .stdin(fs::File::open(t.path().join("big.key")).unwrap()))
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: <stdin>: larger than 64 KiB: not a minisign secret key\n"
+    );
+    write(&t.path().join("bad.key"), b"untrusted comment: \xff\n");
+    let out = run(warden(t.path()).args(["sign", "dist", "--force", "--secret-key", "bad.key"]))
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: bad.key: not UTF-8 text: not a minisign secret key\n"
+    );
+    write(&t.path().join("dist/a.bin.minisig"), big.as_bytes());
+    let out = run(warden(t.path())
+        .args(["verify", "dist/a.bin", "--public-key"])
+        .arg(&pk))
+    .expect(2);
+    assert!(
+        out.stdout
+            .contains("dist/a.bin.minisig: larger than 64 KiB: not a minisign signature"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn bad_signature_files() {
     let t = tempfile::tempdir().unwrap();

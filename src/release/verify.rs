@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -19,6 +20,7 @@ use super::keys::{KeyId, PublicKey};
 use super::sign::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
 use crate::error::{Error, Result};
+use crate::fsutil::{self, CappedReadError, SMALL_FILE_CAP};
 
 /// The public keys a verification trusts, chosen per signature by key id (key rotation).
 #[derive(Clone, Debug, Default)]
@@ -94,8 +96,11 @@ pub fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
+const SUMS_CAP: u64 = 256 << 20;
+
 pub fn read_public_key(path: &Path) -> Result<PublicKey> {
-    let text = fs::read_to_string(path).map_err(|e| Error::io("reading", path, e))?;
+    let text = fsutil::read_small_file(path, SMALL_FILE_CAP, "a minisign public key")?;
     PublicKey::parse(&text).map_err(|e| e.in_origin(path.display().to_string()))
 }
 
@@ -243,7 +248,7 @@ fn check_signature_file<'k>(
     opts: &VerifyOptions,
     out: &mut Outcome,
 ) -> std::result::Result<CheckedSignature<'k>, (Status, String)> {
-    let text = fs::read_to_string(sig_path).map_err(|e| {
+    let io_error = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::NotFound {
             (
                 Status::Failed,
@@ -255,7 +260,15 @@ fn check_signature_file<'k>(
                 format!("reading {}: {e}", sig_path.display()),
             )
         }
-    })?;
+    };
+    let file = fs::File::open(sig_path).map_err(io_error)?;
+    let origin = sig_path.display().to_string();
+    let text = fsutil::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature").map_err(
+        |e| match e {
+            CappedReadError::Io(e) => io_error(e),
+            CappedReadError::Input(e) => (Status::Error, e.to_string()),
+        },
+    )?;
     let sig = SignatureFile::parse(&text)
         .map_err(|e| (Status::Error, format!("{}: {e}", sig_path.display())))?;
     out.key_id = Some(sig.key_id);
@@ -467,9 +480,24 @@ fn directory_jobs(
     if sums_path.exists() {
         let mut out = Outcome::new();
         let checked = check_signature_file(&sums_sig, &opts.checksums_name, keys, opts, &mut out);
-        let text = fs::read(&sums_path).map_err(|e| Error::io("reading", &sums_path, e))?;
-        let parsed = std::str::from_utf8(&text)
-            .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
+        let mut text = Vec::new();
+        fs::File::open(&sums_path)
+            .and_then(|f| f.take(SUMS_CAP + 1).read_to_end(&mut text))
+            .map_err(|e| Error::io("reading", &sums_path, e))?;
+        let parsed = if text.len() as u64 > SUMS_CAP {
+            Err(format!(
+                "{}: larger than {} MiB: not a checksum list",
+                sums_path.display(),
+                SUMS_CAP >> 20
+            ))
+        } else {
+            Ok(())
+        };
+        let parsed = parsed
+            .and_then(|()| {
+                std::str::from_utf8(&text)
+                    .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
+            })
             .and_then(|t| {
                 ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display()))
             });
