@@ -24,6 +24,7 @@ pub struct CheckLine {
 /// All checks of the repository at `root`.
 pub fn run(root: &Path) -> Vec<CheckLine> {
     let mut lines = check_keys(root);
+    lines.extend(check_no_secret_keys(root));
     lines.extend(check_known_issues(root));
     lines.extend(check_workflows(root));
     lines.extend(check_settings(root));
@@ -100,6 +101,62 @@ pub fn check_settings(root: &Path) -> Vec<CheckLine> {
             )
         })
         .collect()
+}
+
+/// Directories never searched for secret keys: git's store and build output.
+const NOT_SEARCHED: &[&str] = &[".git", "target", "node_modules"];
+
+/// No minisign secret key anywhere in the repository (files of at most 64 KiB are read; a key is
+/// a few hundred bytes). Tracked or not: an ignored key file is one `git add -f` away.
+pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
+    use crate::release::keys::{find_secret_key, SecretKeyProtection};
+    let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
+    let mut read = 0usize;
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && NOT_SEARCHED.contains(&e.file_name().to_string_lossy().as_ref()))
+        });
+    for entry in walk.filter_map(|e| e.ok()) {
+        let small = entry
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() <= crate::fsutil::SMALL_FILE_CAP);
+        if !small {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(entry.path()) else {
+            continue;
+        };
+        read += 1;
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        if let Some((line, protection)) = find_secret_key(text) {
+            let kind = match protection {
+                SecretKeyProtection::Encrypted => "an encrypted",
+                SecretKeyProtection::Unencrypted => "an unencrypted",
+            };
+            out.push(CheckLine {
+                check: "secret-keys",
+                subject: format!("{}:{line}", rel(entry.path())),
+                passed: false,
+                detail: format!("{kind} minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history"),
+            });
+        }
+    }
+    if out.is_empty() {
+        out.push(CheckLine {
+            check: "secret-keys",
+            subject: "./".into(),
+            passed: true,
+            detail: format!("no minisign secret key in {read} files read"),
+        });
+    }
+    out
 }
 
 /// The offline workflow audit: a finding at medium or above fails the check.

@@ -18,7 +18,7 @@ fn this_repository_passes() {
         out.stdout
     );
     assert!(
-        out.stdout.ends_with("check: 4 passed, 0 failed\n"),
+        out.stdout.ends_with("check: 5 passed, 0 failed\n"),
         "{}",
         out.stdout
     );
@@ -59,7 +59,7 @@ fn broken_duplicate_and_missing_keys_fail() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("check: 4 passed, 2 failed"),
+        out.stdout.contains("check: 5 passed, 2 failed"),
         "{}",
         out.stdout
     );
@@ -77,4 +77,56 @@ fn an_unsafe_workflow_fails_the_check() {
     fs::copy(src, t.path().join(".github/workflows/release.yml")).unwrap();
     let out = run(warden(t.path()).arg("check")).expect(1);
     assert!(out.stdout.contains("FAIL  workflows    .github/workflows/release.yml:11:5 (job sign): signing-job-write-permissions"), "{}", out.stdout);
+}
+
+#[test]
+fn a_secret_key_anywhere_in_the_repository_fails_the_check() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    let repo = t.path().join("repo");
+    write(&repo.join("keys/k.pub"), &fs::read(&pk).unwrap());
+    let secret = fs::read(&sk).unwrap();
+    write(&repo.join("keys/k.key"), &secret);
+    write(
+        &repo.join("deploy/notes.txt"),
+        &[b"pasted here:\n".as_slice(), &secret].concat(),
+    );
+    // Build output is not searched.
+    write(&repo.join("target/tmp/k.key"), &secret);
+    run(warden(&repo)
+        .env("PW", "pw")
+        .args([
+            "keygen",
+            "--password-env",
+            "PW",
+            "--public-key",
+            "enc.pub",
+            "--secret-key",
+        ])
+        .arg(t.path().join("enc.key")))
+    .expect(0);
+    write(
+        &repo.join("ci/enc.key"),
+        &fs::read(t.path().join("enc.key")).unwrap(),
+    );
+    let out = run(warden(&repo).arg("check")).expect(1);
+    let failing: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL"))
+        .collect();
+    assert_eq!(
+        failing,
+        [
+            "FAIL  secret-keys  ci/enc.key:2: an encrypted minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history",
+            "FAIL  secret-keys  deploy/notes.txt:3: an unencrypted minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history",
+            "FAIL  secret-keys  keys/k.key:2: an unencrypted minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history",
+        ],
+        "{}",
+        out.stdout
+    );
+    // The key itself is never shown.
+    let line = String::from_utf8(secret).unwrap();
+    let b64 = line.lines().nth(1).unwrap();
+    assert!(!out.all().contains(&b64[..20]), "{}", out.all());
 }
