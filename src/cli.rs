@@ -285,7 +285,7 @@ pub struct SummaryArgs {
     pub api_url: Option<String>,
 }
 
-/// hive results.
+/// hive simulator results, checked against the known-issues registry.
 #[derive(Debug, Subcommand)]
 pub enum HiveCommand {
     Check(HiveCheckArgs),
@@ -470,9 +470,15 @@ pub struct VerifyArgs {
     pub step_summary: bool,
 }
 
-/// Run every offline check of a repository (today: keys/*.pub parse, key ids unique).
+/// Run every check of a repository: keys, no committed secret key, known issues, workflows.
+///
+/// keys/*.pub parse and their key ids are unique; no file holds a minisign secret key; the
+/// known-issues registry lints clean and its doc is in sync; the workflow audit has no finding
+/// at medium or above. With GH_TOKEN or GITHUB_TOKEN, the online settings audit too.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  warden check --root ../ethrex")]
+#[command(
+    after_help = "Example:\n  warden check --root ../ethrex\n\nExit status: 0 when every check passes, 1 when one fails, 2 bad input."
+)]
 pub struct CheckArgs {
     /// The repository to check.
     #[arg(long, value_name = "DIR", default_value = ".")]
