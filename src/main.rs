@@ -273,6 +273,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<u8> {
         Command::Check(args) => {
             let lines = release_warden::check::run(&args.root);
             report::check(&mut out, &lines, format(args.format))?;
+            if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+                && args.format == cli::OutputFormat::Text
+            {
+                report::check_annotations(&mut out, &lines, &args.root)?;
+            }
             if args.step_summary {
                 let mut md = Vec::new();
                 report::check_markdown(&mut md, &lines)?;

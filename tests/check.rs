@@ -125,6 +125,15 @@ fn a_secret_key_anywhere_in_the_repository_fails_the_check() {
         "{}",
         out.stdout
     );
+    // On GitHub Actions, each failure is also an annotation on the file and line.
+    let out = run(warden(&repo).env("GITHUB_ACTIONS", "true").arg("check")).expect(1);
+    assert!(
+        out.stdout.contains(
+            "::error file=ci/enc.key,line=2,title=warden check secret-keys::ci/enc.key:2: an encrypted minisign secret key is in the repository"
+        ),
+        "{}",
+        out.stdout
+    );
     // The key itself is never shown.
     let line = String::from_utf8(secret).unwrap();
     let b64 = line.lines().nth(1).unwrap();

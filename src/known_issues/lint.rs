@@ -31,16 +31,12 @@ impl Diagnostic {
 
     /// The GitHub Actions workflow command for this problem.
     pub fn github_annotation(&self) -> String {
-        let escape = |s: &str| {
-            s.replace('%', "%25")
-                .replace('\r', "%0D")
-                .replace('\n', "%0A")
-        };
-        let mut props = format!("file={}", self.path.display());
+        let mut props = vec![("file", self.path.display().to_string())];
         if self.line > 0 {
-            props.push_str(&format!(",line={},col={}", self.line, self.column));
+            props.push(("line", self.line.to_string()));
+            props.push(("col", self.column.to_string()));
         }
-        format!("::error {props}::{}", escape(&self.message))
+        crate::report::github_annotation("error", &props, &self.message)
     }
 }
 

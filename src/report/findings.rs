@@ -260,35 +260,32 @@ fn markdown(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
 
 /// `::error file=…,line=…::` lines for GitHub Actions.
 pub fn github_annotations(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
-    let esc = |s: &str| {
-        s.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    };
     for f in &r.findings {
         let level = match f.severity {
             Severity::High => "error",
             Severity::Medium => "warning",
             Severity::Low | Severity::Info => "notice",
         };
-        match &f.location {
+        let line = match &f.location {
             Location::Workflow {
                 path, line, column, ..
-            } => writeln!(
-                w,
-                "::{level} file={},line={line},col={column},title={}::{}",
-                path.display(),
-                f.id,
-                esc(&f.message)
-            )?,
-            Location::Api { .. } => writeln!(
-                w,
-                "::{level} title={}::{} ({})",
-                f.id,
-                esc(&f.message),
-                esc(&f.location.to_string())
-            )?,
-        }
+            } => super::github_annotation(
+                level,
+                &[
+                    ("file", path.display().to_string()),
+                    ("line", line.to_string()),
+                    ("col", column.to_string()),
+                    ("title", f.id.to_string()),
+                ],
+                &f.message,
+            ),
+            Location::Api { .. } => super::github_annotation(
+                level,
+                &[("title", f.id.to_string())],
+                &format!("{} ({})", f.message, f.location),
+            ),
+        };
+        writeln!(w, "{line}")?;
     }
     Ok(())
 }

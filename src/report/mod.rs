@@ -4,6 +4,7 @@ pub mod findings;
 pub mod hive;
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use crate::check::CheckLine;
 use crate::release::sign::SignReport;
@@ -102,6 +103,45 @@ pub fn sign(mut w: impl Write, report: &SignReport, format: Format) -> io::Resul
     )
 }
 
+/// A GitHub Actions workflow command (`::error file=…,line=…::message`), escaped as the runner
+/// expects: `%`, CR and LF everywhere, and `:` and `,` too inside property values.
+pub fn github_annotation(level: &str, props: &[(&str, String)], message: &str) -> String {
+    let data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let props: Vec<String> = props
+        .iter()
+        .map(|(k, v)| format!("{k}={}", data(v).replace(':', "%3A").replace(',', "%2C")))
+        .collect();
+    let sep = if props.is_empty() { "" } else { " " };
+    format!("::{level}{sep}{}::{}", props.join(","), data(message))
+}
+
+/// `::error` lines for the failed checks. A subject of the form `path[:line[:col]]` that names a
+/// file under `root` puts the annotation on that file.
+pub fn check_annotations(mut w: impl Write, lines: &[CheckLine], root: &Path) -> io::Result<()> {
+    for l in lines.iter().filter(|l| !l.passed) {
+        let spot = l.subject.split(' ').next().unwrap_or_default();
+        let mut parts = spot.split(':');
+        let path = parts.next().unwrap_or_default();
+        let mut props = Vec::new();
+        if !path.is_empty() && root.join(path).is_file() {
+            props.push(("file", path.to_string()));
+            for key in ["line", "col"] {
+                if let Some(n) = parts.next().filter(|n| n.parse::<u64>().is_ok()) {
+                    props.push((key, n.to_string()));
+                }
+            }
+        }
+        props.push(("title", format!("warden check {}", l.check)));
+        let message = format!("{}: {}", l.subject, l.detail);
+        writeln!(w, "{}", github_annotation("error", &props, &message))?;
+    }
+    Ok(())
+}
+
 pub fn check(mut w: impl Write, lines: &[CheckLine], format: Format) -> io::Result<()> {
     let failed = lines.iter().filter(|l| !l.passed).count();
     if format == Format::Json {
@@ -194,4 +234,22 @@ pub fn check_markdown(mut w: impl Write, lines: &[CheckLine]) -> io::Result<()> 
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_escape_data_and_properties() {
+        assert_eq!(
+            github_annotation(
+                "warning",
+                &[("file", "a,b:c.yml".into()), ("line", "3".into())],
+                "50% done\r\nnext: line"
+            ),
+            "::warning file=a%2Cb%3Ac.yml,line=3::50%25 done%0D%0Anext: line"
+        );
+        assert_eq!(github_annotation("notice", &[], "m"), "::notice::m");
+    }
 }
