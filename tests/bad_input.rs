@@ -335,6 +335,77 @@ fn symlink_leaving_the_release_directory_is_rejected() {
     );
 }
 
+/// A FIFO named in a signed SHA256SUMS (as a hostile tarball can hold) would block the open
+/// forever; a FIFO named on the command line likewise. Both fail at once. (`timeout` turns a
+/// regression into exit 124 instead of a hung test.)
+#[test]
+#[cfg(unix)]
+fn a_fifo_is_never_opened_as_an_artifact() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("dist/a.bin"), b"a");
+    let made = std::process::Command::new("mkfifo")
+        .arg(t.path().join("dist/pipe.bin"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let within = |args: &[&str]| {
+        run(std::process::Command::new("timeout")
+            .arg("20")
+            .arg(warden_bin())
+            .args(args)
+            .current_dir(t.path()))
+    };
+    let (sk, pk) = (sk.to_str().unwrap(), pk.to_str().unwrap());
+    let out = within(&[
+        "sign",
+        "dist/pipe.bin",
+        "--no-checksums",
+        "--secret-key",
+        sk,
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    // A valid signature for the name, made on a regular file elsewhere: verify gets as far as
+    // reading the artifact.
+    write(&t.path().join("elsewhere/pipe.bin"), b"");
+    within(&[
+        "sign",
+        "elsewhere/pipe.bin",
+        "--no-checksums",
+        "--secret-key",
+        sk,
+    ])
+    .expect(0);
+    fs::copy(
+        t.path().join("elsewhere/pipe.bin.minisig"),
+        t.path().join("dist/pipe.bin.minisig"),
+    )
+    .unwrap();
+    let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    write(
+        &t.path().join("dist/SHA256SUMS"),
+        format!("{empty}  pipe.bin\n").as_bytes(),
+    );
+    within(&[
+        "sign",
+        "dist/SHA256SUMS",
+        "--no-checksums",
+        "--secret-key",
+        sk,
+    ])
+    .expect(0);
+    for target in ["dist", "dist/pipe.bin"] {
+        let out = within(&["verify", target, "--public-key", pk]).expect(1);
+        assert!(
+            out.stdout.contains(
+                "FAIL  dist/pipe.bin  not a regular file (a FIFO, device or directory is never an artifact)"
+            ),
+            "{target}: {}",
+            out.stdout
+        );
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let t = tempfile::tempdir().unwrap();
