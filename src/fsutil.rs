@@ -164,6 +164,26 @@ pub fn read_small_file(path: &Path, cap: u64, what: &str) -> Result<String> {
     })
 }
 
+/// Opens `path` only if it is a regular file. A FIFO named in a hostile `SHA256SUMS` would block
+/// the open forever, and a device would never end.
+pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (FIFOs, devices and directories are never read)",
+        )
+    };
+    if !fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = fs::File::open(path)?;
+    // Swapped between the two looks: check what was opened.
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
 /// The git work tree containing `dir` (an existing directory), if any.
 pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
     let dir = fs::canonicalize(dir).ok()?;

@@ -398,7 +398,7 @@ fn a_fifo_is_never_opened_as_an_artifact() {
         let out = within(&["verify", target, "--public-key", pk]).expect(1);
         assert!(
             out.stdout.contains(
-                "FAIL  dist/pipe.bin  not a regular file (a FIFO, device or directory is never an artifact)"
+                "FAIL  dist/pipe.bin  not a regular file (FIFOs, devices and directories are never read)"
             ),
             "{target}: {}",
             out.stdout

@@ -239,6 +239,70 @@ fn current_format_reads_failure_text_from_the_details_log() {
     );
 }
 
+/// The details log is named by the (untrusted) suite file and its text can reach a public PR
+/// comment: a name that leaves the results directory, or a link out of it, is refused.
+#[test]
+fn a_details_log_outside_the_results_directory_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let results = t.path().join("results");
+    let src = fixtures().join("current-format");
+    write(
+        &results.join("details/1780000000-4f3a9c-1.log"),
+        &fs::read(src.join("details/1780000000-4f3a9c-1.log")).unwrap(),
+    );
+    write(
+        &t.path().join("runner-secret.txt"),
+        b"AWS_SECRET=do-not-post",
+    );
+    let suite_name = "1780000000-0123456789abcdef0123456789abcdef.json";
+    let suite = fs::read_to_string(src.join(suite_name)).unwrap();
+    let registry = fixtures().join("registry-current");
+    let check = |log_name: &str| {
+        let text = suite.replace(
+            "\"testDetailsLog\":\"details/1780000000-4f3a9c-1.log\"",
+            &format!("\"testDetailsLog\":{log_name:?}"),
+        );
+        write(&results.join(suite_name), text.as_bytes());
+        run(warden(t.path())
+            .args(["hive", "check", "results", "--registry"])
+            .arg(&registry))
+    };
+    for name in ["../runner-secret.txt", "/etc/passwd"] {
+        let out = check(name).expect(2);
+        assert!(
+            out.stderr.contains(&format!(
+                "{suite_name}: testDetailsLog {name:?} is not a path inside the results directory"
+            )),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.all().contains("do-not-post"));
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(
+            t.path().join("runner-secret.txt"),
+            results.join("details/link.log"),
+        )
+        .unwrap();
+        let out = check("details/link.log").expect(2);
+        assert!(
+            out.stderr.contains("outside the results directory"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.all().contains("do-not-post"));
+    }
+    // The real name still works, and a log that was not downloaded is no error.
+    let out = check("details/1780000000-4f3a9c-1.log").expect(1);
+    assert!(
+        out.stdout.contains("response differs from expected"),
+        "{}",
+        out.stdout
+    );
+    check("details/not-downloaded.log").expect(1);
+}
+
 #[test]
 fn legacy_engine_withdrawals_pass_and_fail_and_a_foreign_producer() {
     let reg = fixtures().join("registry-erigon");

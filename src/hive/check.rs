@@ -333,12 +333,12 @@ impl SuiteState<'_, '_> {
     }
 
     /// Classifies what waited for the end of the file, reading failure text from the details log.
-    fn finish(&mut self, dir: &Path) {
+    fn finish(&mut self, dir: &Path) -> std::result::Result<(), String> {
         let pending = std::mem::take(&mut self.pending);
-        let mut log = self
-            .details_log
-            .as_ref()
-            .and_then(|p| File::open(dir.join(p)).ok());
+        let mut log = match self.details_log.as_deref() {
+            None | Some("") => None,
+            Some(name) => open_details_log(dir, name)?,
+        };
         for case in pending {
             let text = match (&case.details, case.log, &mut log) {
                 (Some(d), _, _) if !d.is_empty() => Some(d.to_string()),
@@ -347,7 +347,37 @@ impl SuiteState<'_, '_> {
             };
             self.classify(case, text);
         }
+        Ok(())
     }
+}
+
+/// The details log a suite file names, opened only if it is a regular file inside the results
+/// directory: the name comes from the suite file, and the text read from it can end up in a
+/// public PR comment. A log that is absent (not downloaded with the results) is no error.
+fn open_details_log(dir: &Path, name: &str) -> std::result::Result<Option<File>, String> {
+    use std::path::Component;
+    let rel = Path::new(name);
+    let inside = rel
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !inside {
+        return Err(format!(
+            "testDetailsLog {name:?} is not a path inside the results directory"
+        ));
+    }
+    let path = dir.join(rel);
+    let (Ok(real), Ok(root)) = (fs::canonicalize(&path), fs::canonicalize(dir)) else {
+        return Ok(None);
+    };
+    if !real.starts_with(&root) {
+        return Err(format!(
+            "testDetailsLog {name:?} resolves to {}, outside the results directory",
+            real.display()
+        ));
+    }
+    crate::fsutil::open_regular(&real)
+        .map(Some)
+        .map_err(|e| format!("testDetailsLog {name:?}: {e}"))
 }
 
 fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
@@ -444,7 +474,9 @@ pub fn check(dir: &Path, registry: &Registry, opts: &CheckOptions) -> Result<Hiv
                 "not a hive suite file: no \"name\"",
             ));
         }
-        state.finish(dir);
+        state
+            .finish(dir)
+            .map_err(|why| Error::input(file.display().to_string(), None, why))?;
         let name = state.name.as_deref().unwrap_or_default().to_string();
         state.summary.name = name.clone();
         if state.real_cases == 0 {

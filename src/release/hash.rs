@@ -1,7 +1,6 @@
 //! One read per artifact: SHA-256 (for SHA256SUMS) and BLAKE2b-512 (the minisign prehash) are fed
 //! from the same buffer, so a multi-GB artifact is read once and memory stays constant.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,29 +64,9 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
 
 /// Hashes a file. With `split`, SHA-256 runs on a second thread beside BLAKE2b-512 (still one
 /// read): worth it when cores would otherwise sit idle, e.g. a single large artifact.
-/// Opens `path` only if it is a regular file. A FIFO named in a hostile `SHA256SUMS` would block
-/// the open forever, and a device would never end.
-pub fn open_regular(path: &Path) -> io::Result<File> {
-    let not_regular = || {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file (a FIFO, device or directory is never an artifact)",
-        )
-    };
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(not_regular());
-    }
-    let file = File::open(path)?;
-    // Swapped between the two looks: check what was opened.
-    if !file.metadata()?.is_file() {
-        return Err(not_regular());
-    }
-    Ok(file)
-}
-
 pub fn hash_file(path: &Path, split: bool, progress: Option<&Progress>) -> io::Result<Digests> {
     let file = Counted {
-        inner: open_regular(path)?,
+        inner: crate::fsutil::open_regular(path)?,
         progress: progress.map(|p| &**p),
     };
     if split {

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::checksums::{self, ChecksumFile};
 use super::comment::DRY_RUN_MARKER;
-use super::hash::{cores_to_spare, hash_bytes, hash_file, open_regular, parallel_map, Digests};
+use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
 use super::keys::{KeyId, PublicKey};
 use super::sign::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
@@ -370,7 +370,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     let legacy = checked.as_ref().is_some_and(|c| !c.sig.is_prehashed());
     let (digests, whole): (Digests, Option<Vec<u8>>) = if legacy {
         let mut bytes = Vec::new();
-        match open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
+        match fsutil::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
             Ok(_) => (hash_bytes(&bytes), Some(bytes)),
             Err(e) => return read_failure(out, &job.path, e),
         }
