@@ -2,7 +2,6 @@
 //! file, line and column.
 
 use std::fmt;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -38,6 +37,28 @@ impl Diagnostic {
         }
         crate::report::github_annotation("error", &props, &self.message)
     }
+}
+
+/// Registry paths come from pull requests: only plain relative paths inside the repository are
+/// read, so an entry cannot make CI read (or probe for a string in) a file elsewhere.
+fn inside_repository(rel: &str) -> bool {
+    use std::path::Component;
+    !rel.is_empty()
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+fn outside_message(field: &str, rel: &str) -> String {
+    format!("{field} {rel:?} must be a relative path inside the repository (no `..`, not absolute)")
+}
+
+/// A regular file's text (a FIFO would block the lint forever).
+fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    crate::fsutil::open_regular(path)?.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 impl fmt::Display for Diagnostic {
@@ -106,8 +127,16 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
         };
         for loc in &entry.data.locations {
             let rel = loc.path.get_ref();
+            if !inside_repository(rel) {
+                push(
+                    &mut out,
+                    loc.path.span().start,
+                    outside_message("where.path", rel),
+                );
+                continue;
+            }
             let file = root.join(rel);
-            match fs::read_to_string(&file) {
+            match read_text(&file) {
                 Err(_) if !file.exists() => push(
                     &mut out,
                     loc.path.span().start,
@@ -140,7 +169,15 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
         }
         for cov in &entry.data.coverage {
             let rel = cov.path.get_ref();
-            match fs::read_to_string(root.join(rel)) {
+            if !inside_repository(rel) {
+                push(
+                    &mut out,
+                    cov.path.span().start,
+                    outside_message("coverage.path", rel),
+                );
+                continue;
+            }
+            match read_text(&root.join(rel)) {
                 Err(_) => push(
                     &mut out,
                     cov.path.span().start,
