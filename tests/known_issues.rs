@@ -88,6 +88,17 @@ fn lint_errors_name_file_line_and_column() {
     entry("paths.toml", &format!("{base}\n[[where]]\npath = \"nope.rs\"\n\n[[where]]\npath = \"crates/l2/prover/zisk.rs\"\nsymbol = \"NOT_THERE\"\n\n[[coverage]]\npath = \"tests/rpc_logs.rs\"\ntest = \"no_such_test\"\n"));
     entry("expired.toml", &format!("{base}review_by = 2020-01-01\n"));
     entry("escape.toml", &format!("{base}\n[[where]]\npath = \"/etc/passwd\"\nsymbol = \"root\"\n\n[[coverage]]\npath = \"../outside.rs\"\ntest = \"t\"\n"));
+    // A link committed into the repository that points out of it is not followed.
+    let outside = tempfile::tempdir().unwrap();
+    #[cfg(unix)]
+    {
+        fs::write(outside.path().join("x.rs"), "fn secret_marker() {}").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x.rs"), t.path().join("leak.rs")).unwrap();
+        entry(
+            "link.toml",
+            &format!("{base}\n[[where]]\npath = \"leak.rs\"\nsymbol = \"secret_marker\"\n"),
+        );
+    }
     entry("bad-regex.toml", &format!("{base}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"x\"\nsignature = \"(unclosed\"\n"));
     entry("duplicate.toml", &format!("{base}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/no-topics\"\n\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/*\"\nmatch = \"glob\"\n"));
     entry(
@@ -104,6 +115,7 @@ fn lint_errors_name_file_line_and_column() {
         "known_issues/paths.toml:10:10: where.symbol \"NOT_THERE\" does not occur in crates/l2/prover/zisk.rs",
         "known_issues/paths.toml:14:8: coverage.test \"no_such_test\": no `fn no_such_test` in tests/rpc_logs.rs",
         "known_issues/expired.toml:4:13: review_by 2020-01-01 is in the past",
+        "known_issues/link.toml:7:10: where.symbol \"secret_marker\": \"leak.rs\" is not a readable text file",
         "known_issues/escape.toml:6:8: where.path \"/etc/passwd\" must be a relative path inside the repository (no `..`, not absolute)",
         "known_issues/escape.toml:10:8: coverage.path \"../outside.rs\" must be a relative path inside the repository (no `..`, not absolute)",
         "known_issues/bad-regex.toml:8:13: exclude[0]: signature is not a valid regex",

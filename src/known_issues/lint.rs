@@ -53,11 +53,19 @@ fn outside_message(field: &str, rel: &str) -> String {
     format!("{field} {rel:?} must be a relative path inside the repository (no `..`, not absolute)")
 }
 
-/// A regular file's text (a FIFO would block the lint forever).
-fn read_text(path: &Path) -> std::io::Result<String> {
+/// The text of a regular file that resolves inside `root` (a link committed in a PR could point
+/// anywhere; a FIFO would block the lint forever).
+fn read_text(root: &Path, path: &Path) -> std::io::Result<String> {
     use std::io::Read as _;
+    let real = std::fs::canonicalize(path)?;
+    if !std::fs::canonicalize(root).is_ok_and(|r| real.starts_with(r)) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "resolves outside the repository",
+        ));
+    }
     let mut text = String::new();
-    crate::fsutil::open_regular(path)?.read_to_string(&mut text)?;
+    crate::fsutil::open_regular(&real)?.read_to_string(&mut text)?;
     Ok(text)
 }
 
@@ -136,7 +144,7 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
                 continue;
             }
             let file = root.join(rel);
-            match read_text(&file) {
+            match read_text(root, &file) {
                 Err(_) if !file.exists() => push(
                     &mut out,
                     loc.path.span().start,
@@ -177,7 +185,7 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
                 );
                 continue;
             }
-            match read_text(&root.join(rel)) {
+            match read_text(root, &root.join(rel)) {
                 Err(_) => push(
                     &mut out,
                     cov.path.span().start,
