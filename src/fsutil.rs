@@ -184,6 +184,22 @@ pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
     Ok(file)
 }
 
+/// The text of a regular file that resolves inside `root`. For files a pull request controls
+/// (workflows, registry paths): a committed link could point anywhere, and a FIFO would block.
+pub fn read_text_inside(root: &Path, path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let real = fs::canonicalize(path)?;
+    if !fs::canonicalize(root).is_ok_and(|r| real.starts_with(r)) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "resolves outside the repository",
+        ));
+    }
+    let mut text = String::new();
+    open_regular(&real)?.read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// The git work tree containing `dir` (an existing directory), if any.
 pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
     let dir = fs::canonicalize(dir).ok()?;

@@ -228,3 +228,45 @@ fn this_repositorys_workflows_parse_and_pass_its_own_audit() {
     assert_eq!(doc["findings"], serde_json::json!([]), "{}", out.stdout);
     assert_eq!(doc["release_tag_patterns"], serde_json::json!(["v*"]));
 }
+
+/// Workflows come from pull requests: a committed link out of the repository is not read (its
+/// text could reach a PR annotation), and a FIFO does not block the audit. (`timeout` turns a
+/// regression into exit 124 instead of a hung test.)
+#[test]
+#[cfg(unix)]
+fn a_linked_or_fifo_workflow_is_unreadable_not_followed() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    let workflows = repo.join(".github/workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    std::fs::write(t.path().join("secret.txt"), "name: [runner secret").unwrap();
+    std::os::unix::fs::symlink(t.path().join("secret.txt"), workflows.join("link.yml")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(workflows.join("pipe.yml"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = run(std::process::Command::new("timeout")
+        .arg("20")
+        .arg(warden_bin())
+        .args(["audit", "--offline"])
+        .current_dir(&repo));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("workflow-unparseable  .github/workflows/link.yml:1:1")
+            && out
+                .stdout
+                .contains("cannot read: resolves outside the repository"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("workflow-unparseable  .github/workflows/pipe.yml:1:1")
+            && out.stdout.contains("cannot read: not a regular file"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.all().contains("runner secret"));
+}

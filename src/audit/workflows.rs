@@ -147,7 +147,7 @@ pub fn audit_workflows(root: &Path, secrets: &SigningSecrets) -> WorkflowAudit {
     for file in files {
         let rel = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
         audit.workflows.push(rel.clone());
-        let text = match fs::read_to_string(&file) {
+        let text = match crate::fsutil::read_text_inside(root, &file) {
             Ok(t) => t,
             Err(e) => {
                 audit

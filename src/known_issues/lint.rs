@@ -53,22 +53,6 @@ fn outside_message(field: &str, rel: &str) -> String {
     format!("{field} {rel:?} must be a relative path inside the repository (no `..`, not absolute)")
 }
 
-/// The text of a regular file that resolves inside `root` (a link committed in a PR could point
-/// anywhere; a FIFO would block the lint forever).
-fn read_text(root: &Path, path: &Path) -> std::io::Result<String> {
-    use std::io::Read as _;
-    let real = std::fs::canonicalize(path)?;
-    if !std::fs::canonicalize(root).is_ok_and(|r| real.starts_with(r)) {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "resolves outside the repository",
-        ));
-    }
-    let mut text = String::new();
-    crate::fsutil::open_regular(&real)?.read_to_string(&mut text)?;
-    Ok(text)
-}
-
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {
@@ -144,7 +128,7 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
                 continue;
             }
             let file = root.join(rel);
-            match read_text(root, &file) {
+            match crate::fsutil::read_text_inside(root, &file) {
                 Err(_) if !file.exists() => push(
                     &mut out,
                     loc.path.span().start,
@@ -185,7 +169,7 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
                 );
                 continue;
             }
-            match read_text(root, &root.join(rel)) {
+            match crate::fsutil::read_text_inside(root, &root.join(rel)) {
                 Err(_) => push(
                     &mut out,
                     cov.path.span().start,
