@@ -98,6 +98,10 @@ fn lint_errors_name_file_line_and_column() {
             "link.toml",
             &format!("{base}\n[[where]]\npath = \"leak.rs\"\nsymbol = \"secret_marker\"\n"),
         );
+        // An entry file that is itself such a link is not read either.
+        fs::write(outside.path().join("entry.toml"), "title = [secret_marker").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("entry.toml"), k.join("linked.toml"))
+            .unwrap();
     }
     entry("bad-regex.toml", &format!("{base}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"x\"\nsignature = \"(unclosed\"\n"));
     entry("duplicate.toml", &format!("{base}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/no-topics\"\n\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/*\"\nmatch = \"glob\"\n"));
@@ -116,6 +120,7 @@ fn lint_errors_name_file_line_and_column() {
         "known_issues/paths.toml:14:8: coverage.test \"no_such_test\": no `fn no_such_test` in tests/rpc_logs.rs",
         "known_issues/expired.toml:4:13: review_by 2020-01-01 is in the past",
         "known_issues/link.toml:7:10: where.symbol \"secret_marker\": \"leak.rs\" is not a readable text file",
+        "known_issues/linked.toml: cannot read: resolves outside the repository",
         "known_issues/escape.toml:6:8: where.path \"/etc/passwd\" must be a relative path inside the repository (no `..`, not absolute)",
         "known_issues/escape.toml:10:8: coverage.path \"../outside.rs\" must be a relative path inside the repository (no `..`, not absolute)",
         "known_issues/bad-regex.toml:8:13: exclude[0]: signature is not a valid regex",
@@ -131,6 +136,7 @@ fn lint_errors_name_file_line_and_column() {
         !out.stdout.contains("::error"),
         "annotations only under GitHub Actions"
     );
+    assert!(!out.all().contains("title = [secret_marker"));
     let gha = run(warden(t.path())
         .env("GITHUB_ACTIONS", "true")
         .args(["known-issues", "lint"]))
