@@ -254,17 +254,8 @@ fn bad_secret_keys_and_failed_runs_leave_everything_as_it_was() {
     // An encrypted key whose scrypt limits ask for more than minisign allows: refused at once,
     // not hours of key derivation.
     let b64_engine = &base64::engine::general_purpose::STANDARD;
-    run(warden(t.path()).env("PW", "pw").args([
-        "keygen",
-        "--password-env",
-        "PW",
-        "--public-key",
-        "enc.pub",
-        "--secret-key",
-        "enc.key",
-    ]))
-    .expect(0);
-    let enc = fs::read_to_string(t.path().join("enc.key")).unwrap();
+    let (_, enc_sk) = encrypted_keypair(t.path(), "enc", "pw");
+    let enc = fs::read_to_string(enc_sk).unwrap();
     let mut raw = base64::Engine::decode(b64_engine, enc.lines().nth(1).unwrap()).unwrap();
     let sign_with = |key: &[u8]| {
         write(

@@ -93,22 +93,8 @@ fn a_secret_key_anywhere_in_the_repository_fails_the_check() {
     );
     // Build output is not searched.
     write(&repo.join("target/tmp/k.key"), &secret);
-    run(warden(&repo)
-        .env("PW", "pw")
-        .args([
-            "keygen",
-            "--password-env",
-            "PW",
-            "--public-key",
-            "enc.pub",
-            "--secret-key",
-        ])
-        .arg(t.path().join("enc.key")))
-    .expect(0);
-    write(
-        &repo.join("ci/enc.key"),
-        &fs::read(t.path().join("enc.key")).unwrap(),
-    );
+    let (_, enc_sk) = encrypted_keypair(t.path(), "enc", "pw");
+    write(&repo.join("ci/enc.key"), &fs::read(enc_sk).unwrap());
     let out = run(warden(&repo).arg("check")).expect(1);
     let failing: Vec<&str> = out
         .stdout

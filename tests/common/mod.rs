@@ -75,6 +75,21 @@ pub fn keypair(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     (pk, sk)
 }
 
+/// A password-encrypted key pair made by `warden keygen` in `dir` (the password passed through
+/// `$PW`): returns (public, secret) paths.
+pub fn encrypted_keypair(dir: &Path, name: &str, password: &str) -> (PathBuf, PathBuf) {
+    let pk = dir.join(format!("{name}.pub"));
+    let sk = dir.join(format!("{name}.key"));
+    run(warden(dir)
+        .env("PW", password)
+        .args(["keygen", "--password-env", "PW", "--public-key"])
+        .arg(&pk)
+        .arg("--secret-key")
+        .arg(&sk))
+    .expect(0);
+    (pk, sk)
+}
+
 /// The `minisign` CLI. Absent: `None` locally, a test failure under CI=true (where `.ci/run`
 /// installs it), so the interop tests can never be silently skipped in CI.
 pub fn minisign() -> Option<PathBuf> {
