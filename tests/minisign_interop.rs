@@ -18,6 +18,23 @@ fn mini(bin: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Runs minisign with `input` on stdin: it reads passwords from stdin when it is not a terminal.
+fn mini_with_input(bin: &Path, dir: &Path, args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 fn assert_ok(out: &std::process::Output, what: &str) {
     assert!(
         out.status.success(),
@@ -151,23 +168,15 @@ fn minisign_w_key_signs_for_warden_and_warden_signs_with_it_byte_for_byte() {
 fn password_protected_minisign_key_through_password_env() {
     let Some(bin) = minisign() else { return };
     let t = tempfile::tempdir().unwrap();
-    // minisign reads the password from stdin when it is not a terminal.
-    let mut child = Command::new(&bin)
-        .args(["-G", "-p", "p.pub", "-s", "p.key"])
-        .current_dir(t.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"hunter2-secret\nhunter2-secret\n")
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    assert_ok(
+        &mini_with_input(
+            &bin,
+            t.path(),
+            &["-G", "-p", "p.pub", "-s", "p.key"],
+            "hunter2-secret\nhunter2-secret\n",
+        ),
+        "minisign -G with a password",
+    );
     write(&t.path().join("d/x.bin"), b"payload");
     let out = run(warden(t.path())
         .env("MINISIGN_PASSWORD", "hunter2-secret")
@@ -223,21 +232,13 @@ fn a_key_encrypted_by_warden_keygen_signs_with_minisign() {
         &t.path().join("x.bin"),
         b"signed by minisign with a warden key",
     );
-    // minisign reads the password from stdin when it is not a terminal.
     let sign = |password: &str| {
-        let mut child = Command::new(&bin)
-            .args(["-S", "-s", "w.key", "-m", "x.bin"])
-            .current_dir(t.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(format!("{password}\n").as_bytes()).unwrap();
-        drop(stdin);
-        child.wait_with_output().unwrap()
+        mini_with_input(
+            &bin,
+            t.path(),
+            &["-S", "-s", "w.key", "-m", "x.bin"],
+            &format!("{password}\n"),
+        )
     };
     let wrong = sign("open-sesame-43");
     assert!(
