@@ -2,7 +2,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use release_warden::release::comment::TrustedComment;
-use release_warden::release::keys::{secret_key_protection, PublicKey, SecretKey, SecretKeyText};
+use release_warden::release::keys::{
+    find_secret_key, secret_key_protection, PublicKey, SecretKey, SecretKeyText,
+};
 use release_warden::release::signature::SignatureFile;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = secret_key_protection(&secret);
     // No password: encrypted keys stop before scrypt, so the fuzzer stays fast.
     let _ = SecretKey::load(&secret, None);
+    // `warden check` runs this on every small file of a checkout.
+    let _ = find_secret_key(text);
     if let Ok(c) = TrustedComment::parse(text) {
         let _ = c.value("file");
         let _ = c.has_marker("dry-run");
