@@ -246,6 +246,18 @@ async fn one_finding_per_ruleset_problem() {
         assert_eq!(ids(&out), [expected], "{}", out.stdout);
         assert_eq!(out.code, 1);
     }
+    // The finding names a release tag the narrower ruleset misses.
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.ruleset["conditions"]["ref_name"]["include"] = json!(["refs/tags/v1.*"]);
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await;
+    assert!(
+        messages(&out)
+            .contains("tag protections seen: release tags (active, does not cover v99.0.0-rc.1)"),
+        "{}",
+        out.stdout
+    );
     // ~ALL covers every tag; a write-role bypass only "for pull requests" is not a bypass.
     let server = MockServer::start().await;
     let mut s = protected();
@@ -284,7 +296,7 @@ async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
         assert_eq!(ids(&out), ["no-tag-ruleset"]);
         assert!(
             messages(&out).contains(
-                "tag protections seen: legacy tag protection v1.* (does not match the release tags)"
+                "tag protections seen: legacy tag protection v1.* (does not cover v99.0.0-rc.1)"
             ),
             "{}",
             out.stdout

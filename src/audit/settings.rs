@@ -392,15 +392,15 @@ fn rulesets_findings(
                     continue;
                 }
                 let name = rs["name"].as_str().unwrap_or("?").to_string();
-                let covers = samples.iter().all(|s| ruleset_covers(rs, s));
+                let missed = samples.iter().find(|s| !ruleset_covers(rs, s));
+                let covers = missed.is_none();
                 seen.push(format!(
                     "{name} ({}{})",
                     rs["enforcement"].as_str().unwrap_or("?"),
-                    if covers {
-                        ""
-                    } else {
-                        ", does not match the release tags"
-                    }
+                    missed.map_or(String::new(), |tag| format!(
+                        ", does not cover {}",
+                        tag.trim_start_matches("refs/tags/")
+                    ))
                 ));
                 if covers && is_active(rs) {
                     covering.push((r.clone(), rs.clone()));
@@ -448,10 +448,15 @@ fn rulesets_findings(
             return;
         }
         for p in &legacy_list {
-            seen.push(format!(
-                "legacy tag protection {} (does not match the release tags)",
-                p["pattern"].as_str().unwrap_or("?")
-            ));
+            let pattern = p["pattern"].as_str().unwrap_or("?");
+            let why = match ref_glob(&format!("refs/tags/{pattern}")) {
+                None => "not a valid pattern".to_string(),
+                Some(g) => match samples.iter().find(|s| !g.is_match(s.as_str())) {
+                    Some(tag) => format!("does not cover {}", tag.trim_start_matches("refs/tags/")),
+                    None => "disabled".to_string(),
+                },
+            };
+            seen.push(format!("legacy tag protection {pattern} ({why})"));
         }
         out.push(finding(
             "no-tag-ruleset",
