@@ -270,3 +270,33 @@ fn a_linked_or_fifo_workflow_is_unreadable_not_followed() {
     );
     assert!(!out.all().contains("runner secret"));
 }
+
+/// The release tags are the positive `tags:` patterns (a `!` pattern only narrows them); with
+/// `tags-ignore:` every other tag runs the workflow, so any tag is a release tag.
+#[test]
+fn release_tag_patterns_come_from_the_signing_workflow_trigger() {
+    let clean =
+        std::fs::read_to_string(corpus("clean-release").join(".github/workflows/release.yml"))
+            .unwrap();
+    for (trigger, expected) in [
+        (r#"tags: ["v*", "!v*-rc*"]"#, vec!["v*"]),
+        (
+            r#"tags: ["v[0-9]+.[0-9]+.[0-9]+"]"#,
+            vec!["v[0-9]+.[0-9]+.[0-9]+"],
+        ),
+        (r#"tags-ignore: ["nightly-*"]"#, vec!["**"]),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        write(
+            &t.path().join(".github/workflows/release.yml"),
+            clean.replace(r#"tags: ["v*"]"#, trigger).as_bytes(),
+        );
+        let out = run(warden(t.path()).args(["audit", "--offline", "--format", "json"]));
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(
+            doc["release_tag_patterns"],
+            serde_json::json!(expected),
+            "{trigger}"
+        );
+    }
+}

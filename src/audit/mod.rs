@@ -254,13 +254,31 @@ pub fn ref_glob(pattern: &str) -> Option<globset::GlobMatcher> {
         .map(|g| g.compile_matcher())
 }
 
+/// The characters of a glob class body (`0-9a-f_`), ranges expanded.
+fn class_members(class: &str) -> Vec<char> {
+    let chars: Vec<char> = class.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if i + 2 < chars.len() && chars[i + 1] == '-' && chars[i] <= chars[i + 2] {
+            out.extend(chars[i]..=chars[i + 2]);
+            i += 3;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Tags that a release tag pattern stands for, to test rule patterns against. A rule covers the
 /// release tags only if it matches every sample: `v1.*` does not cover `v*`, because
 /// `v99.0.0-rc.1` and `vx` are release tags too (any such tag runs the release workflow).
 pub fn sample_tags(pattern: &str) -> Vec<String> {
     const STAR: [&str; 3] = ["1.2.3", "99.0.0-rc.1", "x"];
     const ONE: [char; 3] = ['1', '9', 'x'];
-    let own = ref_glob(pattern);
+    // A sample must match its own pattern; `X+` is checked as `X*` (globs have no `+`).
+    let own = ref_glob(&pattern.replace('+', "*"));
     let samples: Vec<String> = (0..3)
         .map(|k| {
             let mut out = String::new();
@@ -274,7 +292,11 @@ pub fn sample_tags(pattern: &str) -> Vec<String> {
                         out.push_str(STAR[k]);
                     }
                     '?' => out.push(ONE[k]),
-                    // A class: its first member (a negated class gets a digit or a letter).
+                    // GitHub's filter syntax: one or more of the previous character, and one
+                    // has just been written.
+                    '+' => {}
+                    // A class: its first, middle or last member (a negated class gets a digit
+                    // or a letter it does not name).
                     '[' => {
                         let class: String = chars.by_ref().take_while(|&c| c != ']').collect();
                         match class.strip_prefix(['!', '^']) {
@@ -283,7 +305,10 @@ pub fn sample_tags(pattern: &str) -> Vec<String> {
                                     .into_iter()
                                     .find(|c| !negated.contains(*c)),
                             ),
-                            None => out.extend(class.chars().next()),
+                            None => {
+                                let members = class_members(&class);
+                                out.extend(members.get(k * members.len().saturating_sub(1) / 2));
+                            }
                         }
                     }
                     '\\' => out.extend(chars.next()),
@@ -335,6 +360,10 @@ mod tests {
         assert!(!g.is_match("refs/tags/v1/x"), "* does not cross /");
         assert!(!g.is_match("refs/tags/pkg-v1"));
         assert_eq!(sample_tags("v*"), ["v1.2.3", "v99.0.0-rc.1", "vx"]);
+        assert_eq!(
+            sample_tags("v[0-9]+.[0-9]+.[0-9]+"),
+            ["v0.0.0", "v4.4.4", "v9.9.9"]
+        );
         for pattern in [
             "v*.*.*-*",
             "v[0-9]*",
@@ -350,7 +379,12 @@ mod tests {
             }
         }
         // A narrower rule pattern misses at least one sample.
-        for (release, rule) in [("v*", "v1.*"), ("v*", "v[0-9]*"), ("v*", "v*.*")] {
+        for (release, rule) in [
+            ("v*", "v1.*"),
+            ("v*", "v[0-9]*"),
+            ("v*", "v*.*"),
+            ("v[0-9]+.[0-9]+.[0-9]+", "v0.*"),
+        ] {
             let g = ref_glob(rule).unwrap();
             assert!(
                 !sample_tags(release).iter().all(|s| g.is_match(s)),

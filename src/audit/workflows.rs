@@ -341,8 +341,15 @@ fn audit_one(
     }
     if signing_here {
         if let OptionalBody::Body(push) = &wf.on.events.push {
-            if let Some(TagFilters::Tags(tags)) = &push.tag_filters {
-                audit.tag_patterns.extend(tags.iter().cloned());
+            match &push.tag_filters {
+                // `!pattern` only narrows the ones before it: the positive patterns say which
+                // tags can run the signing job.
+                Some(TagFilters::Tags(tags)) => audit
+                    .tag_patterns
+                    .extend(tags.iter().filter(|t| !t.starts_with('!')).cloned()),
+                // Every tag not ignored runs it: any tag is a release tag.
+                Some(TagFilters::TagsIgnore(_)) => audit.tag_patterns.push("**".into()),
+                None => {}
             }
         }
     }
