@@ -390,9 +390,17 @@ async fn one_finding_per_environment_problem() {
     ];
     for (expected, s) in cases {
         let server = MockServer::start().await;
+        let narrow = s.policies.to_string().contains("v1.*");
         mount(&server, &s).await;
         let out = audit(&server, "clean-release", &[]).await;
         assert_eq!(ids(&out), [expected], "{}", out.stdout);
+        if narrow {
+            assert!(
+                messages(&out).contains("tag policies: v1.* (none covers v99.0.0-rc.1)"),
+                "{}",
+                out.stdout
+            );
+        }
     }
     // GitHub's own environment example: no can_admins_bypass field → unverifiable (low), plus self-review.
     let server = MockServer::start().await;

@@ -624,19 +624,22 @@ fn environment_findings(
                             .collect()
                     })
                     .unwrap_or_default();
-                let covered = samples.iter().all(|s| {
-                    let tag = s.trim_start_matches("refs/tags/");
-                    tags.iter()
-                        .any(|p| ref_glob(p).is_some_and(|g| g.is_match(tag)))
-                });
-                if !covered {
+                let missed = samples
+                    .iter()
+                    .map(|s| s.trim_start_matches("refs/tags/"))
+                    .find(|tag| {
+                        !tags
+                            .iter()
+                            .any(|p| ref_glob(p).is_some_and(|g| g.is_match(tag)))
+                    });
+                if let Some(missed) = missed {
                     out.push(finding(
                         "environment-no-tag-policy",
                         Severity::Medium,
                         policy_route,
                         format!(
                             "no tag deployment policy of `{name}` covers the release tags ({patterns}){}",
-                            if tags.is_empty() { String::new() } else { format!("; tag policies: {}", tags.join(", ")) }
+                            if tags.is_empty() { String::new() } else { format!("; tag policies: {} (none covers {missed})", tags.join(", ")) }
                         ),
                         format!("Add a deployment policy of type tag named {} to `{name}`.", patterns.split(", ").next().unwrap_or("v*")),
                     ));
