@@ -387,6 +387,8 @@ const MEMLIMIT: u64 = 33_554_432;
 /// minisign's ceilings: N = 2^20 and 1 GiB. A key asking for more is refused, not tried.
 const N_LOG2_MAX: u8 = 20;
 const MEMLIMIT_MAX: u64 = 1_073_741_824;
+/// At most twice the work of the minisign CLI's keys (N·r·p = 2^20·8·1).
+const WORK_MAX: u64 = 1 << 24;
 
 /// scrypt parameters from a key's libsodium opslimit/memlimit, as libsodium's `pickparams`
 /// (and the minisign CLI and crate) choose them.
@@ -413,7 +415,10 @@ fn scrypt_params(opslimit: u64, memlimit: u64) -> Option<scrypt::Params> {
             maxrp / r
         }
     };
-    if n_log2 > N_LOG2_MAX {
+    // Work is N·r·p blocks: the minisign CLI's own keys need 2^23. A forged tiny memlimit with a
+    // large opslimit would otherwise ask for p in the millions.
+    let work = (1u64 << n_log2) * u64::from(r) * u64::from(p);
+    if n_log2 > N_LOG2_MAX || work > WORK_MAX {
         return None;
     }
     scrypt::Params::new(n_log2, r, p, scrypt::Params::RECOMMENDED_LEN).ok()
@@ -428,7 +433,7 @@ impl RawSecretKey {
         };
         let params = scrypt_params(le(38..46), le(46..54)).ok_or_else(|| {
             ParseError::whole(
-                "the secret key's scrypt parameters are outside minisign's limits (N ≤ 2^20, 1 GiB, opslimit < 2^32)",
+                "the secret key's scrypt parameters are outside minisign's limits (N ≤ 2^20, 1 GiB, opslimit < 2^32, N·r·p ≤ 2^24)",
             )
         })?;
         let mut stream = Zeroizing::new([0u8; ENCRYPTED.end - ENCRYPTED.start]);
@@ -642,6 +647,9 @@ mod tests {
         assert_eq!(p(1 << 40, 2_147_483_648), None);
         assert_eq!(p(1 << 40, 1 << 40), None);
         assert_eq!(p(1 << 33, 33_554_432), None);
+        // A tiny memlimit with a large opslimit: N = 2, p in the millions. Refused by work.
+        assert_eq!(p(u64::from(u32::MAX), 0), None);
+        assert_eq!(p(u64::from(u32::MAX), 1 << 20), None);
     }
 
     #[test]
