@@ -4,14 +4,7 @@ use std::fmt::Write as _;
 
 use super::schema::{MatchKind, Registry, Status};
 
-/// A markdown code span for `s`, or escaped text when `s` holds a backtick.
-pub fn code(s: &str) -> String {
-    if s.contains('`') {
-        s.replace('|', "\\|")
-    } else {
-        format!("`{}`", s.replace('|', "\\|"))
-    }
-}
+pub use crate::report::markdown_code as code;
 
 pub fn match_name(m: MatchKind) -> &'static str {
     match m {

@@ -244,15 +244,14 @@ fn markdown(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
         "| severity | finding | where | what | fix |\n|---|---|---|---|---|"
     )?;
     for f in &r.findings {
-        let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
         writeln!(
             w,
-            "| {} | `{}` | `{}` | {} | {} |",
+            "| {} | `{}` | {} | {} | {} |",
             f.severity,
             f.id,
-            cell(&f.location.to_string()),
-            cell(&f.message),
-            cell(&f.remediation)
+            super::markdown_code(&f.location.to_string()),
+            super::markdown_cell(&f.message),
+            super::markdown_cell(&f.remediation)
         )?;
     }
     Ok(())

@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use super::{markdown_cell, markdown_code};
 use crate::hive::check::{HiveReport, Outcome};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,7 +146,7 @@ fn markdown(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
         writeln!(
             w,
             "| {} | {} | {} | {} | {} |",
-            s.name,
+            markdown_cell(&s.name),
             clients(s),
             s.cases,
             s.passed,
@@ -157,11 +158,10 @@ fn markdown(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
         for c in &r.results {
             writeln!(
                 w,
-                "| {} | `{}/{}` | {} |",
+                "| {} | {} | {} |",
                 c.outcome.label(),
-                c.suite,
-                c.name.replace('|', "\\|"),
-                c.message.replace('|', "\\|")
+                markdown_code(&format!("{}/{}", c.suite, c.name)),
+                markdown_cell(&c.message)
             )?;
         }
     }

@@ -103,6 +103,22 @@ pub fn sign(mut w: impl Write, report: &SignReport, format: Format) -> io::Resul
     )
 }
 
+/// Text for a markdown table cell: `|` escaped, and line breaks (which would end the row) as
+/// spaces.
+pub fn markdown_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\r', '\n'], " ")
+}
+
+/// A markdown code span for `s`, fit for a table cell; escaped text when `s` holds a backtick
+/// (which would end the span).
+pub fn markdown_code(s: &str) -> String {
+    if s.contains('`') {
+        markdown_cell(s)
+    } else {
+        format!("`{}`", markdown_cell(s))
+    }
+}
+
 /// A GitHub Actions workflow command (`::error file=…,line=…::message`), escaped as the runner
 /// expects: `%`, CR and LF everywhere, and `:` and `,` too inside property values.
 pub fn github_annotation(level: &str, props: &[(&str, String)], message: &str) -> String {
@@ -198,11 +214,11 @@ pub fn verify_markdown(mut w: impl Write, report: &VerifyReport) -> io::Result<(
         };
         writeln!(
             w,
-            "| {status} | `{}` | {} | {} | {} |",
-            r.name.replace('|', "\\|"),
+            "| {status} | {} | {} | {} | {} |",
+            markdown_code(&r.name),
             r.key_id.map_or(String::new(), |k| k.to_string()),
-            r.tag.as_deref().unwrap_or(""),
-            r.reason.as_deref().unwrap_or("").replace('|', "\\|")
+            markdown_cell(r.tag.as_deref().unwrap_or("")),
+            markdown_cell(r.reason.as_deref().unwrap_or(""))
         )?;
     }
     writeln!(
@@ -226,11 +242,11 @@ pub fn check_markdown(mut w: impl Write, lines: &[CheckLine]) -> io::Result<()> 
     for l in lines {
         writeln!(
             w,
-            "| {} | {} | `{}` | {} |",
+            "| {} | {} | {} | {} |",
             if l.passed { "ok" } else { "FAIL" },
             l.check,
-            l.subject,
-            l.detail.replace('|', "\\|")
+            markdown_code(&l.subject),
+            markdown_cell(&l.detail)
         )?;
     }
     Ok(())
@@ -239,6 +255,14 @@ pub fn check_markdown(mut w: impl Write, lines: &[CheckLine]) -> io::Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_cells_keep_the_row_whole() {
+        assert_eq!(markdown_cell("a|b\nc"), "a\\|b c");
+        assert_eq!(markdown_code("eth_call/x|y"), "`eth_call/x\\|y`");
+        // A backtick would end the span: plain escaped text instead.
+        assert_eq!(markdown_code("a`b|c"), "a`b\\|c");
+    }
 
     #[test]
     fn annotations_escape_data_and_properties() {
