@@ -106,6 +106,34 @@ fn ruleset_covers(ruleset: &Value, tag_ref: &str) -> bool {
     include.iter().any(matches) && !exclude.iter().any(matches)
 }
 
+/// The first release tag (`samples` are `refs/tags/…`) that `covers` rejects, without the prefix.
+fn missed_tag(samples: &[String], covers: impl Fn(&str) -> bool) -> Option<&str> {
+    samples
+        .iter()
+        .find(|s| !covers(s))
+        .map(|s| s.trim_start_matches("refs/tags/"))
+}
+
+/// An active ruleset that covers every release tag.
+fn protects(ruleset: &Value, samples: &[String]) -> bool {
+    is_active(ruleset) && missed_tag(samples, |s| ruleset_covers(ruleset, s)).is_none()
+}
+
+/// Why a legacy tag protection (`{id, pattern}`, fnmatch on the tag name) leaves some release
+/// tag unprotected; `None` when it protects them all.
+fn legacy_gap(protection: &Value, samples: &[String]) -> Option<String> {
+    let Some(pattern) = protection["pattern"].as_str() else {
+        return Some("no pattern".into());
+    };
+    let Some(glob) = ref_glob(&format!("refs/tags/{pattern}")) else {
+        return Some("not a valid pattern".into());
+    };
+    if let Some(tag) = missed_tag(samples, |s| glob.is_match(s)) {
+        return Some(format!("does not cover {tag}"));
+    }
+    (protection["enabled"].as_bool() == Some(false)).then(|| "disabled".into())
+}
+
 fn is_active(ruleset: &Value) -> bool {
     // GitHub's own examples say "enabled", which is not in the enum: read it as active.
     matches!(
@@ -195,9 +223,9 @@ pub async fn audit_settings<S: ApiSource>(
     // Wave 3, only when no ruleset protects the release tags: GHES up to 3.19 may still protect
     // them with legacy tag protection (github.com answers 410 Gone, read as "none").
     let r_legacy = format!("repos/{repo}/tags/protection");
-    let any_covering = details.iter().any(|d| {
-        matches!(d, Fetched::Ok(rs) if is_active(rs) && samples.iter().all(|s| ruleset_covers(rs, s)))
-    });
+    let any_covering = details
+        .iter()
+        .any(|d| matches!(d, Fetched::Ok(rs) if protects(rs, &samples)));
     let legacy = if matches!(rulesets, Fetched::Ok(_)) && !any_covering {
         Some(api_source.get(&r_legacy, Shape::Array).await)
     } else {
@@ -392,17 +420,13 @@ fn rulesets_findings(
                     continue;
                 }
                 let name = rs["name"].as_str().unwrap_or("?").to_string();
-                let missed = samples.iter().find(|s| !ruleset_covers(rs, s));
-                let covers = missed.is_none();
+                let missed = missed_tag(samples, |s| ruleset_covers(rs, s));
                 seen.push(format!(
                     "{name} ({}{})",
                     rs["enforcement"].as_str().unwrap_or("?"),
-                    missed.map_or(String::new(), |tag| format!(
-                        ", does not cover {}",
-                        tag.trim_start_matches("refs/tags/")
-                    ))
+                    missed.map_or(String::new(), |tag| format!(", does not cover {tag}"))
                 ));
-                if covers && is_active(rs) {
+                if protects(rs, samples) {
                     covering.push((r.clone(), rs.clone()));
                 }
             }
@@ -425,16 +449,12 @@ fn rulesets_findings(
             Some((_, Fetched::Ok(Value::Array(list)))) => list.clone(),
             _ => Vec::new(),
         };
-        let legacy_covers = |p: &Value| {
-            p["enabled"].as_bool() != Some(false)
-                && p["pattern"].as_str().is_some_and(|pat| {
-                    ref_glob(&format!("refs/tags/{pat}"))
-                        .is_some_and(|g| samples.iter().all(|s| g.is_match(s)))
-                })
-        };
-        if let (Some((legacy_route, _)), Some(p)) =
-            (legacy, legacy_list.iter().find(|p| legacy_covers(p)))
-        {
+        if let (Some((legacy_route, _)), Some(p)) = (
+            legacy,
+            legacy_list
+                .iter()
+                .find(|p| legacy_gap(p, samples).is_none()),
+        ) {
             out.push(finding(
                 "legacy-tag-protection",
                 Severity::Medium,
@@ -448,15 +468,11 @@ fn rulesets_findings(
             return;
         }
         for p in &legacy_list {
-            let pattern = p["pattern"].as_str().unwrap_or("?");
-            let why = match ref_glob(&format!("refs/tags/{pattern}")) {
-                None => "not a valid pattern".to_string(),
-                Some(g) => match samples.iter().find(|s| !g.is_match(s.as_str())) {
-                    Some(tag) => format!("does not cover {}", tag.trim_start_matches("refs/tags/")),
-                    None => "disabled".to_string(),
-                },
-            };
-            seen.push(format!("legacy tag protection {pattern} ({why})"));
+            seen.push(format!(
+                "legacy tag protection {} ({})",
+                p["pattern"].as_str().unwrap_or("?"),
+                legacy_gap(p, samples).unwrap_or_default()
+            ));
         }
         out.push(finding(
             "no-tag-ruleset",
@@ -624,14 +640,11 @@ fn environment_findings(
                             .collect()
                     })
                     .unwrap_or_default();
-                let missed = samples
-                    .iter()
-                    .map(|s| s.trim_start_matches("refs/tags/"))
-                    .find(|tag| {
-                        !tags
-                            .iter()
-                            .any(|p| ref_glob(p).is_some_and(|g| g.is_match(tag)))
-                    });
+                let missed = missed_tag(samples, |s| {
+                    let tag = s.trim_start_matches("refs/tags/");
+                    tags.iter()
+                        .any(|p| ref_glob(p).is_some_and(|g| g.is_match(tag)))
+                });
                 if let Some(missed) = missed {
                     out.push(finding(
                         "environment-no-tag-policy",
