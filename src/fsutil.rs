@@ -184,6 +184,16 @@ pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
     Ok(file)
 }
 
+/// A non-empty relative path with no `..`, root or prefix component: it names something under
+/// whatever directory it is joined to (before links are resolved).
+pub fn is_plain_relative(path: &str) -> bool {
+    use std::path::Component;
+    !path.is_empty()
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
 /// The text of a regular file that resolves inside `root`. For files a pull request controls
 /// (workflows, registry paths): a committed link could point anywhere, and a FIFO would block.
 pub fn read_text_inside(root: &Path, path: &Path) -> std::io::Result<String> {

@@ -355,17 +355,12 @@ impl SuiteState<'_, '_> {
 /// directory: the name comes from the suite file, and the text read from it can end up in a
 /// public PR comment. A log that is absent (not downloaded with the results) is no error.
 fn open_details_log(dir: &Path, name: &str) -> std::result::Result<Option<File>, String> {
-    use std::path::Component;
-    let rel = Path::new(name);
-    let inside = rel
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    if !inside {
+    if !crate::fsutil::is_plain_relative(name) {
         return Err(format!(
             "testDetailsLog {name:?} is not a path inside the results directory"
         ));
     }
-    let path = dir.join(rel);
+    let path = dir.join(name);
     let (Ok(real), Ok(root)) = (fs::canonicalize(&path), fs::canonicalize(dir)) else {
         return Ok(None);
     };

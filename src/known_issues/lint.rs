@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::matcher::Matcher;
 use super::schema::{MatchKind, Registry};
+use crate::fsutil::is_plain_relative;
 
 /// A problem at a place in a file. Line and column are 1-based; 0 means "the whole file".
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -37,16 +38,6 @@ impl Diagnostic {
         }
         crate::report::github_annotation("error", &props, &self.message)
     }
-}
-
-/// Registry paths come from pull requests: only plain relative paths inside the repository are
-/// read, so an entry cannot make CI read (or probe for a string in) a file elsewhere.
-fn inside_repository(rel: &str) -> bool {
-    use std::path::Component;
-    !rel.is_empty()
-        && Path::new(rel)
-            .components()
-            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 fn outside_message(field: &str, rel: &str) -> String {
@@ -119,7 +110,9 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
         };
         for loc in &entry.data.locations {
             let rel = loc.path.get_ref();
-            if !inside_repository(rel) {
+            // Registry paths come from pull requests: only plain relative paths inside the
+            // repository are read, so an entry cannot make CI read (or probe) a file elsewhere.
+            if !is_plain_relative(rel) {
                 push(
                     &mut out,
                     loc.path.span().start,
@@ -161,7 +154,7 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
         }
         for cov in &entry.data.coverage {
             let rel = cov.path.get_ref();
-            if !inside_repository(rel) {
+            if !is_plain_relative(rel) {
                 push(
                     &mut out,
                     cov.path.span().start,
