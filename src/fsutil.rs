@@ -120,13 +120,7 @@ pub fn read_capped(
     cap: u64,
     what: &str,
 ) -> std::result::Result<String, CappedReadError> {
-    use std::io::Read as _;
-    let mut bytes = Vec::with_capacity(4096);
-    reader
-        .take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(CappedReadError::Io)?;
-    if bytes.len() as u64 > cap {
+    let Some(bytes) = read_at_most(reader, cap).map_err(CappedReadError::Io)? else {
         return Err(CappedReadError::Input(Error::input(
             origin,
             None,
@@ -135,7 +129,7 @@ pub fn read_capped(
                 _ => format!("larger than {} KiB: not {what}", cap / 1024),
             },
         )));
-    }
+    };
     String::from_utf8(bytes).map_err(|e| {
         // Wipe what was read: it may be a secret key with one bad byte.
         let mut bytes = e.into_bytes();
@@ -146,6 +140,15 @@ pub fn read_capped(
             format!("not UTF-8 text: not {what}"),
         ))
     })
+}
+
+/// All of `reader` if it holds at most `cap` bytes, else `None`; never reads past `cap + 1`.
+/// The buffer starts at 4 KiB, so a key is read without a reallocation.
+pub fn read_at_most(reader: impl std::io::Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::with_capacity(4096);
+    reader.take(cap + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
 }
 
 /// Why `read_capped` failed: the reader, or what it read.

@@ -483,27 +483,27 @@ fn directory_jobs(
     if sums_path.exists() {
         let mut out = Outcome::new();
         let checked = check_signature_file(&sums_sig, &opts.checksums_name, keys, opts, &mut out);
-        let mut text = Vec::new();
-        fs::File::open(&sums_path)
-            .and_then(|f| f.take(SUMS_CAP + 1).read_to_end(&mut text))
+        let text = fs::File::open(&sums_path)
+            .and_then(|f| fsutil::read_at_most(f, SUMS_CAP))
             .map_err(|e| Error::io("reading", &sums_path, e))?;
-        let parsed = if text.len() as u64 > SUMS_CAP {
-            Err(format!(
-                "{}: larger than {} MiB: not a checksum list",
-                sums_path.display(),
-                SUMS_CAP >> 20
-            ))
-        } else {
-            Ok(())
-        };
-        let parsed = parsed
-            .and_then(|()| {
-                std::str::from_utf8(&text)
+        let parsed = text
+            .as_deref()
+            .ok_or_else(|| {
+                format!(
+                    "{}: larger than {} MiB: not a checksum list",
+                    sums_path.display(),
+                    SUMS_CAP >> 20
+                )
+            })
+            .and_then(|t| {
+                std::str::from_utf8(t)
                     .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
             })
             .and_then(|t| {
                 ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display()))
             });
+        // Past the size check: parsed is an error whenever text is None.
+        let text = text.unwrap_or_default();
         let out = match (&checked, &parsed) {
             (_, Err(why)) => out.error(why.clone()),
             (Err((Status::Error, why)), _) => out.error(why.clone()),
