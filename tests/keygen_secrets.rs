@@ -65,15 +65,17 @@ fn assert_no_secret(r: &Run, forms: &[String]) {
 #[test]
 fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
     let t = tempfile::tempdir().unwrap();
-    let out = run(warden(t.path()).args([
-        "keygen",
-        "--unencrypted",
-        "--public-key",
-        "keys/minisign.pub",
-        "--secret-key",
-        "secret/ci.key",
-    ]))
-    .expect(0);
+    let keygen = || {
+        run(warden(t.path()).args([
+            "keygen",
+            "--unencrypted",
+            "--public-key",
+            "keys/minisign.pub",
+            "--secret-key",
+            "secret/ci.key",
+        ]))
+    };
+    let out = keygen().expect(0);
     let pk = fs::read_to_string(t.path().join("keys/minisign.pub")).unwrap();
     let id = pk
         .lines()
@@ -105,15 +107,7 @@ fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
     }
     assert_no_secret(&out, &secret_forms(&t.path().join("secret/ci.key"), None));
     // Refuses to overwrite.
-    let again = run(warden(t.path()).args([
-        "keygen",
-        "--unencrypted",
-        "--public-key",
-        "keys/minisign.pub",
-        "--secret-key",
-        "secret/ci.key",
-    ]))
-    .expect(2);
+    let again = keygen().expect(2);
     assert!(again.stderr.contains("already exists"), "{}", again.stderr);
 }
 
