@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use release_warden::audit::settings::{audit_settings, SettingsInput};
+use release_warden::audit::secrets::SigningSecrets;
+use release_warden::audit::settings::{audit, SettingsInput};
 use release_warden::audit::workflows::SigningJob;
-use release_warden::audit::SigningSecrets;
-use release_warden::github::{LiveApi, RetryPolicy, Token};
+use release_warden::github::api::{LiveApi, RetryPolicy, Token};
 use serde_json::json;
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -61,7 +61,7 @@ fn main() {
         for _ in 0..5 {
             let api = LiveApi::new(&server.uri(), token.as_ref(), RetryPolicy::default()).expect("client");
             let start = Instant::now();
-            let findings = audit_settings(&api, &input).await;
+            let findings = audit(&api, &input).await;
             let took = start.elapsed();
             assert!(findings.is_empty(), "the benchmark repository is fully protected: {findings:?}");
             best = best.min(took);

@@ -30,6 +30,9 @@ pub enum Error {
     /// Arguments that do not fit together.
     #[error("{0}")]
     Usage(String),
+    /// GitHub refused or failed a request that the command cannot do without.
+    #[error("{0}")]
+    Api(String),
 }
 
 impl Error {

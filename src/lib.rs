@@ -1,16 +1,28 @@
 //! release-warden: release integrity and known issues for maintainers.
 //!
-//! The library returns values and errors and never prints; `src/main.rs` renders them.
+//! The library returns values and errors and never prints; the `warden` binary
+//! (`src/bin/warden/`) parses flags, reads the environment once, calls one library function per
+//! command and emits its report.
+//!
+//! - `release`: minisign keys and signatures, `SHA256SUMS`, keygen / sign / verify.
+//! - `audit`: workflow and settings audits, findings, the fix plan.
+//! - `github`: the API session, routes, snapshots, the PR comment, the Actions runner.
+//! - `known_issues`: the registry, its lint, matcher, exclusions and doc.
+//! - `hive`: the streaming suite reader and the classifier.
+//! - `repo_check`: `warden check`.
+//! - `report`: one `Report` trait and its renderers; `markup`: escaping for what interprets text.
+//! - `files`: atomic writes, guarded reads, path rules; `error`: the one error type.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod audit;
-pub mod check;
 pub mod error;
-pub mod fsutil;
+pub mod files;
 pub mod github;
 pub mod hive;
 pub mod known_issues;
+pub mod markup;
 pub mod release;
+pub mod repo_check;
 pub mod report;
 
 pub use error::{Error, Result};

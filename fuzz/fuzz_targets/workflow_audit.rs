@@ -2,7 +2,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use release_warden::audit::workflows::audit_workflows;
-use release_warden::audit::SigningSecrets;
+use release_warden::audit::secrets::SigningSecrets;
 
 fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();

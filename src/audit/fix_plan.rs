@@ -1,14 +1,14 @@
-//! `warden audit --fix-plan` / `--apply`: for each settings finding, the change that closes it,
-//! as a JSON body and a `gh api` command. `--apply` sends the ruleset and environment changes with
-//! the token after a confirmation; moving a secret stays manual (warden never sees its value).
+//! `warden audit --fix-plan`: for each settings finding, the change that closes it, as a request
+//! (method, route, JSON body) or as steps a person must take. Built from each finding's rule and
+//! subject, never from its text. `apply` sends the requests.
 
 use std::collections::BTreeSet;
-use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use super::settings::encode_segment;
-use super::{AuditReport, Location};
+use super::findings::{AuditReport, Finding, SecretScope};
+use super::rule::Rule;
+use crate::github::routes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -25,32 +25,48 @@ impl Method {
     }
 }
 
+/// An API write that closes a finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub method: Method,
+    pub route: String,
+    pub body: Value,
+}
+
 /// One step of the plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
     pub title: String,
     /// `Some` when warden can apply it; `None` for steps a person must do.
-    pub request: Option<(Method, String, Value)>,
+    pub request: Option<Request>,
     /// Extra commands or instructions shown with the step.
     pub manual: Vec<String>,
-    /// For environment updates: the environment whose reviewers must be kept.
+    /// For environment updates: the environment whose reviewers and wait timer must be kept.
     pub environment: Option<String>,
 }
 
-/// The environment name and ruleset id a finding's API route names, if any.
-fn route_parts(resource: &str) -> (Option<&str>, Option<&str>) {
-    let parts: Vec<&str> = resource.split('/').collect();
-    let env = parts
-        .iter()
-        .position(|p| *p == "environments")
-        .and_then(|i| parts.get(i + 1))
-        .copied();
-    let ruleset = parts
-        .iter()
-        .position(|p| *p == "rulesets")
-        .and_then(|i| parts.get(i + 1))
-        .copied();
-    (env, ruleset)
+impl Change {
+    fn request(title: String, method: Method, route: String, body: Value) -> Self {
+        Change {
+            title,
+            request: Some(Request {
+                method,
+                route,
+                body,
+            }),
+            manual: Vec::new(),
+            environment: None,
+        }
+    }
+
+    fn manual(title: String, steps: Vec<String>) -> Self {
+        Change {
+            title,
+            request: None,
+            manual: steps,
+            environment: None,
+        }
+    }
 }
 
 fn tag_ruleset(patterns: &[String], with_name: bool) -> Value {
@@ -78,107 +94,124 @@ pub fn environment_body() -> Value {
     })
 }
 
-/// The steps that close the settings findings of `r`.
+/// The steps that close the settings findings of `r`, each once.
 pub fn plan(r: &AuditReport) -> Vec<Change> {
     let repo = r.repository.as_deref().unwrap_or("OWNER/NAME");
     let mut steps = Vec::new();
     let mut done = BTreeSet::new();
     for f in &r.findings {
-        let Location::Api { resource } = &f.location else {
-            continue;
+        let key = match f.rule {
+            Rule::NoTagRuleset | Rule::LegacyTagProtection => "ruleset".to_string(),
+            Rule::TagRulesetIncomplete | Rule::TagRulesetBypass => {
+                format!("ruleset {:?}", f.subject.ruleset)
+            }
+            Rule::EnvironmentMissing
+            | Rule::EnvironmentNoReviewers
+            | Rule::EnvironmentSelfReview
+            | Rule::EnvironmentAdminBypass
+            | Rule::EnvironmentAnyRef
+            | Rule::EnvironmentNoTagPolicy => format!("env {:?}", f.subject.environment),
+            Rule::SecretRepoLevel | Rule::SecretShadowed => {
+                format!(
+                    "secret {:?} {:?}",
+                    f.subject.secrets, f.subject.secret_scope
+                )
+            }
+            Rule::SecretOrgVisible => "org secret".to_string(),
+            _ => continue,
         };
-        let (env, ruleset_id) = route_parts(resource);
-        match f.id {
-            "no-tag-ruleset" | "legacy-tag-protection" if done.insert("ruleset".to_string()) => steps.push(Change {
-                title: "create a tag ruleset on the release tags (only admins may bypass)".into(),
-                request: Some((Method::Post, format!("repos/{repo}/rulesets"), tag_ruleset(&r.release_tag_patterns, true))),
-                manual: Vec::new(),
-                environment: None,
-            }),
-            "tag-ruleset-incomplete" | "tag-ruleset-bypass" => {
-                let id = ruleset_id.unwrap_or("ID").to_string();
-                if done.insert(format!("ruleset {id}")) {
-                    steps.push(Change {
-                        title: format!("set the rules, conditions and bypass list of tag ruleset {id}"),
-                        request: Some((Method::Put, format!("repos/{repo}/rulesets/{id}"), tag_ruleset(&r.release_tag_patterns, false))),
-                        manual: Vec::new(),
-                        environment: None,
-                    });
-                }
-            }
-            "environment-missing" | "environment-no-reviewers" | "environment-self-review" | "environment-admin-bypass" | "environment-any-ref" | "environment-no-tag-policy" => {
-                let env = env.unwrap_or("release").to_string();
-                if !done.insert(format!("env {env}")) {
-                    continue;
-                }
-                let mut manual = Vec::new();
-                if matches!(f.id, "environment-missing" | "environment-no-reviewers") || r.findings.iter().any(|g| g.id == "environment-no-reviewers") {
-                    manual.push(format!(
-                        "add required reviewers to `{env}` (Settings → Environments → {env}), or add `\"reviewers\": [{{\"type\": \"Team\", \"id\": TEAM_ID}}]` to the body (`gh api orgs/ORG/teams/TEAM --jq .id`)"
-                    ));
-                }
-                steps.push(Change {
-                    title: format!("protect environment `{env}`: no self-review, no admin bypass, selected tags only (existing reviewers kept)"),
-                    request: Some((Method::Put, format!("repos/{repo}/environments/{}", encode_segment(&env)), environment_body())),
-                    manual,
-                    environment: Some(env.clone()),
-                });
-                for p in &r.release_tag_patterns {
-                    steps.push(Change {
-                        title: format!("allow tags `{p}` to deploy to `{env}`"),
-                        request: Some((
-                            Method::Post,
-                            format!("repos/{repo}/environments/{}/deployment-branch-policies", encode_segment(&env)),
-                            json!({"name": p, "type": "tag"}),
-                        )),
-                        manual: Vec::new(),
-                        environment: None,
-                    });
-                }
-            }
-            "secret-repo-level" | "secret-shadowed" => {
-                let name = f.message.split_whitespace().next().unwrap_or("MINISIGN_SECRET_KEY").to_string();
-                if done.insert(format!("secret {name}")) {
-                    steps.push(Change {
-                        title: format!("keep {name} in the signing environment only (manual: warden never sees secret values)"),
-                        request: None,
-                        manual: vec![format!("gh secret set {name} --env release --repo {repo} < FILE"), format!("gh secret delete {name} --repo {repo}")],
-                        environment: None,
-                    });
-                }
-            }
-            "secret-org-visible" if done.insert("org secret".into()) => steps.push(Change {
-                title: format!("stop sharing the organization secret with {repo} (manual)"),
-                request: None,
-                manual: vec!["remove the repository from the secret's selected repositories, or `gh secret delete NAME --org ORG`".into()],
-                environment: None,
-            }),
-            _ => {}
+        if done.insert(key) {
+            steps.extend(changes_for(f, r, repo));
         }
     }
     steps
 }
 
-pub fn render(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
-    let steps = plan(r);
-    let repo = r.repository.as_deref().unwrap_or("OWNER/NAME");
-    if steps.is_empty() {
-        return writeln!(w, "\nfix plan: no settings finding to fix");
-    }
-    writeln!(w, "\nfix plan for {repo} (review each step; `--apply` sends the API changes after a confirmation):")?;
-    for (i, s) in steps.iter().enumerate() {
-        writeln!(w, "\n{}. {}", i + 1, s.title)?;
-        if let Some((method, route, body)) = &s.request {
-            writeln!(
-                w,
-                "  gh api --method {} {route} --input - <<'JSON'\n{}\nJSON",
-                method.as_str(),
-                serde_json::to_string_pretty(body).unwrap_or_default()
-            )?;
+/// The changes that close one finding.
+fn changes_for(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
+    let patterns = &r.release_tag_patterns;
+    match f.rule {
+        Rule::NoTagRuleset | Rule::LegacyTagProtection => vec![Change::request(
+            "create a tag ruleset on the release tags (only admins may bypass)".into(),
+            Method::Post,
+            routes::ruleset_write(repo, None),
+            tag_ruleset(patterns, true),
+        )],
+        Rule::TagRulesetIncomplete | Rule::TagRulesetBypass => {
+            let id = f.subject.ruleset;
+            vec![Change::request(
+                format!(
+                    "set the rules, conditions and bypass list of tag ruleset {}",
+                    id.map_or("ID".to_string(), |i| i.to_string())
+                ),
+                Method::Put,
+                routes::ruleset_write(repo, id),
+                tag_ruleset(patterns, false),
+            )]
         }
-        for m in &s.manual {
-            writeln!(w, "  {m}")?;
-        }
+        Rule::SecretRepoLevel | Rule::SecretShadowed => secret_change(f, repo),
+        Rule::SecretOrgVisible => vec![Change::manual(
+            format!("stop sharing the organization secret with {repo} (manual)"),
+            vec!["remove the repository from the secret's selected repositories, or `gh secret delete NAME --org ORG`".into()],
+        )],
+        _ => environment_changes(f, r, repo),
     }
-    Ok(())
+}
+
+/// Keep the secret only in the signing environment: set it there, delete the other copy. Manual:
+/// warden never sees secret values.
+fn secret_change(f: &Finding, repo: &str) -> Vec<Change> {
+    let Some(name) = f.subject.secrets.first() else {
+        return Vec::new();
+    };
+    let env = f.subject.environment.as_deref().unwrap_or("release");
+    let delete = match f.subject.secret_scope {
+        Some(SecretScope::Organization) => format!(
+            "remove {repo} from the organization secret {name}'s selected repositories, or `gh secret delete {name} --org ORG`"
+        ),
+        _ => format!("gh secret delete {name} --repo {repo}"),
+    };
+    vec![Change::manual(
+        format!(
+            "keep {name} in the signing environment only (manual: warden never sees secret values)"
+        ),
+        vec![
+            format!("gh secret set {name} --env {env} --repo {repo} < FILE"),
+            delete,
+        ],
+    )]
+}
+
+/// Protect the environment (existing reviewers and wait timer kept), and let the release tags
+/// deploy to it.
+fn environment_changes(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
+    let env = f.subject.environment.as_deref().unwrap_or("release");
+    let no_reviewers = |g: &Finding| {
+        g.rule == Rule::EnvironmentNoReviewers && g.subject.environment.as_deref() == Some(env)
+    };
+    let mut manual = Vec::new();
+    if f.rule == Rule::EnvironmentMissing || r.findings.iter().any(no_reviewers) {
+        manual.push(format!(
+            "add required reviewers to `{env}` (Settings → Environments → {env}), or add `\"reviewers\": [{{\"type\": \"Team\", \"id\": TEAM_ID}}]` to the body (`gh api orgs/ORG/teams/TEAM --jq .id`)"
+        ));
+    }
+    let mut steps = vec![Change {
+        manual,
+        environment: Some(env.to_string()),
+        ..Change::request(
+            format!("protect environment `{env}`: no self-review, no admin bypass, selected tags only (existing reviewers kept)"),
+            Method::Put,
+            routes::environment(repo, env),
+            environment_body(),
+        )
+    }];
+    for p in &r.release_tag_patterns {
+        steps.push(Change::request(
+            format!("allow tags `{p}` to deploy to `{env}`"),
+            Method::Post,
+            routes::deployment_policy_create(repo, env),
+            json!({"name": p, "type": "tag"}),
+        ));
+    }
+    steps
 }

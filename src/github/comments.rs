@@ -3,7 +3,10 @@
 
 use serde_json::{json, Value};
 
-use super::{failure, ApiSource, Fetched, LiveApi, Shape};
+use super::api::{failure, ApiSource, Fetched, LiveApi, Shape};
+use super::routes;
+use super::session::Session;
+use crate::error::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Upsert {
@@ -49,14 +52,6 @@ fn from_fetched(f: Fetched) -> CommentError {
     }
 }
 
-/// The pull request number from a GitHub Actions event payload.
-pub fn pr_from_event(payload: &Value) -> Option<u64> {
-    payload["pull_request"]["number"]
-        .as_u64()
-        .or_else(|| payload["issue"]["number"].as_u64())
-        .or_else(|| payload["number"].as_u64())
-}
-
 /// Creates or updates the comment on `repo`'s pull request `pr` that contains `marker`.
 pub async fn upsert(
     api: &LiveApi,
@@ -66,10 +61,7 @@ pub async fn upsert(
     marker: &str,
 ) -> Result<Upsert, CommentError> {
     let comments = match api
-        .get(
-            &format!("repos/{repo}/issues/{pr}/comments?per_page=100"),
-            Shape::Array,
-        )
+        .get(&routes::issue_comments(repo, pr), Shape::Array)
         .await
     {
         Fetched::Ok(Value::Array(list)) => list,
@@ -94,13 +86,13 @@ pub async fn upsert(
             }
             (
                 "PATCH",
-                format!("repos/{repo}/issues/comments/{id}"),
+                routes::issue_comment(repo, id),
                 Upsert::Updated(id),
             )
         }
         None => (
             "POST",
-            format!("repos/{repo}/issues/{pr}/comments"),
+            routes::issue_comment_create(repo, pr),
             Upsert::Created,
         ),
     };
@@ -115,20 +107,23 @@ pub async fn upsert(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// What posting the sticky comment came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Posted {
+    Written(Upsert),
+    /// The token may read but not comment (403): a pull request from a fork.
+    ReadOnly(CommentError),
+}
 
-    #[test]
-    fn pr_number_from_event_payloads() {
-        assert_eq!(
-            pr_from_event(&json!({"pull_request": {"number": 7}})),
-            Some(7)
-        );
-        assert_eq!(
-            pr_from_event(&json!({"issue": {"number": 8, "pull_request": {}}})),
-            Some(8)
-        );
-        assert_eq!(pr_from_event(&json!({"ref": "refs/heads/main"})), None);
+/// Creates or updates the sticky comment carrying `marker` on `repo`'s pull request `pr`. A 403
+/// is an answer ([`Posted::ReadOnly`]), so the caller can put the body elsewhere; any other
+/// failure is an error.
+pub fn post(session: &Session, repo: &str, pr: u64, body: &str, marker: &str) -> Result<Posted> {
+    match session.block_on(upsert(session.api(), repo, pr, body, marker)) {
+        Ok(done) => Ok(Posted::Written(done)),
+        Err(e) if e.status == 403 => Ok(Posted::ReadOnly(e)),
+        Err(e) => Err(Error::Api(format!(
+            "--post: commenting on {repo}#{pr} failed: {e}"
+        ))),
     }
 }

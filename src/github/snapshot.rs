@@ -11,17 +11,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{ApiSource, Fetched, Shape};
+use super::api::{ApiSource, Fetched, Shape};
+use super::routes;
 use crate::error::{Error, Result};
-use crate::fsutil;
+use crate::files::{atomic, guarded};
 
 /// The file of a route (query dropped, `..` refused).
 pub fn file_for(dir: &Path, route: &str) -> PathBuf {
-    let path = route
-        .split('?')
-        .next()
-        .unwrap_or_default()
-        .trim_matches('/');
+    let path = routes::path_of(route).trim_matches('/');
     let safe: Vec<&str> = path
         .split('/')
         .filter(|c| !c.is_empty() && *c != "." && *c != "..")
@@ -41,8 +38,10 @@ pub struct SnapshotSource {
 impl ApiSource for SnapshotSource {
     async fn get(&self, route: &str, _shape: Shape) -> Fetched {
         let file = file_for(&self.dir, route);
+        // A snapshot may come from someone else (attached to an issue): no link out of the
+        // folder, no FIFO.
         let read = |p: &Path| {
-            fs::read_to_string(p)
+            guarded::read_text_inside(&self.dir, p)
                 .ok()
                 .map(|t| serde_json::from_str::<Value>(&t))
         };
@@ -110,7 +109,7 @@ impl<'a, S: ApiSource> Recorder<'a, S> {
                 fs::create_dir_all(parent).map_err(|e| Error::io("creating", parent, e))?;
             }
             let text = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
-            fsutil::write_atomic(&target, text.as_bytes(), 0o644, true)?;
+            atomic::write_atomic(&target, text.as_bytes(), 0o644, true)?;
         }
         Ok(seen.len())
     }

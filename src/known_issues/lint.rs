@@ -1,64 +1,18 @@
 //! `warden known-issues lint`: everything that can be wrong with a registry, each problem with
 //! file, line and column.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
+use super::diagnostic::Diagnostic;
 use super::matcher::Matcher;
-use super::schema::{MatchKind, Registry};
-use crate::fsutil::is_plain_relative;
-
-/// A problem at a place in a file. Line and column are 1-based; 0 means "the whole file".
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl Diagnostic {
-    pub fn new(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
-        Diagnostic {
-            path: path.to_path_buf(),
-            line,
-            column,
-            message: message.into(),
-        }
-    }
-
-    /// The GitHub Actions workflow command for this problem.
-    pub fn github_annotation(&self) -> String {
-        let mut props = vec![("file", self.path.display().to_string())];
-        if self.line > 0 {
-            props.push(("line", self.line.to_string()));
-            props.push(("col", self.column.to_string()));
-        }
-        crate::report::github_annotation("error", &props, &self.message)
-    }
-}
+use super::schema::{Entry, MatchKind, Registry, SETTINGS_FILE};
+use crate::files::guarded::read_text_inside;
+use crate::files::paths::is_plain_relative;
 
 fn outside_message(field: &str, rel: &str) -> String {
     format!("{field} {rel:?} must be a relative path inside the repository (no `..`, not absolute)")
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.path.display(), self.message)
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                self.line,
-                self.column,
-                self.message
-            )
-        }
-    }
 }
 
 /// Today's date as (year, month, day), UTC.
@@ -82,6 +36,22 @@ fn civil_from_days(z: i64) -> (i64, u8, u8) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// What `warden known-issues lint` found: how many entries loaded, and every problem.
+#[derive(Clone, Debug, Serialize)]
+pub struct LintReport {
+    pub entries: usize,
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Loads the registry in `dir` and lints it against the repository at `root`.
+pub fn lint_registry(dir: &Path, root: &Path) -> LintReport {
+    let (registry, problems) = Registry::load(dir);
+    LintReport {
+        entries: registry.entries.len(),
+        problems: lint(&registry, root, problems),
+    }
+}
+
 /// Lints a loaded registry against the repository at `root` (paths in `where` and `coverage` are
 /// relative to it). `load_problems` are the schema errors from loading.
 pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
@@ -103,116 +73,125 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
         }
     }
     for entry in &registry.entries {
-        let at = |offset: usize| entry.line_col(offset);
-        let push = |out: &mut Vec<Diagnostic>, offset: usize, msg: String| {
-            let (l, c) = at(offset);
+        let mut at = |offset: usize, msg: String| {
+            let (l, c) = entry.line_col(offset);
             out.push(Diagnostic::new(&entry.path, l, c, msg));
         };
-        for loc in &entry.data.locations {
-            let rel = loc.path.get_ref();
-            // Registry paths come from pull requests: only plain relative paths inside the
-            // repository are read, so an entry cannot make CI read (or probe) a file elsewhere.
-            if !is_plain_relative(rel) {
-                push(
-                    &mut out,
-                    loc.path.span().start,
-                    outside_message("where.path", rel),
-                );
-                continue;
-            }
-            let file = root.join(rel);
-            match crate::fsutil::read_text_inside(root, &file) {
-                Err(_) if !file.exists() => push(
-                    &mut out,
-                    loc.path.span().start,
-                    format!("where.path {rel:?} does not exist in the repository"),
-                ),
-                Err(_) => {
-                    if let Some(sym) = &loc.symbol {
-                        push(
-                            &mut out,
-                            sym.span().start,
-                            format!(
-                                "where.symbol {:?}: {rel:?} is not a readable text file",
-                                sym.get_ref()
-                            ),
-                        );
-                    }
-                }
-                Ok(text) => {
-                    if let Some(sym) = &loc.symbol {
-                        if !text.contains(sym.get_ref().as_str()) {
-                            push(
-                                &mut out,
-                                sym.span().start,
-                                format!("where.symbol {:?} does not occur in {rel}", sym.get_ref()),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        for cov in &entry.data.coverage {
-            let rel = cov.path.get_ref();
-            if !is_plain_relative(rel) {
-                push(
-                    &mut out,
-                    cov.path.span().start,
-                    outside_message("coverage.path", rel),
-                );
-                continue;
-            }
-            match crate::fsutil::read_text_inside(root, &root.join(rel)) {
-                Err(_) => push(
-                    &mut out,
-                    cov.path.span().start,
-                    format!("coverage.path {rel:?} does not exist in the repository"),
-                ),
-                Ok(text) => {
-                    let name = cov.test.get_ref();
-                    let defined =
-                        regex::Regex::new(&format!(r"\bfn\s+{}\s*[<(]", regex::escape(name)))
-                            .is_ok_and(|re| re.is_match(&text));
-                    if !defined {
-                        push(
-                            &mut out,
-                            cov.test.span().start,
-                            format!("coverage.test {name:?}: no `fn {name}` in {rel}"),
-                        );
-                    }
-                }
-            }
-        }
+        lint_where(entry, root, &mut at);
+        lint_coverage(entry, root, &mut at);
         if let Some(review) = &entry.data.review_by {
             if let Some(d) = review.get_ref().date {
                 if (i64::from(d.year), d.month, d.day) < today {
-                    push(&mut out, review.span().start, format!("review_by {d} is in the past: review the entry and move the date (or remove the entry)"));
+                    at(review.span().start, format!("review_by {d} is in the past: review the entry and move the date (or remove the entry)"));
                 }
             }
         }
-        for (i, ex) in entry.data.exclude.iter().enumerate() {
-            if ex.suite.trim().is_empty() || ex.test.get_ref().trim().is_empty() {
-                push(
-                    &mut out,
-                    ex.test.span().start,
-                    format!("exclude[{i}]: suite and test must not be empty"),
-                );
+        lint_exclusions(entry, registry, &mut at);
+    }
+    lint_rules(registry, &mut out);
+    out.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+    out.dedup();
+    out
+}
+
+/// Where a problem of an entry is reported: a byte offset in its file, and the message.
+type Report<'a> = dyn FnMut(usize, String) + 'a;
+
+/// `where` paths exist inside the repository and hold their `symbol`.
+fn lint_where(entry: &Entry, root: &Path, at: &mut Report) {
+    for loc in &entry.data.locations {
+        let rel = loc.path.get_ref();
+        // Registry paths come from pull requests: only plain relative paths inside the
+        // repository are read, so an entry cannot make CI read (or probe) a file elsewhere.
+        if !is_plain_relative(rel) {
+            at(loc.path.span().start, outside_message("where.path", rel));
+            continue;
+        }
+        let file = root.join(rel);
+        match read_text_inside(root, &file) {
+            Err(_) if !file.exists() => at(
+                loc.path.span().start,
+                format!("where.path {rel:?} does not exist in the repository"),
+            ),
+            Err(_) => {
+                if let Some(sym) = &loc.symbol {
+                    at(
+                        sym.span().start,
+                        format!(
+                            "where.symbol {:?}: {rel:?} is not a readable text file",
+                            sym.get_ref()
+                        ),
+                    );
+                }
             }
-            if ex.test.get_ref().ends_with(')') && ex.test.get_ref().contains(" (") {
-                push(&mut out, ex.test.span().start, format!("exclude[{i}]: write the test name without the client suffix; list clients in `clients`"));
-            }
-            if entry.clients(ex, &registry.settings).is_empty() {
-                push(
-                    &mut out,
-                    ex.test.span().start,
-                    format!(
-                        "exclude[{i}]: no clients: set `clients` here or default `clients` in {}",
-                        super::SETTINGS_FILE
-                    ),
-                );
+            Ok(text) => {
+                if let Some(sym) = &loc.symbol {
+                    if !text.contains(sym.get_ref().as_str()) {
+                        at(
+                            sym.span().start,
+                            format!("where.symbol {:?} does not occur in {rel}", sym.get_ref()),
+                        );
+                    }
+                }
             }
         }
     }
+}
+
+/// `coverage` paths exist inside the repository and define `fn <test>`.
+fn lint_coverage(entry: &Entry, root: &Path, at: &mut Report) {
+    for cov in &entry.data.coverage {
+        let rel = cov.path.get_ref();
+        if !is_plain_relative(rel) {
+            at(cov.path.span().start, outside_message("coverage.path", rel));
+            continue;
+        }
+        match read_text_inside(root, &root.join(rel)) {
+            Err(_) => at(
+                cov.path.span().start,
+                format!("coverage.path {rel:?} does not exist in the repository"),
+            ),
+            Ok(text) => {
+                let name = cov.test.get_ref();
+                let defined = regex::Regex::new(&format!(r"\bfn\s+{}\s*[<(]", regex::escape(name)))
+                    .is_ok_and(|re| re.is_match(&text));
+                if !defined {
+                    at(
+                        cov.test.span().start,
+                        format!("coverage.test {name:?}: no `fn {name}` in {rel}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Each exclusion names a suite, a test without the client suffix, and some client.
+fn lint_exclusions(entry: &Entry, registry: &Registry, at: &mut Report) {
+    for (i, ex) in entry.data.exclude.iter().enumerate() {
+        let test = ex.test.get_ref();
+        if ex.suite.trim().is_empty() || test.trim().is_empty() {
+            at(
+                ex.test.span().start,
+                format!("exclude[{i}]: suite and test must not be empty"),
+            );
+        }
+        if test.ends_with(')') && test.contains(" (") {
+            at(ex.test.span().start, format!("exclude[{i}]: write the test name without the client suffix; list clients in `clients`"));
+        }
+        if entry.clients(ex, &registry.settings).is_empty() {
+            at(
+                ex.test.span().start,
+                format!(
+                    "exclude[{i}]: no clients: set `clients` here or default `clients` in {SETTINGS_FILE}"
+                ),
+            );
+        }
+    }
+}
+
+/// Globs and signatures compile, and no test is excluded twice.
+fn lint_rules(registry: &Registry, out: &mut Vec<Diagnostic>) {
     let (matcher, errors) = Matcher::compile(registry);
     for (entry, i, msg) in errors {
         let ex = &entry.data.exclude[i];
@@ -261,9 +240,6 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
             }
         }
     }
-    out.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
-    out.dedup();
-    out
 }
 
 #[cfg(test)]

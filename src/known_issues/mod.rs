@@ -1,18 +1,16 @@
 //! The known-issues registry: `known_issues/<id>.toml`, one file per issue, plus
 //! `known_issues/registry.toml` for registry-wide settings. It is the single source of truth for
-//! the generated `docs/known_issues.md`, the excluded-test lists and the hive result checker.
+//! the generated doc (`doc`), the excluded-test lists (`exclusions`) and the hive result checker
+//! (`matcher`, used by `hive::classify`). `schema` loads it strictly, `lint` checks it against
+//! the repository, and `diagnostic` is the problem both report.
 
+pub mod diagnostic;
+pub mod doc;
 pub mod exclusions;
 pub mod lint;
 pub mod matcher;
-pub mod render;
 pub mod schema;
-pub mod summary;
 
-pub use lint::{lint, Diagnostic};
-pub use schema::{Entry, Exclusion, Expect, MatchKind, Registry, Settings, Status};
-
-/// File name of the registry-wide settings inside the registry folder.
-pub const SETTINGS_FILE: &str = "registry.toml";
-/// The folder warden reads by default.
-pub const DEFAULT_DIR: &str = "known_issues";
+pub use diagnostic::Diagnostic;
+pub use lint::lint;
+pub use schema::{Entry, Exclusion, Expect, IssueStatus, MatchKind, Registry, Settings};

@@ -8,8 +8,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::lint::Diagnostic;
-use super::SETTINGS_FILE;
+use super::diagnostic::Diagnostic;
+
+/// File name of the registry-wide settings inside the registry folder.
+pub const SETTINGS_FILE: &str = "registry.toml";
+/// The registry folder, relative to the repository root, when none is named.
+pub const DEFAULT_DIR: &str = "known_issues";
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -41,7 +45,7 @@ impl Default for Settings {
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum IssueStatus {
     #[default]
     Open,
     /// Not temporary: the entry documents a deliberate, lasting difference.
@@ -55,6 +59,17 @@ pub enum MatchKind {
     Exact,
     Prefix,
     Glob,
+}
+
+impl MatchKind {
+    /// The name as written in the registry (`match = "prefix"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Prefix => "prefix",
+            MatchKind::Glob => "glob",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
@@ -103,7 +118,7 @@ pub struct Exclusion {
 pub struct EntryFile {
     pub title: String,
     #[serde(default)]
-    pub status: Status,
+    pub status: IssueStatus,
     pub why: String,
     pub removal: String,
     #[serde(rename = "where", default)]
@@ -208,7 +223,7 @@ impl Registry {
         files.sort();
         for path in files {
             // Entries come from pull requests: no link out of the folder, no FIFO.
-            let text = match crate::fsutil::read_text_inside(dir, &path) {
+            let text = match crate::files::guarded::read_text_inside(dir, &path) {
                 Ok(t) => t,
                 Err(e) => {
                     problems.push(Diagnostic::new(&path, 0, 0, format!("cannot read: {e}")));
@@ -247,6 +262,24 @@ impl Registry {
         }
         registry.entries.sort_by(|a, b| a.id.cmp(&b.id));
         (registry, problems)
+    }
+}
+
+impl Registry {
+    /// Loads a registry for commands that need a valid one: any schema problem is bad input,
+    /// named with its file and line (the first one, and how many more).
+    pub fn load_valid(dir: &Path) -> crate::error::Result<Registry> {
+        let (registry, problems) = Registry::load(dir);
+        match problems.first() {
+            None => Ok(registry),
+            Some(first) => Err(crate::error::Error::Usage(format!(
+                "{first}{} (run `warden known-issues lint`)",
+                match problems.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more problems", n - 1),
+                }
+            ))),
+        }
     }
 }
 

@@ -11,9 +11,6 @@ use std::fmt;
 
 use crate::error::ParseError;
 
-/// The default file name, next to the artifacts.
-pub const DEFAULT_NAME: &str = "SHA256SUMS";
-
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ChecksumFile {
     /// Relative name (`/`-separated) → SHA-256. Sorted by name, as the file is written.

@@ -66,7 +66,7 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
 /// read): worth it when cores would otherwise sit idle, e.g. a single large artifact.
 pub fn hash_file(path: &Path, split: bool, progress: Option<&Progress>) -> io::Result<Digests> {
     let file = Counted {
-        inner: crate::fsutil::open_regular(path)?,
+        inner: crate::files::guarded::open_regular(path)?,
         progress: progress.map(|p| &**p),
     };
     if split {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::keys::{self, KeyId, Password};
 use crate::error::{Error, Result};
-use crate::fsutil;
+use crate::files::{atomic, paths};
 
 #[derive(Debug)]
 pub struct KeygenOptions {
@@ -49,9 +49,9 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
             "the password is empty: use --unencrypted for a key without a password".into(),
         ));
     }
-    let secret_dir = fsutil::parent_dir(&opts.secret_key);
+    let secret_dir = paths::parent_dir(&opts.secret_key);
     create_dir(secret_dir, 0o700)?;
-    if let Some(tree) = fsutil::enclosing_git_work_tree(secret_dir) {
+    if let Some(tree) = paths::enclosing_git_work_tree(secret_dir) {
         return Err(Error::Refused(format!(
             "refusing to write the secret key inside the git work tree {}: choose a path outside it, e.g. --secret-key ~/.minisign/minisign.key",
             tree.display()
@@ -67,10 +67,10 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
             }
         }
     }
-    create_dir(fsutil::parent_dir(&opts.public_key), 0o755)?;
+    create_dir(paths::parent_dir(&opts.public_key), 0o755)?;
     let pair = keys::generate(opts.password.as_ref()).map_err(|e| Error::Refused(e.message))?;
-    let secret = fsutil::stage(&opts.secret_key, pair.secret_box.as_bytes(), 0o600)?;
-    let public = fsutil::stage(&opts.public_key, pair.public.to_string().as_bytes(), 0o644)?;
+    let secret = atomic::stage(&opts.secret_key, pair.secret_box.as_bytes(), 0o600)?;
+    let public = atomic::stage(&opts.public_key, pair.public.to_string().as_bytes(), 0o644)?;
     secret.commit(opts.force)?;
     public.commit(opts.force)?;
     Ok(KeygenReport {

@@ -2,6 +2,7 @@
 //! `minisign -G -W` keys with an all-zero checksum), and key generation.
 
 use std::fmt;
+use std::path::Path;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -10,7 +11,8 @@ use blake2::{Blake2b, Digest};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use zeroize::Zeroizing;
 
-use crate::error::ParseError;
+use crate::error::{Error, ParseError};
+use crate::files::guarded::{self, SMALL_FILE_CAP};
 
 const UNTRUSTED_PREFIX: &str = "untrusted comment: ";
 const SIG_ALG_ED: [u8; 2] = *b"Ed";
@@ -76,6 +78,12 @@ impl PublicKey {
     pub fn parse(text: &str) -> Result<Self, ParseError> {
         let (_, encoded) = split_box(text, "public key")?;
         Self::from_base64(&encoded).map_err(|m| ParseError::at(2, m))
+    }
+
+    /// Reads and parses a `.pub` file (at most 64 KiB, UTF-8); errors name the file and line.
+    pub fn from_file(path: &Path) -> Result<Self, Error> {
+        let text = guarded::read_small_file(path, SMALL_FILE_CAP, "a minisign public key")?;
+        Self::parse(&text).map_err(|e| e.in_origin(path.display().to_string()))
     }
 
     /// Parses the base64 line alone (what `minisign -P` takes).

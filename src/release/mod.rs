@@ -1,11 +1,14 @@
-//! Release integrity: minisign keys and signatures, the trusted comment, SHA256SUMS, and the
-//! `keygen`, `sign` and `verify` operations built on them.
+//! Release integrity: minisign formats (`keys`, `signature`, `comment`, `checksums`), how release
+//! files are named (`names`), the keys a verification trusts (`trusted_keys`), hashing
+//! (`hash`), and the `keygen`, `sign` and `verify` operations built on them.
 
 pub mod checksums;
 pub mod comment;
 pub mod hash;
 pub mod keygen;
 pub mod keys;
+pub mod names;
 pub mod sign;
 pub mod signature;
+pub mod trusted_keys;
 pub mod verify;

@@ -12,13 +12,13 @@ use serde::Serialize;
 
 use super::checksums::{self, ChecksumFile};
 use super::comment::{ReleaseMeta, TrustedComment};
-use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map};
+use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
 use super::keys::{KeyId, PublicKey, SecretKey};
+use super::names::{is_release_candidate, signature_path, CHECKSUMS_NAME, SIGNATURE_SUFFIX};
 use super::signature::SignatureFile;
 use crate::error::{Error, Result};
-use crate::fsutil::{self, StagedFile, TEMP_PREFIX};
-
-pub const SIGNATURE_SUFFIX: &str = ".minisig";
+use crate::files::atomic::{self, StagedFile};
+use crate::files::paths::parent_dir;
 
 /// Where the checksum file goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub struct SignReport {
     pub skipped: Skipped,
 }
 
-pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(
+fn display<T: std::fmt::Display, S: serde::Serializer>(
     v: &T,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
@@ -75,21 +75,10 @@ pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(
 /// Directory entries passed over by a walk, with the reason.
 pub type Skipped = Vec<(PathBuf, String)>;
 
-pub fn signature_path(artifact: &Path) -> PathBuf {
-    let mut s = artifact.as_os_str().to_os_string();
-    s.push(SIGNATURE_SUFFIX);
-    PathBuf::from(s)
-}
-
 fn file_name_str(path: &Path) -> Result<&str> {
     path.file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| Error::Usage(format!("{}: file name is not valid UTF-8", path.display())))
-}
-
-/// Files that are never artifacts: signatures, warden's temp files, hidden files.
-pub fn is_release_candidate(name: &str) -> bool {
-    !name.ends_with(SIGNATURE_SUFFIX) && !name.starts_with('.') && !name.starts_with(TEMP_PREFIX)
 }
 
 /// Artifacts named by the inputs, in a stable order, plus what a directory walk passed over.
@@ -124,7 +113,7 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
                     continue;
                 }
                 let name = file_name_str(entry.path())?;
-                if !is_release_candidate(name) || name == checksums::DEFAULT_NAME {
+                if !is_release_candidate(name) || name == CHECKSUMS_NAME {
                     continue;
                 }
                 if ft.is_symlink() {
@@ -159,7 +148,7 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
 
 /// The file's path with its directory resolved (symlinks in the name itself are kept).
 fn absolute_path(path: &Path) -> Result<PathBuf> {
-    let parent = fsutil::parent_dir(path);
+    let parent = parent_dir(path);
     let dir = fs::canonicalize(parent).map_err(|e| Error::io("resolving", parent, e))?;
     Ok(dir.join(path.file_name().unwrap_or_default()))
 }
@@ -172,7 +161,7 @@ fn checksums_path(opts: &SignOptions, artifacts: &[PathBuf]) -> Result<Option<Pa
         ChecksumsTarget::Default => {
             if let [only] = opts.inputs.as_slice() {
                 if only.is_dir() {
-                    return Ok(Some(only.join(checksums::DEFAULT_NAME)));
+                    return Ok(Some(only.join(CHECKSUMS_NAME)));
                 }
             }
             let dirs: BTreeSet<PathBuf> = artifacts
@@ -186,9 +175,7 @@ fn checksums_path(opts: &SignOptions, artifacts: &[PathBuf]) -> Result<Option<Pa
                     "the artifacts are in several directories: choose where the checksum file goes with --checksums PATH, or pass --no-checksums".into(),
                 ));
             }
-            Ok(Some(
-                fsutil::parent_dir(&artifacts[0]).join(checksums::DEFAULT_NAME),
-            ))
+            Ok(Some(parent_dir(&artifacts[0]).join(CHECKSUMS_NAME)))
         }
     }
 }
@@ -236,6 +223,46 @@ pub fn sign(
         }
     }
     opts.meta.validate().map_err(Error::Usage)?;
+    let (artifacts, checksums_path, skipped) = plan_outputs(opts)?;
+    // Validate every name and refuse existing outputs before any hashing.
+    let mut names = Vec::with_capacity(artifacts.len());
+    for a in &artifacts {
+        let base = file_name_str(a)?.to_string();
+        TrustedComment::for_release(opts.timestamp, &base, &opts.meta).map_err(Error::Usage)?;
+        let listed = match &checksums_path {
+            Some(cp) => Some(name_relative_to(parent_dir(cp), a)?),
+            None => None,
+        };
+        names.push((base, listed));
+    }
+    if !opts.force {
+        refuse_existing_outputs(&artifacts, checksums_path.as_deref())?;
+    }
+    let signed = hash_and_sign(opts, key, &artifacts, &names)?;
+    let mut report = SignReport {
+        key_id: key.key_id,
+        artifacts: Vec::new(),
+        checksums: None,
+        skipped,
+    };
+    let staged = stage_outputs(
+        opts,
+        key,
+        &artifacts,
+        &names,
+        &signed,
+        checksums_path,
+        &mut report,
+    )?;
+    for file in staged {
+        file.commit(opts.force)?;
+    }
+    Ok(report)
+}
+
+/// The artifacts to sign, where the checksum file goes, and what a directory walk passed over.
+/// An existing checksum file at that path is not an artifact.
+fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Skipped)> {
     let (mut artifacts, skipped) = collect_artifacts(&opts.inputs, opts.recursive)?;
     let checksums_path = if artifacts.is_empty() {
         None
@@ -264,53 +291,56 @@ pub fn sign(
                 .join(", ")
         )));
     }
+    Ok((artifacts, checksums_path, skipped))
+}
 
-    // Validate every name and refuse existing outputs before any hashing.
-    let mut names = Vec::with_capacity(artifacts.len());
-    for a in &artifacts {
-        let base = file_name_str(a)?.to_string();
-        TrustedComment::for_release(opts.timestamp, &base, &opts.meta).map_err(Error::Usage)?;
-        let listed = match &checksums_path {
-            Some(cp) => Some(name_relative_to(fsutil::parent_dir(cp), a)?),
-            None => None,
-        };
-        names.push((base, listed));
+/// Without `--force`, no output may exist yet: refused before anything is hashed.
+fn refuse_existing_outputs(artifacts: &[PathBuf], checksums_path: Option<&Path>) -> Result<()> {
+    let mut outputs: Vec<PathBuf> = artifacts.iter().map(|a| signature_path(a)).collect();
+    if let Some(cp) = checksums_path {
+        outputs.push(cp.to_path_buf());
+        outputs.push(signature_path(cp));
     }
-    if !opts.force {
-        let mut outputs: Vec<PathBuf> = artifacts.iter().map(|a| signature_path(a)).collect();
-        if let Some(cp) = &checksums_path {
-            outputs.push(cp.clone());
-            outputs.push(signature_path(cp));
-        }
-        let existing: Vec<String> = outputs
+    let existing: Vec<String> = outputs
+        .iter()
+        .filter(|p| p.exists())
+        .map(|p| p.display().to_string())
+        .collect();
+    if existing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Refused(format!(
+        "{} already exist{}: {}{} (use --force to replace)",
+        if existing.len() == 1 {
+            "an output file"
+        } else {
+            "output files"
+        },
+        if existing.len() == 1 { "s" } else { "" },
+        existing
             .iter()
-            .filter(|p| p.exists())
-            .map(|p| p.display().to_string())
-            .collect();
-        if !existing.is_empty() {
-            return Err(Error::Refused(format!(
-                "{} already exist{}: {}{} (use --force to replace)",
-                if existing.len() == 1 {
-                    "an output file"
-                } else {
-                    "output files"
-                },
-                if existing.len() == 1 { "s" } else { "" },
-                existing
-                    .iter()
-                    .take(3)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if existing.len() > 3 {
-                    format!(" and {} more", existing.len() - 3)
-                } else {
-                    String::new()
-                }
-            )));
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", "),
+        if existing.len() > 3 {
+            format!(" and {} more", existing.len() - 3)
+        } else {
+            String::new()
         }
-    }
+    )))
+}
 
+/// An artifact's digests and its signature, by index into the artifact list.
+type Signed = (usize, Digests, SignatureFile);
+
+/// Hashes and signs every artifact, largest first on both cores; in artifact order.
+fn hash_and_sign(
+    opts: &SignOptions,
+    key: &SecretKey,
+    artifacts: &[PathBuf],
+    names: &[(String, Option<String>)],
+) -> Result<Vec<Signed>> {
     // Largest first keeps both cores busy until the end.
     let mut order: Vec<usize> = (0..artifacts.len()).collect();
     let sizes: Vec<u64> = artifacts
@@ -328,18 +358,25 @@ pub fn sign(
         let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
         Ok::<_, Error>((i, digests, sig))
     });
-    let mut results: Vec<_> = hashed.into_iter().collect::<Result<_>>()?;
+    let mut results: Vec<Signed> = hashed.into_iter().collect::<Result<_>>()?;
     results.sort_by_key(|(i, _, _)| *i);
+    Ok(results)
+}
 
+/// Stages every signature and the signed checksum list as temp files, recording each in the
+/// report; nothing is in place until the caller commits them all.
+fn stage_outputs(
+    opts: &SignOptions,
+    key: &SecretKey,
+    artifacts: &[PathBuf],
+    names: &[(String, Option<String>)],
+    signed: &[Signed],
+    checksums_path: Option<PathBuf>,
+    report: &mut SignReport,
+) -> Result<Vec<StagedFile>> {
     let self_check = key.public_key();
     let mut staged: Vec<StagedFile> = Vec::new();
-    let mut report = SignReport {
-        key_id: key.key_id,
-        artifacts: Vec::new(),
-        checksums: None,
-        skipped,
-    };
-    for (i, digests, sig) in &results {
+    for (i, digests, sig) in signed {
         // Cheap insurance against a signing bug: every signature must verify before it is written.
         sig.verify_comment(&self_check)
             .and_then(|_| sig.verify_data(&self_check, &digests.blake2b512))
@@ -349,7 +386,7 @@ pub fn sign(
                 ))
             })?;
         let sig_path = signature_path(&artifacts[*i]);
-        staged.push(fsutil::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
+        staged.push(atomic::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
         report.artifacts.push(SignedFile {
             path: artifacts[*i].clone(),
             signature: sig_path,
@@ -357,30 +394,28 @@ pub fn sign(
             size: digests.size,
         });
     }
-    if let Some(cp) = &checksums_path {
-        let list = ChecksumFile::new(
-            results
-                .iter()
-                .map(|(i, d, _)| (names[*i].1.clone().unwrap_or_default(), d.sha256)),
-        )
+    let Some(cp) = checksums_path else {
+        return Ok(staged);
+    };
+    let list = ChecksumFile::new(
+        signed
+            .iter()
+            .map(|(i, d, _)| (names[*i].1.clone().unwrap_or_default(), d.sha256)),
+    )
+    .map_err(Error::Usage)?;
+    let text = list.to_string();
+    let digests = hash_bytes(text.as_bytes());
+    let comment = TrustedComment::for_release(opts.timestamp, file_name_str(&cp)?, &opts.meta)
         .map_err(Error::Usage)?;
-        let text = list.to_string();
-        let digests = hash_bytes(text.as_bytes());
-        let comment = TrustedComment::for_release(opts.timestamp, file_name_str(cp)?, &opts.meta)
-            .map_err(Error::Usage)?;
-        let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
-        let sig_path = signature_path(cp);
-        staged.push(fsutil::stage(cp, text.as_bytes(), 0o644)?);
-        staged.push(fsutil::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
-        report.checksums = Some(SignedFile {
-            path: cp.clone(),
-            signature: sig_path,
-            sha256: digests.sha256,
-            size: digests.size,
-        });
-    }
-    for file in staged {
-        file.commit(opts.force)?;
-    }
-    Ok(report)
+    let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
+    let sig_path = signature_path(&cp);
+    staged.push(atomic::stage(&cp, text.as_bytes(), 0o644)?);
+    staged.push(atomic::stage(&sig_path, sig.to_string().as_bytes(), 0o644)?);
+    report.checksums = Some(SignedFile {
+        path: cp,
+        signature: sig_path,
+        sha256: digests.sha256,
+        size: digests.size,
+    });
+    Ok(staged)
 }

@@ -17,92 +17,14 @@ use super::checksums::{self, ChecksumFile};
 use super::comment::DRY_RUN_MARKER;
 use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
 use super::keys::{KeyId, PublicKey};
-use super::sign::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
+use super::names::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
+use super::trusted_keys::TrustedKeys;
 use crate::error::{Error, Result};
-use crate::fsutil::{self, CappedReadError, SMALL_FILE_CAP};
-
-/// The public keys a verification trusts, chosen per signature by key id (key rotation).
-#[derive(Clone, Debug, Default)]
-pub struct TrustedKeys {
-    keys: Vec<(PublicKey, PathBuf)>,
-}
-
-impl TrustedKeys {
-    pub fn load_files(paths: &[PathBuf]) -> Result<Self> {
-        let mut keys = TrustedKeys::default();
-        for path in paths {
-            keys.add(read_public_key(path)?, path.clone())?;
-        }
-        Ok(keys)
-    }
-
-    /// Every `*.pub` in `dir`, in name order.
-    pub fn load_dir(dir: &Path) -> Result<Self> {
-        let mut keys = TrustedKeys::default();
-        for path in public_key_files(dir)? {
-            keys.add(read_public_key(&path)?, path)?;
-        }
-        Ok(keys)
-    }
-
-    fn add(&mut self, key: PublicKey, path: PathBuf) -> Result<()> {
-        if let Some((other, other_path)) = self.keys.iter().find(|(k, _)| k.key_id == key.key_id) {
-            if *other == key {
-                return Ok(());
-            }
-            return Err(Error::input(
-                path.display().to_string(),
-                None,
-                format!(
-                    "key id {} is also used by a different key in {}",
-                    key.key_id,
-                    other_path.display()
-                ),
-            ));
-        }
-        self.keys.push((key, path));
-        Ok(())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    pub fn find(&self, id: KeyId) -> Option<&PublicKey> {
-        self.keys
-            .iter()
-            .find(|(k, _)| k.key_id == id)
-            .map(|(k, _)| k)
-    }
-
-    fn ids(&self) -> String {
-        self.keys
-            .iter()
-            .map(|(k, _)| k.key_id.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-/// `*.pub` files of a directory, sorted.
-pub fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::io("reading", dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "pub") && p.is_file())
-        .collect();
-    files.sort();
-    Ok(files)
-}
+use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
 
 /// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
 const SUMS_CAP: u64 = 256 << 20;
-
-pub fn read_public_key(path: &Path) -> Result<PublicKey> {
-    let text = fsutil::read_small_file(path, SMALL_FILE_CAP, "a minisign public key")?;
-    PublicKey::parse(&text).map_err(|e| e.in_origin(path.display().to_string()))
-}
 
 #[derive(Clone, Debug)]
 pub struct VerifyOptions {
@@ -118,7 +40,7 @@ pub struct VerifyOptions {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum ArtifactStatus {
     /// Signature and/or checksum verified.
     Ok,
     /// A verification failed: altered, swapped, unsigned, untrusted key, wrong tag, dry-run.
@@ -130,7 +52,7 @@ pub enum Status {
 #[derive(Clone, Debug, Serialize)]
 pub struct ArtifactResult {
     pub name: String,
-    pub status: Status,
+    pub status: ArtifactStatus,
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "opt_display"
@@ -163,15 +85,15 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
-    pub fn count(&self, status: Status) -> usize {
+    pub fn count(&self, status: ArtifactStatus) -> usize {
         self.results.iter().filter(|r| r.status == status).count()
     }
 
     /// 0 all verified, 1 a verification failed, 2 an input could not be read or parsed.
     pub fn exit_code(&self) -> u8 {
-        if self.count(Status::Error) > 0 {
+        if self.count(ArtifactStatus::Error) > 0 {
             2
-        } else if self.count(Status::Failed) > 0 || self.results.is_empty() {
+        } else if self.count(ArtifactStatus::Failed) > 0 || self.results.is_empty() {
             1
         } else {
             0
@@ -192,8 +114,8 @@ struct Job {
     preset_failure: Option<String>,
 }
 
-struct Outcome {
-    status: Status,
+struct Verdict {
+    status: ArtifactStatus,
     reason: Option<String>,
     key_id: Option<KeyId>,
     tag: Option<String>,
@@ -201,10 +123,10 @@ struct Outcome {
     checked: Vec<&'static str>,
 }
 
-impl Outcome {
+impl Verdict {
     fn new() -> Self {
-        Outcome {
-            status: Status::Ok,
+        Verdict {
+            status: ArtifactStatus::Ok,
             reason: None,
             key_id: None,
             tag: None,
@@ -213,12 +135,12 @@ impl Outcome {
         }
     }
     fn fail(mut self, reason: impl Into<String>) -> Self {
-        self.status = Status::Failed;
+        self.status = ArtifactStatus::Failed;
         self.reason = Some(reason.into());
         self
     }
     fn error(mut self, reason: impl Into<String>) -> Self {
-        self.status = Status::Error;
+        self.status = ArtifactStatus::Error;
         self.reason = Some(reason.into());
         self
     }
@@ -246,45 +168,48 @@ fn check_signature_file<'k>(
     file_name: &str,
     keys: &'k TrustedKeys,
     opts: &VerifyOptions,
-    out: &mut Outcome,
-) -> std::result::Result<CheckedSignature<'k>, (Status, String)> {
+    out: &mut Verdict,
+) -> std::result::Result<CheckedSignature<'k>, (ArtifactStatus, String)> {
     let io_error = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::NotFound {
             (
-                Status::Failed,
+                ArtifactStatus::Failed,
                 format!("missing signature {}", sig_path.display()),
             )
         } else {
             (
-                Status::Error,
+                ArtifactStatus::Error,
                 format!("reading {}: {e}", sig_path.display()),
             )
         }
     };
     let file = fs::File::open(sig_path).map_err(io_error)?;
     let origin = sig_path.display().to_string();
-    let text = fsutil::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature").map_err(
-        |e| match e {
+    let text = guarded::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature")
+        .map_err(|e| match e {
             CappedReadError::Io(e) => io_error(e),
-            CappedReadError::Input(e) => (Status::Error, e.to_string()),
-        },
-    )?;
-    let sig = SignatureFile::parse(&text)
-        .map_err(|e| (Status::Error, format!("{}: {e}", sig_path.display())))?;
+            CappedReadError::Input(e) => (ArtifactStatus::Error, e.to_string()),
+        })?;
+    let sig = SignatureFile::parse(&text).map_err(|e| {
+        (
+            ArtifactStatus::Error,
+            format!("{}: {e}", sig_path.display()),
+        )
+    })?;
     out.key_id = Some(sig.key_id);
     match sig.algorithm {
         SignatureAlgorithm::Prehashed => {}
         SignatureAlgorithm::Legacy if opts.allow_legacy => {}
         SignatureAlgorithm::Legacy => {
             return Err((
-                Status::Failed,
+                ArtifactStatus::Failed,
                 "legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it"
                     .into(),
             ))
         }
         SignatureAlgorithm::Unknown(b) => {
             return Err((
-                Status::Failed,
+                ArtifactStatus::Failed,
                 format!(
                     "unsupported signature algorithm {:?}",
                     String::from_utf8_lossy(&b)
@@ -294,7 +219,7 @@ fn check_signature_file<'k>(
     }
     let key = keys.find(sig.key_id).ok_or_else(|| {
         (
-            Status::Failed,
+            ArtifactStatus::Failed,
             format!(
                 "signed by key {}, which is not trusted (trusted: {})",
                 sig.key_id,
@@ -303,15 +228,15 @@ fn check_signature_file<'k>(
         )
     })?;
     sig.verify_comment(key)
-        .map_err(|e| (Status::Failed, e.to_string()))?;
+        .map_err(|e| (ArtifactStatus::Failed, e.to_string()))?;
     let comment = &sig.trusted_comment;
-    let field = |k: &'static str| comment.value(k).map_err(|e| (Status::Failed, e));
+    let field = |k: &'static str| comment.value(k).map_err(|e| (ArtifactStatus::Failed, e));
     out.tag = field("tag")?.map(str::to_string);
     out.commit = field("commit")?.map(str::to_string);
     if let Some(signed_name) = field("file")? {
         if signed_name != file_name {
             return Err((
-                Status::Failed,
+                ArtifactStatus::Failed,
                 format!("the signature is for file:{signed_name}, not {file_name} (renamed or swapped artifact)"),
             ));
         }
@@ -321,13 +246,13 @@ fn check_signature_file<'k>(
             Some(tag) if tag == expected => {}
             Some(tag) => {
                 return Err((
-                    Status::Failed,
+                    ArtifactStatus::Failed,
                     format!("signed for tag {tag}, expected {expected}"),
                 ))
             }
             None => {
                 return Err((
-                    Status::Failed,
+                    ArtifactStatus::Failed,
                     format!("the trusted comment has no tag: field, expected tag {expected}"),
                 ))
             }
@@ -335,15 +260,15 @@ fn check_signature_file<'k>(
     }
     if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
         return Err((
-            Status::Failed,
+            ArtifactStatus::Failed,
             "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into(),
         ));
     }
     Ok(CheckedSignature { sig, key })
 }
 
-fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Outcome {
-    let out = Outcome::new();
+fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Verdict {
+    let out = Verdict::new();
     if let Some(why) = &job.preset_failure {
         return out.fail(why.clone());
     }
@@ -358,7 +283,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
         Some(sig_path) if job.require_signature || sig_path.exists() => {
             match check_signature_file(sig_path, &file_name, keys, opts, &mut out) {
                 Ok(c) => Some(c),
-                Err((Status::Error, why)) => return out.error(why),
+                Err((ArtifactStatus::Error, why)) => return out.error(why),
                 Err((_, why)) => return out.fail(why),
             }
         }
@@ -370,7 +295,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     let legacy = checked.as_ref().is_some_and(|c| !c.sig.is_prehashed());
     let (digests, whole): (Digests, Option<Vec<u8>>) = if legacy {
         let mut bytes = Vec::new();
-        match fsutil::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
+        match guarded::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
             Ok(_) => (hash_bytes(&bytes), Some(bytes)),
             Err(e) => return read_failure(out, &job.path, e),
         }
@@ -400,7 +325,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     out
 }
 
-fn read_failure(out: Outcome, path: &Path, e: std::io::Error) -> Outcome {
+fn read_failure(out: Verdict, path: &Path, e: std::io::Error) -> Verdict {
     if e.kind() == std::io::ErrorKind::NotFound {
         out.fail(format!("missing: {} does not exist", path.display()))
     } else if e.kind() == std::io::ErrorKind::InvalidInput {
@@ -432,7 +357,7 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
             directory_jobs(input, keys, opts, &mut jobs, &mut report)?;
         } else if !input.exists() {
             report.results.push(
-                Outcome::new()
+                Verdict::new()
                     .error("no such file or directory")
                     .into_result(input.display().to_string()),
             );
@@ -477,89 +402,143 @@ fn directory_jobs(
     report: &mut VerifyReport,
 ) -> Result<()> {
     let sums_path = dir.join(&opts.checksums_name);
-    let sums_sig = signature_path(&sums_path);
-    let mut listed: BTreeSet<String> = BTreeSet::new();
-    let mut trusted_list = false;
-    if sums_path.exists() {
-        let mut out = Outcome::new();
-        let checked = check_signature_file(&sums_sig, &opts.checksums_name, keys, opts, &mut out);
-        let text = fs::File::open(&sums_path)
-            .and_then(|f| fsutil::read_at_most(f, SUMS_CAP))
-            .map_err(|e| Error::io("reading", &sums_path, e))?;
-        let parsed = text
-            .as_deref()
-            .ok_or_else(|| {
-                format!(
-                    "{}: larger than {} MiB: not a checksum list",
-                    sums_path.display(),
-                    SUMS_CAP >> 20
-                )
-            })
-            .and_then(|t| {
-                std::str::from_utf8(t)
-                    .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
-            })
-            .and_then(|t| {
-                ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display()))
-            });
-        // Past the size check: parsed is an error whenever text is None.
-        let text = text.unwrap_or_default();
-        let out = match (&checked, &parsed) {
-            (_, Err(why)) => out.error(why.clone()),
-            (Err((Status::Error, why)), _) => out.error(why.clone()),
-            (Err((_, why)), _) => out.fail(why.clone()),
-            (Ok(c), Ok(_)) => {
-                let digests = hash_bytes(&text);
-                let message: &[u8] = if c.sig.is_prehashed() {
-                    &digests.blake2b512
-                } else {
-                    &text
-                };
-                match c.sig.verify_data(c.key, message) {
-                    Ok(()) => {
-                        trusted_list = true;
-                        let mut o = out;
-                        o.checked.push("signature");
-                        o
-                    }
-                    Err(e) => out.fail(e.to_string()),
-                }
-            }
-        };
-        report
-            .results
-            .push(out.into_result(sums_path.display().to_string()));
-        if let Ok(list) = &parsed {
-            let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
-            for (name, digest) in list.entries() {
-                listed.insert(name.to_string());
-                let path = dir.join(name);
-                let escapes = fs::canonicalize(&path)
-                    .ok()
-                    .filter(|real| !real.starts_with(&root));
-                jobs.push(Job {
-                    name: path.display().to_string(),
-                    signature: Some(signature_path(&path)),
-                    // Without a verified checksum file, only the artifact's own signature counts.
-                    require_signature: !trusted_list,
-                    expected_sha256: trusted_list.then_some(*digest),
-                    preset_failure: escapes.map(|real| {
-                        format!(
-                            "resolves to {}, outside the release directory",
-                            real.display()
-                        )
-                    }),
-                    path,
-                });
-            }
-        }
+    let has_sums = sums_path.exists();
+    let listed = if has_sums {
+        checksum_list_jobs(dir, &sums_path, keys, opts, jobs, report)?
     } else {
         report.warnings.push(format!(
             "{}: no {} in this directory; checking each file's own signature",
             dir.display(),
             opts.checksums_name
         ));
+        BTreeSet::new()
+    };
+    let before = jobs.len();
+    unlisted_jobs(dir, has_sums, &listed, opts, jobs, report)?;
+    if !has_sums && jobs.len() == before {
+        report.results.push(
+            Verdict::new()
+                .fail(format!(
+                    "no {} and no .minisig files: nothing here is signed",
+                    opts.checksums_name
+                ))
+                .into_result(dir.display().to_string()),
+        );
     }
+    Ok(())
+}
+
+/// Checks `SHA256SUMS` and its signature (a result of its own), then adds a job per listed
+/// file: checked against its digest when the list verified, else against its own signature.
+/// Returns the listed names.
+fn checksum_list_jobs(
+    dir: &Path,
+    sums_path: &Path,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) -> Result<BTreeSet<String>> {
+    let (result, parsed) = verify_checksum_list(sums_path, keys, opts)?;
+    let trusted_list = result.status == ArtifactStatus::Ok;
+    report
+        .results
+        .push(result.into_result(sums_path.display().to_string()));
+    let mut listed = BTreeSet::new();
+    let Ok(list) = parsed else {
+        return Ok(listed);
+    };
+    let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
+    for (name, digest) in list.entries() {
+        listed.insert(name.to_string());
+        let path = dir.join(name);
+        let escapes = fs::canonicalize(&path)
+            .ok()
+            .filter(|real| !real.starts_with(&root));
+        jobs.push(Job {
+            name: path.display().to_string(),
+            signature: Some(signature_path(&path)),
+            // Without a verified checksum file, only the artifact's own signature counts.
+            require_signature: !trusted_list,
+            expected_sha256: trusted_list.then_some(*digest),
+            preset_failure: escapes.map(|real| {
+                format!(
+                    "resolves to {}, outside the release directory",
+                    real.display()
+                )
+            }),
+            path,
+        });
+    }
+    Ok(listed)
+}
+
+/// The checksum list's own verdict (its signature over its bytes), and the list when it parses.
+fn verify_checksum_list(
+    sums_path: &Path,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+) -> Result<(Verdict, std::result::Result<ChecksumFile, String>)> {
+    let mut out = Verdict::new();
+    let checked = check_signature_file(
+        &signature_path(sums_path),
+        &opts.checksums_name,
+        keys,
+        opts,
+        &mut out,
+    );
+    let text = fs::File::open(sums_path)
+        .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
+        .map_err(|e| Error::io("reading", sums_path, e))?;
+    let parsed = text
+        .as_deref()
+        .ok_or_else(|| {
+            format!(
+                "{}: larger than {} MiB: not a checksum list",
+                sums_path.display(),
+                SUMS_CAP >> 20
+            )
+        })
+        .and_then(|t| {
+            std::str::from_utf8(t).map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))
+        })
+        .and_then(|t| ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display())));
+    // Past the size check: parsed is an error whenever text is None.
+    let text = text.unwrap_or_default();
+    let out = match (&checked, &parsed) {
+        (_, Err(why)) => out.error(why.clone()),
+        (Err((ArtifactStatus::Error, why)), _) => out.error(why.clone()),
+        (Err((_, why)), _) => out.fail(why.clone()),
+        (Ok(c), Ok(_)) => {
+            let digests = hash_bytes(&text);
+            let message: &[u8] = if c.sig.is_prehashed() {
+                &digests.blake2b512
+            } else {
+                &text
+            };
+            match c.sig.verify_data(c.key, message) {
+                Ok(()) => {
+                    let mut o = out;
+                    o.checked.push("signature");
+                    o
+                }
+                Err(e) => out.fail(e.to_string()),
+            }
+        }
+    };
+    Ok((out, parsed))
+}
+
+/// Files of the directory the checksum list does not name: a warning each when there is a
+/// list; otherwise a job each that has a signature, and a warning for each that has none.
+fn unlisted_jobs(
+    dir: &Path,
+    has_sums: bool,
+    listed: &BTreeSet<String>,
+    opts: &VerifyOptions,
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) -> Result<()> {
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| Error::io("reading", dir, e))?
         .filter_map(|e| e.ok())
@@ -567,7 +546,6 @@ fn directory_jobs(
         .map(|e| e.path())
         .collect();
     entries.sort();
-    let before = jobs.len();
     for path in entries {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
@@ -576,7 +554,7 @@ fn directory_jobs(
             continue;
         }
         let sig = signature_path(&path);
-        if sums_path.exists() {
+        if has_sums {
             report.warnings.push(format!(
                 "{}: present but not listed in {}",
                 path.display(),
@@ -592,23 +570,13 @@ fn directory_jobs(
                 preset_failure: None,
                 path,
             });
-        } else if !sums_path.exists() {
+        } else if !has_sums {
             report.warnings.push(format!(
                 "{}: not signed (no {})",
                 path.display(),
                 signature_path(Path::new(name)).display()
             ));
         }
-    }
-    if !sums_path.exists() && jobs.len() == before {
-        report.results.push(
-            Outcome::new()
-                .fail(format!(
-                    "no {} and no .minisig files: nothing here is signed",
-                    opts.checksums_name
-                ))
-                .into_result(dir.display().to_string()),
-        );
     }
     Ok(())
 }

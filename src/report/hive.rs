@@ -1,17 +1,12 @@
-//! Renderers for `warden hive check`: text, JSON, JUnit XML and markdown.
+//! `warden hive check`: text, JSON, JUnit XML and markdown.
 
 use std::io::{self, Write};
 
-use super::{markdown_cell, markdown_code};
-use crate::hive::check::{HiveReport, Outcome};
+use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HiveFormat {
-    Text,
-    Json,
-    Junit,
-    Markdown,
-}
+use super::{unsupported, write_json, Format, Report};
+use crate::hive::outcome::{HiveReport, Outcome, SuiteSummary};
+use crate::markup::{markdown_cell, markdown_code, xml_text as xml};
 
 fn verdict(r: &HiveReport) -> String {
     let errors: Vec<String> = r
@@ -27,31 +22,44 @@ fn verdict(r: &HiveReport) -> String {
     }
 }
 
-pub fn render(mut w: impl Write, r: &HiveReport, format: HiveFormat) -> io::Result<()> {
-    match format {
-        HiveFormat::Json => {
-            #[derive(serde::Serialize)]
-            struct Doc<'a> {
-                #[serde(flatten)]
-                report: &'a HiveReport,
-                ok: bool,
-            }
-            serde_json::to_writer_pretty(
-                &mut w,
-                &Doc {
-                    report: r,
-                    ok: !r.failed(),
-                },
-            )?;
-            writeln!(w)
+impl Report for HiveReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        text(w, self)
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        markdown(w, self)
+    }
+
+    fn json(&self, w: &mut dyn Write) -> io::Result<()> {
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            #[serde(flatten)]
+            report: &'a HiveReport,
+            ok: bool,
         }
-        HiveFormat::Text => text(w, r),
-        HiveFormat::Markdown => markdown(w, r),
-        HiveFormat::Junit => junit(w, r),
+        write_json(
+            w,
+            &Doc {
+                report: self,
+                ok: !self.failed(),
+            },
+        )
+    }
+
+    fn exit_code(&self) -> u8 {
+        HiveReport::exit_code(self)
+    }
+
+    fn render_other(&self, format: Format, w: &mut dyn Write) -> io::Result<()> {
+        match format {
+            Format::Junit => junit(w, self),
+            other => Err(unsupported(other)),
+        }
     }
 }
 
-fn clients(s: &crate::hive::check::SuiteSummary) -> String {
+fn clients(s: &SuiteSummary) -> String {
     if s.clients.is_empty() {
         "no client suffix".into()
     } else {
@@ -73,7 +81,7 @@ fn pins(r: &HiveReport) -> Option<String> {
     })
 }
 
-fn text(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     if let Some(p) = pins(r) {
         writeln!(w, "pinned upstream: {p}")?;
     }
@@ -133,7 +141,7 @@ fn text(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
     writeln!(w, "hive check: {}", verdict(r))
 }
 
-fn markdown(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+fn markdown(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     writeln!(w, "### Hive results: {}\n", verdict(r))?;
     if let Some(p) = pins(r) {
         writeln!(w, "Pinned upstream: {p}\n")?;
@@ -168,17 +176,7 @@ fn markdown(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
     Ok(())
 }
 
-fn xml(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .collect::<String>()
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn junit(mut w: impl Write, r: &HiveReport) -> io::Result<()> {
+fn junit(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     writeln!(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
     let errors = r
         .results

@@ -1,17 +1,32 @@
-//! `warden known-issues render`: the markdown doc, generated deterministically from the registry.
+//! The known-issues doc (`docs/known_issues.md` by default): generated deterministically from the
+//! registry by `warden known-issues render`, and checked for freshness by `render --check` and
+//! `warden check`.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-use super::schema::{MatchKind, Registry, Status};
+use super::schema::{IssueStatus, Registry};
+use crate::error::{Error, Result};
+use crate::files::{atomic, paths};
+use crate::markup::markdown_code as code;
 
-pub use crate::report::markdown_code as code;
+/// Where the doc lives: the registry's `doc` setting, under the repository root.
+pub fn doc_path(registry: &Registry, root: &Path) -> PathBuf {
+    paths::under_root(root, &registry.settings.doc)
+}
 
-pub fn match_name(m: MatchKind) -> &'static str {
-    match m {
-        MatchKind::Exact => "exact",
-        MatchKind::Prefix => "prefix",
-        MatchKind::Glob => "glob",
+/// Whether the file at `path` is exactly what `render_doc` generates now (a missing or
+/// unreadable file is not).
+pub fn is_current(registry: &Registry, path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|d| d == render_doc(registry))
+}
+
+/// Writes the doc to `path` atomically, creating its folder.
+pub fn write_doc(registry: &Registry, path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
     }
+    atomic::write_atomic(path, render_doc(registry).as_bytes(), 0o644, true)
 }
 
 /// The generated `docs/known_issues.md`.
@@ -53,8 +68,8 @@ pub fn render_doc(registry: &Registry) -> String {
             format!(
                 "**Status:** {}",
                 match d.status {
-                    Status::Open => "open",
-                    Status::Permanent => "permanent (not temporary)",
+                    IssueStatus::Open => "open",
+                    IssueStatus::Permanent => "permanent (not temporary)",
                 }
             ),
         ];
@@ -111,7 +126,7 @@ pub fn render_doc(registry: &Registry) -> String {
                     "| {} | {} | {} | {} | {} | {} |",
                     code(&x.suite),
                     code(x.test.get_ref()),
-                    match_name(x.match_kind),
+                    x.match_kind.name(),
                     clients,
                     expect,
                     sig

@@ -1,8 +1,14 @@
-//! Every flag of `warden`, in one place. Library code never sees these types.
+//! Every flag of `warden`, in one place. Library code never sees these types: the value enums
+//! convert to the library's with `From`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use release_warden::audit::findings::Severity;
+use release_warden::files::paths::under_root;
+use release_warden::known_issues::exclusions::ExclusionFormat;
+use release_warden::known_issues::schema::{Expect, DEFAULT_DIR};
+use release_warden::report::Format;
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -63,6 +69,17 @@ pub enum SeverityArg {
     High,
 }
 
+impl From<SeverityArg> for Severity {
+    fn from(s: SeverityArg) -> Self {
+        match s {
+            SeverityArg::Info => Severity::Info,
+            SeverityArg::Low => Severity::Low,
+            SeverityArg::Medium => Severity::Medium,
+            SeverityArg::High => Severity::High,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum AuditFormat {
     #[default]
@@ -70,6 +87,17 @@ pub enum AuditFormat {
     Json,
     Sarif,
     Markdown,
+}
+
+impl From<AuditFormat> for Format {
+    fn from(f: AuditFormat) -> Self {
+        match f {
+            AuditFormat::Text => Format::Text,
+            AuditFormat::Json => Format::Json,
+            AuditFormat::Sarif => Format::Sarif,
+            AuditFormat::Markdown => Format::Markdown,
+        }
+    }
 }
 
 /// Audit a repository: is the release-signing key behind an enforced boundary?
@@ -87,15 +115,8 @@ pub enum AuditFormat {
 pub struct AuditArgs {
     #[command(subcommand)]
     pub command: Option<AuditCommand>,
-    /// The repository checkout to audit.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
-    /// A signing secret name (repeatable) [default: names containing MINISIGN, SIGNING or _SECRET_KEY].
-    #[arg(long = "secret", value_name = "NAME")]
-    pub secrets: Vec<String>,
-    /// Release tag pattern when no signing workflow has `on.push.tags` (repeatable).
-    #[arg(long, value_name = "PATTERN", default_value = "v*")]
-    pub release_tag_pattern: Vec<String>,
+    #[command(flatten)]
+    pub target: AuditTarget,
     /// Exit 1 when a finding is at or above this severity.
     #[arg(long, value_enum, default_value = "medium")]
     pub fail_on: SeverityArg,
@@ -104,12 +125,6 @@ pub struct AuditArgs {
     /// Only the workflow audit: no GitHub API, even with a token.
     #[arg(long, conflicts_with = "snapshot")]
     pub offline: bool,
-    /// OWNER/NAME [default: GITHUB_REPOSITORY, else the origin remote of --root].
-    #[arg(long, value_name = "OWNER/NAME")]
-    pub repo: Option<String>,
-    /// API base URL [default: GITHUB_API_URL, else https://api.github.com]; GHES: https://HOST/api/v3.
-    #[arg(long, value_name = "URL")]
-    pub api_url: Option<String>,
     /// Read settings from a snapshot folder (see `warden audit snapshot`) instead of the API.
     #[arg(long, value_name = "DIR")]
     pub snapshot: Option<PathBuf>,
@@ -139,18 +154,31 @@ pub enum AuditCommand {
     after_help = "Example:\n  GH_TOKEN=… warden audit snapshot --repo lambdaclass/ethrex --out snap/"
 )]
 pub struct SnapshotArgs {
-    /// The repository checkout (its workflows name the environments to read).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
-    #[arg(long, value_name = "OWNER/NAME")]
-    pub repo: Option<String>,
+    #[command(flatten)]
+    pub target: AuditTarget,
+    /// Where to save the responses.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    #[arg(long, value_name = "URL")]
-    pub api_url: Option<String>,
-    /// Signing secret names, as for `warden audit`.
+}
+
+/// What `warden audit` and `warden audit snapshot` look at.
+#[derive(Debug, Args)]
+pub struct AuditTarget {
+    /// The repository checkout to audit (its .github/workflows).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// A signing secret name (repeatable) [default: names containing MINISIGN, SIGNING or _SECRET_KEY].
     #[arg(long = "secret", value_name = "NAME")]
     pub secrets: Vec<String>,
+    /// Release tag pattern when no signing workflow has `on.push.tags` (repeatable).
+    #[arg(long, value_name = "PATTERN", default_value = "v*")]
+    pub release_tag_pattern: Vec<String>,
+    /// OWNER/NAME [default: GITHUB_REPOSITORY, else the origin remote of --root].
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// API base URL [default: GITHUB_API_URL, else https://api.github.com]; GHES: https://HOST/api/v3.
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
 }
 
 /// The known-issues registry: known_issues/<id>.toml, one file per issue.
@@ -164,12 +192,26 @@ pub enum KnownIssuesCommand {
 
 #[derive(Debug, Args)]
 pub struct RegistryArgs {
-    /// The registry folder.
-    #[arg(long, value_name = "DIR", default_value = "known_issues")]
-    pub registry: PathBuf,
-    /// The repository root: `where` and `coverage` paths and the doc path are relative to it.
+    /// The registry folder [default: known_issues under --root].
+    #[arg(long, value_name = "DIR")]
+    pub registry: Option<PathBuf>,
+    /// The repository root: the registry, `where` and `coverage` paths and the doc are under it.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
+}
+
+impl RegistryArgs {
+    /// `--registry` as given (relative to the working directory), else `known_issues` under
+    /// `--root`.
+    pub fn registry_dir(&self) -> PathBuf {
+        self.registry
+            .clone()
+            .unwrap_or_else(|| under_root(&self.root, DEFAULT_DIR))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
 }
 
 /// Check the registry: schema, duplicates, paths, symbols, coverage tests, review dates, regexes.
@@ -210,11 +252,33 @@ pub enum ExclusionsFormat {
     SimLimit,
 }
 
+impl From<ExclusionsFormat> for ExclusionFormat {
+    fn from(f: ExclusionsFormat) -> Self {
+        match f {
+            ExclusionsFormat::Bash => ExclusionFormat::Bash,
+            ExclusionsFormat::Lines => ExclusionFormat::Lines,
+            ExclusionsFormat::Json => ExclusionFormat::Json,
+            ExclusionsFormat::RethYaml => ExclusionFormat::RethYaml,
+            ExclusionsFormat::SimLimit => ExclusionFormat::SimLimit,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExpectArg {
     Fail,
     Flaky,
     Skip,
+}
+
+impl From<ExpectArg> for Expect {
+    fn from(e: ExpectArg) -> Self {
+        match e {
+            ExpectArg::Fail => Expect::Fail,
+            ExpectArg::Flaky => Expect::Flaky,
+            ExpectArg::Skip => Expect::Skip,
+        }
+    }
 }
 
 /// Print the excluded tests for other tools: a bash array, lines, JSON, reth's YAML, or an
@@ -248,6 +312,15 @@ pub enum SummaryFormat {
     #[default]
     Markdown,
     Text,
+}
+
+impl From<SummaryFormat> for Format {
+    fn from(f: SummaryFormat) -> Self {
+        match f {
+            SummaryFormat::Markdown => Format::Markdown,
+            SummaryFormat::Text => Format::Text,
+        }
+    }
 }
 
 /// The PR comment body: every known issue and, with --results, how its tests fared.
@@ -300,6 +373,17 @@ pub enum HiveFormatArg {
     Markdown,
 }
 
+impl From<HiveFormatArg> for Format {
+    fn from(f: HiveFormatArg) -> Self {
+        match f {
+            HiveFormatArg::Text => Format::Text,
+            HiveFormatArg::Json => Format::Json,
+            HiveFormatArg::Junit => Format::Junit,
+            HiveFormatArg::Markdown => Format::Markdown,
+        }
+    }
+}
+
 /// Check a hive results directory against the known-issues registry, strictly.
 ///
 /// Every case is one of: pass, regression, expected fail, wrong failure (a listed signature did
@@ -340,6 +424,15 @@ pub enum OutputFormat {
     #[default]
     Text,
     Json,
+}
+
+impl From<OutputFormat> for Format {
+    fn from(f: OutputFormat) -> Self {
+        match f {
+            OutputFormat::Text => Format::Text,
+            OutputFormat::Json => Format::Json,
+        }
+    }
 }
 
 /// Generate a minisign key pair.

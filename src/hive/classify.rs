@@ -1,5 +1,5 @@
-//! `warden hive check`: classify every (suite, test) of a hive run against the known-issues
-//! registry, strictly.
+//! The classifier behind `warden hive check`: every (suite, test) of a hive run against the
+//! known-issues registry, strictly.
 //!
 //! Passing cases are only counted, so memory stays flat in the number of cases; failures (few by
 //! design) are kept with their text. Failure text in `testDetailsLog` is read only for failures.
@@ -10,8 +10,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use serde::Serialize;
-
+use super::outcome::{CaseResult, HiveReport, Outcome, SuiteSummary};
 use super::suite::{read_suite, HiveCase, SuiteError, SuiteVisitor};
 use crate::error::{Error, Result};
 use crate::known_issues::matcher::{Matcher, Rule};
@@ -23,116 +22,8 @@ const NOT_SUITES: [&str; 3] = ["hive.json", "errorReport.json", "containerErrorR
 const TEXT_LINES: usize = 8;
 const TEXT_BYTES: u64 = 64 * 1024;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    /// Not listed, failed.
-    Regression,
-    /// Listed `fail` with a signature, failed for another reason.
-    WrongFailure,
-    /// Listed `fail`, passed: the entry should go.
-    UnexpectedPass,
-    /// Listed (or expected), absent from the run.
-    Missing,
-    /// `client launch` failed, a `multiTestContext` case failed, or a timeout.
-    Infra,
-    /// A suite with no real cases, or no suite file at all.
-    EmptyRun,
-    /// Listed `fail`, failed as expected.
-    ExpectedFail,
-    /// Listed `flaky`.
-    Flaky,
-    /// Listed `skip` but run anyway.
-    SkippedRan,
-    Pass,
-}
-
-impl Outcome {
-    pub fn is_error(self, allow_missing: bool) -> bool {
-        match self {
-            Outcome::Regression
-            | Outcome::WrongFailure
-            | Outcome::UnexpectedPass
-            | Outcome::Infra
-            | Outcome::EmptyRun => true,
-            Outcome::Missing => !allow_missing,
-            _ => false,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Outcome::Regression => "regression",
-            Outcome::WrongFailure => "wrong failure",
-            Outcome::UnexpectedPass => "unexpected pass",
-            Outcome::Missing => "missing",
-            Outcome::Infra => "infra",
-            Outcome::EmptyRun => "empty run",
-            Outcome::ExpectedFail => "expected fail",
-            Outcome::Flaky => "flaky",
-            Outcome::SkippedRan => "skipped but ran",
-            Outcome::Pass => "pass",
-        }
-    }
-}
-
-/// A case worth reporting (everything but an unlisted pass).
-#[derive(Clone, Debug, Serialize)]
-pub struct CaseResult {
-    pub suite: String,
-    pub name: String,
-    pub outcome: Outcome,
-    /// The registry entry involved, and its file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry_file: Option<PathBuf>,
-    /// Whether the case passed in this run (for listed cases).
-    pub passed: bool,
-    pub message: String,
-    /// First lines of the failure text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct SuiteSummary {
-    pub file: PathBuf,
-    pub name: String,
-    pub clients: BTreeSet<String>,
-    pub cases: usize,
-    pub passed: usize,
-    pub failed: usize,
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct HiveReport {
-    pub dir: PathBuf,
-    pub suites: Vec<SuiteSummary>,
-    /// Every non-pass outcome, in suite-file order then name order.
-    pub results: Vec<CaseResult>,
-    /// Names of passing cases (kept only when asked, e.g. for JUnit).
-    #[serde(skip)]
-    pub passes: Vec<(String, String)>,
-    pub counts: BTreeMap<Outcome, usize>,
-    pub allow_missing: bool,
-    pub upstream: BTreeMap<String, String>,
-}
-
-impl HiveReport {
-    pub fn failed(&self) -> bool {
-        self.results
-            .iter()
-            .any(|r| r.outcome.is_error(self.allow_missing))
-    }
-
-    pub fn exit_code(&self) -> u8 {
-        u8::from(self.failed())
-    }
-}
-
 #[derive(Clone, Debug, Default)]
-pub struct CheckOptions {
+pub struct ClassifyOptions {
     pub client: Option<String>,
     /// Tests that must be in the run (names without client suffix), for `expected_suite`.
     pub expected_tests: Vec<String>,
@@ -180,7 +71,7 @@ fn first_lines(text: &str) -> String {
 /// Per suite-file state while streaming.
 struct SuiteState<'m, 'r> {
     matcher: &'m Matcher<'r>,
-    opts: &'m CheckOptions,
+    opts: &'m ClassifyOptions,
     /// Shared, so that classifying a case does not copy the suite name.
     name: Option<Rc<str>>,
     details_log: Option<String>,
@@ -355,7 +246,7 @@ impl SuiteState<'_, '_> {
 /// directory: the name comes from the suite file, and the text read from it can end up in a
 /// public PR comment. A log that is absent (not downloaded with the results) is no error.
 fn open_details_log(dir: &Path, name: &str) -> std::result::Result<Option<File>, String> {
-    if !crate::fsutil::is_plain_relative(name) {
+    if !crate::files::paths::is_plain_relative(name) {
         return Err(format!(
             "testDetailsLog {name:?} is not a path inside the results directory"
         ));
@@ -370,7 +261,7 @@ fn open_details_log(dir: &Path, name: &str) -> std::result::Result<Option<File>,
             real.display()
         ));
     }
-    crate::fsutil::open_regular(&real)
+    crate::files::guarded::open_regular(&real)
         .map(Some)
         .map_err(|e| format!("testDetailsLog {name:?}: {e}"))
 }
@@ -402,8 +293,22 @@ pub fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Checks every suite file in `dir` against `registry`.
-pub fn check(dir: &Path, registry: &Registry, opts: &CheckOptions) -> Result<HiveReport> {
+/// What the suite files of a run add up to, for the checks that look across them.
+#[derive(Default)]
+struct RunState {
+    /// (rule index, client) pairs seen in the run.
+    hits: HashSet<(usize, String)>,
+    /// (test, client) pairs of the expected suite seen in the run.
+    expected_seen: HashSet<(String, String)>,
+    /// Suites that ran, with the clients seen in each.
+    suites_run: BTreeMap<String, BTreeSet<String>>,
+    /// (suite, client) pairs whose client failed to launch.
+    not_launched: HashSet<(String, String)>,
+}
+
+/// Classifies every case of every suite file in `dir` against `registry`, then reports listed
+/// and expected tests absent from the run.
+pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> Result<HiveReport> {
     let matcher = Matcher::new(registry).map_err(|errs| {
         let (e, i, m) = &errs[0];
         Error::input(
@@ -420,101 +325,124 @@ pub fn check(dir: &Path, registry: &Registry, opts: &CheckOptions) -> Result<Hiv
     };
     let files = suite_files(dir)?;
     if files.is_empty() {
-        report.results.push(CaseResult {
-            suite: String::new(),
-            name: dir.display().to_string(),
-            outcome: Outcome::EmptyRun,
-            entry: None,
-            entry_file: None,
-            passed: false,
-            message: "no suite files: hive wrote no results (did it crash, or is this the wrong directory?)".into(),
-            text: None,
-        });
+        report.results.push(CaseResult::unlisted(
+            String::new(),
+            dir.display().to_string(),
+            Outcome::EmptyRun,
+            "no suite files: hive wrote no results (did it crash, or is this the wrong directory?)",
+        ));
     }
-    let mut hits: HashSet<(usize, String)> = HashSet::new();
-    let mut expected_seen: HashSet<(String, String)> = HashSet::new();
-    let mut suites_run: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut not_launched: HashSet<(String, String)> = HashSet::new();
+    let mut run = RunState::default();
     for file in &files {
-        let mut state = SuiteState {
-            matcher: &matcher,
-            opts,
-            name: None,
-            details_log: None,
-            summary: SuiteSummary {
-                file: file.clone(),
-                ..SuiteSummary::default()
-            },
-            pending: Vec::new(),
-            results: Vec::new(),
-            passes: Vec::new(),
-            rule_hits: HashSet::new(),
-            expected_seen: HashSet::new(),
-            launch_failed: BTreeSet::new(),
-            real_cases: 0,
-        };
-        let reader = File::open(file).map_err(|e| Error::io("reading", file, e))?;
-        read_suite(BufReader::with_capacity(0, reader), &mut state).map_err(|e| match e {
-            SuiteError::Io(e) => Error::io("reading", file, e),
-            SuiteError::Syntax { .. } => Error::input(
-                file.display().to_string(),
-                None,
-                format!("not a hive suite file: {e}"),
-            ),
-        })?;
-        if state.name.is_none() {
-            return Err(Error::input(
-                file.display().to_string(),
-                None,
-                "not a hive suite file: no \"name\"",
-            ));
-        }
-        state
-            .finish(dir)
-            .map_err(|why| Error::input(file.display().to_string(), None, why))?;
-        let name = state.name.as_deref().unwrap_or_default().to_string();
-        state.summary.name = name.clone();
-        if state.real_cases == 0 {
-            state.results.push(CaseResult {
-                suite: name.clone(),
-                name: file
-                    .file_name()
-                    .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
-                outcome: Outcome::EmptyRun,
-                entry: None,
-                entry_file: None,
-                passed: false,
-                message: format!(
-                    "suite {name} ran no test cases{}",
-                    if state.summary.cases > 0 {
-                        " (only client launch / lifecycle cases)"
-                    } else {
-                        ""
-                    }
-                ),
-                text: None,
-            });
-        }
-        state.results.sort_by(|a, b| a.name.cmp(&b.name));
-        hits.extend(state.rule_hits);
-        expected_seen.extend(state.expected_seen);
-        not_launched.extend(
-            state
-                .launch_failed
-                .iter()
-                .map(|c| (name.clone(), c.clone())),
-        );
-        suites_run
-            .entry(name)
-            .or_default()
-            .extend(state.summary.clients.iter().cloned());
-        report.results.extend(state.results);
-        report.passes.extend(state.passes);
-        report.suites.push(state.summary);
+        classify_suite_file(file, dir, &matcher, opts, &mut run, &mut report)?;
     }
-    // Listed tests absent from the run (for suites that ran; `skip` entries are meant to be absent).
+    missing_listed(&matcher, opts, &run, &mut report);
+    missing_expected(&matcher, registry, opts, &run, &mut report);
+    for r in &report.results {
+        *report.counts.entry(r.outcome).or_default() += 1;
+    }
+    let passes: usize = report.suites.iter().map(|s| s.passed).sum();
+    let listed_passes = report.results.iter().filter(|r| r.passed).count();
+    report
+        .counts
+        .insert(Outcome::Pass, passes.saturating_sub(listed_passes));
+    Ok(report)
+}
+
+/// Streams one suite file, classifying its cases into `report` and what the run-wide checks
+/// need into `run`.
+fn classify_suite_file(
+    file: &Path,
+    dir: &Path,
+    matcher: &Matcher,
+    opts: &ClassifyOptions,
+    run: &mut RunState,
+    report: &mut HiveReport,
+) -> Result<()> {
+    let mut state = SuiteState {
+        matcher,
+        opts,
+        name: None,
+        details_log: None,
+        summary: SuiteSummary {
+            file: file.to_path_buf(),
+            ..SuiteSummary::default()
+        },
+        pending: Vec::new(),
+        results: Vec::new(),
+        passes: Vec::new(),
+        rule_hits: HashSet::new(),
+        expected_seen: HashSet::new(),
+        launch_failed: BTreeSet::new(),
+        real_cases: 0,
+    };
+    let reader = File::open(file).map_err(|e| Error::io("reading", file, e))?;
+    read_suite(BufReader::with_capacity(0, reader), &mut state).map_err(|e| match e {
+        SuiteError::Io(e) => Error::io("reading", file, e),
+        SuiteError::Syntax { .. } => Error::input(
+            file.display().to_string(),
+            None,
+            format!("not a hive suite file: {e}"),
+        ),
+    })?;
+    if state.name.is_none() {
+        return Err(Error::input(
+            file.display().to_string(),
+            None,
+            "not a hive suite file: no \"name\"",
+        ));
+    }
+    state
+        .finish(dir)
+        .map_err(|why| Error::input(file.display().to_string(), None, why))?;
+    let name = state.name.as_deref().unwrap_or_default().to_string();
+    state.summary.name = name.clone();
+    if state.real_cases == 0 {
+        state.results.push(CaseResult::unlisted(
+            name.clone(),
+            file.file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            Outcome::EmptyRun,
+            format!(
+                "suite {name} ran no test cases{}",
+                if state.summary.cases > 0 {
+                    " (only client launch / lifecycle cases)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    state.results.sort_by(|a, b| a.name.cmp(&b.name));
+    run.hits.extend(state.rule_hits);
+    run.expected_seen.extend(state.expected_seen);
+    run.not_launched.extend(
+        state
+            .launch_failed
+            .iter()
+            .map(|c| (name.clone(), c.clone())),
+    );
+    run.suites_run
+        .entry(name)
+        .or_default()
+        .extend(state.summary.clients.iter().cloned());
+    report.results.extend(state.results);
+    report.passes.extend(state.passes);
+    report.suites.push(state.summary);
+    Ok(())
+}
+
+/// Listed tests absent from the run (for suites that ran; `skip` entries are meant to be absent,
+/// and a client that failed to launch ran nothing).
+fn missing_listed(
+    matcher: &Matcher,
+    opts: &ClassifyOptions,
+    run: &RunState,
+    report: &mut HiveReport,
+) {
     let clients_for = |suite: &str, rule_clients: &[String]| -> Vec<String> {
-        let ran: Vec<String> = suites_run
+        let ran: Vec<String> = run
+            .suites_run
             .get(suite)
             .map(|c| c.iter().cloned().collect())
             .unwrap_or_default();
@@ -528,12 +456,14 @@ pub fn check(dir: &Path, registry: &Registry, opts: &CheckOptions) -> Result<Hiv
         v
     };
     for (i, rule) in matcher.rules.iter().enumerate() {
-        if rule.expect() == Expect::Skip || !suites_run.contains_key(&rule.exclusion.suite) {
+        if rule.expect() == Expect::Skip || !run.suites_run.contains_key(&rule.exclusion.suite) {
             continue;
         }
         for c in clients_for(&rule.exclusion.suite, rule.clients) {
-            if !hits.contains(&(i, c.clone()))
-                && !not_launched.contains(&(rule.exclusion.suite.clone(), c.clone()))
+            if !run.hits.contains(&(i, c.clone()))
+                && !run
+                    .not_launched
+                    .contains(&(rule.exclusion.suite.clone(), c.clone()))
             {
                 report.results.push(CaseResult {
                     suite: rule.exclusion.suite.clone(),
@@ -548,42 +478,42 @@ pub fn check(dir: &Path, registry: &Registry, opts: &CheckOptions) -> Result<Hiv
             }
         }
     }
-    if !opts.expected_tests.is_empty() {
-        let clients = match (&opts.client, suites_run.get(&opts.expected_suite)) {
-            (Some(c), _) => vec![c.clone()],
-            (None, Some(c)) if !c.is_empty() => c.iter().cloned().collect(),
-            _ => registry.settings.clients.clone(),
-        };
-        for test in &opts.expected_tests {
-            for c in &clients {
-                let skipped = matcher
-                    .find(&opts.expected_suite, test, Some(c))
-                    .is_some_and(|(_, r)| r.expect() == Expect::Skip);
-                let launched = !not_launched.contains(&(opts.expected_suite.clone(), c.clone()));
-                if !skipped && launched && !expected_seen.contains(&(test.clone(), c.clone())) {
-                    report.results.push(CaseResult {
-                        suite: opts.expected_suite.clone(),
-                        name: format!("{test} ({c})"),
-                        outcome: Outcome::Missing,
-                        entry: None,
-                        entry_file: None,
-                        passed: false,
-                        message: "in --expected-tests but absent from the run".into(),
-                        text: None,
-                    });
-                }
+}
+
+/// Tests of `--expected-tests` absent from the run, per client.
+fn missing_expected(
+    matcher: &Matcher,
+    registry: &Registry,
+    opts: &ClassifyOptions,
+    run: &RunState,
+    report: &mut HiveReport,
+) {
+    if opts.expected_tests.is_empty() {
+        return;
+    }
+    let clients = match (&opts.client, run.suites_run.get(&opts.expected_suite)) {
+        (Some(c), _) => vec![c.clone()],
+        (None, Some(c)) if !c.is_empty() => c.iter().cloned().collect(),
+        _ => registry.settings.clients.clone(),
+    };
+    for test in &opts.expected_tests {
+        for c in &clients {
+            let skipped = matcher
+                .find(&opts.expected_suite, test, Some(c))
+                .is_some_and(|(_, r)| r.expect() == Expect::Skip);
+            let launched = !run
+                .not_launched
+                .contains(&(opts.expected_suite.clone(), c.clone()));
+            if !skipped && launched && !run.expected_seen.contains(&(test.clone(), c.clone())) {
+                report.results.push(CaseResult::unlisted(
+                    opts.expected_suite.clone(),
+                    format!("{test} ({c})"),
+                    Outcome::Missing,
+                    "in --expected-tests but absent from the run",
+                ));
             }
         }
     }
-    for r in &report.results {
-        *report.counts.entry(r.outcome).or_default() += 1;
-    }
-    let passes: usize = report.suites.iter().map(|s| s.passed).sum();
-    let listed_passes = report.results.iter().filter(|r| r.passed).count();
-    report
-        .counts
-        .insert(Outcome::Pass, passes.saturating_sub(listed_passes));
-    Ok(report)
 }
 
 #[cfg(test)]

@@ -1,21 +1,18 @@
-//! Renderers for audit findings: text, JSON (v1), SARIF 2.1.0, markdown and GitHub Actions
-//! workflow commands. No audit knows which formats exist.
+//! `warden audit`: findings as text, JSON (v1), SARIF 2.1.0, markdown and GitHub Actions
+//! workflow commands; the fix plan and what `--apply` did. No audit knows which formats exist.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::json;
 
-use crate::audit::{AuditReport, Finding, Location, Severity, RULES};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FindingsFormat {
-    Text,
-    Json,
-    Sarif,
-    Markdown,
-}
+use super::{unsupported, write_json, Format, Report};
+use crate::audit::apply::Applied;
+use crate::audit::findings::{AuditReport, Confidence, Finding, Location, Severity};
+use crate::audit::fix_plan;
+use crate::audit::rule::Rule;
+use crate::markup::{count, github_annotation, markdown_cell, markdown_code};
 
 const HELP_URI: &str = "https://github.com/release-warden/release-warden#audit-findings";
 
@@ -29,17 +26,35 @@ fn counts(r: &AuditReport) -> [(Severity, usize); 4] {
     .map(|s| (s, r.findings.iter().filter(|f| f.severity == s).count()))
 }
 
-pub fn render(
-    w: impl Write,
-    r: &AuditReport,
-    format: FindingsFormat,
-    color: bool,
-) -> io::Result<()> {
-    match format {
-        FindingsFormat::Text => text(w, r, color),
-        FindingsFormat::Json => json_v1(w, r),
-        FindingsFormat::Sarif => sarif(w, r),
-        FindingsFormat::Markdown => markdown(w, r),
+impl Report for AuditReport {
+    fn text(&self, w: &mut dyn Write, color: bool) -> io::Result<()> {
+        text(w, self, color)
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        markdown(w, self)
+    }
+
+    fn annotations(&self, w: &mut dyn Write) -> io::Result<()> {
+        github_annotations(w, self)
+    }
+
+    fn exit_code(&self) -> u8 {
+        AuditReport::exit_code(self)
+    }
+
+    fn render_other(&self, format: Format, w: &mut dyn Write) -> io::Result<()> {
+        match format {
+            Format::Sarif => sarif(w, self),
+            other => Err(unsupported(other)),
+        }
+    }
+}
+
+/// The report serialises as JSON v1, its frozen wire form.
+impl Serialize for AuditReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        v1(self).serialize(s)
     }
 }
 
@@ -56,7 +71,7 @@ fn paint(s: &str, sev: Severity, color: bool) -> String {
     format!("\x1b[{code}m{s}\x1b[0m")
 }
 
-fn text(mut w: impl Write, r: &AuditReport, color: bool) -> io::Result<()> {
+fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
     if let Some(repo) = &r.repository {
         writeln!(
             w,
@@ -70,7 +85,7 @@ fn text(mut w: impl Write, r: &AuditReport, color: bool) -> io::Result<()> {
             w,
             "{} {}  {}",
             paint(&label, f.severity, color),
-            f.id,
+            f.rule,
             f.location
         )?;
         writeln!(w, "       {}", f.message)?;
@@ -80,9 +95,8 @@ fn text(mut w: impl Write, r: &AuditReport, color: bool) -> io::Result<()> {
     let verdict = if r.exit_code() == 0 { "ok" } else { "FAILED" };
     writeln!(
         w,
-        "{} finding{}: {} high, {} medium, {} low, {} info (--fail-on {}: {verdict})",
-        r.findings.len(),
-        if r.findings.len() == 1 { "" } else { "s" },
+        "{}: {} high, {} medium, {} low, {} info (--fail-on {}: {verdict})",
+        count(r.findings.len(), "finding", "findings"),
         c[0].1,
         c[1].1,
         c[2].1,
@@ -105,16 +119,19 @@ struct V1<'a> {
 
 #[derive(Serialize)]
 struct V1Finding<'a> {
-    id: &'a str,
+    id: Rule,
     severity: Severity,
-    confidence: crate::audit::Confidence,
+    confidence: Confidence,
     location: &'a Location,
+    /// The signing secrets the finding is about (absent when it is about none).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    secrets: &'a [String],
     message: &'a str,
     remediation: &'a str,
 }
 
-fn json_v1(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
-    let doc = V1 {
+fn v1(r: &AuditReport) -> V1<'_> {
+    V1 {
         version: 1,
         repository: r.repository.as_deref(),
         release_tag_patterns: &r.release_tag_patterns,
@@ -124,17 +141,16 @@ fn json_v1(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
             .findings
             .iter()
             .map(|f| V1Finding {
-                id: f.id,
+                id: f.rule,
                 severity: f.severity,
                 confidence: f.confidence,
                 location: &f.location,
+                secrets: &f.subject.secrets,
                 message: &f.message,
                 remediation: &f.remediation,
             })
             .collect(),
-    };
-    serde_json::to_writer_pretty(&mut w, &doc)?;
-    writeln!(w)
+    }
 }
 
 fn sarif_level(s: Severity) -> &'static str {
@@ -157,16 +173,16 @@ fn api_anchor(r: &AuditReport) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".github/workflows"))
 }
 
-fn sarif(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
+fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
     let anchor = api_anchor(r);
-    let rules: Vec<_> = RULES
+    let rules: Vec<_> = Rule::ALL
         .iter()
-        .map(|(id, d)| {
+        .map(|rule| {
             json!({
-                "id": id,
-                "name": id,
-                "shortDescription": {"text": d},
-                "helpUri": format!("{HELP_URI}-{id}"),
+                "id": rule.id(),
+                "name": rule.id(),
+                "shortDescription": {"text": rule.description()},
+                "helpUri": format!("{HELP_URI}-{}", rule.id()),
             })
         })
         .collect();
@@ -191,8 +207,8 @@ fn sarif(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
                     json!([{"fullyQualifiedName": format!("GET /{res}"), "kind": "resource"}]);
             }
             json!({
-                "ruleId": f.id,
-                "ruleIndex": RULES.iter().position(|(id, _)| *id == f.id).unwrap_or(0),
+                "ruleId": f.rule.id(),
+                "ruleIndex": f.rule as usize,
                 "level": sarif_level(f.severity),
                 "message": {"text": format!("{} Fix: {}", f.message, f.remediation)},
                 "locations": [location],
@@ -213,11 +229,10 @@ fn sarif(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
             "results": results,
         }]
     });
-    serde_json::to_writer_pretty(&mut w, &doc)?;
-    writeln!(w)
+    write_json(w, &doc)
 }
 
-fn markdown(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
+fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
     let c = counts(r);
     writeln!(
         w,
@@ -248,17 +263,17 @@ fn markdown(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
             w,
             "| {} | `{}` | {} | {} | {} |",
             f.severity,
-            f.id,
-            super::markdown_code(&f.location.to_string()),
-            super::markdown_cell(&f.message),
-            super::markdown_cell(&f.remediation)
+            f.rule,
+            markdown_code(&f.location.to_string()),
+            markdown_cell(&f.message),
+            markdown_cell(&f.remediation)
         )?;
     }
     Ok(())
 }
 
 /// `::error file=…,line=…::` lines for GitHub Actions.
-pub fn github_annotations(mut w: impl Write, r: &AuditReport) -> io::Result<()> {
+fn github_annotations(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
     for f in &r.findings {
         let level = match f.severity {
             Severity::High => "error",
@@ -268,19 +283,19 @@ pub fn github_annotations(mut w: impl Write, r: &AuditReport) -> io::Result<()> 
         let line = match &f.location {
             Location::Workflow {
                 path, line, column, ..
-            } => super::github_annotation(
+            } => github_annotation(
                 level,
                 &[
                     ("file", path.display().to_string()),
                     ("line", line.to_string()),
                     ("col", column.to_string()),
-                    ("title", f.id.to_string()),
+                    ("title", f.rule.to_string()),
                 ],
                 &f.message,
             ),
-            Location::Api { .. } => super::github_annotation(
+            Location::Api { .. } => github_annotation(
                 level,
-                &[("title", f.id.to_string())],
+                &[("title", f.rule.to_string())],
                 &format!("{} ({})", f.message, f.location),
             ),
         };
@@ -289,16 +304,49 @@ pub fn github_annotations(mut w: impl Write, r: &AuditReport) -> io::Result<()> 
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_rule_is_described_once() {
-        let mut ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
-        assert!(RULES.iter().all(|(_, d)| !d.is_empty()));
-        ids.sort();
-        ids.dedup();
-        assert_eq!(ids.len(), RULES.len());
+/// The fix plan, after the findings: each step's `gh api` command and JSON body, or what a
+/// person must do.
+pub fn write_fix_plan(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
+    let steps = fix_plan::plan(r);
+    let repo = r.repository.as_deref().unwrap_or("OWNER/NAME");
+    if steps.is_empty() {
+        return writeln!(w, "\nfix plan: no settings finding to fix");
     }
+    writeln!(w, "\nfix plan for {repo} (review each step; `--apply` sends the API changes after a confirmation):")?;
+    for (i, s) in steps.iter().enumerate() {
+        writeln!(w, "\n{}. {}", i + 1, s.title)?;
+        if let Some(request) = &s.request {
+            writeln!(
+                w,
+                "  gh api --method {} {} --input - <<'JSON'\n{}\nJSON",
+                request.method.as_str(),
+                request.route,
+                serde_json::to_string_pretty(&request.body).unwrap_or_default()
+            )?;
+        }
+        for m in &s.manual {
+            writeln!(w, "  {m}")?;
+        }
+    }
+    Ok(())
+}
+
+/// What `--apply` sent, a line per request.
+pub fn write_applied(w: &mut dyn Write, applied: &[Applied]) -> io::Result<()> {
+    for a in applied {
+        let method = a.method.as_str();
+        let (title, route) = (&a.title, &a.route);
+        match &a.status {
+            Ok(status) if a.succeeded() => {
+                writeln!(w, "applied  {method} {route} ({status}): {title}")?
+            }
+            Ok(status) => writeln!(
+                w,
+                "FAILED   {method} {route} ({status} {}): {title}",
+                a.message
+            )?,
+            Err(e) => writeln!(w, "FAILED   {method} {route} ({e}): {title}")?,
+        }
+    }
+    writeln!(w, "run `warden audit` again to confirm the changes")
 }

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::render::code;
-use super::schema::Registry;
-use crate::hive::check::{HiveReport, Outcome};
+use crate::hive::outcome::{HiveReport, Outcome};
+use crate::known_issues::schema::{IssueStatus, Registry};
+use crate::markup::markdown_code as code;
 
 /// The hidden marker a later step finds to update the comment in place.
 pub const MARKER: &str = "<!-- warden:known-issues -->";
@@ -58,8 +58,8 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
             e.data.title,
             if markdown { code(&e.id) } else { e.id.clone() },
             match e.data.status {
-                super::Status::Open => "open",
-                super::Status::Permanent => "permanent",
+                IssueStatus::Open => "open",
+                IssueStatus::Permanent => "permanent",
             }
         );
         if !e.data.locations.is_empty() {

@@ -1,0 +1,230 @@
+//! What an audit produces: [`Finding`]s (a rule, a severity, where, what it is about, what to do)
+//! and the [`AuditReport`] that holds them with the threshold that decides the exit code.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::rule::Rule;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Low,
+    Medium,
+    High,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+/// Where a finding is: a place in a workflow file, or a GitHub API resource.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Location {
+    Workflow {
+        /// Relative to the audited repository root.
+        path: PathBuf,
+        /// 1-based.
+        line: usize,
+        column: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        job: Option<String>,
+    },
+    Api {
+        /// The API route without its query, e.g. `repos/o/r/environments/release`.
+        resource: String,
+    },
+}
+
+impl Location {
+    /// The API resource of a route (its query dropped).
+    pub fn api(route: &str) -> Location {
+        Location::Api {
+            resource: route.split('?').next().unwrap_or(route).to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Workflow {
+                path,
+                line,
+                column,
+                job,
+            } => {
+                write!(f, "{}:{line}:{column}", path.display())?;
+                if let Some(j) = job {
+                    write!(f, " (job {j})")?;
+                }
+                Ok(())
+            }
+            Location::Api { resource } => write!(f, "GET /{resource}"),
+        }
+    }
+}
+
+/// Where a secret is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretScope {
+    Repository,
+    Organization,
+    Environment,
+}
+
+/// What a finding is about, as data: the fix plan reads this, never the message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Subject {
+    /// The tag ruleset, by id.
+    pub ruleset: Option<u64>,
+    /// The deployment environment, by name.
+    pub environment: Option<String>,
+    /// The signing secrets involved, by name.
+    pub secrets: Vec<String>,
+    /// Where those secrets are stored, when the finding is about their placement.
+    pub secret_scope: Option<SecretScope>,
+}
+
+impl Subject {
+    pub fn ruleset(id: u64) -> Self {
+        Subject {
+            ruleset: Some(id),
+            ..Subject::default()
+        }
+    }
+
+    pub fn environment(name: &str) -> Self {
+        Subject {
+            environment: Some(name.to_string()),
+            ..Subject::default()
+        }
+    }
+
+    pub fn secrets<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Self {
+        Subject {
+            secrets: names.into_iter().map(|n| n.as_ref().to_string()).collect(),
+            ..Subject::default()
+        }
+    }
+
+    /// One secret stored at `scope` (in `environment`, for an environment secret).
+    pub fn stored_secret(name: &str, scope: SecretScope, environment: Option<&str>) -> Self {
+        Subject {
+            environment: environment.map(str::to_string),
+            secrets: vec![name.to_string()],
+            secret_scope: Some(scope),
+            ..Subject::default()
+        }
+    }
+}
+
+/// One problem, in the form every renderer understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: Rule,
+    pub severity: Severity,
+    pub confidence: Confidence,
+    pub location: Location,
+    pub subject: Subject,
+    pub message: String,
+    pub remediation: String,
+}
+
+impl Finding {
+    /// A finding of `rule` at its default severity, with high confidence (the common case).
+    pub fn new(
+        rule: Rule,
+        location: Location,
+        message: impl Into<String>,
+        remediation: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule,
+            severity: rule.default_severity(),
+            confidence: Confidence::High,
+            location,
+            subject: Subject::default(),
+            message: message.into(),
+            remediation: remediation.into(),
+        }
+    }
+
+    /// Something that could not be checked, at the severity of the check it stands for: it is
+    /// never assumed to be safe.
+    pub fn unverifiable(
+        severity: Severity,
+        location: Location,
+        message: impl Into<String>,
+        remediation: impl Into<String>,
+    ) -> Self {
+        Finding {
+            severity,
+            ..Finding::new(Rule::Unverifiable, location, message, remediation)
+        }
+    }
+
+    /// The same finding, about `subject`.
+    pub fn about(mut self, subject: Subject) -> Self {
+        self.subject = subject;
+        self
+    }
+
+    /// The same finding, with `confidence`.
+    pub fn with_confidence(mut self, confidence: Confidence) -> Self {
+        self.confidence = confidence;
+        self
+    }
+}
+
+/// Findings plus the threshold that decides the exit code.
+#[derive(Clone, Debug)]
+pub struct AuditReport {
+    pub findings: Vec<Finding>,
+    pub fail_on: Severity,
+    /// The repository whose settings were audited, if any.
+    pub repository: Option<String>,
+    /// Release tag patterns the settings were checked against.
+    pub release_tag_patterns: Vec<String>,
+    /// The workflow files read, relative to the repository root.
+    pub workflows: Vec<PathBuf>,
+    /// Where `warden audit snapshot` saved the responses it read, and how many.
+    pub snapshot: Option<(PathBuf, usize)>,
+}
+
+impl AuditReport {
+    /// Most severe first, then by place and rule.
+    pub fn sort(&mut self) {
+        self.findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.location.cmp(&b.location))
+                .then_with(|| a.rule.id().cmp(b.rule.id()))
+        });
+    }
+
+    /// 0 no finding at or above `fail_on`, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.findings.iter().any(|f| f.severity >= self.fail_on))
+    }
+}

@@ -1,0 +1,138 @@
+//! Every audit rule as a value: its id (the only name it has: JSON, SARIF `ruleId`, the README
+//! table), what it means, and the severity its findings carry. SARIF's rule list and the README
+//! table come from [`Rule::ALL`].
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::findings::Severity;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    SigningSecretOutsideEnvironment,
+    TagGateIsNotABoundary,
+    SigningSecretDangerousTrigger,
+    SigningSecretsInherit,
+    SigningJobWritePermissions,
+    WorkflowUnparseable,
+    NoTagRuleset,
+    LegacyTagProtection,
+    TagRulesetIncomplete,
+    TagRulesetBypass,
+    EnvironmentMissing,
+    EnvironmentNoReviewers,
+    EnvironmentSelfReview,
+    EnvironmentAdminBypass,
+    EnvironmentAnyRef,
+    EnvironmentNoTagPolicy,
+    SecretRepoLevel,
+    SecretShadowed,
+    SecretOrgVisible,
+    Unverifiable,
+}
+
+impl Rule {
+    /// Every rule, in the order of the README table and SARIF's rule list.
+    pub const ALL: [Rule; 20] = [
+        Rule::SigningSecretOutsideEnvironment,
+        Rule::TagGateIsNotABoundary,
+        Rule::SigningSecretDangerousTrigger,
+        Rule::SigningSecretsInherit,
+        Rule::SigningJobWritePermissions,
+        Rule::WorkflowUnparseable,
+        Rule::NoTagRuleset,
+        Rule::LegacyTagProtection,
+        Rule::TagRulesetIncomplete,
+        Rule::TagRulesetBypass,
+        Rule::EnvironmentMissing,
+        Rule::EnvironmentNoReviewers,
+        Rule::EnvironmentSelfReview,
+        Rule::EnvironmentAdminBypass,
+        Rule::EnvironmentAnyRef,
+        Rule::EnvironmentNoTagPolicy,
+        Rule::SecretRepoLevel,
+        Rule::SecretShadowed,
+        Rule::SecretOrgVisible,
+        Rule::Unverifiable,
+    ];
+
+    /// The stable kebab-case id.
+    pub fn id(self) -> &'static str {
+        self.meta().0
+    }
+
+    /// One line on what a finding of this rule means.
+    pub fn description(self) -> &'static str {
+        self.meta().2
+    }
+
+    /// The severity of this rule's findings. `unverifiable` findings carry the severity of the
+    /// check that could not be made instead.
+    pub fn default_severity(self) -> Severity {
+        self.meta().1
+    }
+
+    fn meta(self) -> (&'static str, Severity, &'static str) {
+        use Severity::{High, Info, Medium};
+        match self {
+            Rule::SigningSecretOutsideEnvironment => ("signing-secret-outside-environment", High, "A job that uses the signing secret has no `environment:`"),
+            Rule::TagGateIsNotABoundary => ("tag-gate-is-not-a-boundary", Info, "A signing job is gated only by an `if:` on the ref, which a tag pusher can rewrite"),
+            Rule::SigningSecretDangerousTrigger => ("signing-secret-dangerous-trigger", High, "The signing secret is reachable from pull_request_target, workflow_run or issue_comment"),
+            Rule::SigningSecretsInherit => ("signing-secrets-inherit", High, "`secrets: inherit` passes every secret, the signing key included, to a reusable workflow"),
+            Rule::SigningJobWritePermissions => ("signing-job-write-permissions", Medium, "A signing job has write-all or write permissions it does not need"),
+            Rule::WorkflowUnparseable => ("workflow-unparseable", High, "A workflow file could not be parsed, so it could not be audited"),
+            Rule::NoTagRuleset => ("no-tag-ruleset", High, "No active tag ruleset protects the release tags"),
+            Rule::LegacyTagProtection => ("legacy-tag-protection", Medium, "The release tags are protected only by deprecated legacy tag protection (GHES)"),
+            Rule::TagRulesetIncomplete => ("tag-ruleset-incomplete", Medium, "The tag ruleset lacks creation, update or deletion rules"),
+            Rule::TagRulesetBypass => ("tag-ruleset-bypass", High, "The tag ruleset lets write/maintain roles, an integration or a deploy key bypass it"),
+            Rule::EnvironmentMissing => ("environment-missing", High, "The signing environment does not exist: GitHub auto-creates it with no protection"),
+            Rule::EnvironmentNoReviewers => ("environment-no-reviewers", High, "The signing environment has no required reviewers"),
+            Rule::EnvironmentSelfReview => ("environment-self-review", Medium, "The signing environment lets the person who triggered the run approve it"),
+            Rule::EnvironmentAdminBypass => ("environment-admin-bypass", Medium, "Administrators can bypass the signing environment's protection"),
+            Rule::EnvironmentAnyRef => ("environment-any-ref", Medium, "Any branch or tag may deploy to the signing environment"),
+            Rule::EnvironmentNoTagPolicy => ("environment-no-tag-policy", Medium, "No tag deployment policy of the signing environment covers the release tags"),
+            Rule::SecretRepoLevel => ("secret-repo-level", High, "The signing secret is a repository secret, reachable from every job"),
+            Rule::SecretShadowed => ("secret-shadowed", High, "The signing secret exists in the environment and at repository or organization level"),
+            Rule::SecretOrgVisible => ("secret-org-visible", High, "An organization secret with the signing secret's name is visible to the repository"),
+            Rule::Unverifiable => ("unverifiable", Medium, "A setting could not be read; it is not assumed to be safe"),
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_described() {
+        let mut ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+        for r in Rule::ALL {
+            assert!(!r.description().is_empty(), "{r}");
+            assert!(
+                r.id().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{r}"
+            );
+        }
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), Rule::ALL.len());
+        // ALL lists every variant, in declaration order (Unverifiable is the last one).
+        for (i, r) in Rule::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i, "{r}");
+        }
+        assert_eq!(Rule::Unverifiable as usize, Rule::ALL.len() - 1);
+    }
+}

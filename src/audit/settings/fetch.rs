@@ -1,0 +1,420 @@
+//! Reading the settings the audit judges: typed, lenient views of GitHub's answers (every field
+//! optional, enum values kept as strings, unknown fields ignored), read in waves of concurrent
+//! requests. A read that fails is kept as a [`Failure`] for the judges to report.
+
+use futures::future::join_all;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use crate::audit::findings::{Finding, Location, Severity};
+use crate::audit::tags::{ref_glob, ReleaseTags};
+use crate::github::api::{ApiSource, Fetched, Shape};
+use crate::github::routes;
+
+/// A read that did not give a usable answer: status (0 = no HTTP answer), GitHub's message, and
+/// the permission GitHub says it needs (`X-Accepted-GitHub-Permissions`), when it says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub status: u16,
+    pub message: String,
+    pub permission: Option<String>,
+}
+
+/// One GET: its route and what came of it.
+#[derive(Clone, Debug)]
+pub struct Read<T> {
+    pub route: String,
+    pub answer: Result<T, Failure>,
+}
+
+impl<T> Read<T> {
+    pub fn ok(&self) -> Option<&T> {
+        self.answer.as_ref().ok()
+    }
+
+    /// The `unverifiable` finding for this read when it failed: what could not be checked, at
+    /// the severity of the check, and the permission that would have let it be read.
+    pub fn unverifiable(
+        &self,
+        severity: Severity,
+        what: &str,
+        fallback_permission: &str,
+    ) -> Option<Finding> {
+        let failure = self.answer.as_ref().err()?;
+        let answered = match failure.status {
+            0 => "failed".to_string(),
+            status => format!("answered {status}"),
+        };
+        let needs = match &failure.permission {
+            Some(p) => format!("a token with `{p}` (GitHub's X-Accepted-GitHub-Permissions)"),
+            None => format!("a token with {fallback_permission}"),
+        };
+        Some(Finding::unverifiable(
+            severity,
+            Location::api(&self.route),
+            format!(
+                "could not read {what}: GET /{} {answered}: {}. Not assumed to be safe",
+                routes::path_of(&self.route),
+                failure.message
+            ),
+            format!("Run the audit with {needs}, or from a snapshot taken with one (`warden audit snapshot`)."),
+        ))
+    }
+}
+
+/// An item of `GET …/rulesets` (a summary: the details need their own GET).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RulesetSummary {
+    pub id: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Ruleset {
+    pub id: Option<u64>,
+    pub name: Option<String>,
+    pub target: Option<String>,
+    pub enforcement: Option<String>,
+    pub conditions: Option<Conditions>,
+    pub rules: Option<Vec<RuleItem>>,
+    /// `None` when GitHub withheld them (tokens without write access to the ruleset).
+    pub bypass_actors: Option<Vec<BypassActor>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Conditions {
+    pub ref_name: Option<RefName>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RefName {
+    pub include: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RuleItem {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct BypassActor {
+    pub actor_id: Option<u64>,
+    pub actor_type: Option<String>,
+    pub bypass_mode: Option<String>,
+}
+
+impl Ruleset {
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("?")
+    }
+
+    pub fn is_active(&self) -> bool {
+        // GitHub's own examples say "enabled", which is not in the enum: read it as active.
+        matches!(self.enforcement.as_deref(), Some("active" | "enabled"))
+    }
+
+    /// Whether the `ref_name` condition covers `tag_ref` (`refs/tags/…`).
+    pub fn covers(&self, tag_ref: &str) -> bool {
+        let cond = self.conditions.as_ref().and_then(|c| c.ref_name.as_ref());
+        let list = |l: Option<&Vec<String>>| l.cloned().unwrap_or_default();
+        let include = list(cond.and_then(|c| c.include.as_ref()));
+        let exclude = list(cond.and_then(|c| c.exclude.as_ref()));
+        let matches = |p: &String| p == "~ALL" || ref_glob(p).is_some_and(|g| g.is_match(tag_ref));
+        include.iter().any(matches) && !exclude.iter().any(matches)
+    }
+
+    /// An active ruleset that covers every release tag.
+    pub fn protects(&self, tags: &ReleaseTags) -> bool {
+        self.is_active() && tags.missed(|t| self.covers(t)).is_none()
+    }
+
+    pub fn rule_types(&self) -> Vec<&str> {
+        self.rules
+            .iter()
+            .flatten()
+            .filter_map(|r| r.kind.as_deref())
+            .collect()
+    }
+}
+
+/// A legacy tag protection (GHES ≤ 3.19): fnmatch on the tag name.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct LegacyProtection {
+    pub pattern: Option<String>,
+    pub enabled: Option<bool>,
+}
+
+impl LegacyProtection {
+    /// Why it leaves some release tag unprotected; `None` when it protects them all.
+    pub fn gap(&self, tags: &ReleaseTags) -> Option<String> {
+        let Some(pattern) = &self.pattern else {
+            return Some("no pattern".into());
+        };
+        let Some(glob) = ref_glob(&format!("refs/tags/{pattern}")) else {
+            return Some("not a valid pattern".into());
+        };
+        if let Some(tag) = tags.missed(|t| glob.is_match(t)) {
+            return Some(format!("does not cover {tag}"));
+        }
+        (self.enabled == Some(false)).then(|| "disabled".into())
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct EnvironmentList {
+    pub environments: Option<Vec<Environment>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Environment {
+    pub name: Option<String>,
+    pub can_admins_bypass: Option<bool>,
+    pub protection_rules: Option<Vec<ProtectionRule>>,
+    /// `None` (JSON null): any ref may deploy.
+    pub deployment_branch_policy: Option<BranchPolicySetting>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ProtectionRule {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub prevent_self_review: Option<bool>,
+    pub reviewers: Option<Vec<serde_json::Value>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct BranchPolicySetting {
+    pub custom_branch_policies: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct PolicyList {
+    pub branch_policies: Option<Vec<DeploymentPolicy>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct DeploymentPolicy {
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+}
+
+impl PolicyList {
+    /// The patterns of the `type: tag` policies.
+    pub fn tag_patterns(&self) -> Vec<String> {
+        self.branch_policies
+            .iter()
+            .flatten()
+            .filter(|p| p.kind.as_deref() == Some("tag"))
+            .filter_map(|p| p.name.clone())
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SecretList {
+    pub secrets: Option<Vec<NamedItem>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct NamedItem {
+    pub name: Option<String>,
+}
+
+impl SecretList {
+    pub fn names(&self) -> Vec<String> {
+        self.secrets
+            .iter()
+            .flatten()
+            .filter_map(|s| s.name.clone())
+            .collect()
+    }
+}
+
+/// What one signing environment's reads gave.
+#[derive(Clone, Debug)]
+pub struct EnvironmentReads {
+    pub name: String,
+    /// `repos/o/r/environments/<name>`: where findings about the environment point.
+    pub route: String,
+    pub secrets: Read<SecretList>,
+    pub policies: Read<PolicyList>,
+}
+
+/// Everything the settings audit reads about one repository.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub rulesets: Read<Vec<RulesetSummary>>,
+    /// Every listed ruleset, read in full.
+    pub ruleset_details: Vec<Read<Ruleset>>,
+    /// Legacy tag protection, read only when no ruleset protects the release tags.
+    pub legacy: Option<Read<Vec<LegacyProtection>>>,
+    pub environments: Read<EnvironmentList>,
+    /// The signing environments' secrets and deployment policies.
+    pub signing_environments: Vec<EnvironmentReads>,
+    pub repo_secrets: Read<SecretList>,
+    pub org_secrets: Read<SecretList>,
+}
+
+impl Settings {
+    /// The environment named `name`, when the list was read and has it.
+    pub fn environment(&self, name: &str) -> Option<&Environment> {
+        self.environments
+            .ok()?
+            .environments
+            .iter()
+            .flatten()
+            .find(|e| e.name.as_deref() == Some(name))
+    }
+}
+
+/// One GET, as a typed answer.
+async fn read<T: DeserializeOwned, S: ApiSource>(
+    source: &S,
+    route: String,
+    shape: Shape,
+) -> Read<T> {
+    let answer = match source.get(&route, shape).await {
+        Fetched::Ok(value) => serde_json::from_value(value).map_err(|e| Failure {
+            status: 0,
+            message: format!(
+                "unexpected response from GET /{}: {e}",
+                routes::path_of(&route)
+            ),
+            permission: None,
+        }),
+        Fetched::Failed {
+            status,
+            message,
+            permission,
+        } => Err(Failure {
+            status,
+            message,
+            permission,
+        }),
+    };
+    Read { route, answer }
+}
+
+/// Reads the settings of `repo` in waves: the lists; then every ruleset in full and each signing
+/// environment's secrets and deployment policies; then, only when no ruleset protects the release
+/// tags, legacy tag protection (github.com answers 410 Gone, read as "none").
+pub async fn fetch<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    environments: &[String],
+    tags: &ReleaseTags,
+) -> Settings {
+    let (rulesets, environment_list, repo_secrets, org_secrets) = futures::join!(
+        read::<Vec<RulesetSummary>, _>(source, routes::rulesets(repo), Shape::Array),
+        read::<EnvironmentList, _>(
+            source,
+            routes::environments(repo),
+            Shape::Items("environments")
+        ),
+        read::<SecretList, _>(source, routes::repo_secrets(repo), Shape::Items("secrets")),
+        read::<SecretList, _>(source, routes::org_secrets(repo), Shape::Items("secrets")),
+    );
+    let ids: Vec<u64> = rulesets
+        .ok()
+        .map(|list| list.iter().filter_map(|r| r.id).collect())
+        .unwrap_or_default();
+    let (ruleset_details, signing_environments) = futures::join!(
+        join_all(
+            ids.iter()
+                .map(|id| read(source, routes::ruleset(repo, *id), Shape::Object))
+        ),
+        join_all(environments.iter().map(|name| async move {
+            let (secrets, policies) = futures::join!(
+                read(
+                    source,
+                    routes::environment_secrets(repo, name),
+                    Shape::Items("secrets")
+                ),
+                read(
+                    source,
+                    routes::deployment_policies(repo, name),
+                    Shape::Items("branch_policies")
+                ),
+            );
+            EnvironmentReads {
+                name: name.clone(),
+                route: routes::environment(repo, name),
+                secrets,
+                policies,
+            }
+        })),
+    );
+    let protected = ruleset_details
+        .iter()
+        .any(|d| d.ok().is_some_and(|rs: &Ruleset| rs.protects(tags)));
+    let legacy = if rulesets.answer.is_ok() && !protected {
+        Some(read(source, routes::legacy_tag_protection(repo), Shape::Array).await)
+    } else {
+        None
+    };
+    Settings {
+        rulesets,
+        ruleset_details,
+        legacy,
+        environments: environment_list,
+        signing_environments,
+        repo_secrets,
+        org_secrets,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ruleset(v: serde_json::Value) -> Ruleset {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn ruleset_patterns_and_enforcement() {
+        let rs = ruleset(
+            serde_json::json!({"enforcement": "enabled", "conditions": {"ref_name": {"include": ["refs/tags/v*"], "exclude": ["refs/tags/v0*"]}}}),
+        );
+        assert!(rs.is_active());
+        assert!(rs.covers("refs/tags/v1.2.3"));
+        assert!(!rs.covers("refs/tags/v0.1"));
+        assert!(!rs.covers("refs/tags/pkg-v1"));
+        let all = ruleset(
+            serde_json::json!({"conditions": {"ref_name": {"include": ["~ALL"], "exclude": []}}}),
+        );
+        assert!(all.covers("refs/tags/anything"));
+        assert!(!ruleset(serde_json::json!({"enforcement": "evaluate"})).is_active());
+    }
+
+    #[test]
+    fn withheld_and_null_fields_stay_unknown() {
+        let rs = ruleset(
+            serde_json::json!({"id": 1, "bypass_actors": null, "rules": null, "extra": {"x": 1}}),
+        );
+        assert!(rs.bypass_actors.is_none());
+        assert!(rs.rule_types().is_empty());
+        let env: Environment = serde_json::from_value(
+            serde_json::json!({"name": "release", "deployment_branch_policy": null}),
+        )
+        .unwrap();
+        assert!(env.deployment_branch_policy.is_none() && env.can_admins_bypass.is_none());
+    }
+}

@@ -1,0 +1,44 @@
+//! Online audits of repository settings, from the API or a snapshot: tag rulesets, the signing
+//! environments, and where the signing secret is stored.
+//!
+//! `fetch` reads everything in waves of concurrent requests into typed, lenient structs; the
+//! judges (`rulesets`, `environments`, `secrets`) are pure functions of what it read, one module
+//! per rule family. A read that fails is an `unverifiable` finding, never a pass.
+
+pub mod environments;
+pub mod fetch;
+pub mod rulesets;
+pub mod secrets;
+
+use std::collections::BTreeSet;
+
+use crate::audit::findings::Finding;
+use crate::audit::secrets::SigningSecrets;
+use crate::audit::tags::ReleaseTags;
+use crate::audit::workflows::signing_job::SigningJob;
+use crate::github::api::ApiSource;
+
+pub struct SettingsInput<'a> {
+    /// `owner/name`.
+    pub repo: &'a str,
+    pub signing_jobs: &'a [SigningJob],
+    pub tag_patterns: &'a [String],
+    pub secrets: &'a SigningSecrets,
+}
+
+/// Audits the settings of `input.repo` read through `source`.
+pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<Finding> {
+    let tags = ReleaseTags::new(input.tag_patterns);
+    let environments: Vec<String> = input
+        .signing_jobs
+        .iter()
+        .filter_map(|j| j.environment.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let settings = fetch::fetch(source, input.repo, &environments, &tags).await;
+    let mut out = rulesets::judge(&settings, input.repo, &tags);
+    out.extend(environments::judge(&settings, input.signing_jobs, &tags));
+    out.extend(secrets::judge(&settings, input.secrets));
+    out
+}

@@ -1,0 +1,88 @@
+//! Where the signing secret is stored: `secret-repo-level`, `secret-org-visible` and
+//! `secret-shadowed`. Pure functions of what `fetch` read.
+
+use super::fetch::Settings;
+use crate::audit::findings::{Finding, Location, SecretScope, Severity, Subject};
+use crate::audit::rule::Rule;
+use crate::audit::secrets::SigningSecrets;
+
+const SECRETS_PERMISSION: &str = "Secrets: read (fine-grained) or `repo` (classic)";
+const ENV_SECRETS_PERMISSION: &str = "Environments: read (fine-grained) or `repo` (classic)";
+
+/// Findings about the signing secrets stored at repository or organization level, or in two
+/// places at once.
+pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let repo_names = settings.repo_secrets.ok().map(|l| l.names());
+    let org_names = settings.org_secrets.ok().map(|l| l.names());
+    match &repo_names {
+        Some(list) => {
+            for n in list.iter().filter(|n| secrets.is_signing(n)) {
+                out.push(Finding::new(
+                    Rule::SecretRepoLevel,
+                    Location::api(&settings.repo_secrets.route),
+                    format!("{n} is a repository secret: every job of every workflow can read it, whatever its environment"),
+                    format!("Store {n} in the signing environment only: `gh secret set {n} --env release`, then `gh secret delete {n}`."),
+                )
+                .about(Subject::stored_secret(n, SecretScope::Repository, None)));
+            }
+        }
+        None => out.extend(settings.repo_secrets.unverifiable(
+            Severity::High,
+            "the repository secrets",
+            SECRETS_PERMISSION,
+        )),
+    }
+    match &org_names {
+        Some(list) => {
+            for n in list.iter().filter(|n| secrets.is_signing(n)) {
+                out.push(Finding::new(
+                    Rule::SecretOrgVisible,
+                    Location::api(&settings.org_secrets.route),
+                    format!("an organization secret named {n} is visible to this repository: any job can read it"),
+                    format!("Remove this repository from the organization secret {n}'s selected repositories, or delete it; keep the key in the environment."),
+                )
+                .about(Subject::stored_secret(n, SecretScope::Organization, None)));
+            }
+        }
+        None => out.extend(settings.org_secrets.unverifiable(
+            Severity::Medium,
+            "the organization secrets visible to the repository",
+            SECRETS_PERMISSION,
+        )),
+    }
+    for reads in &settings.signing_environments {
+        let env = reads.name.as_str();
+        let listed = settings.environments.ok().is_some();
+        if listed && settings.environment(env).is_none() {
+            continue; // reported as missing
+        }
+        let Some(in_env) = reads.secrets.ok() else {
+            out.extend(reads.secrets.unverifiable(
+                Severity::Medium,
+                &format!("the secrets of environment `{env}`"),
+                ENV_SECRETS_PERMISSION,
+            ));
+            continue;
+        };
+        for n in in_env.names().iter().filter(|n| secrets.is_signing(n)) {
+            let at_repo = repo_names.as_ref().is_some_and(|l| l.contains(n));
+            let at_org = org_names.as_ref().is_some_and(|l| l.contains(n));
+            let (scope, level) = match (at_repo, at_org) {
+                (true, _) => (SecretScope::Repository, "repository"),
+                (false, true) => (SecretScope::Organization, "organization"),
+                (false, false) => continue,
+            };
+            out.push(
+                Finding::new(
+                    Rule::SecretShadowed,
+                    Location::api(&reads.secrets.route),
+                    format!("{n} is in environment `{env}` and also at {level} level: a job without the environment silently gets the other copy"),
+                    format!("Delete the {level} copy of {n}; keep only the one in `{env}`."),
+                )
+                .about(Subject::stored_secret(n, scope, Some(env))),
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,73 @@
+//! `warden keygen`: a key pair, and how to store the secret half in GitHub.
+
+use std::io::Write;
+
+use anyhow::{anyhow, bail};
+use release_warden::release::keygen::{keygen, KeygenOptions};
+
+use crate::cli::KeygenArgs;
+use crate::context::Context;
+use crate::secrets::{password_from_env, prompt_password};
+
+pub fn run(args: KeygenArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let secret_key = match args.secret_key {
+        Some(p) => p,
+        None => ctx
+            .home
+            .as_ref()
+            .ok_or_else(|| anyhow!("HOME is not set: pass --secret-key FILE"))?
+            .join(".minisign/minisign.key"),
+    };
+    let password = if args.unencrypted {
+        None
+    } else if let Some(var) = &args.password_env {
+        Some(password_from_env(var)?)
+    } else if ctx.interactive {
+        let first = prompt_password("Password for the new secret key: ")?;
+        let second = prompt_password("Password (again): ")?;
+        if !first.matches(&second) {
+            bail!("the passwords do not match");
+        }
+        Some(first)
+    } else {
+        bail!("no password given and stdin is not a terminal: pass --password-env VAR, or --unencrypted for a key without password");
+    };
+    let report = keygen(&KeygenOptions {
+        public_key: args.public_key,
+        secret_key,
+        password,
+        force: args.force,
+    })?;
+    let sk = report.secret_key.display();
+    let protection = if report.encrypted {
+        "encrypted"
+    } else {
+        "unencrypted"
+    };
+    writeln!(out, "key id      {}", report.key_id)?;
+    writeln!(
+        out,
+        "public key  {}  (commit this file)",
+        report.public_key.display()
+    )?;
+    writeln!(
+        out,
+        "secret key  {sk}  ({protection}, mode 0600; never commit it)"
+    )?;
+    writeln!(
+        out,
+        "\nStore the secret key in the GitHub environment that signs releases (e.g. \"release\"):"
+    )?;
+    writeln!(
+        out,
+        "  gh secret set MINISIGN_SECRET_KEY --env release < {sk}"
+    )?;
+    if report.encrypted {
+        writeln!(out, "  gh secret set MINISIGN_PASSWORD --env release")?;
+    }
+    writeln!(
+        out,
+        "then remove the local copy once it is backed up offline."
+    )?;
+    Ok(0)
+}

@@ -1,0 +1,146 @@
+//! `warden known-issues lint | render | exclusions | summary`.
+
+use std::io::Write;
+
+use anyhow::{anyhow, Context as _};
+use release_warden::github::comments::{post, Posted, Upsert};
+use release_warden::hive::classify::{classify_run, ClassifyOptions};
+use release_warden::known_issues::doc;
+use release_warden::known_issues::exclusions::{self, parse_test_list};
+use release_warden::known_issues::lint::lint_registry;
+use release_warden::known_issues::schema::Registry;
+use release_warden::report::summary::{self, MARKER};
+use release_warden::report::Format;
+
+use crate::cli::{ExclusionsArgs, KnownIssuesCommand, RenderArgs, SummaryArgs};
+use crate::context::Context;
+
+pub fn run(cmd: KnownIssuesCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    match cmd {
+        KnownIssuesCommand::Lint(args) => {
+            let report = lint_registry(&args.registry.registry_dir(), args.registry.root());
+            ctx.emit(out, &report, Format::Text, false)
+        }
+        KnownIssuesCommand::Render(args) => render(args, out),
+        KnownIssuesCommand::Exclusions(args) => exclusions(args, out),
+        KnownIssuesCommand::Summary(args) => summary(args, ctx, out),
+    }
+}
+
+fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let registry = Registry::load_valid(&args.registry.registry_dir())?;
+    let path = args
+        .out
+        .unwrap_or_else(|| doc::doc_path(&registry, args.registry.root()));
+    if args.check {
+        if doc::is_current(&registry, &path) {
+            writeln!(out, "{} is up to date", path.display())?;
+            return Ok(0);
+        }
+        writeln!(
+            out,
+            "{} is out of date: run `warden known-issues render`",
+            path.display()
+        )?;
+        return Ok(1);
+    }
+    doc::write_doc(&registry, &path)?;
+    writeln!(
+        out,
+        "wrote {} ({} entries)",
+        path.display(),
+        registry.entries.len()
+    )?;
+    Ok(0)
+}
+
+fn exclusions(args: ExclusionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let registry = Registry::load_valid(&args.registry.registry_dir())?;
+    let tests_from = match &args.tests_from {
+        Some(p) => Some(parse_test_list(
+            &std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let query = exclusions::Query {
+        suite: args.suite,
+        client: args.client,
+        expect: args.expect.into_iter().map(Into::into).collect(),
+        tests_from,
+    };
+    let (text, warnings) =
+        exclusions::render(&registry, args.format.into(), &query).map_err(|e| anyhow!(e))?;
+    for w in warnings {
+        eprintln!("warden: warning: {w}");
+    }
+    out.write_all(text.as_bytes())?;
+    Ok(0)
+}
+
+fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let registry = Registry::load_valid(&args.registry.registry_dir())?;
+    let results = match &args.results {
+        Some(dir) => Some(classify_run(
+            dir,
+            &registry,
+            &ClassifyOptions {
+                client: args.client.clone(),
+                allow_missing: true,
+                ..ClassifyOptions::default()
+            },
+        )?),
+        None => None,
+    };
+    let markdown = summary::render(&registry, results.as_ref(), true);
+    match Format::from(args.format) {
+        Format::Markdown => out.write_all(markdown.as_bytes())?,
+        _ => out.write_all(summary::render(&registry, results.as_ref(), false).as_bytes())?,
+    }
+    if args.step_summary {
+        ctx.actions.append_step_summary(&markdown)?;
+    }
+    if args.post {
+        post_comment(&args, ctx, &markdown)?;
+    }
+    Ok(0)
+}
+
+/// The sticky PR comment; on a 403 (a fork's read-only token) the summary goes to the step
+/// summary instead, unless it is already there.
+fn post_comment(args: &SummaryArgs, ctx: &Context, body: &str) -> anyhow::Result<()> {
+    let repo = ctx
+        .actions
+        .repository
+        .as_deref()
+        .ok_or_else(|| anyhow!("--post: GITHUB_REPOSITORY is not set (OWNER/NAME)"))?;
+    let pr = match args.pr {
+        Some(n) => n,
+        None => ctx.actions.pull_request()?,
+    };
+    let token = ctx
+        .token
+        .as_ref()
+        .ok_or_else(|| anyhow!("--post: no GH_TOKEN or GITHUB_TOKEN"))?;
+    let session = ctx.connect(args.api_url.as_deref(), Some(token))?;
+    match post(&session, repo, pr, body, MARKER)? {
+        Posted::Written(Upsert::Created) => {
+            eprintln!("warden: posted the known-issues comment on {repo}#{pr}")
+        }
+        Posted::Written(Upsert::Updated(id)) => {
+            eprintln!("warden: updated the known-issues comment {id} on {repo}#{pr}")
+        }
+        Posted::Written(Upsert::Unchanged(id)) => eprintln!(
+            "warden: the known-issues comment {id} on {repo}#{pr} is up to date; nothing written"
+        ),
+        Posted::ReadOnly(e) => {
+            eprintln!("warden: warning: cannot comment on {repo}#{pr}: {e}; the token is read-only (a pull request from a fork?)");
+            if !args.step_summary {
+                ctx.actions
+                    .append_step_summary(body)
+                    .context("falling back to the step summary")?;
+            }
+            eprintln!("warden: the summary is in the job's step summary instead");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,86 @@
+//! What `warden` learns from its surroundings, read once before any command runs: the terminal,
+//! `NO_COLOR`, `--quiet`, the GitHub token and API URL, and the Actions runner (annotations, the
+//! step summary, the event payload). Commands read this, never `std::env`; only variables a flag
+//! names (`--password-env VAR`) are read where they are used.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use release_warden::github::actions::ActionsEnv;
+use release_warden::github::api::{api_base, Token};
+use release_warden::github::session::Session;
+use release_warden::report::{Format, Report};
+
+pub struct Context {
+    pub quiet: bool,
+    /// ANSI colour on stdout: a terminal, and `NO_COLOR` unset or empty.
+    pub color: bool,
+    /// A progress display on stderr: a terminal, and not `--quiet`.
+    pub progress: bool,
+    /// Prompts (passwords, `--apply`'s confirmation) need a terminal on stdin.
+    pub interactive: bool,
+    pub actions: ActionsEnv,
+    /// `GH_TOKEN`, else `GITHUB_TOKEN`.
+    pub token: Option<Token>,
+    /// `GITHUB_API_URL`.
+    pub api_url: Option<String>,
+    pub home: Option<PathBuf>,
+    /// `SOURCE_DATE_EPOCH`, as given.
+    pub source_date_epoch: Option<String>,
+}
+
+impl Context {
+    pub fn from_env(quiet: bool) -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Context {
+            quiet,
+            color: io::stdout().is_terminal() && var("NO_COLOR").is_none(),
+            progress: !quiet && io::stderr().is_terminal(),
+            interactive: io::stdin().is_terminal(),
+            actions: ActionsEnv::from_env(),
+            token: ["GH_TOKEN", "GITHUB_TOKEN"]
+                .iter()
+                .find_map(|v| std::env::var(v).ok().and_then(Token::new)),
+            api_url: var("GITHUB_API_URL"),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+        }
+    }
+
+    /// `--repo`, else `GITHUB_REPOSITORY`.
+    pub fn repository<'a>(&'a self, flag: Option<&'a str>) -> Option<&'a str> {
+        flag.or(self.actions.repository.as_deref())
+    }
+
+    /// A session with the API at `--api-url`, else `GITHUB_API_URL`, else github.com.
+    pub fn connect(&self, api_url: Option<&str>, token: Option<&Token>) -> anyhow::Result<Session> {
+        let base = api_base(api_url.or(self.api_url.as_deref()));
+        Ok(Session::connect(&base, token)?)
+    }
+
+    /// Writes `report` to `out` in `format`, then, in GitHub Actions, its annotations (text
+    /// output only, so machine formats stay parseable) and, with `--step-summary`, its markdown
+    /// to the step summary. Warnings go to stderr. Returns the report's exit code.
+    pub fn emit(
+        &self,
+        out: &mut dyn Write,
+        report: &impl Report,
+        format: Format,
+        step_summary: bool,
+    ) -> anyhow::Result<u8> {
+        for w in report.warnings() {
+            eprintln!("warden: warning: {w}");
+        }
+        report.render(format, out, self.color && format == Format::Text)?;
+        if self.actions.enabled && format == Format::Text {
+            report.annotations(out)?;
+        }
+        if step_summary {
+            let mut md = Vec::new();
+            report.markdown(&mut md)?;
+            self.actions
+                .append_step_summary(&String::from_utf8_lossy(&md))?;
+        }
+        Ok(report.exit_code())
+    }
+}

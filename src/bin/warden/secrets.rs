@@ -1,0 +1,61 @@
+//! Secret key material from where the user says it is: a named environment variable, a file,
+//! stdin, or the terminal. Nothing read here is ever printed.
+
+use std::io;
+
+use anyhow::{anyhow, bail};
+use release_warden::files::guarded::{
+    read_capped, read_small_file, CappedReadError, SMALL_FILE_CAP,
+};
+use release_warden::release::keys::{Password, SecretKeyText};
+
+/// The password in environment variable `var` (`--password-env VAR`): set, UTF-8, not empty.
+pub fn password_from_env(var: &str) -> anyhow::Result<Password> {
+    let value = std::env::var(var).map_err(|_| {
+        anyhow!("environment variable {var} (--password-env) is not set or not UTF-8")
+    })?;
+    let password = Password::new(value);
+    if password.is_empty() {
+        bail!("environment variable {var} (--password-env) is empty");
+    }
+    Ok(password)
+}
+
+/// A password typed at the terminal, without echo.
+pub fn prompt_password(prompt: &str) -> anyhow::Result<Password> {
+    Ok(Password::new(rpassword::prompt_password(prompt)?))
+}
+
+/// Where a secret key comes from.
+pub enum KeySource<'a> {
+    Env(&'a str),
+    File(&'a std::path::Path),
+    Stdin,
+}
+
+/// The secret key's text and a name for it in messages (`$VAR`, the path, `<stdin>`).
+pub fn read_secret_key(source: KeySource) -> anyhow::Result<(SecretKeyText, String)> {
+    const WHAT: &str = "a minisign secret key";
+    match source {
+        KeySource::Env(var) => {
+            let value = std::env::var(var).map_err(|_| {
+                anyhow!("environment variable {var} (--secret-key-env) is not set or not UTF-8")
+            })?;
+            Ok((SecretKeyText::new(value), format!("${var}")))
+        }
+        KeySource::File(path) => {
+            let value = read_small_file(path, SMALL_FILE_CAP, WHAT)?;
+            Ok((SecretKeyText::new(value), path.display().to_string()))
+        }
+        KeySource::Stdin => {
+            let value =
+                read_capped(io::stdin(), "<stdin>", SMALL_FILE_CAP, WHAT).map_err(|e| match e {
+                    CappedReadError::Io(e) => {
+                        anyhow::Error::new(e).context("reading the secret key from stdin")
+                    }
+                    CappedReadError::Input(e) => e.into(),
+                })?;
+            Ok((SecretKeyText::new(value), "<stdin>".into()))
+        }
+    }
+}

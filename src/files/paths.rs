@@ -1,0 +1,67 @@
+//! Path questions: where a file's directory is, whether a path stays inside the directory it is
+//! joined to, which git work tree holds a directory, and where a default lives under `--root`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The directory a path lives in (`.` for a bare file name).
+pub fn parent_dir(target: &Path) -> &Path {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A non-empty relative path with no `..`, root or prefix component: it names something under
+/// whatever directory it is joined to (before links are resolved).
+pub fn is_plain_relative(path: &str) -> bool {
+    use std::path::Component;
+    !path.is_empty()
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// The git work tree containing `dir` (an existing directory), if any.
+pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
+    let dir = fs::canonicalize(dir).ok()?;
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// A default path (`known_issues`, `keys`, the doc) under the repository root `root`: `rel` itself
+/// when the root is the working directory, so messages keep the short name.
+pub fn under_root(root: &Path, rel: impl AsRef<Path>) -> PathBuf {
+    if root == Path::new(".") || root.as_os_str().is_empty() {
+        rel.as_ref().to_path_buf()
+    } else {
+        root.join(rel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_enclosing_work_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("repo/.git")).unwrap();
+        fs::create_dir_all(dir.path().join("repo/sub")).unwrap();
+        let root = fs::canonicalize(dir.path().join("repo")).unwrap();
+        assert_eq!(
+            enclosing_git_work_tree(&dir.path().join("repo/sub")),
+            Some(root)
+        );
+    }
+
+    #[test]
+    fn defaults_move_with_the_root() {
+        assert_eq!(under_root(Path::new("."), "keys"), PathBuf::from("keys"));
+        assert_eq!(
+            under_root(Path::new("../ethrex"), "keys"),
+            PathBuf::from("../ethrex/keys")
+        );
+    }
+}

@@ -1,0 +1,127 @@
+//! Every REST route warden uses, built in one place: path segments that come from data (the
+//! repository, an environment name) are percent-encoded, so a name with `/` or `?` stays one
+//! segment. Routes are relative (`repos/o/r/…`): octocrab sends the token only to its base URL.
+
+/// A path segment, percent-encoded except for RFC 3986's unreserved characters.
+pub fn encode_segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `repos/OWNER/NAME`, each part encoded.
+fn repo_path(repo: &str) -> String {
+    match repo.split_once('/') {
+        Some((owner, name)) => format!("repos/{}/{}", encode_segment(owner), encode_segment(name)),
+        None => format!("repos/{}", encode_segment(repo)),
+    }
+}
+
+/// A route without its query string.
+pub fn path_of(route: &str) -> &str {
+    route.split('?').next().unwrap_or(route)
+}
+
+/// The repository itself (what a finding about the whole repository points at).
+pub fn repository(repo: &str) -> String {
+    repo_path(repo)
+}
+
+/// Tag rulesets, the repository's and those of its organization and enterprise.
+pub fn rulesets(repo: &str) -> String {
+    format!(
+        "{}/rulesets?targets=tag&includes_parents=true&per_page=100",
+        repo_path(repo)
+    )
+}
+
+pub fn ruleset(repo: &str, id: u64) -> String {
+    format!("{}/rulesets/{id}?includes_parents=true", repo_path(repo))
+}
+
+/// Where a ruleset is created (POST) or replaced (PUT, with its id).
+pub fn ruleset_write(repo: &str, id: Option<u64>) -> String {
+    match id {
+        Some(id) => format!("{}/rulesets/{id}", repo_path(repo)),
+        None => format!("{}/rulesets", repo_path(repo)),
+    }
+}
+
+/// Legacy tag protection (GHES ≤ 3.19).
+pub fn legacy_tag_protection(repo: &str) -> String {
+    format!("{}/tags/protection", repo_path(repo))
+}
+
+pub fn environments(repo: &str) -> String {
+    format!("{}/environments?per_page=100", repo_path(repo))
+}
+
+pub fn environment(repo: &str, name: &str) -> String {
+    format!("{}/environments/{}", repo_path(repo), encode_segment(name))
+}
+
+pub fn environment_secrets(repo: &str, name: &str) -> String {
+    format!("{}/secrets?per_page=100", environment(repo, name))
+}
+
+pub fn deployment_policies(repo: &str, name: &str) -> String {
+    format!(
+        "{}/deployment-branch-policies?per_page=100",
+        environment(repo, name)
+    )
+}
+
+/// Where a deployment policy is created (POST).
+pub fn deployment_policy_create(repo: &str, name: &str) -> String {
+    format!("{}/deployment-branch-policies", environment(repo, name))
+}
+
+pub fn repo_secrets(repo: &str) -> String {
+    format!("{}/actions/secrets?per_page=100", repo_path(repo))
+}
+
+pub fn org_secrets(repo: &str) -> String {
+    format!(
+        "{}/actions/organization-secrets?per_page=100",
+        repo_path(repo)
+    )
+}
+
+pub fn issue_comments(repo: &str, pr: u64) -> String {
+    format!("{}/issues/{pr}/comments?per_page=100", repo_path(repo))
+}
+
+/// Where a comment is created on issue or pull request `pr` (POST).
+pub fn issue_comment_create(repo: &str, pr: u64) -> String {
+    format!("{}/issues/{pr}/comments", repo_path(repo))
+}
+
+pub fn issue_comment(repo: &str, id: u64) -> String {
+    format!("{}/issues/comments/{id}", repo_path(repo))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_in_paths_is_encoded() {
+        assert_eq!(encode_segment("release"), "release");
+        assert_eq!(encode_segment("prod/eu"), "prod%2Feu");
+        assert_eq!(
+            environment("o/r", "prod/eu?x"),
+            "repos/o/r/environments/prod%2Feu%3Fx"
+        );
+        assert_eq!(
+            environment_secrets("o/r", "release"),
+            "repos/o/r/environments/release/secrets?per_page=100"
+        );
+        assert_eq!(path_of(&rulesets("o/r")), "repos/o/r/rulesets");
+        assert_eq!(ruleset_write("o/r", Some(7)), "repos/o/r/rulesets/7");
+    }
+}

@@ -1,0 +1,136 @@
+//! What a hive run came to: each reported case's outcome, a summary per suite file, and the
+//! report `warden hive check` renders.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Not listed, failed.
+    Regression,
+    /// Listed `fail` with a signature, failed for another reason.
+    WrongFailure,
+    /// Listed `fail`, passed: the entry should go.
+    UnexpectedPass,
+    /// Listed (or expected), absent from the run.
+    Missing,
+    /// `client launch` failed, a `multiTestContext` case failed, or a timeout.
+    Infra,
+    /// A suite with no real cases, or no suite file at all.
+    EmptyRun,
+    /// Listed `fail`, failed as expected.
+    ExpectedFail,
+    /// Listed `flaky`.
+    Flaky,
+    /// Listed `skip` but run anyway.
+    SkippedRan,
+    Pass,
+}
+
+impl Outcome {
+    pub fn is_error(self, allow_missing: bool) -> bool {
+        match self {
+            Outcome::Regression
+            | Outcome::WrongFailure
+            | Outcome::UnexpectedPass
+            | Outcome::Infra
+            | Outcome::EmptyRun => true,
+            Outcome::Missing => !allow_missing,
+            _ => false,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Regression => "regression",
+            Outcome::WrongFailure => "wrong failure",
+            Outcome::UnexpectedPass => "unexpected pass",
+            Outcome::Missing => "missing",
+            Outcome::Infra => "infra",
+            Outcome::EmptyRun => "empty run",
+            Outcome::ExpectedFail => "expected fail",
+            Outcome::Flaky => "flaky",
+            Outcome::SkippedRan => "skipped but ran",
+            Outcome::Pass => "pass",
+        }
+    }
+}
+
+/// A case worth reporting (everything but an unlisted pass).
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseResult {
+    pub suite: String,
+    pub name: String,
+    pub outcome: Outcome,
+    /// The registry entry involved, and its file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_file: Option<PathBuf>,
+    /// Whether the case passed in this run (for listed cases).
+    pub passed: bool,
+    pub message: String,
+    /// First lines of the failure text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl CaseResult {
+    /// A result no registry entry is involved in (an empty run, a test missing from the run).
+    pub fn unlisted(
+        suite: String,
+        name: String,
+        outcome: Outcome,
+        message: impl Into<String>,
+    ) -> Self {
+        CaseResult {
+            suite,
+            name,
+            outcome,
+            entry: None,
+            entry_file: None,
+            passed: false,
+            message: message.into(),
+            text: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SuiteSummary {
+    pub file: PathBuf,
+    pub name: String,
+    pub clients: BTreeSet<String>,
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HiveReport {
+    pub dir: PathBuf,
+    pub suites: Vec<SuiteSummary>,
+    /// Every non-pass outcome, in suite-file order then name order.
+    pub results: Vec<CaseResult>,
+    /// Names of passing cases (kept only when asked, e.g. for JUnit).
+    #[serde(skip)]
+    pub passes: Vec<(String, String)>,
+    pub counts: BTreeMap<Outcome, usize>,
+    pub allow_missing: bool,
+    pub upstream: BTreeMap<String, String>,
+}
+
+impl HiveReport {
+    pub fn failed(&self) -> bool {
+        self.results
+            .iter()
+            .any(|r| r.outcome.is_error(self.allow_missing))
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.failed())
+    }
+}

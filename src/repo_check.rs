@@ -1,0 +1,328 @@
+//! `warden check`: every check of a repository, one line each: its public keys, no committed
+//! secret key, the known-issues registry and its doc, and the audit (workflows always; settings
+//! when the request has a session). Renderers live in `crate::report::check`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::audit::findings::{AuditReport, Finding, Location, Severity};
+use crate::audit::secrets::SigningSecrets;
+use crate::audit::{self, AuditRequest, SettingsSource};
+use crate::error::Result;
+use crate::files::guarded::SMALL_FILE_CAP;
+use crate::files::paths::under_root;
+use crate::github::session::Session;
+use crate::known_issues::doc;
+use crate::known_issues::lint::lint;
+use crate::known_issues::schema::{Registry, DEFAULT_DIR};
+use crate::release::keys::{find_secret_key, PublicKey, SecretKeyProtection};
+use crate::release::trusted_keys::public_key_files;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CheckLine {
+    /// The check's id, e.g. `keys`.
+    pub check: &'static str,
+    /// What was checked: a file or a setting.
+    pub subject: String,
+    pub passed: bool,
+    pub detail: String,
+}
+
+impl CheckLine {
+    fn new(
+        check: &'static str,
+        subject: impl Into<String>,
+        passed: bool,
+        detail: impl Into<String>,
+    ) -> Self {
+        CheckLine {
+            check,
+            subject: subject.into(),
+            passed,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Every line of `warden check`, and the root they are about (annotations name files under it).
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    #[serde(rename = "checks")]
+    pub lines: Vec<CheckLine>,
+    #[serde(skip)]
+    pub root: PathBuf,
+}
+
+impl CheckReport {
+    pub fn failed(&self) -> usize {
+        self.lines.iter().filter(|l| !l.passed).count()
+    }
+}
+
+/// The online part of `warden check`: a session, and the repository when it is known.
+#[derive(Debug)]
+pub struct Online<'a> {
+    pub session: &'a Session,
+    pub repository: Option<String>,
+}
+
+/// All checks of the repository at `root`. With `online`, the audit reads the settings too.
+pub fn run(root: &Path, online: Option<Online>) -> Result<CheckReport> {
+    let mut lines = check_keys(root);
+    lines.extend(check_no_secret_keys(root));
+    lines.extend(check_known_issues(root));
+    let (settings, repository) = match &online {
+        Some(Online {
+            session,
+            repository: Some(repo),
+        }) => (SettingsSource::Live(session), Some(repo.clone())),
+        _ => (SettingsSource::Offline, None),
+    };
+    let report = audit::run(&AuditRequest {
+        root: root.to_path_buf(),
+        secrets: SigningSecrets::default(),
+        fallback_tag_patterns: vec!["v*".into()],
+        repository,
+        settings,
+        fail_on: Severity::Medium,
+    })?;
+    lines.extend(workflow_lines(&report));
+    if let Some(online) = &online {
+        lines.extend(settings_lines(&report, online.repository.as_deref()));
+    }
+    Ok(CheckReport {
+        lines,
+        root: root.to_path_buf(),
+    })
+}
+
+/// The audit's findings at `fail_on` or above, of one kind of location.
+fn failing(report: &AuditReport, api: bool) -> Vec<&Finding> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= report.fail_on)
+        .filter(|f| matches!(f.location, Location::Api { .. }) == api)
+        .collect()
+}
+
+fn finding_line(check: &'static str, f: &Finding) -> CheckLine {
+    CheckLine::new(
+        check,
+        f.location.to_string(),
+        false,
+        format!("{}: {}", f.rule, f.message),
+    )
+}
+
+/// The workflow audit: a finding at medium or above fails the check.
+fn workflow_lines(report: &AuditReport) -> Vec<CheckLine> {
+    let failing = failing(report, false);
+    if !failing.is_empty() {
+        return failing
+            .iter()
+            .map(|f| finding_line("workflows", f))
+            .collect();
+    }
+    let detail = match report.workflows.len() {
+        0 => "no workflows in .github/workflows".to_string(),
+        n => format!(
+            "{n} workflow{} audited, no finding at medium or above",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    vec![CheckLine::new(
+        "workflows",
+        ".github/workflows/",
+        true,
+        detail,
+    )]
+}
+
+/// The settings audit: a finding at medium or above, unverifiable ones included, fails the check.
+fn settings_lines(report: &AuditReport, repo: Option<&str>) -> Vec<CheckLine> {
+    let Some(repo) = repo else {
+        return vec![CheckLine::new("settings", "GitHub settings", false, "a token is set but the repository is unknown: set GITHUB_REPOSITORY or an origin remote on github.com")];
+    };
+    let failing = failing(report, true);
+    if failing.is_empty() {
+        return vec![CheckLine::new(
+            "settings",
+            repo,
+            true,
+            "tag ruleset, signing environments and secrets: no finding at medium or above",
+        )];
+    }
+    failing
+        .iter()
+        .map(|f| finding_line("settings", f))
+        .collect()
+}
+
+/// Directories never searched for secret keys: git's store and build output.
+const NOT_SEARCHED: &[&str] = &[".git", "target", "node_modules"];
+
+/// No minisign secret key anywhere in the repository (files of at most 64 KiB are read; a key is
+/// a few hundred bytes). Tracked or not: an ignored key file is one `git add -f` away.
+pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
+    let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
+    let mut read = 0usize;
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && NOT_SEARCHED.contains(&e.file_name().to_string_lossy().as_ref()))
+        });
+    for entry in walk.filter_map(|e| e.ok()) {
+        let small = entry
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() <= SMALL_FILE_CAP);
+        if !small {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(entry.path()) else {
+            continue;
+        };
+        read += 1;
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        if let Some((line, protection)) = find_secret_key(text) {
+            let kind = match protection {
+                SecretKeyProtection::Encrypted => "an encrypted",
+                SecretKeyProtection::Unencrypted => "an unencrypted",
+            };
+            out.push(CheckLine::new(
+                "secret-keys",
+                format!("{}:{line}", rel(entry.path())),
+                false,
+                format!("{kind} minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history"),
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push(CheckLine::new(
+            "secret-keys",
+            "./",
+            true,
+            format!("no minisign secret key in {read} files read"),
+        ));
+    }
+    out
+}
+
+/// The registry lints clean and the generated doc matches it.
+pub fn check_known_issues(root: &Path) -> Vec<CheckLine> {
+    let dir = under_root(root, DEFAULT_DIR);
+    if !dir.is_dir() {
+        return vec![CheckLine::new(
+            "known-issues",
+            "known_issues/",
+            true,
+            "no registry in this repository (nothing to check)",
+        )];
+    }
+    let (registry, problems) = Registry::load(&dir);
+    let problems = lint(&registry, root, problems);
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    if !problems.is_empty() {
+        return problems
+            .iter()
+            .map(|p| {
+                let at = if p.line > 0 {
+                    format!(":{}:{}", p.line, p.column)
+                } else {
+                    String::new()
+                };
+                CheckLine::new(
+                    "known-issues",
+                    format!("{}{at}", rel(&p.path)),
+                    false,
+                    p.message.clone(),
+                )
+            })
+            .collect();
+    }
+    let in_sync = doc::is_current(&registry, &doc::doc_path(&registry, root));
+    vec![
+        CheckLine::new(
+            "known-issues",
+            "known_issues/",
+            true,
+            format!("{} entries lint clean", registry.entries.len()),
+        ),
+        CheckLine::new(
+            "docs",
+            registry.settings.doc.clone(),
+            in_sync,
+            if in_sync {
+                "in sync with the registry"
+            } else {
+                "out of date: run `warden known-issues render`"
+            },
+        ),
+    ]
+}
+
+/// Every `keys/*.pub` parses as a minisign public key, and no two share a key id.
+pub fn check_keys(root: &Path) -> Vec<CheckLine> {
+    let dir = under_root(root, "keys");
+    let line = |subject: String, passed: bool, detail: String| {
+        CheckLine::new("keys", subject, passed, detail)
+    };
+    if !dir.is_dir() {
+        return vec![line(
+            "keys/".into(),
+            false,
+            "no keys/ folder: the project's public keys go in keys/ (make a key pair with `warden keygen`)".into(),
+        )];
+    }
+    let files = match public_key_files(&dir) {
+        Ok(files) if files.is_empty() => {
+            return vec![line(
+                "keys/".into(),
+                false,
+                "no *.pub file: generate one with `warden keygen`".into(),
+            )]
+        }
+        Ok(files) => files,
+        Err(e) => return vec![line("keys/".into(), false, e.to_string())],
+    };
+    let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
+    let mut by_id: BTreeMap<_, Vec<PathBuf>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for file in &files {
+        match PublicKey::from_file(file) {
+            Ok(pk) => {
+                by_id.entry(pk.key_id).or_default().push(file.clone());
+                out.push(line(
+                    rel(file),
+                    true,
+                    format!("minisign public key {}", pk.key_id),
+                ));
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                let shown = msg
+                    .strip_prefix(&format!("{}: ", file.display()))
+                    .unwrap_or(&msg)
+                    .to_string();
+                out.push(line(rel(file), false, shown));
+            }
+        }
+    }
+    for (id, paths) in by_id.into_iter().filter(|(_, p)| p.len() > 1) {
+        let names: Vec<String> = paths.iter().map(|p| rel(p)).collect();
+        out.push(line(
+            "keys/".into(),
+            false,
+            format!("key id {id} appears in {}", names.join(", ")),
+        ));
+    }
+    out
+}

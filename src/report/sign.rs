@@ -1,0 +1,70 @@
+//! `warden sign`: a line per signed file and a summary; JSON with digests and sizes.
+
+use std::io::{self, Write};
+
+use super::Report;
+use crate::markup::{count, markdown_code};
+use crate::release::checksums::to_hex;
+use crate::release::sign::SignReport;
+
+impl Report for SignReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        for a in &self.artifacts {
+            writeln!(
+                w,
+                "signed  {}  -> {}",
+                a.path.display(),
+                a.signature.display()
+            )?;
+        }
+        if let Some(c) = &self.checksums {
+            writeln!(
+                w,
+                "wrote   {}  -> {}",
+                c.path.display(),
+                c.signature.display()
+            )?;
+        }
+        writeln!(
+            w,
+            "{} signed with key {}",
+            count(self.artifacts.len(), "artifact", "artifacts"),
+            self.key_id
+        )
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            w,
+            "### warden sign: {} signed with key {}\n",
+            count(self.artifacts.len(), "artifact", "artifacts"),
+            self.key_id
+        )?;
+        writeln!(
+            w,
+            "| file | signature | SHA-256 | bytes |\n|---|---|---|---|"
+        )?;
+        for f in self.artifacts.iter().chain(&self.checksums) {
+            writeln!(
+                w,
+                "| {} | {} | `{}` | {} |",
+                markdown_code(&f.path.display().to_string()),
+                markdown_code(&f.signature.display().to_string()),
+                to_hex(&f.sha256),
+                f.size
+            )?;
+        }
+        Ok(())
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.skipped
+            .iter()
+            .map(|(path, why)| format!("skipped {}: {why}", path.display()))
+            .collect()
+    }
+
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}

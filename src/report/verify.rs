@@ -1,0 +1,104 @@
+//! `warden verify`: a line per artifact (`OK  name  key ID  tag T`) and a summary; a markdown
+//! table for the step summary; JSON with the counts.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{write_json, Report};
+use crate::markup::{markdown_cell, markdown_code};
+use crate::release::verify::{ArtifactStatus, VerifyReport};
+
+fn counts(r: &VerifyReport) -> String {
+    format!(
+        "{} verified, {} failed, {} errors",
+        r.count(ArtifactStatus::Ok),
+        r.count(ArtifactStatus::Failed),
+        r.count(ArtifactStatus::Error)
+    )
+}
+
+impl Report for VerifyReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        for r in &self.results {
+            let label = match r.status {
+                ArtifactStatus::Ok => "OK   ",
+                ArtifactStatus::Failed => "FAIL ",
+                ArtifactStatus::Error => "ERROR",
+            };
+            let mut line = format!("{label} {}", r.name);
+            if r.status == ArtifactStatus::Ok {
+                match r.key_id {
+                    Some(id) => line.push_str(&format!("  key {id}")),
+                    None => line.push_str("  sha256"),
+                }
+                if let Some(tag) = &r.tag {
+                    line.push_str(&format!("  tag {tag}"));
+                }
+            } else if let Some(reason) = &r.reason {
+                line.push_str(&format!("  {reason}"));
+            }
+            writeln!(w, "{line}")?;
+        }
+        writeln!(w, "{}", counts(self))
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        let verdict = if self.exit_code() == 0 {
+            "verified"
+        } else {
+            "FAILED"
+        };
+        writeln!(w, "### warden verify: {verdict}\n")?;
+        writeln!(
+            w,
+            "| status | artifact | key | tag | details |\n|---|---|---|---|---|"
+        )?;
+        for r in &self.results {
+            let status = match r.status {
+                ArtifactStatus::Ok => "ok",
+                ArtifactStatus::Failed => "FAILED",
+                ArtifactStatus::Error => "ERROR",
+            };
+            writeln!(
+                w,
+                "| {status} | {} | {} | {} | {} |",
+                markdown_code(&r.name),
+                r.key_id.map_or(String::new(), |k| k.to_string()),
+                markdown_cell(r.tag.as_deref().unwrap_or("")),
+                markdown_cell(r.reason.as_deref().unwrap_or(""))
+            )?;
+        }
+        writeln!(w, "\n{}", counts(self))
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    fn json(&self, w: &mut dyn Write) -> io::Result<()> {
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            #[serde(flatten)]
+            report: &'a VerifyReport,
+            verified: usize,
+            failed: usize,
+            errors: usize,
+            exit_code: u8,
+        }
+        write_json(
+            w,
+            &Doc {
+                report: self,
+                verified: self.count(ArtifactStatus::Ok),
+                failed: self.count(ArtifactStatus::Failed),
+                errors: self.count(ArtifactStatus::Error),
+                exit_code: self.exit_code(),
+            },
+        )
+    }
+
+    fn exit_code(&self) -> u8 {
+        VerifyReport::exit_code(self)
+    }
+}
