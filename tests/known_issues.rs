@@ -22,17 +22,6 @@ fn scratch() -> tempfile::TempDir {
     t
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&dest).unwrap();
-        } else {
-            fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
-}
 
 #[test]
 fn ethrex_registry_lints_clean_and_its_doc_is_in_sync() {

@@ -13,6 +13,7 @@ pub mod fix_plan;
 pub mod rule;
 pub mod secrets;
 pub mod settings;
+pub mod severity;
 pub mod tags;
 pub mod workflows;
 

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::findings::Severity;
+use super::severity::Severity;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {

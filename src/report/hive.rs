@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{unsupported, write_json, Format, Report};
 use crate::hive::outcome::{HiveReport, Outcome, SuiteSummary};
-use crate::markup::{markdown_cell, markdown_code, xml_text as xml};
+use crate::markup::{count, markdown_cell, markdown_code, xml_text as xml};
 
 fn verdict(r: &HiveReport) -> String {
     let errors: Vec<String> = r
@@ -88,10 +88,10 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     for s in &r.suites {
         writeln!(
             w,
-            "{} ({}): {} cases, {} passed, {} failed",
+            "{} ({}): {}, {} passed, {} failed",
             s.name,
             clients(s),
-            s.cases,
+            count(s.cases, "case", "cases"),
             s.passed,
             s.failed
         )?;

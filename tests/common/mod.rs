@@ -139,3 +139,70 @@ pub fn temp_files(dir: &Path) -> Vec<String> {
         .filter(|n| n.starts_with(".warden-"))
         .collect()
 }
+
+/// The key id the demo key pair shows (README examples use it).
+pub const DEMO_KEY_ID: &str = "8F457D1A3C3B50B5";
+
+/// A fixed, unencrypted demo key pair written to `public` and `secret`, so that signatures made
+/// with it are reproducible (Ed25519 is deterministic). Built here from a fixed seed rather than
+/// committed: a committed secret key would (rightly) fail `warden check`. Never a real key.
+pub fn demo_keypair(public: &Path, secret: &Path) {
+    use base64::Engine as _;
+    use blake2::Digest as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let signing = ed25519_dalek::SigningKey::from_bytes(b"release-warden README demo key!!");
+    let key_id = u64::from_str_radix(DEMO_KEY_ID, 16).unwrap().to_le_bytes();
+    let mut raw = Vec::with_capacity(158);
+    raw.extend_from_slice(b"Ed\0\0B2");
+    raw.extend_from_slice(&[0u8; 48]); // salt, opslimit, memlimit: unused without a password
+    raw.extend_from_slice(&key_id);
+    raw.extend_from_slice(&signing.to_keypair_bytes());
+    let mut checksum = blake2::Blake2b::<blake2::digest::consts::U32>::new();
+    checksum.update(b"Ed");
+    checksum.update(&raw[54..126]);
+    raw.extend_from_slice(&checksum.finalize());
+    let public_bytes = [
+        b"Ed".as_slice(),
+        &key_id,
+        signing.verifying_key().as_bytes(),
+    ]
+    .concat();
+    write(
+        public,
+        format!(
+            "untrusted comment: minisign public key {DEMO_KEY_ID}\n{}\n",
+            b64.encode(public_bytes)
+        )
+        .as_bytes(),
+    );
+    write(
+        secret,
+        format!(
+            "untrusted comment: minisign unencrypted secret key\n{}\n",
+            b64.encode(raw)
+        )
+        .as_bytes(),
+    );
+}
+
+/// `text` with `dir` (and its canonical form) written as `[DIR]`, so outputs compare across runs.
+pub fn filter_dir(text: &str, dir: &Path) -> String {
+    let mut out = text.to_string();
+    if let Ok(real) = std::fs::canonicalize(dir) {
+        out = out.replace(&real.display().to_string(), "[DIR]");
+    }
+    out.replace(&dir.display().to_string(), "[DIR]")
+}
+
+/// Copies the tree at `from` into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}

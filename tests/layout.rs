@@ -1,0 +1,317 @@
+//! The shape of the code, as the restructure left it: no import cycle between files (of the
+//! library or of the binary), no function over 150 lines, and a `main.rs` that only dispatches.
+//! These read the sources; they fail with the cycle or the function named.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const LONGEST_FUNCTION: usize = 150;
+const LONGEST_MAIN: usize = 100;
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A file's module path: `crate::audit::settings` (library) or `bin::cmd::audit` (the binary),
+/// with the root the file's `crate::` means.
+fn module_of(file: &Path) -> (Vec<String>, &'static str) {
+    let rel = file.strip_prefix(src()).unwrap();
+    let (root, rel) = match rel.strip_prefix("bin/warden") {
+        Ok(rest) => ("bin", rest.to_path_buf()),
+        Err(_) => ("crate", rel.to_path_buf()),
+    };
+    let mut parts: Vec<String> = vec![root.to_string()];
+    for c in rel.components() {
+        parts.push(c.as_os_str().to_string_lossy().into_owned());
+    }
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_string());
+    }
+    (parts, root)
+}
+
+/// The code of a file without comments, string literals and its `#[cfg(test)]` module.
+fn code(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    match (escaped, c) {
+                        (false, '\\') => escaped = true,
+                        (false, '"') => break,
+                        _ => escaped = false,
+                    }
+                }
+                out.push_str("\"\"");
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `a::{b, c::{d, self}}` → `a::b`, `a::c::d`, `a::c`.
+fn expand(tree: &str) -> Vec<String> {
+    // One space between words, none around punctuation: `a::{b as c, d}`.
+    let mut tree = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    for p in ["::", "{", "}", ","] {
+        tree = tree
+            .replace(&format!(" {p}"), p)
+            .replace(&format!("{p} "), p);
+    }
+    let Some(open) = tree.find('{') else {
+        return vec![tree.split(" as ").next().unwrap_or(&tree).to_string()];
+    };
+    let prefix = &tree[..open];
+    let inner = &tree[open + 1..tree.len() - 1];
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[start..]);
+    items
+        .into_iter()
+        .filter(|i| !i.is_empty())
+        .flat_map(|i| expand(i))
+        .map(|i| {
+            if i == "self" {
+                prefix.trim_end_matches("::").to_string()
+            } else {
+                format!("{prefix}{i}")
+            }
+        })
+        .collect()
+}
+
+/// Every path a file names: its `use` trees, expanded, and the paths in its code.
+fn paths_named(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("use ") {
+        let before = rest[..i].chars().last();
+        rest = &rest[i + 4..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(end) = rest.find(';') {
+            out.extend(expand(&rest[..end]));
+        }
+    }
+    // Paths in code: `crate::…`, `super::…`, and `child::…` (kept only if `child` is a module
+    // of the file's own, by `resolve`).
+    let re = regex::Regex::new(r"\b([a-z_][a-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+)").unwrap();
+    out.extend(re.captures_iter(code).map(|c| c[1].to_string()));
+    out
+}
+
+/// The module files of the library and the binary, by module path.
+fn modules() -> BTreeMap<Vec<String>, PathBuf> {
+    rust_files(&src())
+        .into_iter()
+        .map(|f| (module_of(&f).0, f))
+        .collect()
+}
+
+/// The file a path leads to from the module `here`: the longest module prefix it names.
+fn resolve(
+    path: &str,
+    here: &[String],
+    root: &str,
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+) -> Option<PathBuf> {
+    let mut segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    let mut full: Vec<String> = match segs.first()? {
+        &"crate" => vec![root.to_string()],
+        &"release_warden" => vec!["crate".to_string()],
+        &"super" => {
+            let mut m = here.to_vec();
+            while segs.first() == Some(&"super") {
+                segs.remove(0);
+                m.pop();
+            }
+            segs.insert(0, "super");
+            m
+        }
+        &"self" => here.to_vec(),
+        first => {
+            // A child module of this one (`use rules::x;` in a mod.rs), else an extern crate.
+            let mut child = here.to_vec();
+            child.push(first.to_string());
+            if !modules.contains_key(&child) {
+                return None;
+            }
+            segs.insert(0, "self");
+            here.to_vec()
+        }
+    };
+    full.extend(segs.iter().skip(1).map(|s| s.to_string()));
+    (1..=full.len())
+        .rev()
+        .find_map(|n| modules.get(&full[..n]).cloned())
+}
+
+#[test]
+fn no_import_cycles_between_files() {
+    let modules = modules();
+    let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (module, file) in &modules {
+        let (_, root) = module_of(file);
+        let code = code(&std::fs::read_to_string(file).unwrap());
+        let deps = graph.entry(file.clone()).or_default();
+        for p in paths_named(&code) {
+            if let Some(target) = resolve(&p, module, root, &modules) {
+                if &target != file {
+                    deps.insert(target);
+                }
+            }
+        }
+    }
+    // Depth-first search for a back edge; the path to it is the cycle.
+    fn visit(
+        node: &PathBuf,
+        graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        stack: &mut Vec<PathBuf>,
+        done: &mut BTreeSet<PathBuf>,
+    ) -> Option<Vec<PathBuf>> {
+        if let Some(i) = stack.iter().position(|n| n == node) {
+            let mut cycle = stack[i..].to_vec();
+            cycle.push(node.clone());
+            return Some(cycle);
+        }
+        if !done.insert(node.clone()) {
+            return None;
+        }
+        stack.push(node.clone());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in graph.keys() {
+        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
+            let names: Vec<String> = cycle
+                .iter()
+                .map(|p| p.strip_prefix(src()).unwrap().display().to_string())
+                .collect();
+            panic!("import cycle: {}", names.join(" -> "));
+        }
+    }
+    // The check sees real edges: the binary's main reaches its commands, and a command the
+    // library.
+    let main = src().join("bin/warden/main.rs");
+    assert!(graph[&main].contains(&src().join("bin/warden/cmd/keygen.rs")));
+    assert!(graph[&src().join("bin/warden/cmd/audit.rs")].contains(&src().join("audit/mod.rs")));
+}
+
+#[test]
+fn a_cycle_would_be_found() {
+    // The resolver on the shapes the sources use.
+    let modules = modules();
+    let here: Vec<String> = ["crate", "audit", "workflows"].map(String::from).to_vec();
+    assert_eq!(
+        resolve("rules::unparseable", &here, "crate", &modules),
+        Some(src().join("audit/workflows/rules.rs"))
+    );
+    assert_eq!(
+        resolve("super::findings::Finding", &here, "crate", &modules),
+        Some(src().join("audit/findings.rs"))
+    );
+    assert_eq!(resolve("serde::Serialize", &here, "crate", &modules), None);
+    assert_eq!(
+        expand("crate::audit::{self, findings::{Finding, Severity as S}}"),
+        [
+            "crate::audit",
+            "crate::audit::findings::Finding",
+            "crate::audit::findings::Severity"
+        ]
+    );
+}
+
+#[test]
+fn no_function_is_over_150_lines() {
+    let re =
+        regex::Regex::new(r"^(\s*)(?:pub(?:\([a-z]+\))? )?(?:async )?(?:const )?fn (\w+)").unwrap();
+    let mut long = Vec::new();
+    for file in rust_files(&src()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(c) = re.captures(line) else { continue };
+            if line.trim_end().ends_with(';') {
+                continue;
+            }
+            let end = format!("{}}}", &c[1]);
+            let len = lines[i..]
+                .iter()
+                .position(|l| *l == end)
+                .map_or(0, |n| n + 1);
+            if len > LONGEST_FUNCTION {
+                long.push(format!(
+                    "{}:{} {} ({len} lines)",
+                    file.strip_prefix(src()).unwrap().display(),
+                    i + 1,
+                    &c[2]
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {LONGEST_FUNCTION} lines: {long:#?}"
+    );
+}
+
+#[test]
+fn main_only_dispatches() {
+    let main = std::fs::read_to_string(src().join("bin/warden/main.rs")).unwrap();
+    let lines = main.lines().count();
+    assert!(
+        lines <= LONGEST_MAIN,
+        "src/bin/warden/main.rs has {lines} lines: commands go in cmd/, logic in the library"
+    );
+}
