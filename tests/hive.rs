@@ -309,7 +309,7 @@ fn legacy_engine_withdrawals_pass_and_fail_and_a_foreign_producer() {
     let out = hive("withdrawals-pass", &reg, &[]).expect(0);
     assert!(
         out.stdout
-            .contains("engine-withdrawals (erigon): 1 cases, 1 passed, 0 failed"),
+            .contains("engine-withdrawals (erigon): 1 case, 1 passed, 0 failed"),
         "{}",
         out.stdout
     );
