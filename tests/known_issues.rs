@@ -22,7 +22,6 @@ fn scratch() -> tempfile::TempDir {
     t
 }
 
-
 #[test]
 fn ethrex_registry_lints_clean_and_its_doc_is_in_sync() {
     let out = ki(&fixture(), &["lint"]).expect(0);

@@ -113,7 +113,7 @@ fn expand(tree: &str) -> Vec<String> {
     items
         .into_iter()
         .filter(|i| !i.is_empty())
-        .flat_map(|i| expand(i))
+        .flat_map(expand)
         .map(|i| {
             if i == "self" {
                 prefix.trim_end_matches("::").to_string()

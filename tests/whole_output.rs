@@ -66,7 +66,10 @@ fn check_text_and_annotations() {
 #[test]
 fn verify_text() {
     let t = tempfile::tempdir().unwrap();
-    let (pk, sk) = (t.path().join("keys/demo.pub"), t.path().join("home/demo.key"));
+    let (pk, sk) = (
+        t.path().join("keys/demo.pub"),
+        t.path().join("home/demo.key"),
+    );
     demo_keypair(&pk, &sk);
     write(&t.path().join("dist/a.tar.gz"), b"alpha\n");
     write(&t.path().join("dist/b.bin"), b"beta\n");
@@ -135,9 +138,12 @@ fn known_issues_lint_text() {
         t.path(),
     );
     out += &transcript(
-        warden(t.path())
-            .env("GITHUB_ACTIONS", "true")
-            .args(["known-issues", "lint", "--root", "ethrex"]),
+        warden(t.path()).env("GITHUB_ACTIONS", "true").args([
+            "known-issues",
+            "lint",
+            "--root",
+            "ethrex",
+        ]),
         t.path(),
     );
     insta::assert_snapshot!("known_issues_lint", out);

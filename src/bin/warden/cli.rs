@@ -661,4 +661,57 @@ mod tests {
         assert_eq!(v.public_key.len(), 2);
         assert!(parse(&["verify"]).is_err());
     }
+
+    #[test]
+    fn the_registry_defaults_under_the_root_and_a_given_one_stays_as_given() {
+        let lint = |args: &[&str]| match parse(args).unwrap().command {
+            Command::KnownIssues(KnownIssuesCommand::Lint(l)) => l.registry.registry_dir(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            lint(&["known-issues", "lint"]),
+            PathBuf::from("known_issues")
+        );
+        assert_eq!(
+            lint(&["known-issues", "lint", "--root", "../ethrex"]),
+            PathBuf::from("../ethrex/known_issues")
+        );
+        assert_eq!(
+            lint(&[
+                "known-issues",
+                "lint",
+                "--root",
+                "../ethrex",
+                "--registry",
+                "ki"
+            ]),
+            PathBuf::from("ki")
+        );
+    }
+
+    #[test]
+    fn audit_and_its_snapshot_take_the_same_target() {
+        let Command::Audit(a) = parse(&["audit", "snapshot", "--root", "r", "--out", "s"])
+            .unwrap()
+            .command
+        else {
+            panic!()
+        };
+        let Some(AuditCommand::Snapshot(snap)) = a.command else {
+            panic!()
+        };
+        assert_eq!(snap.target.root, PathBuf::from("r"));
+        assert_eq!(snap.target.release_tag_pattern, ["v*"]);
+        let Command::Audit(a) = parse(&["audit", "--offline", "--release-tag-pattern", "rel-*"])
+            .unwrap()
+            .command
+        else {
+            panic!()
+        };
+        assert_eq!(a.target.root, PathBuf::from("."));
+        assert_eq!(a.target.release_tag_pattern, ["rel-*"]);
+        assert_eq!(Severity::from(a.fail_on), Severity::Medium);
+        assert_eq!(Format::from(a.format), Format::Text);
+        assert!(parse(&["audit", "--offline", "--snapshot", "s"]).is_err());
+    }
 }
