@@ -282,3 +282,36 @@ fn the_matcher_understands_ellipses_and_wildcards() {
         [("warden a \\\n  --b".to_string(), vec!["out".to_string()])]
     );
 }
+
+/// The README's table of audit findings lists every rule, in `Rule::ALL`'s order, with its
+/// default severity (`unverifiable` takes that of the check it stands for).
+#[test]
+fn the_findings_table_is_the_rule_list() {
+    use release_warden::audit::rule::Rule;
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let table = readme
+        .split("### Audit findings")
+        .nth(1)
+        .expect("an Audit findings section");
+    let rows: Vec<(String, String)> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("| id |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].trim_matches('`').to_string(), cells[2].to_string())
+        })
+        .collect();
+    let expected: Vec<(String, String)> = Rule::ALL
+        .iter()
+        .map(|r| {
+            let severity = match r {
+                Rule::Unverifiable => "that of the check".to_string(),
+                r => r.default_severity().to_string(),
+            };
+            (r.id().to_string(), severity)
+        })
+        .collect();
+    assert_eq!(rows, expected);
+}

@@ -69,6 +69,8 @@ pub enum SecretScope {
 /// What a finding is about, as data: the fix plan reads this, never the message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Subject {
+    /// The repository (`OWNER/NAME`) whose settings the finding is about.
+    pub repository: Option<String>,
     /// The tag ruleset, by id.
     pub ruleset: Option<u64>,
     /// The deployment environment, by name.

@@ -96,7 +96,6 @@ pub fn environment_body() -> Value {
 
 /// The steps that close the settings findings of `r`, each once.
 pub fn plan(r: &AuditReport) -> Vec<Change> {
-    let repo = r.repository.as_deref().unwrap_or("OWNER/NAME");
     let mut steps = Vec::new();
     let mut done = BTreeSet::new();
     for f in &r.findings {
@@ -120,7 +119,13 @@ pub fn plan(r: &AuditReport) -> Vec<Change> {
             Rule::SecretOrgVisible => "org secret".to_string(),
             _ => continue,
         };
-        if done.insert(key) {
+        let repo = f
+            .subject
+            .repository
+            .as_deref()
+            .or(r.repository.as_deref())
+            .unwrap_or("OWNER/NAME");
+        if done.insert(format!("{repo} {key}")) {
             steps.extend(changes_for(f, r, repo));
         }
     }

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::github::routes;
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
-use findings::{AuditReport, Finding, Location, Severity};
+use findings::{AuditReport, Finding, Location, Severity, Subject};
 use secrets::SigningSecrets;
 use settings::SettingsInput;
 
@@ -126,4 +126,8 @@ fn no_token(repo: Option<&str>) -> Finding {
         "the repository settings (tag rulesets, environments, secrets) were not audited: no GH_TOKEN or GITHUB_TOKEN",
         "Set GH_TOKEN (or GITHUB_TOKEN) to a token that can read the repository settings, audit a snapshot with --snapshot DIR, or pass --offline to audit the workflows only.",
     )
+    .about(Subject {
+        repository: repo.map(str::to_string),
+        ..Subject::default()
+    })
 }

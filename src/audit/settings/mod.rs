@@ -40,5 +40,8 @@ pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<F
     let mut out = rulesets::judge(&settings, input.repo, &tags);
     out.extend(environments::judge(&settings, input.signing_jobs, &tags));
     out.extend(secrets::judge(&settings, input.secrets));
+    for f in &mut out {
+        f.subject.repository = Some(input.repo.to_string());
+    }
     out
 }
