@@ -150,21 +150,13 @@ fn shell(cmd: &str, dir: &Path, home: &Path) -> String {
         std::env::var("PATH").unwrap_or_default()
     );
     let script = cmd.replace("cargo run --release --", "warden");
-    let mut c = Command::new("bash");
-    c.arg("-c")
+    let out = without_developer_env(Command::new("bash").current_dir(dir))
+        .arg("-c")
         .arg(format!("{{\n{script}\n}} 2>&1"))
-        .current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("GITHUB_")
-            || k.starts_with("GH_")
-            || k.starts_with("MINISIGN")
-            || k == "SOURCE_DATE_EPOCH"
-            || k == "NO_COLOR"
-        {
-            c.env_remove(k);
-        }
-    }
-    let out = c.env("PATH", path).env("HOME", home).output().unwrap();
+        .env("PATH", path)
+        .env("HOME", home)
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).replace(&home.display().to_string(), "~")
 }
 

@@ -13,6 +13,13 @@ pub fn warden_bin() -> PathBuf {
 pub fn warden(dir: &Path) -> Command {
     let mut cmd = Command::new(warden_bin());
     cmd.current_dir(dir);
+    without_developer_env(&mut cmd);
+    cmd.env("RUST_BACKTRACE", "1");
+    cmd
+}
+
+/// Removes the GitHub, signing and colour variables of the developer's shell from `cmd`.
+pub fn without_developer_env(cmd: &mut Command) -> &mut Command {
     for (k, _) in std::env::vars() {
         if k.starts_with("GITHUB_")
             || k.starts_with("GH_")
@@ -23,7 +30,6 @@ pub fn warden(dir: &Path) -> Command {
             cmd.env_remove(k);
         }
     }
-    cmd.env("RUST_BACKTRACE", "1");
     cmd
 }
 

@@ -1,7 +1,7 @@
 //! Where the signing secret is stored: `secret-repo-level`, `secret-org-visible` and
 //! `secret-shadowed`. Pure functions of what `fetch` read.
 
-use super::fetch::Settings;
+use super::fetch::{Read, SecretList, Settings};
 use crate::audit::findings::{Finding, Location, SecretScope, Severity, Subject};
 use crate::audit::rule::Rule;
 use crate::audit::secrets::SigningSecrets;
@@ -12,45 +12,36 @@ const ENV_SECRETS_PERMISSION: &str = "Environments: read (fine-grained) or `repo
 /// Findings about the signing secrets stored at repository or organization level, or in two
 /// places at once.
 pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
-    let mut out = Vec::new();
     let repo_names = settings.repo_secrets.ok().map(|l| l.names());
     let org_names = settings.org_secrets.ok().map(|l| l.names());
-    match &repo_names {
-        Some(list) => {
-            for n in list.iter().filter(|n| secrets.is_signing(n)) {
-                out.push(Finding::new(
-                    Rule::SecretRepoLevel,
-                    Location::api(&settings.repo_secrets.route),
-                    format!("{n} is a repository secret: every job of every workflow can read it, whatever its environment"),
-                    format!("Store {n} in the signing environment only: `gh secret set {n} --env release`, then `gh secret delete {n}`."),
-                )
-                .about(Subject::stored_secret(n, SecretScope::Repository, None)));
-            }
-        }
-        None => out.extend(settings.repo_secrets.unverifiable(
-            Severity::High,
-            "the repository secrets",
-            SECRETS_PERMISSION,
-        )),
-    }
-    match &org_names {
-        Some(list) => {
-            for n in list.iter().filter(|n| secrets.is_signing(n)) {
-                out.push(Finding::new(
-                    Rule::SecretOrgVisible,
-                    Location::api(&settings.org_secrets.route),
-                    format!("an organization secret named {n} is visible to this repository: any job can read it"),
-                    format!("Remove this repository from the organization secret {n}'s selected repositories, or delete it; keep the key in the environment."),
-                )
-                .about(Subject::stored_secret(n, SecretScope::Organization, None)));
-            }
-        }
-        None => out.extend(settings.org_secrets.unverifiable(
-            Severity::Medium,
-            "the organization secrets visible to the repository",
-            SECRETS_PERMISSION,
-        )),
-    }
+    let mut out = stored_outside(
+        &settings.repo_secrets,
+        secrets,
+        (Severity::High, "the repository secrets"),
+        |n| {
+            Finding::new(
+                Rule::SecretRepoLevel,
+                Location::api(&settings.repo_secrets.route),
+                format!("{n} is a repository secret: every job of every workflow can read it, whatever its environment"),
+                format!("Store {n} in the signing environment only: `gh secret set {n} --env release`, then `gh secret delete {n}`."),
+            )
+            .about(Subject::stored_secret(n, SecretScope::Repository, None))
+        },
+    );
+    out.extend(stored_outside(
+        &settings.org_secrets,
+        secrets,
+        (Severity::Medium, "the organization secrets visible to the repository"),
+        |n| {
+            Finding::new(
+                Rule::SecretOrgVisible,
+                Location::api(&settings.org_secrets.route),
+                format!("an organization secret named {n} is visible to this repository: any job can read it"),
+                format!("Remove this repository from the organization secret {n}'s selected repositories, or delete it; keep the key in the environment."),
+            )
+            .about(Subject::stored_secret(n, SecretScope::Organization, None))
+        },
+    ));
     for reads in &settings.signing_environments {
         let env = reads.name.as_str();
         let listed = settings.environments.ok().is_some();
@@ -85,4 +76,26 @@ pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A finding for each signing secret in a list of secrets every job can read (repository or
+/// organization level); `unverifiable` when the list could not be read.
+fn stored_outside(
+    list: &Read<SecretList>,
+    secrets: &SigningSecrets,
+    (severity, what): (Severity, &str),
+    finding: impl Fn(&str) -> Finding,
+) -> Vec<Finding> {
+    match list.ok() {
+        Some(l) => l
+            .names()
+            .iter()
+            .filter(|n| secrets.is_signing(n))
+            .map(|n| finding(n))
+            .collect(),
+        None => list
+            .unverifiable(severity, what, SECRETS_PERMISSION)
+            .into_iter()
+            .collect(),
+    }
 }
