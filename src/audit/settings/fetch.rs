@@ -3,7 +3,7 @@
 //! requests. A read that fails is kept as a [`Failure`] for the judges to report.
 
 use futures::future::join_all;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 
 use crate::audit::findings::{Finding, Location, Severity};
@@ -190,7 +190,8 @@ pub struct ProtectionRule {
     #[serde(rename = "type")]
     pub kind: Option<String>,
     pub prevent_self_review: Option<bool>,
-    pub reviewers: Option<Vec<serde_json::Value>>,
+    /// Only how many there are matters.
+    pub reviewers: Option<Vec<IgnoredAny>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
