@@ -2,19 +2,121 @@
 //! comments), GitHub Actions workflow commands, and XML (JUnit). A leaf: every renderer uses it,
 //! and it uses nothing of warden's.
 
-/// Text for a markdown table cell: `|` escaped, and line breaks (which would end the row) as
-/// spaces.
-pub fn markdown_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\r', '\n'], " ")
+use std::borrow::Cow;
+
+/// The hidden marker of warden's sticky PR comment. No text from input may carry it: a copy in a
+/// registry title would make another comment look like warden's.
+pub const COMMENT_MARKER: &str = "<!-- warden:known-issues -->";
+
+/// Characters that change how a line reads without being seen: bidirectional overrides and
+/// isolates, zero-width characters, and the Unicode line and paragraph separators.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}' | '\u{2029}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
-/// A markdown code span for `s`, fit for a table cell; escaped text when `s` holds a backtick
-/// (which would end the span).
-pub fn markdown_code(s: &str) -> String {
-    if s.contains('`') {
-        markdown_cell(s)
+/// A value taken from input (a file name, job id, test name, registry title, message), made safe
+/// for one line of text output on a CI runner: it cannot break the line, and cannot start one
+/// with `::` (a workflow command the Actions runner would execute). Unusual values are quoted and
+/// escaped like a Rust string; ordinary ones are unchanged.
+pub fn text_value(s: &str) -> Cow<'_, str> {
+    let unusual =
+        s.chars().any(|c| c.is_control() || is_invisible(c)) || s.trim_start().starts_with("::");
+    if unusual {
+        Cow::Owned(format!("\"{}\"", s.escape_debug()))
     } else {
-        format!("`{}`", markdown_cell(s))
+        Cow::Borrowed(s)
+    }
+}
+
+/// Text of several lines (an error message that lists problems): each line as `text_value`.
+pub fn text_lines(s: &str) -> String {
+    s.split('\n')
+        .map(|l| text_value(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Text from input for markdown (a PR comment, a step summary, a table cell), all on one line:
+/// line breaks and control characters become spaces; what markdown or HTML would interpret is
+/// escaped (emphasis, code, links, images, math, raw HTML, table cells, and a heading, list or
+/// quote at the start); `@` mentions, `#` references and bare URLs are broken with a zero-width
+/// space; warden's comment marker is removed.
+pub fn markdown_text(s: &str) -> String {
+    let s = s.replace(COMMENT_MARKER, "");
+    let mut out = String::with_capacity(s.len() + 8);
+    let lead = s.len() - s.trim_start().len();
+    let digits = s[lead..].bytes().take_while(u8::is_ascii_digit).count();
+    for (i, c) in s.char_indices() {
+        let at_start = i == lead && matches!(c, '#' | '>' | '-' | '+' | '=');
+        let ordered = digits > 0 && i == lead + digits && matches!(c, '.' | ')');
+        match c {
+            c if c.is_control() || is_invisible(c) => out.push(' '),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' if !at_start => out.push_str("&gt;"),
+            '@' | '#' if !at_start => {
+                out.push(c);
+                out.push_str("&#8203;");
+            }
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if at_start || ordered => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.replace("://", ":&#8203;//")
+        .replace("www.", "www&#8203;.")
+}
+
+/// Prose from input (a registry `why`, a title): `markdown_text`, except that balanced `code`
+/// spans stay code spans, where nothing can mention, link or format.
+pub fn markdown_prose(s: &str) -> String {
+    let s = s.replace(COMMENT_MARKER, "");
+    let parts: Vec<&str> = s.split('`').collect();
+    if parts.len().is_multiple_of(2) {
+        return markdown_text(&s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for (i, part) in parts.iter().enumerate() {
+        if i % 2 == 0 {
+            out.push_str(&markdown_text(part));
+        } else {
+            let inner: String = part
+                .chars()
+                .map(|c| {
+                    if c.is_control() || is_invisible(c) {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            out.push('`');
+            out.push_str(&inner.replace('|', "\\|"));
+            out.push('`');
+        }
+    }
+    out
+}
+
+/// Text for a markdown table cell: `markdown_text`, which also keeps the row whole.
+pub fn markdown_cell(s: &str) -> String {
+    markdown_text(s)
+}
+
+/// A markdown code span for `s`, fit for a table cell (nothing inside a span is interpreted but
+/// `|`); escaped text when `s` holds a backtick (which would end the span).
+pub fn markdown_code(s: &str) -> String {
+    let s = s.replace(COMMENT_MARKER, "");
+    if s.contains('`') || s.chars().any(|c| c.is_control() || is_invisible(c)) {
+        markdown_text(&s)
+    } else {
+        format!("`{}`", s.replace('|', "\\|"))
     }
 }
 
@@ -60,7 +162,38 @@ mod tests {
         assert_eq!(markdown_cell("a|b\nc"), "a\\|b c");
         assert_eq!(markdown_code("eth_call/x|y"), "`eth_call/x\\|y`");
         // A backtick would end the span: plain escaped text instead.
-        assert_eq!(markdown_code("a`b|c"), "a`b\\|c");
+        assert_eq!(markdown_code("a`b|c"), "a\\`b\\|c");
+    }
+
+    #[test]
+    fn markdown_from_input_is_inert() {
+        assert_eq!(
+            markdown_text("**approved** by @org/team [x](https://e.com) <img src=x> #1 $x$"),
+            "\\*\\*approved\\*\\* by @&#8203;org/team \\[x\\](https:&#8203;//e.com) &lt;img src=x&gt; #&#8203;1 \\$x\\$"
+        );
+        assert_eq!(markdown_text("# big"), "\\# big");
+        assert_eq!(markdown_text("- item"), "\\- item");
+        assert_eq!(markdown_text("12. item"), "12\\. item");
+        assert_eq!(markdown_text("a - b. c"), "a - b. c");
+        assert_eq!(
+            markdown_prose("returns `blockTimestamp` to @x"),
+            "returns `blockTimestamp` to @&#8203;x"
+        );
+        assert_eq!(markdown_prose("odd ` tick"), "odd \\` tick");
+        assert_eq!(markdown_text("a <!-- warden:known-issues --> b"), "a  b");
+        assert_eq!(markdown_code("x <!-- warden:known-issues -->"), "`x `");
+    }
+
+    #[test]
+    fn text_values_cannot_start_a_workflow_command() {
+        assert_eq!(text_value("build"), "build");
+        assert_eq!(
+            text_value("x\n::stop-commands::t"),
+            "\"x\\n::stop-commands::t\""
+        );
+        assert_eq!(text_value("::warning::x"), "\"::warning::x\"");
+        assert_eq!(text_lines("a\n::error::x\nb"), "a\n\"::error::x\"\nb");
+        assert_eq!(text_value("a\u{202E}b"), "\"a\\u{202e}b\"");
     }
 
     #[test]

@@ -248,7 +248,7 @@ pub fn check_known_issues(root: &Path) -> Vec<CheckLine> {
             })
             .collect();
     }
-    let in_sync = doc::is_current(&registry, &doc::doc_path(&registry, root));
+    let in_sync = doc::is_current(&registry, root, &doc::doc_path(&registry, root));
     vec![
         CheckLine::new(
             "known-issues",

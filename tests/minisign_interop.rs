@@ -270,7 +270,17 @@ fn minisign_comment_with_trailing_space_verifies() {
         ),
         "sign",
     );
-    run(warden(t.path()).args(["verify", "r.bin", "--public-key", "m.pub"])).expect(0);
+    // A comment without `file:` binds no name: refused unless --allow-unbound.
+    let out = run(warden(t.path()).args(["verify", "r.bin", "--public-key", "m.pub"])).expect(1);
+    assert!(out.stdout.contains("no file: field"), "{}", out.stdout);
+    run(warden(t.path()).args([
+        "verify",
+        "r.bin",
+        "--allow-unbound",
+        "--public-key",
+        "m.pub",
+    ]))
+    .expect(0);
     // Legacy (-l) signatures are refused unless --allow-legacy.
     write(&t.path().join("l.bin"), b"legacy");
     assert_ok(

@@ -44,8 +44,14 @@ async fn post(server: &MockServer, extra: &[(&str, String)], args: &[&str]) -> R
     .unwrap()
 }
 
+/// A comment written with an Actions `GITHUB_TOKEN` (the identity warden posts as when `/user`
+/// is not readable).
 fn comment(id: u64, body: &str) -> Value {
-    json!({"id": id, "body": body, "user": {"login": "someone"}})
+    authored(id, body, "github-actions[bot]")
+}
+
+fn authored(id: u64, body: &str, login: &str) -> Value {
+    json!({"id": id, "body": body, "user": {"login": login}})
 }
 
 async fn writes(server: &MockServer) -> Vec<(String, String, Value)> {
@@ -169,9 +175,72 @@ async fn marker_on_page_two_of_three_is_patched() {
         .await
         .unwrap()
         .iter()
-        .filter(|r| r.method.as_str() == "GET")
+        .filter(|r| r.method.as_str() == "GET" && r.url.path().ends_with("/comments"))
         .count();
     assert_eq!(pages, 3, "every page is read");
+}
+
+/// Anyone can write the marker into a comment of their own: warden edits only its own comment.
+/// Here the token's user is `warden-bot` (`/user` answers); a marker comment by `mallory` is left
+/// alone, the one by `warden-bot` is updated.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_a_comment_by_the_posting_identity_is_edited() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"login": "warden-bot"})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([
+            authored(10, &format!("approved {MARKER}"), "mallory"),
+            comment(11, &format!("by the Actions bot {MARKER}")),
+            authored(12, &format!("old {MARKER}"), "warden-bot"),
+        ])))
+        .mount(&server)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(path("/repos/o/r/issues/comments/12"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comment(12, "x")))
+        .mount(&server)
+        .await;
+    post(&server, &[], &["--pr", "7"]).await.expect(0);
+    let w = writes(&server).await;
+    assert_eq!(
+        w.iter()
+            .map(|(m, p, _)| (m.as_str(), p.as_str()))
+            .collect::<Vec<_>>(),
+        [("PATCH", "/repos/o/r/issues/comments/12")]
+    );
+}
+
+/// With only someone else's marker comment on the pull request, warden writes a new one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hijacked_marker_gets_a_new_comment_instead() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([authored(
+            10,
+            &format!("LGTM {MARKER}"),
+            "mallory"
+        )])))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(comment(40, "x")))
+        .mount(&server)
+        .await;
+    post(&server, &[], &["--pr", "7"]).await.expect(0);
+    let w = writes(&server).await;
+    assert_eq!(
+        w.iter()
+            .map(|(m, p, _)| (m.as_str(), p.as_str()))
+            .collect::<Vec<_>>(),
+        [("POST", "/repos/o/r/issues/7/comments")]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -308,13 +308,21 @@ fn directory_problems_missing_unlisted_and_unsigned() {
     let (pk, sk) = release(t.path());
     sign_dist(t.path(), &sk, &[]).expect(0);
     write(&t.path().join("dist/extra.txt"), b"extra");
-    let out = verify(t.path(), &pk, &["dist"]).expect(0);
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
     assert!(
-        out.stderr
-            .contains("dist/extra.txt: present but not listed in SHA256SUMS"),
+        out.stdout
+            .contains("FAIL  dist/extra.txt  a file, not listed in SHA256SUMS: unverified content in the release (pass --allow-unlisted to accept it)"),
         "{}",
-        out.stderr
+        out.stdout
     );
+    let out = verify(t.path(), &pk, &["dist", "--allow-unlisted"]).expect(0);
+    assert!(
+        out.stdout
+            .contains("SKIP  dist/extra.txt  a file, not listed in SHA256SUMS\n"),
+        "{}",
+        out.stdout
+    );
+    fs::remove_file(t.path().join("dist/extra.txt")).unwrap();
     fs::remove_file(t.path().join("dist/app.tar.gz")).unwrap();
     let out = verify(t.path(), &pk, &["dist"]).expect(1);
     assert!(
@@ -330,7 +338,16 @@ fn directory_problems_missing_unlisted_and_unsigned() {
     write(&empty.join("unsigned"), b"u");
     let out = verify(t.path(), &pk, &["empty"]).expect(1);
     assert!(
-        out.stdout.contains("nothing here is signed"),
+        out.stdout.contains(
+            "no SHA256SUMS: a release directory is verified against its signed checksum list"
+        ),
+        "{}",
+        out.stdout
+    );
+    let out = verify(t.path(), &pk, &["empty", "--allow-no-checksums"]).expect(1);
+    assert!(
+        out.stdout
+            .contains("FAIL  empty/unsigned  missing signature"),
         "{}",
         out.stdout
     );

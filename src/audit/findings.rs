@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::rule::Rule;
 pub use super::severity::{Confidence, Severity};
+use crate::markup::text_value;
 
 /// Where a finding is: a place in a workflow file, or a GitHub API resource.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -46,13 +47,18 @@ impl fmt::Display for Location {
                 column,
                 job,
             } => {
-                write!(f, "{}:{line}:{column}", path.display())?;
+                // A pull request names files and jobs: never a line break or a `::` command.
+                write!(
+                    f,
+                    "{}:{line}:{column}",
+                    text_value(&path.display().to_string())
+                )?;
                 if let Some(j) = job {
-                    write!(f, " (job {j})")?;
+                    write!(f, " (job {})", text_value(j))?;
                 }
                 Ok(())
             }
-            Location::Api { resource } => write!(f, "GET /{resource}"),
+            Location::Api { resource } => write!(f, "GET /{}", text_value(resource)),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::TempPath;
 
 use super::paths::parent_dir;
 use crate::error::{Error, Result};
@@ -13,11 +13,12 @@ use crate::error::{Error, Result};
 /// Prefix of warden's temp files; directory walks skip them.
 pub const TEMP_PREFIX: &str = ".warden-";
 
-/// A fully written temp file waiting to be renamed onto its target. Dropping it without
-/// `commit` removes the temp file.
+/// A fully written (and closed) temp file waiting to be renamed onto its target. Dropping it
+/// without `commit` removes the temp file. It holds a path, not an open handle, so a release of
+/// thousands of artifacts does not run out of file descriptors.
 #[derive(Debug)]
 pub struct StagedFile {
-    temp: NamedTempFile,
+    temp: TempPath,
     target: PathBuf,
 }
 
@@ -47,7 +48,7 @@ pub fn stage(target: &Path, contents: &[u8], mode: u32) -> Result<StagedFile> {
         .and_then(|_| file.sync_all())
         .map_err(|e| Error::io("writing", target, e))?;
     Ok(StagedFile {
-        temp,
+        temp: temp.into_temp_path(),
         target: target.to_path_buf(),
     })
 }
@@ -92,6 +93,50 @@ impl StagedFile {
             let _ = dir.sync_all();
         }
         Ok(())
+    }
+}
+
+/// An exclusive lock on a directory that a command writes into, held until dropped: a second
+/// `warden sign` on the same release refuses instead of interleaving its renames. The lock is
+/// the directory's own (`flock` on its handle), so no lock file is left in the release.
+#[derive(Debug)]
+pub struct DirLock {
+    _dir: fs::File,
+}
+
+impl DirLock {
+    /// Locks `dir`, or refuses at once when another process holds it.
+    pub fn acquire(dir: &Path) -> Result<DirLock> {
+        let handle = fs::File::open(dir).map_err(|e| Error::io("opening", dir, e))?;
+        match handle.try_lock() {
+            Ok(()) => Ok(DirLock { _dir: handle }),
+            Err(fs::TryLockError::WouldBlock) => Err(Error::Refused(format!(
+                "{}: another warden command is writing here; wait for it to finish",
+                dir.display()
+            ))),
+            Err(fs::TryLockError::Error(e)) => Err(Error::io("locking", dir, e)),
+        }
+    }
+
+    /// Removes warden temp files a killed run left in `dir`. Only under the lock: a running
+    /// command's own temp files are never taken.
+    pub fn remove_stale_temp_files(&self, dir: &Path) -> Vec<PathBuf> {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut removed = Vec::new();
+        for entry in entries.filter_map(|e| e.ok()) {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let stale = name.starts_with(TEMP_PREFIX)
+                && name.ends_with(".tmp")
+                && entry.file_type().is_ok_and(|t| t.is_file());
+            if stale && fs::remove_file(entry.path()).is_ok() {
+                removed.push(entry.path());
+            }
+        }
+        removed.sort();
+        removed
     }
 }
 

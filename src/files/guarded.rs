@@ -57,39 +57,45 @@ pub enum CappedReadError {
     Input(Error),
 }
 
-/// `read_capped` on a file, with the file named in every error.
+/// `read_capped` on a file, with the file named in every error. Only a regular file is read.
 pub fn read_small_file(path: &Path, cap: u64, what: &str) -> Result<String> {
-    let file = fs::File::open(path).map_err(|e| Error::io("reading", path, e))?;
+    let file = open_regular(path).map_err(|e| Error::io("reading", path, e))?;
     read_capped(file, &path.display().to_string(), cap, what).map_err(|e| match e {
         CappedReadError::Io(e) => Error::io("reading", path, e),
         CappedReadError::Input(e) => e,
     })
 }
 
-/// Opens `path` only if it is a regular file. A FIFO named in a hostile `SHA256SUMS` would block
-/// the open forever, and a device would never end.
+fn not_regular() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        "not a regular file (FIFOs, devices and directories are never read)",
+    )
+}
+
+/// Opens `path` only if it is a regular file, with no window between the check and the open:
+/// the open itself cannot block (`O_NONBLOCK`: a FIFO with no writer would wait forever), and the
+/// check is made on the opened handle (`fstat`), so a file swapped for a FIFO or a link to a
+/// device after a look at its name is still refused.
 pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
-    let not_regular = || {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file (FIFOs, devices and directories are never read)",
-        )
-    };
-    if !fs::metadata(path)?.is_file() {
-        return Err(not_regular());
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
-    let file = fs::File::open(path)?;
-    // Swapped between the two looks: check what was opened.
+    let file = options.open(path)?;
     if !file.metadata()?.is_file() {
         return Err(not_regular());
     }
     Ok(file)
 }
 
-/// The text of a regular file that resolves inside `root`. For files a pull request controls
-/// (workflows, registry paths): a committed link could point anywhere, and a FIFO would block.
-pub fn read_text_inside(root: &Path, path: &Path) -> std::io::Result<String> {
-    use std::io::Read as _;
+/// The bytes of a regular file that resolves inside `root`, at most `cap` of them. For files a
+/// pull request controls (workflows, registry files, the doc): a committed link could point
+/// anywhere, a FIFO would block and `/dev/zero` would never end.
+pub fn read_bytes_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
     let real = fs::canonicalize(path)?;
     if !fs::canonicalize(root).is_ok_and(|r| real.starts_with(r)) {
         return Err(std::io::Error::new(
@@ -97,9 +103,18 @@ pub fn read_text_inside(root: &Path, path: &Path) -> std::io::Result<String> {
             "resolves outside the repository",
         ));
     }
-    let mut text = String::new();
-    open_regular(&real)?.read_to_string(&mut text)?;
-    Ok(text)
+    read_at_most(open_regular(&real)?, cap)?.ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("larger than {} KiB", cap / 1024),
+        )
+    })
+}
+
+/// `read_bytes_inside`, as UTF-8 text.
+pub fn read_text_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<String> {
+    String::from_utf8(read_bytes_inside(root, path, cap)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Files: atomic writes (`atomic`), guarded reads of files warden does not control (`guarded`),
-//! and path questions (`paths`).
+//! path questions (`paths`) and which files git tracks (`tracked`).
 
 pub mod atomic;
 pub mod guarded;
 pub mod paths;
+pub mod tracked;

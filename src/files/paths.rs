@@ -22,6 +22,16 @@ pub fn is_plain_relative(path: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// A plain relative path (`is_plain_relative`) with no `.git` component (in any case: macOS and
+/// Windows file systems fold it): what a pull request may name for warden to read or write.
+/// `.git/config` is inside the work tree, and holds the token `actions/checkout` persists.
+pub fn is_repo_relative(path: &str) -> bool {
+    is_plain_relative(path)
+        && Path::new(path)
+            .components()
+            .all(|c| !c.as_os_str().eq_ignore_ascii_case(".git"))
+}
+
 /// The git work tree containing `dir` (an existing directory), if any.
 pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
     let dir = fs::canonicalize(dir).ok()?;
@@ -54,6 +64,27 @@ mod tests {
             enclosing_git_work_tree(&dir.path().join("repo/sub")),
             Some(root)
         );
+    }
+
+    #[test]
+    fn git_internals_are_never_repository_paths() {
+        for bad in [
+            ".git/config",
+            "a/.GIT/x",
+            "../a",
+            "/etc/passwd",
+            "",
+            "a/../../b",
+        ] {
+            assert!(!is_repo_relative(bad), "{bad}");
+        }
+        for good in [
+            "src/lib.rs",
+            "./docs/known_issues.md",
+            ".github/workflows/x.yml",
+        ] {
+            assert!(is_repo_relative(good), "{good}");
+        }
     }
 
     #[test]

@@ -52,7 +52,24 @@ fn from_fetched(f: Fetched) -> CommentError {
     }
 }
 
-/// Creates or updates the comment on `repo`'s pull request `pr` that contains `marker`.
+/// The login whose comments warden may edit: the token's user, or for an installation token
+/// (which cannot read `/user`), the Actions bot that posts with `GITHUB_TOKEN`.
+async fn poster(api: &LiveApi) -> String {
+    match api.get(&routes::authenticated_user(), Shape::Object).await {
+        Fetched::Ok(user) => match user["login"].as_str() {
+            Some(login) => login.to_string(),
+            None => ACTIONS_BOT.to_string(),
+        },
+        Fetched::Failed { .. } => ACTIONS_BOT.to_string(),
+    }
+}
+
+/// The author of comments made with an Actions `GITHUB_TOKEN`.
+pub const ACTIONS_BOT: &str = "github-actions[bot]";
+
+/// Creates or updates the comment on `repo`'s pull request `pr` that contains `marker`. Only a
+/// comment written by the identity that posts is updated: anyone can write the marker into a
+/// comment of their own, and warden must not edit (or vouch for) it.
 pub async fn upsert(
     api: &LiveApi,
     repo: &str,
@@ -74,9 +91,11 @@ pub async fn upsert(
         }
         f => return Err(from_fetched(f)),
     };
-    let existing = comments
-        .iter()
-        .find(|c| c["body"].as_str().is_some_and(|b| b.contains(marker)));
+    let me = poster(api).await;
+    let existing = comments.iter().find(|c| {
+        c["body"].as_str().is_some_and(|b| b.contains(marker))
+            && c["user"]["login"].as_str() == Some(me.as_str())
+    });
     let payload = json!({ "body": body });
     let (method, route, outcome) = match existing {
         Some(c) => {

@@ -92,6 +92,11 @@ pub fn org_secrets(repo: &str) -> String {
     )
 }
 
+/// Who the token belongs to (a user token; an installation token gets 403).
+pub fn authenticated_user() -> String {
+    "/user".into()
+}
+
 pub fn issue_comments(repo: &str, pr: u64) -> String {
     format!("{}/issues/{pr}/comments?per_page=100", repo_path(repo))
 }

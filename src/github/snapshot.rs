@@ -16,6 +16,9 @@ use super::routes;
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded};
 
+/// One recorded API response: a page of an organisation's repositories is well under 1 MiB.
+const SNAPSHOT_FILE_CAP: u64 = 64 << 20;
+
 /// The file of a route (query dropped, `..` refused).
 pub fn file_for(dir: &Path, route: &str) -> PathBuf {
     let path = routes::path_of(route).trim_matches('/');
@@ -41,7 +44,7 @@ impl ApiSource for SnapshotSource {
         // A snapshot may come from someone else (attached to an issue): no link out of the
         // folder, no FIFO.
         let read = |p: &Path| {
-            guarded::read_text_inside(&self.dir, p)
+            guarded::read_text_inside(&self.dir, p, SNAPSHOT_FILE_CAP)
                 .ok()
                 .map(|t| serde_json::from_str::<Value>(&t))
         };

@@ -376,7 +376,8 @@ fn classify_suite_file(
         launch_failed: BTreeSet::new(),
         real_cases: 0,
     };
-    let reader = File::open(file).map_err(|e| Error::io("reading", file, e))?;
+    let reader =
+        crate::files::guarded::open_regular(file).map_err(|e| Error::io("reading", file, e))?;
     read_suite(BufReader::with_capacity(0, reader), &mut state).map_err(|e| match e {
         SuiteError::Io(e) => Error::io("reading", file, e),
         SuiteError::Syntax { .. } => Error::input(

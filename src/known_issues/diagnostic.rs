@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::markup::text_value;
+
 /// A problem at a place in a file. Line and column are 1-based; 0 means "the whole file".
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
@@ -38,17 +40,13 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // File names and messages carry registry text: one line, never a `::` command.
+        let path = self.path.display().to_string();
+        let (path, message) = (text_value(&path), text_value(&self.message));
         if self.line == 0 {
-            write!(f, "{}: {}", self.path.display(), self.message)
+            write!(f, "{path}: {message}")
         } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                self.line,
-                self.column,
-                self.message
-            )
+            write!(f, "{path}:{}:{}: {message}", self.line, self.column)
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::schema::{IssueStatus, Registry};
 use crate::error::{Error, Result};
-use crate::files::{atomic, paths};
+use crate::files::{atomic, guarded, paths};
 use crate::markup::markdown_code as code;
 
 /// Where the doc lives: the registry's `doc` setting, under the repository root.
@@ -16,13 +16,44 @@ pub fn doc_path(registry: &Registry, root: &Path) -> PathBuf {
 }
 
 /// Whether the file at `path` is exactly what `render_doc` generates now (a missing or
-/// unreadable file is not).
-pub fn is_current(registry: &Registry, path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|d| d == render_doc(registry))
+/// unreadable file is not). The doc is in the pull request: it is read only as a regular file
+/// inside `root`, and never past the size of the doc it should equal.
+pub fn is_current(registry: &Registry, root: &Path, path: &Path) -> bool {
+    let expected = render_doc(registry);
+    guarded::read_bytes_inside(root, path, expected.len() as u64)
+        .is_ok_and(|d| d == expected.as_bytes())
 }
 
-/// Writes the doc to `path` atomically, creating its folder.
-pub fn write_doc(registry: &Registry, path: &Path) -> Result<()> {
+/// Writes the doc to `path` atomically, creating its folder. With `root`, the path comes from the
+/// registry: the nearest existing folder on the way must resolve inside `root` (a committed link
+/// `docs -> /etc` would otherwise take the write elsewhere).
+pub fn write_doc(registry: &Registry, path: &Path, root: Option<&Path>) -> Result<()> {
+    if let Some(root) = root {
+        let existing = path
+            .ancestors()
+            .skip(1)
+            .find(|a| a.as_os_str().is_empty() || a.exists());
+        let inside = match existing {
+            Some(a) => {
+                let a = if a.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    a
+                };
+                std::fs::canonicalize(a)
+                    .ok()
+                    .zip(std::fs::canonicalize(root).ok())
+                    .is_some_and(|(a, r)| a.starts_with(r))
+            }
+            None => false,
+        };
+        if !inside {
+            return Err(Error::Refused(format!(
+                "{}: resolves outside the repository: refusing to write the doc there",
+                path.display()
+            )));
+        }
+    }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
     }

@@ -29,6 +29,15 @@ pub struct Query {
     pub tests_from: Option<Vec<String>>,
 }
 
+/// A test listing is read whole; hive's largest suites list tens of thousands of tests.
+const TEST_LIST_CAP: u64 = 64 << 20;
+
+/// `parse_test_list` of a file: a regular file of at most 64 MiB of UTF-8.
+pub fn read_test_list(path: &std::path::Path) -> crate::error::Result<Vec<String>> {
+    let text = crate::files::guarded::read_small_file(path, TEST_LIST_CAP, "a test list")?;
+    Ok(parse_test_list(&text))
+}
+
 /// Reads a test listing: one name per line (first TAB-separated column), `#` comments skipped.
 pub fn parse_test_list(text: &str) -> Vec<String> {
     text.lines()

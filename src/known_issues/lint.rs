@@ -9,10 +9,52 @@ use super::diagnostic::Diagnostic;
 use super::matcher::Matcher;
 use super::schema::{Entry, MatchKind, Registry, SETTINGS_FILE};
 use crate::files::guarded::read_text_inside;
-use crate::files::paths::is_plain_relative;
+use crate::files::paths::is_repo_relative;
+use crate::files::tracked::Tracked;
+
+/// A source file a `where` or `coverage` path names is searched whole: 16 MiB is far past any
+/// hand-written source file.
+const SOURCE_CAP: u64 = 16 << 20;
 
 fn outside_message(field: &str, rel: &str) -> String {
-    format!("{field} {rel:?} must be a relative path inside the repository (no `..`, not absolute)")
+    format!("{field} {rel:?} must be a relative path inside the repository (no `..`, no `.git`, not absolute)")
+}
+
+/// Why a source file a registry entry names was not read.
+enum Unread {
+    /// Not a plain path inside the repository (the message says which rule).
+    Outside(String),
+    Missing,
+    Unreadable(String),
+}
+
+/// The text of `rel` under `root`, read only if the pull request may make CI read it: a plain
+/// relative path without `.git`, resolving (through links) to a file that is also such a path,
+/// and tracked by git in a work tree. Lint prints what it does not find in the file, so any other
+/// file would be a read oracle.
+fn read_source(root: &Path, rel: &str, field: &str, tracked: &Tracked) -> Result<String, Unread> {
+    if !is_repo_relative(rel) {
+        return Err(Unread::Outside(outside_message(field, rel)));
+    }
+    let file = root.join(rel);
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(Unread::Missing);
+    }
+    let real_rel = std::fs::canonicalize(&file)
+        .ok()
+        .zip(std::fs::canonicalize(root).ok())
+        .and_then(|(real, root)| real.strip_prefix(root).ok().map(Path::to_path_buf));
+    let Some(real_rel) = real_rel.filter(|r| r.to_str().is_some_and(is_repo_relative)) else {
+        return Err(Unread::Outside(format!(
+            "{field} {rel:?} resolves outside the repository or into .git"
+        )));
+    };
+    for path in [Path::new(rel), real_rel.as_path()] {
+        tracked
+            .check(path)
+            .map_err(|why| Unread::Outside(format!("{field} {rel:?} {why}: not read")))?;
+    }
+    read_text_inside(root, &file, SOURCE_CAP).map_err(|e| Unread::Unreadable(e.to_string()))
 }
 
 /// Today's date as (year, month, day), UTC.
@@ -57,6 +99,7 @@ pub fn lint_registry(dir: &Path, root: &Path) -> LintReport {
 pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut out = load_problems;
     let today = today();
+    let tracked = Tracked::of(root);
     // Ids are file stems, so they are unique per folder; catch case-only clashes.
     for pair in registry.entries.windows(2) {
         if pair[0].id.eq_ignore_ascii_case(&pair[1].id) {
@@ -77,8 +120,8 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
             let (l, c) = entry.line_col(offset);
             out.push(Diagnostic::new(&entry.path, l, c, msg));
         };
-        lint_where(entry, root, &mut at);
-        lint_coverage(entry, root, &mut at);
+        lint_where(entry, root, &tracked, &mut at);
+        lint_coverage(entry, root, &tracked, &mut at);
         if let Some(review) = &entry.data.review_by {
             if let Some(d) = review.get_ref().date {
                 if (i64::from(d.year), d.month, d.day) < today {
@@ -98,27 +141,23 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
 type Report<'a> = dyn FnMut(usize, String) + 'a;
 
 /// `where` paths exist inside the repository and hold their `symbol`.
-fn lint_where(entry: &Entry, root: &Path, at: &mut Report) {
+fn lint_where(entry: &Entry, root: &Path, tracked: &Tracked, at: &mut Report) {
     for loc in &entry.data.locations {
         let rel = loc.path.get_ref();
-        // Registry paths come from pull requests: only plain relative paths inside the
-        // repository are read, so an entry cannot make CI read (or probe) a file elsewhere.
-        if !is_plain_relative(rel) {
-            at(loc.path.span().start, outside_message("where.path", rel));
-            continue;
-        }
-        let file = root.join(rel);
-        match read_text_inside(root, &file) {
-            Err(_) if !file.exists() => at(
+        // Registry paths come from pull requests: only tracked files inside the repository are
+        // read, so an entry cannot make CI read (or probe) a file elsewhere.
+        match read_source(root, rel, "where.path", tracked) {
+            Err(Unread::Outside(why)) => at(loc.path.span().start, why),
+            Err(Unread::Missing) => at(
                 loc.path.span().start,
                 format!("where.path {rel:?} does not exist in the repository"),
             ),
-            Err(_) => {
+            Err(Unread::Unreadable(why)) => {
                 if let Some(sym) = &loc.symbol {
                     at(
                         sym.span().start,
                         format!(
-                            "where.symbol {:?}: {rel:?} is not a readable text file",
+                            "where.symbol {:?}: {rel:?} is not a readable text file ({why})",
                             sym.get_ref()
                         ),
                     );
@@ -139,17 +178,18 @@ fn lint_where(entry: &Entry, root: &Path, at: &mut Report) {
 }
 
 /// `coverage` paths exist inside the repository and define `fn <test>`.
-fn lint_coverage(entry: &Entry, root: &Path, at: &mut Report) {
+fn lint_coverage(entry: &Entry, root: &Path, tracked: &Tracked, at: &mut Report) {
     for cov in &entry.data.coverage {
         let rel = cov.path.get_ref();
-        if !is_plain_relative(rel) {
-            at(cov.path.span().start, outside_message("coverage.path", rel));
-            continue;
-        }
-        match read_text_inside(root, &root.join(rel)) {
-            Err(_) => at(
+        match read_source(root, rel, "coverage.path", tracked) {
+            Err(Unread::Outside(why)) => at(cov.path.span().start, why),
+            Err(Unread::Missing) => at(
                 cov.path.span().start,
                 format!("coverage.path {rel:?} does not exist in the repository"),
+            ),
+            Err(Unread::Unreadable(why)) => at(
+                cov.path.span().start,
+                format!("coverage.path {rel:?} is not a readable text file ({why})"),
             ),
             Ok(text) => {
                 let name = cov.test.get_ref();

@@ -15,6 +15,9 @@ pub const SETTINGS_FILE: &str = "registry.toml";
 /// The registry folder, relative to the repository root, when none is named.
 pub const DEFAULT_DIR: &str = "known_issues";
 
+/// One registry file is a few KiB; 1 MiB is refused unread.
+const ENTRY_CAP: u64 = 1 << 20;
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -223,7 +226,7 @@ impl Registry {
         files.sort();
         for path in files {
             // Entries come from pull requests: no link out of the folder, no FIFO.
-            let text = match crate::files::guarded::read_text_inside(dir, &path) {
+            let text = match crate::files::guarded::read_text_inside(dir, &path, ENTRY_CAP) {
                 Ok(t) => t,
                 Err(e) => {
                     problems.push(Diagnostic::new(&path, 0, 0, format!("cannot read: {e}")));
@@ -237,6 +240,19 @@ impl Registry {
                 .to_string();
             if path.file_name().is_some_and(|n| n == SETTINGS_FILE) {
                 match toml::from_str::<Settings>(&text) {
+                    // The doc is written by `render` and read by `check`: a pull request may
+                    // only name a plain path inside the repository.
+                    Ok(s) if !crate::files::paths::is_repo_relative(&s.doc) => {
+                        problems.push(Diagnostic::new(
+                            &path,
+                            line_col(&text, text.find("doc").unwrap_or(0)).0,
+                            1,
+                            format!(
+                                "doc {:?} must be a relative path inside the repository (no `..`, no `.git`, not absolute)",
+                                s.doc
+                            ),
+                        ));
+                    }
                     Ok(s) => registry.settings = s,
                     Err(e) => problems.push(toml_diagnostic(&path, &text, &e)),
                 }

@@ -74,18 +74,26 @@ impl TrustedComment {
     }
 
     /// The comment warden signs for one file.
+    /// The comment warden signs for one file: `path` is the file's path below the signed folder,
+    /// bound when it has folders (`sign -r`), so a file cannot stand in for its namesake.
     pub fn for_release(
         timestamp: u64,
         file_name: &str,
+        path: Option<&str>,
         meta: &ReleaseMeta,
     ) -> Result<Self, String> {
-        if file_name.contains(['\t', '\r', '\n']) || file_name.chars().any(char::is_control) {
-            return Err(format!(
-                "file name {file_name:?} contains a TAB, line break or control character and cannot be bound in a trusted comment"
-            ));
+        for name in std::iter::once(file_name).chain(path) {
+            if name.chars().any(char::is_control) {
+                return Err(format!(
+                    "file name {name:?} contains a TAB, line break or control character and cannot be bound in a trusted comment"
+                ));
+            }
         }
         meta.validate()?;
         let mut s = format!("timestamp:{timestamp}\tfile:{file_name}\thashed");
+        if let Some(path) = path {
+            s.push_str(&format!("\tpath:{path}"));
+        }
         for (key, value) in [
             ("tag", &meta.tag),
             ("commit", &meta.commit),
@@ -153,7 +161,8 @@ mod tests {
             repo: Some("lambdaclass/ethrex".into()),
             dry_run: true,
         };
-        let c = TrustedComment::for_release(1700000000, "ethrex-linux-x86_64", &meta).unwrap();
+        let c =
+            TrustedComment::for_release(1700000000, "ethrex-linux-x86_64", None, &meta).unwrap();
         assert_eq!(
             c.as_str(),
             "timestamp:1700000000\tfile:ethrex-linux-x86_64\thashed\ttag:v1.2.3\tcommit:0123abc\trepo:lambdaclass/ethrex\tdry-run"
@@ -166,7 +175,8 @@ mod tests {
 
     #[test]
     fn plain_minisign_comment_has_no_tag_and_no_marker() {
-        let c = TrustedComment::for_release(5, "a b.tar.gz", &ReleaseMeta::default()).unwrap();
+        let c =
+            TrustedComment::for_release(5, "a b.tar.gz", None, &ReleaseMeta::default()).unwrap();
         assert_eq!(c.as_str(), "timestamp:5\tfile:a b.tar.gz\thashed");
         assert_eq!(c.value("tag").unwrap(), None);
         assert!(!c.has_marker(DRY_RUN_MARKER));
@@ -181,7 +191,7 @@ mod tests {
             };
             assert!(meta.validate().is_err(), "{bad:?}");
         }
-        assert!(TrustedComment::for_release(1, "a\tb", &ReleaseMeta::default()).is_err());
+        assert!(TrustedComment::for_release(1, "a\tb", None, &ReleaseMeta::default()).is_err());
         assert!(TrustedComment::parse("a\nb").is_err());
         assert!(TrustedComment::parse(&"x".repeat(MAX_TRUSTED_COMMENT_BYTES + 1)).is_err());
     }

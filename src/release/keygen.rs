@@ -43,11 +43,27 @@ fn create_dir(dir: &Path, mode: u32) -> Result<()> {
         .map_err(|e| Error::io("creating", dir, e))
 }
 
+/// Where a file would be written: its folder resolved when it exists, else the absolute path.
+fn landing(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default();
+    match std::fs::canonicalize(paths::parent_dir(path)) {
+        Ok(dir) => dir.join(name),
+        Err(_) => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+    }
+}
+
 pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
     if opts.password.as_ref().is_some_and(Password::is_empty) {
         return Err(Error::Usage(
             "the password is empty: use --unencrypted for a key without a password".into(),
         ));
+    }
+    // One file cannot be both: with --force the public key would replace the secret key.
+    if landing(&opts.secret_key) == landing(&opts.public_key) {
+        return Err(Error::Usage(format!(
+            "--secret-key and --public-key are the same file ({}): refusing before anything is written",
+            opts.secret_key.display()
+        )));
     }
     let secret_dir = paths::parent_dir(&opts.secret_key);
     create_dir(secret_dir, 0o700)?;

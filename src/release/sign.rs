@@ -17,7 +17,7 @@ use super::keys::{KeyId, PublicKey, SecretKey};
 use super::names::{is_release_candidate, signature_path, CHECKSUMS_NAME, SIGNATURE_SUFFIX};
 use super::signature::SignatureFile;
 use crate::error::{Error, Result};
-use crate::files::atomic::{self, StagedFile};
+use crate::files::atomic::{self, DirLock, StagedFile};
 use crate::files::paths::parent_dir;
 
 /// Where the checksum file goes.
@@ -61,8 +61,12 @@ pub struct SignReport {
     pub key_id: KeyId,
     pub artifacts: Vec<SignedFile>,
     pub checksums: Option<SignedFile>,
-    /// Directory entries that were not signed, with the reason (symlinks, special files).
+    /// Directory entries that were not signed, with the reason (symlinks, special files,
+    /// signatures and checksum lists).
     pub skipped: Skipped,
+    /// What the user should know: same-named files in different folders, temp files of an
+    /// interrupted run that were removed.
+    pub warnings: Vec<String>,
 }
 
 fn display<T: std::fmt::Display, S: serde::Serializer>(
@@ -113,7 +117,15 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
                     continue;
                 }
                 let name = file_name_str(entry.path())?;
-                if !is_release_candidate(name) || name == CHECKSUMS_NAME {
+                if name.ends_with(SIGNATURE_SUFFIX) {
+                    skipped.push((entry.into_path(), "a signature: never signed".into()));
+                    continue;
+                }
+                if name == CHECKSUMS_NAME {
+                    skipped.push((entry.into_path(), "a checksum list: never signed".into()));
+                    continue;
+                }
+                if !is_release_candidate(name) {
                     continue;
                 }
                 if ft.is_symlink() {
@@ -224,27 +236,40 @@ pub fn sign(
     }
     opts.meta.validate().map_err(Error::Usage)?;
     let (artifacts, checksums_path, skipped) = plan_outputs(opts)?;
-    // Validate every name and refuse existing outputs before any hashing.
+    // Validate every name and refuse clashing or existing outputs before any hashing.
     let mut names = Vec::with_capacity(artifacts.len());
     for a in &artifacts {
-        let base = file_name_str(a)?.to_string();
-        TrustedComment::for_release(opts.timestamp, &base, &opts.meta).map_err(Error::Usage)?;
-        let listed = match &checksums_path {
-            Some(cp) => Some(name_relative_to(parent_dir(cp), a)?),
-            None => None,
+        let name = ArtifactNames {
+            base: file_name_str(a)?.to_string(),
+            listed: match &checksums_path {
+                Some(cp) => Some(name_relative_to(parent_dir(cp), a)?),
+                None => None,
+            },
+            bound_path: bound_path(&opts.inputs, a)?,
         };
-        names.push((base, listed));
+        TrustedComment::for_release(
+            opts.timestamp,
+            &name.base,
+            name.bound_path.as_deref(),
+            &opts.meta,
+        )
+        .map_err(Error::Usage)?;
+        names.push(name);
     }
-    if !opts.force {
-        refuse_existing_outputs(&artifacts, checksums_path.as_deref())?;
-    }
-    let signed = hash_and_sign(opts, key, &artifacts, &names)?;
+    refuse_clashing_outputs(&artifacts, checksums_path.as_deref())?;
     let mut report = SignReport {
         key_id: key.key_id,
         artifacts: Vec::new(),
         checksums: None,
         skipped,
+        warnings: same_name_warnings(&artifacts, &names),
     };
+    // Held until every output is in place: a second run on the same release waits its turn.
+    let _locks = lock_output_dirs(opts, &artifacts, checksums_path.as_deref(), &mut report)?;
+    if !opts.force {
+        refuse_existing_outputs(&artifacts, checksums_path.as_deref())?;
+    }
+    let signed = hash_and_sign(opts, key, &artifacts, &names)?;
     let staged = stage_outputs(
         opts,
         key,
@@ -254,27 +279,164 @@ pub fn sign(
         checksums_path,
         &mut report,
     )?;
+    // In staging order: the signatures, `SHA256SUMS`, and `SHA256SUMS.minisig` last, so an
+    // interrupted commit leaves a list without a valid signature, which verify fails.
     for file in staged {
         file.commit(opts.force)?;
     }
     Ok(report)
 }
 
+/// The names one artifact is known by: its base name (`file:`), its line in the checksum list,
+/// and its path below the signed folder when it has folders (`path:`).
+struct ArtifactNames {
+    base: String,
+    listed: Option<String>,
+    bound_path: Option<String>,
+}
+
+/// The artifact's path below the input folder it was found in, when it is in a subfolder.
+fn bound_path(inputs: &[PathBuf], artifact: &Path) -> Result<Option<String>> {
+    for input in inputs.iter().filter(|i| i.is_dir()) {
+        if let Ok(rel) = artifact.strip_prefix(input) {
+            if rel.components().count() > 1 {
+                return name_relative_to(input, artifact).map(Some);
+            }
+            return Ok(None);
+        }
+    }
+    Ok(None)
+}
+
+/// A warning for each base name several artifacts share (`linux/ethrex`, `macos/ethrex`).
+fn same_name_warnings(artifacts: &[PathBuf], names: &[ArtifactNames]) -> Vec<String> {
+    let mut by_name: std::collections::BTreeMap<&str, Vec<&Path>> = Default::default();
+    for (a, n) in artifacts.iter().zip(names) {
+        by_name.entry(&n.base).or_default().push(a);
+    }
+    by_name
+        .into_iter()
+        .filter(|(_, paths)| paths.len() > 1)
+        .map(|(name, paths)| {
+            format!(
+                "{} files are named {name} ({}): each signature binds its folder (path:), which `warden verify` checks and `minisign -V` does not",
+                paths.len(),
+                paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect()
+}
+
+/// Where a rename lands: the path with its folders resolved, its own name kept (a rename
+/// replaces a link, it does not follow it).
+fn landing(path: &Path) -> Result<PathBuf> {
+    absolute_path(path)
+}
+
+/// No output may be another output or an input, with or without `--force`: `--checksums
+/// dist/b.minisig` would be half the signatures, `--checksums dist/a` would replace artifact `a`.
+/// Refused before anything is read or written.
+fn refuse_clashing_outputs(artifacts: &[PathBuf], checksums_path: Option<&Path>) -> Result<()> {
+    let mut taken: std::collections::BTreeMap<PathBuf, String> = Default::default();
+    for a in artifacts {
+        let what = format!("the artifact {}", a.display());
+        taken.insert(landing(a)?, what.clone());
+        if let Ok(real) = fs::canonicalize(a) {
+            taken.insert(real, what);
+        }
+    }
+    let mut outputs: Vec<(PathBuf, String)> = artifacts
+        .iter()
+        .map(|a| {
+            (
+                signature_path(a),
+                format!("the signature of {}", a.display()),
+            )
+        })
+        .collect();
+    if let Some(cp) = checksums_path {
+        outputs.push((cp.to_path_buf(), "the checksum list".into()));
+        outputs.push((signature_path(cp), "the checksum list's signature".into()));
+    }
+    for (path, what) in outputs {
+        if let Some(other) = taken.insert(landing(&path)?, what.clone()) {
+            return Err(Error::Usage(format!(
+                "{} would be both {other} and {what}: refusing before anything is written (choose another --checksums PATH)",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Locks every folder the outputs go to (the checksum list's, each input folder, each named
+/// file's) and removes temp files a killed run left there.
+fn lock_output_dirs(
+    opts: &SignOptions,
+    artifacts: &[PathBuf],
+    checksums_path: Option<&Path>,
+    report: &mut SignReport,
+) -> Result<Vec<DirLock>> {
+    let mut dirs = BTreeSet::new();
+    for input in &opts.inputs {
+        let dir = if input.is_dir() {
+            input.as_path()
+        } else {
+            parent_dir(input)
+        };
+        dirs.insert(fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?);
+    }
+    if let Some(cp) = checksums_path {
+        let dir = parent_dir(cp);
+        dirs.insert(fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?);
+    }
+    let mut locks = Vec::with_capacity(dirs.len());
+    for dir in &dirs {
+        locks.push(DirLock::acquire(dir)?);
+    }
+    let mut output_dirs: BTreeSet<PathBuf> = dirs;
+    for a in artifacts {
+        if let Some(dir) = landing(a)?.parent() {
+            output_dirs.insert(dir.to_path_buf());
+        }
+    }
+    let mut removed = Vec::new();
+    for dir in &output_dirs {
+        removed.extend(locks[0].remove_stale_temp_files(dir));
+    }
+    if !removed.is_empty() {
+        report.warnings.push(format!(
+            "removed {} temp file{} an interrupted run left behind: {}",
+            removed.len(),
+            if removed.len() == 1 { "" } else { "s" },
+            removed
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(locks)
+}
+
 /// The artifacts to sign, where the checksum file goes, and what a directory walk passed over.
-/// An existing checksum file at that path is not an artifact.
+/// An existing checksum list at that path (a re-sign) is not an artifact; any other file there
+/// stays one, and `refuse_clashing_outputs` refuses to write over it.
 fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Skipped)> {
-    let (mut artifacts, skipped) = collect_artifacts(&opts.inputs, opts.recursive)?;
+    let (mut artifacts, mut skipped) = collect_artifacts(&opts.inputs, opts.recursive)?;
     let checksums_path = if artifacts.is_empty() {
         None
     } else {
         checksums_path(opts, &artifacts)?
     };
     if let Some(cp) = &checksums_path {
-        if cp.exists() {
+        if cp.exists() && is_checksum_list(cp) {
             let cp_abs = absolute_path(cp)?;
             let mut kept = Vec::new();
             for a in artifacts {
-                if absolute_path(&a)? != cp_abs {
+                if absolute_path(&a)? == cp_abs {
+                    skipped.push((a, "the checksum list this run replaces".into()));
+                } else {
                     kept.push(a);
                 }
             }
@@ -292,6 +454,12 @@ fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Sk
         )));
     }
     Ok((artifacts, checksums_path, skipped))
+}
+
+/// Whether the file parses as a checksum list (a previous run's `--checksums` output).
+fn is_checksum_list(path: &Path) -> bool {
+    crate::files::guarded::read_small_file(path, 256 << 20, "a checksum list")
+        .is_ok_and(|text| ChecksumFile::parse(&text).is_ok())
 }
 
 /// Without `--force`, no output may exist yet: refused before anything is hashed.
@@ -339,7 +507,7 @@ fn hash_and_sign(
     opts: &SignOptions,
     key: &SecretKey,
     artifacts: &[PathBuf],
-    names: &[(String, Option<String>)],
+    names: &[ArtifactNames],
 ) -> Result<Vec<Signed>> {
     // Largest first keeps both cores busy until the end.
     let mut order: Vec<usize> = (0..artifacts.len()).collect();
@@ -353,8 +521,14 @@ fn hash_and_sign(
         let path = &artifacts[i];
         let digests = hash_file(path, split, opts.progress.as_ref())
             .map_err(|e| Error::io("reading", path, e))?;
-        let comment = TrustedComment::for_release(opts.timestamp, &names[i].0, &opts.meta)
-            .map_err(Error::Usage)?;
+        let n = &names[i];
+        let comment = TrustedComment::for_release(
+            opts.timestamp,
+            &n.base,
+            n.bound_path.as_deref(),
+            &opts.meta,
+        )
+        .map_err(Error::Usage)?;
         let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
         Ok::<_, Error>((i, digests, sig))
     });
@@ -369,7 +543,7 @@ fn stage_outputs(
     opts: &SignOptions,
     key: &SecretKey,
     artifacts: &[PathBuf],
-    names: &[(String, Option<String>)],
+    names: &[ArtifactNames],
     signed: &[Signed],
     checksums_path: Option<PathBuf>,
     report: &mut SignReport,
@@ -400,13 +574,14 @@ fn stage_outputs(
     let list = ChecksumFile::new(
         signed
             .iter()
-            .map(|(i, d, _)| (names[*i].1.clone().unwrap_or_default(), d.sha256)),
+            .map(|(i, d, _)| (names[*i].listed.clone().unwrap_or_default(), d.sha256)),
     )
     .map_err(Error::Usage)?;
     let text = list.to_string();
     let digests = hash_bytes(text.as_bytes());
-    let comment = TrustedComment::for_release(opts.timestamp, file_name_str(&cp)?, &opts.meta)
-        .map_err(Error::Usage)?;
+    let comment =
+        TrustedComment::for_release(opts.timestamp, file_name_str(&cp)?, None, &opts.meta)
+            .map_err(Error::Usage)?;
     let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
     let sig_path = signature_path(&cp);
     staged.push(atomic::stage(&cp, text.as_bytes(), 0o644)?);

@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug, Default)]
 pub struct TrustedKeys {
     keys: Vec<(PublicKey, PathBuf)>,
+    /// The keys folder they came from, if any: it must not lie inside what is verified.
+    dir: Option<PathBuf>,
 }
 
 impl TrustedKeys {
@@ -25,7 +27,10 @@ impl TrustedKeys {
 
     /// Every `*.pub` in `dir`, in name order.
     pub fn load_dir(dir: &Path) -> Result<Self> {
-        let mut keys = TrustedKeys::default();
+        let mut keys = TrustedKeys {
+            dir: Some(dir.to_path_buf()),
+            ..TrustedKeys::default()
+        };
         for path in public_key_files(dir)? {
             keys.add(PublicKey::from_file(&path)?, path)?;
         }
@@ -55,11 +60,20 @@ impl TrustedKeys {
         self.keys.is_empty()
     }
 
-    pub fn find(&self, id: KeyId) -> Option<&PublicKey> {
+    /// The key with this id, and the file it was loaded from.
+    pub fn find(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
         self.keys
             .iter()
             .find(|(k, _)| k.key_id == id)
-            .map(|(k, _)| k)
+            .map(|(k, p)| (k, p.as_path()))
+    }
+
+    /// Where the trust comes from: the keys folder and every key file.
+    pub fn sources(&self) -> impl Iterator<Item = &Path> {
+        self.dir
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(self.keys.iter().map(|(_, p)| p.as_path()))
     }
 
     pub fn ids(&self) -> String {
@@ -76,7 +90,7 @@ pub fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| Error::io("reading", dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "pub") && p.is_file())
+        .filter(|p| p.extension().is_some_and(|x| x == "pub") && !p.is_dir())
         .collect();
     files.sort();
     Ok(files)

@@ -17,7 +17,7 @@ use super::checksums::{self, ChecksumFile};
 use super::comment::DRY_RUN_MARKER;
 use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
 use super::keys::{KeyId, PublicKey};
-use super::names::{is_release_candidate, signature_path, SIGNATURE_SUFFIX};
+use super::names::{signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
 use super::trusted_keys::TrustedKeys;
 use crate::error::{Error, Result};
@@ -32,6 +32,13 @@ pub struct VerifyOptions {
     pub expect_tag: Option<String>,
     pub allow_legacy: bool,
     pub allow_dry_run: bool,
+    /// Entries of a release directory that its checksum list does not name are skipped (and
+    /// named) instead of failing the run.
+    pub allow_unlisted: bool,
+    /// A release directory without a checksum list is verified file by file.
+    pub allow_no_checksums: bool,
+    /// Signatures whose trusted comment binds no file name are accepted.
+    pub allow_unbound: bool,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
     /// Bytes hashed so far, for a progress display.
@@ -58,6 +65,9 @@ pub struct ArtifactResult {
         serialize_with = "opt_display"
     )]
     pub key_id: Option<KeyId>,
+    /// The trusted key file that holds `key_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_file: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,10 +91,26 @@ fn opt_display<S: serde::Serializer>(
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct VerifyReport {
     pub results: Vec<ArtifactResult>,
+    /// Entries that were not verified, each with the reason; never dropped silently.
+    pub skipped: Vec<SkippedEntry>,
     pub warnings: Vec<String>,
 }
 
+/// A path `verify` passed over, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkippedEntry {
+    pub name: String,
+    pub reason: String,
+}
+
 impl VerifyReport {
+    fn skip(&mut self, path: &Path, reason: String) {
+        self.skipped.push(SkippedEntry {
+            name: path.display().to_string(),
+            reason,
+        });
+    }
+
     pub fn count(&self, status: ArtifactStatus) -> usize {
         self.results.iter().filter(|r| r.status == status).count()
     }
@@ -118,6 +144,7 @@ struct Verdict {
     status: ArtifactStatus,
     reason: Option<String>,
     key_id: Option<KeyId>,
+    key_file: Option<PathBuf>,
     tag: Option<String>,
     commit: Option<String>,
     checked: Vec<&'static str>,
@@ -129,6 +156,7 @@ impl Verdict {
             status: ArtifactStatus::Ok,
             reason: None,
             key_id: None,
+            key_file: None,
             tag: None,
             commit: None,
             checked: Vec::new(),
@@ -149,6 +177,7 @@ impl Verdict {
             name,
             status: self.status,
             key_id: self.key_id,
+            key_file: self.key_file,
             tag: self.tag,
             commit: self.commit,
             checked: self.checked,
@@ -163,9 +192,82 @@ struct CheckedSignature<'k> {
     key: &'k PublicKey,
 }
 
+/// The name a signature must bind: the file name, and the path it ends with (for `path:`).
+struct SignedName {
+    file_name: String,
+    /// The file's path with its folders resolved, when they resolve.
+    resolved: Option<PathBuf>,
+}
+
+impl SignedName {
+    fn of(path: &Path, file_name: &str) -> Self {
+        let resolved = fs::canonicalize(crate::files::paths::parent_dir(path))
+            .ok()
+            .map(|dir| dir.join(file_name));
+        SignedName {
+            file_name: file_name.to_string(),
+            resolved,
+        }
+    }
+}
+
+/// A legacy signature signs the bytes themselves, and its algorithm bytes are not covered by the
+/// global signature: relabelling a prehashed `ED` signature as `Ed` makes a 64-byte file equal to
+/// the original's BLAKE2b-512 verify as the original. No legacy signature over 64 bytes is taken.
+fn legacy_size_check(sig: &SignatureFile, size: u64) -> std::result::Result<(), String> {
+    if !sig.is_prehashed() && size == 64 {
+        return Err("a legacy signature over exactly 64 bytes: refused, as it may be a relabelled prehashed signature (see SECURITY.md)".into());
+    }
+    Ok(())
+}
+
+/// `file:` must appear exactly once and name the file; `path:`, when present, must be how the
+/// file's path ends (so `linux/ethrex` cannot stand in for `macos/ethrex`).
+fn check_bindings(
+    comment: &super::comment::TrustedComment,
+    name: &SignedName,
+    opts: &VerifyOptions,
+) -> std::result::Result<(), String> {
+    let files: Vec<&str> = comment.values("file").collect();
+    match files.as_slice() {
+        [signed] if *signed != name.file_name => {
+            return Err(format!(
+                "the signature is for file:{signed}, not {} (renamed or swapped artifact)",
+                name.file_name
+            ))
+        }
+        [_] => {}
+        _ if opts.allow_unbound => {
+            if let Some(signed) = comment.value("file")? {
+                if signed != name.file_name {
+                    return Err(format!("the signature is for file:{signed}, not {}", name.file_name));
+                }
+            }
+        }
+        [] => return Err("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it".into()),
+        _ => return Err(format!("the trusted comment has {} file: fields, not one; pass --allow-unbound to accept it", files.len())),
+    }
+    if let Some(bound) = comment.value("path")? {
+        let ends = crate::files::paths::is_plain_relative(bound)
+            && name
+                .resolved
+                .as_ref()
+                .is_some_and(|p| p.ends_with(Path::new(bound)));
+        if !ends {
+            return Err(format!(
+                "the signature is for path:{bound}, not {} (a file of the same name from another folder)",
+                name.resolved
+                    .as_ref()
+                    .map_or(name.file_name.clone(), |p| p.display().to_string())
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_signature_file<'k>(
     sig_path: &Path,
-    file_name: &str,
+    name: &SignedName,
     keys: &'k TrustedKeys,
     opts: &VerifyOptions,
     out: &mut Verdict,
@@ -183,7 +285,7 @@ fn check_signature_file<'k>(
             )
         }
     };
-    let file = fs::File::open(sig_path).map_err(io_error)?;
+    let file = guarded::open_regular(sig_path).map_err(io_error)?;
     let origin = sig_path.display().to_string();
     let text = guarded::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature")
         .map_err(|e| match e {
@@ -217,7 +319,14 @@ fn check_signature_file<'k>(
             ))
         }
     }
-    let key = keys.find(sig.key_id).ok_or_else(|| {
+    // A relabelled `ED` signature says `hashed` in its (signed) trusted comment.
+    if !sig.is_prehashed() && sig.trusted_comment.has_marker("hashed") {
+        return Err((
+            ArtifactStatus::Failed,
+            "a legacy signature whose trusted comment says `hashed`: its algorithm was relabelled; refused".into(),
+        ));
+    }
+    let (key, key_file) = keys.find(sig.key_id).ok_or_else(|| {
         (
             ArtifactStatus::Failed,
             format!(
@@ -227,20 +336,14 @@ fn check_signature_file<'k>(
             ),
         )
     })?;
+    out.key_file = Some(key_file.to_path_buf());
     sig.verify_comment(key)
         .map_err(|e| (ArtifactStatus::Failed, e.to_string()))?;
     let comment = &sig.trusted_comment;
     let field = |k: &'static str| comment.value(k).map_err(|e| (ArtifactStatus::Failed, e));
     out.tag = field("tag")?.map(str::to_string);
     out.commit = field("commit")?.map(str::to_string);
-    if let Some(signed_name) = field("file")? {
-        if signed_name != file_name {
-            return Err((
-                ArtifactStatus::Failed,
-                format!("the signature is for file:{signed_name}, not {file_name} (renamed or swapped artifact)"),
-            ));
-        }
-    }
+    check_bindings(comment, name, opts).map_err(|e| (ArtifactStatus::Failed, e))?;
     if let Some(expected) = &opts.expect_tag {
         match field("tag")? {
             Some(tag) if tag == expected => {}
@@ -279,9 +382,10 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
         .unwrap_or_default()
         .to_string();
     let mut out = out;
+    let name = SignedName::of(&job.path, &file_name);
     let checked = match &job.signature {
-        Some(sig_path) if job.require_signature || sig_path.exists() => {
-            match check_signature_file(sig_path, &file_name, keys, opts, &mut out) {
+        Some(sig_path) if job.require_signature || fs::symlink_metadata(sig_path).is_ok() => {
+            match check_signature_file(sig_path, &name, keys, opts, &mut out) {
                 Ok(c) => Some(c),
                 Err((ArtifactStatus::Error, why)) => return out.error(why),
                 Err((_, why)) => return out.fail(why),
@@ -317,6 +421,9 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     }
     if let Some(c) = checked {
         let message: &[u8] = whole.as_deref().unwrap_or(&digests.blake2b512);
+        if let Err(e) = legacy_size_check(&c.sig, digests.size) {
+            return out.fail(e);
+        }
         if let Err(e) = c.sig.verify_data(c.key, message) {
             return out.fail(e.to_string());
         }
@@ -349,39 +456,35 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
             "nothing to verify: name files or a release directory".into(),
         ));
     }
+    refuse_trust_from_inputs(opts, keys)?;
     let mut report = VerifyReport::default();
     let mut jobs = Vec::new();
     let given: BTreeSet<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
     for input in &opts.inputs {
         if input.is_dir() {
-            directory_jobs(input, keys, opts, &mut jobs, &mut report)?;
-        } else if !input.exists() {
+            directory_jobs(input, opts, keys, &mut jobs, &mut report)?;
+        } else if fs::symlink_metadata(input).is_err() {
             report.results.push(
                 Verdict::new()
                     .error("no such file or directory")
                     .into_result(input.display().to_string()),
             );
-        } else {
-            let name = input.to_string_lossy();
-            if name.ends_with(SIGNATURE_SUFFIX) {
-                let artifact =
-                    PathBuf::from(name.strip_suffix(SIGNATURE_SUFFIX).unwrap_or_default());
-                if !given.contains(artifact.as_path()) {
-                    report.warnings.push(format!(
-                        "{}: a signature file; name the artifact it signs instead",
-                        input.display()
-                    ));
-                }
-                continue;
+        } else if let Some(artifact) = input
+            .to_str()
+            .and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX))
+        {
+            if !given.contains(Path::new(artifact)) {
+                return Err(Error::Usage(format!(
+                    "{}: give the artifact, not its signature (warden verify {artifact})",
+                    input.display()
+                )));
             }
-            jobs.push(Job {
-                path: input.clone(),
-                name: input.display().to_string(),
-                signature: Some(signature_path(input)),
-                require_signature: true,
-                expected_sha256: None,
-                preset_failure: None,
-            });
+            report.skip(
+                input,
+                format!("the signature of {artifact}, checked with it"),
+            );
+        } else {
+            jobs.push(Job::signed_file(input.clone(), input.display().to_string()));
         }
     }
     let split = cores_to_spare(jobs.len());
@@ -392,30 +495,67 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
     Ok(report)
 }
 
-/// Verifies the checksum file of a release directory (in memory: it is small) and turns its
-/// lines into jobs; falls back to per-file signatures when there is no checksum file.
+/// The trust root must not come from what is verified: `cd release && warden verify .` would
+/// otherwise trust a `keys/evil.pub` shipped in the release.
+fn refuse_trust_from_inputs(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<()> {
+    for input in opts.inputs.iter().filter(|i| i.is_dir()) {
+        let Ok(verified) = fs::canonicalize(input) else {
+            continue;
+        };
+        for source in keys.sources() {
+            let inside = fs::canonicalize(source).is_ok_and(|s| s.starts_with(&verified));
+            if inside {
+                return Err(Error::Usage(format!(
+                    "the trusted keys {} lie inside {}, which is being verified: a release cannot vouch for itself; pass --keys-dir or --public-key outside it",
+                    source.display(),
+                    input.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The jobs for a release directory: against its signed checksum list when it has one, else
+/// (only with `--allow-no-checksums`) against each file's own signature. Every other entry is a
+/// failure or, when allowed, a named skip.
 fn directory_jobs(
     dir: &Path,
-    keys: &TrustedKeys,
     opts: &VerifyOptions,
+    keys: &TrustedKeys,
     jobs: &mut Vec<Job>,
     report: &mut VerifyReport,
 ) -> Result<()> {
     let sums_path = dir.join(&opts.checksums_name);
-    let has_sums = sums_path.exists();
-    let listed = if has_sums {
-        checksum_list_jobs(dir, &sums_path, keys, opts, jobs, report)?
-    } else {
-        report.warnings.push(format!(
-            "{}: no {} in this directory; checking each file's own signature",
-            dir.display(),
-            opts.checksums_name
-        ));
-        BTreeSet::new()
-    };
+    let sums_sig = signature_path(&sums_path);
+    if fs::symlink_metadata(&sums_path).is_ok() {
+        let listed = checksum_list_jobs(dir, &sums_path, keys, opts, jobs, report)?;
+        return unlisted_entries(dir, &listed, opts, jobs, report);
+    }
+    if fs::symlink_metadata(&sums_sig).is_ok() {
+        report.results.push(
+            Verdict::new()
+                .fail(format!(
+                    "missing: {} is here but {} is not (deleted, or an interrupted `warden sign`)",
+                    sums_sig.display(),
+                    opts.checksums_name
+                ))
+                .into_result(sums_path.display().to_string()),
+        );
+    } else if !opts.allow_no_checksums {
+        report.results.push(
+            Verdict::new()
+                .fail(format!(
+                    "no {}: a release directory is verified against its signed checksum list; pass --allow-no-checksums to check each file's own signature instead",
+                    opts.checksums_name
+                ))
+                .into_result(dir.display().to_string()),
+        );
+        return Ok(());
+    }
     let before = jobs.len();
-    unlisted_jobs(dir, has_sums, &listed, opts, jobs, report)?;
-    if !has_sums && jobs.len() == before {
+    signed_entries(dir, opts, jobs, report)?;
+    if jobs.len() == before {
         report.results.push(
             Verdict::new()
                 .fail(format!(
@@ -426,6 +566,20 @@ fn directory_jobs(
         );
     }
     Ok(())
+}
+
+impl Job {
+    /// A file checked against its own `.minisig`, which must exist.
+    fn signed_file(path: PathBuf, name: String) -> Job {
+        Job {
+            signature: Some(signature_path(&path)),
+            require_signature: true,
+            expected_sha256: None,
+            preset_failure: None,
+            path,
+            name,
+        }
+    }
 }
 
 /// Checks `SHA256SUMS` and its signature (a result of its own), then adds a job per listed
@@ -482,14 +636,21 @@ fn verify_checksum_list(
     let mut out = Verdict::new();
     let checked = check_signature_file(
         &signature_path(sums_path),
-        &opts.checksums_name,
+        &SignedName::of(sums_path, &opts.checksums_name),
         keys,
         opts,
         &mut out,
     );
-    let text = fs::File::open(sums_path)
-        .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
-        .map_err(|e| Error::io("reading", sums_path, e))?;
+    let text =
+        match guarded::open_regular(sums_path).and_then(|f| guarded::read_at_most(f, SUMS_CAP)) {
+            Ok(text) => text,
+            Err(e) => {
+                return Ok((
+                    out.error(format!("reading {}: {e}", sums_path.display())),
+                    Err(e.to_string()),
+                ))
+            }
+        };
     let parsed = text
         .as_deref()
         .ok_or_else(|| {
@@ -516,65 +677,159 @@ fn verify_checksum_list(
             } else {
                 &text
             };
-            match c.sig.verify_data(c.key, message) {
+            match legacy_size_check(&c.sig, text.len() as u64)
+                .and_then(|()| c.sig.verify_data(c.key, message).map_err(|e| e.to_string()))
+            {
                 Ok(()) => {
                     let mut o = out;
                     o.checked.push("signature");
                     o
                 }
-                Err(e) => out.fail(e.to_string()),
+                Err(e) => out.fail(e),
             }
         }
     };
     Ok((out, parsed))
 }
 
-/// Files of the directory the checksum list does not name: a warning each when there is a
-/// list; otherwise a job each that has a signature, and a warning for each that has none.
-fn unlisted_jobs(
+/// What a directory entry is, for the reason it is not verified.
+fn entry_kind(entry: &walkdir::DirEntry) -> &'static str {
+    let ft = entry.file_type();
+    let name = entry.file_name().to_str();
+    if ft.is_symlink() {
+        "a symbolic link"
+    } else if ft.is_dir() {
+        "a directory"
+    } else if !ft.is_file() {
+        "not a regular file"
+    } else if name.is_none() {
+        "a file whose name is not UTF-8"
+    } else if name.is_some_and(|n| n.starts_with(crate::files::atomic::TEMP_PREFIX)) {
+        "a temp file of an interrupted `warden sign`"
+    } else if name.is_some_and(|n| n.starts_with('.')) {
+        "a hidden file"
+    } else if name.is_some_and(|n| n.ends_with(SIGNATURE_SUFFIX)) {
+        "a signature of no listed file"
+    } else {
+        "a file"
+    }
+}
+
+/// The entry's path below `dir`, `/`-separated as a checksum list names it (`None` if not UTF-8).
+fn listed_name(dir: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(dir).ok()?;
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// Every entry of a release directory that the verified list does not account for (a listed
+/// file, its signature, the list and its signature, a folder holding listed files) fails the
+/// run, or with `--allow-unlisted` is a named skip.
+fn unlisted_entries(
     dir: &Path,
-    has_sums: bool,
     listed: &BTreeSet<String>,
     opts: &VerifyOptions,
     jobs: &mut Vec<Job>,
     report: &mut VerifyReport,
 ) -> Result<()> {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::io("reading", dir, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        if !is_release_candidate(name) || name == opts.checksums_name || listed.contains(name) {
+    let mut accounted: BTreeSet<String> = BTreeSet::new();
+    let mut folders: BTreeSet<String> = BTreeSet::new();
+    for name in listed {
+        accounted.insert(name.clone());
+        accounted.insert(format!("{name}{SIGNATURE_SUFFIX}"));
+        let mut parts: Vec<&str> = name.split('/').collect();
+        while parts.len() > 1 {
+            parts.pop();
+            folders.insert(parts.join("/"));
+        }
+    }
+    accounted.insert(opts.checksums_name.clone());
+    accounted.insert(format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name));
+    let mut walker = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = walker.next() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            Error::io("reading", path, e.into())
+        })?;
+        let name = listed_name(dir, entry.path());
+        if entry.file_type().is_dir() {
+            if name.as_ref().is_some_and(|n| folders.contains(n)) {
+                continue;
+            }
+            walker.skip_current_dir();
+        } else if name.as_ref().is_some_and(|n| accounted.contains(n)) {
             continue;
         }
-        let sig = signature_path(&path);
-        if has_sums {
-            report.warnings.push(format!(
-                "{}: present but not listed in {}",
-                path.display(),
-                opts.checksums_name
-            ));
-        }
-        if sig.exists() {
+        let why = format!(
+            "{}, not listed in {}",
+            entry_kind(&entry),
+            opts.checksums_name
+        );
+        if opts.allow_unlisted {
+            report.skip(entry.path(), why);
+        } else {
+            // A job that fails before reading anything, so it reports in walk order.
             jobs.push(Job {
-                name: path.display().to_string(),
-                signature: Some(sig),
-                require_signature: true,
+                path: entry.path().to_path_buf(),
+                name: entry.path().display().to_string(),
+                signature: None,
+                require_signature: false,
                 expected_sha256: None,
-                preset_failure: None,
-                path,
+                preset_failure: Some(format!(
+                    "{why}: unverified content in the release (pass --allow-unlisted to accept it)"
+                )),
             });
-        } else if !has_sums {
-            report.warnings.push(format!(
-                "{}: not signed (no {})",
-                path.display(),
-                signature_path(Path::new(name)).display()
+        }
+    }
+    Ok(())
+}
+
+/// Without a checksum list: a job for every file that may be an artifact (each must carry a
+/// valid signature), a failure for a signature whose artifact is gone, and a named skip for
+/// everything else (links, hidden files, special files).
+fn signed_entries(
+    dir: &Path,
+    opts: &VerifyOptions,
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) -> Result<()> {
+    let sums_sig = format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name);
+    for entry in walkdir::WalkDir::new(dir).min_depth(1).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            Error::io("reading", path, e.into())
+        })?;
+        let path = entry.path();
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            continue;
+        }
+        let name = entry.file_name().to_str();
+        if !ft.is_file() || name.is_none_or(|n| n.starts_with('.')) {
+            report.skip(path, format!("{}: not an artifact", entry_kind(&entry)));
+        } else if let Some(artifact) = name.and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX)) {
+            if name == Some(sums_sig.as_str()) {
+                continue;
+            }
+            if fs::symlink_metadata(path.with_file_name(artifact)).is_err() {
+                jobs.push(Job {
+                    path: path.to_path_buf(),
+                    name: path.display().to_string(),
+                    signature: None,
+                    require_signature: false,
+                    expected_sha256: None,
+                    preset_failure: Some(format!(
+                        "a signature without its artifact: {artifact} is missing"
+                    )),
+                });
+            }
+        } else {
+            jobs.push(Job::signed_file(
+                path.to_path_buf(),
+                path.display().to_string(),
             ));
         }
     }

@@ -12,7 +12,7 @@ use crate::audit::apply::Applied;
 use crate::audit::findings::{AuditReport, Confidence, Finding, Location, Severity};
 use crate::audit::fix_plan;
 use crate::audit::rule::Rule;
-use crate::markup::{count, github_annotation, markdown_cell, markdown_code};
+use crate::markup::{count, github_annotation, markdown_cell, markdown_code, text_value};
 
 const HELP_URI: &str = "https://github.com/release-warden/release-warden#audit-findings";
 
@@ -88,8 +88,8 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             f.rule,
             f.location
         )?;
-        writeln!(w, "       {}", f.message)?;
-        writeln!(w, "       fix: {}", f.remediation)?;
+        writeln!(w, "       {}", text_value(&f.message))?;
+        writeln!(w, "       fix: {}", text_value(&f.remediation))?;
     }
     let c = counts(r);
     let verdict = if r.exit_code() == 0 { "ok" } else { "FAILED" };

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{write_json, Report};
-use crate::markup::{github_annotation, markdown_cell, markdown_code};
+use crate::markup::{github_annotation, markdown_cell, markdown_code, text_value};
 use crate::repo_check::{CheckLine, CheckReport};
 
 impl Report for CheckReport {
@@ -17,8 +17,8 @@ impl Report for CheckReport {
                 "{}  {:<12} {}: {}",
                 if l.passed { "ok  " } else { "FAIL" },
                 l.check,
-                l.subject,
-                l.detail
+                text_value(&l.subject),
+                text_value(&l.detail)
             )?;
         }
         let failed = self.failed();

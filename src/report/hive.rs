@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{unsupported, write_json, Format, Report};
 use crate::hive::outcome::{HiveReport, Outcome, SuiteSummary};
-use crate::markup::{count, markdown_cell, markdown_code, xml_text as xml};
+use crate::markup::{count, markdown_cell, markdown_code, text_value, xml_text as xml};
 
 fn verdict(r: &HiveReport) -> String {
     let errors: Vec<String> = r
@@ -83,14 +83,16 @@ fn pins(r: &HiveReport) -> Option<String> {
 
 fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     if let Some(p) = pins(r) {
-        writeln!(w, "pinned upstream: {p}")?;
+        writeln!(w, "pinned upstream: {}", text_value(&p))?;
     }
+    // Suite, client and test names and failure text come from the results: each is one line,
+    // never a `::` workflow command.
     for s in &r.suites {
         writeln!(
             w,
             "{} ({}): {}, {} passed, {} failed",
-            s.name,
-            clients(s),
+            text_value(&s.name),
+            text_value(&clients(s)),
             count(s.cases, "case", "cases"),
             s.passed,
             s.failed
@@ -105,13 +107,13 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
             w,
             "{:<16} {}/{}: {}",
             c.outcome.label().to_uppercase(),
-            c.suite,
-            c.name,
-            c.message
+            text_value(&c.suite),
+            text_value(&c.name),
+            text_value(&c.message)
         )?;
         if let Some(t) = &c.text {
             for line in t.lines() {
-                writeln!(w, "    | {line}")?;
+                writeln!(w, "    | {}", text_value(line))?;
             }
         }
     }
@@ -126,9 +128,9 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
             w,
             "excused ({}) {}/{}: {}",
             c.outcome.label(),
-            c.suite,
-            c.name,
-            c.message
+            text_value(&c.suite),
+            text_value(&c.name),
+            text_value(&c.message)
         )?;
     }
     let summary: Vec<String> = r
@@ -144,7 +146,7 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
 fn markdown(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     writeln!(w, "### Hive results: {}\n", verdict(r))?;
     if let Some(p) = pins(r) {
-        writeln!(w, "Pinned upstream: {p}\n")?;
+        writeln!(w, "Pinned upstream: {}\n", markdown_cell(&p))?;
     }
     writeln!(
         w,
@@ -155,7 +157,7 @@ fn markdown(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
             w,
             "| {} | {} | {} | {} | {} |",
             markdown_cell(&s.name),
-            clients(s),
+            markdown_cell(&clients(s)),
             s.cases,
             s.passed,
             s.failed

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::Report;
-use crate::markup::{count, markdown_code};
+use crate::markup::{count, markdown_code, text_value};
 use crate::release::checksums::to_hex;
 use crate::release::sign::SignReport;
 
@@ -13,16 +13,16 @@ impl Report for SignReport {
             writeln!(
                 w,
                 "signed  {}  -> {}",
-                a.path.display(),
-                a.signature.display()
+                text_value(&a.path.display().to_string()),
+                text_value(&a.signature.display().to_string())
             )?;
         }
         if let Some(c) = &self.checksums {
             writeln!(
                 w,
                 "wrote   {}  -> {}",
-                c.path.display(),
-                c.signature.display()
+                text_value(&c.path.display().to_string()),
+                text_value(&c.signature.display().to_string())
             )?;
         }
         writeln!(
@@ -61,6 +61,7 @@ impl Report for SignReport {
         self.skipped
             .iter()
             .map(|(path, why)| format!("skipped {}: {why}", path.display()))
+            .chain(self.warnings.iter().cloned())
             .collect()
     }
 

@@ -5,13 +5,29 @@ use std::fmt::Write as _;
 
 use crate::hive::outcome::{HiveReport, Outcome};
 use crate::known_issues::schema::{IssueStatus, Registry};
-use crate::markup::markdown_code as code;
+use crate::markup::{self, count as n_of, markdown_code, markdown_prose, text_value};
 
 /// The hidden marker a later step finds to update the comment in place.
-pub const MARKER: &str = "<!-- warden:known-issues -->";
+pub const MARKER: &str = markup::COMMENT_MARKER;
 pub const HEADING: &str = "Known issues — intentionally skipped tests";
 
+/// Every value from the registry or the results is escaped: in markdown it cannot mention, link,
+/// format or carry the marker; in text it cannot break a line or start a workflow command.
 pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool) -> String {
+    let text = |s: &str| {
+        if markdown {
+            markdown_prose(s)
+        } else {
+            text_value(s).into_owned()
+        }
+    };
+    let code = |s: &str| {
+        if markdown {
+            markdown_code(s)
+        } else {
+            text_value(s).into_owned()
+        }
+    };
     let mut out = String::new();
     let total: usize = registry.entries.iter().map(|e| e.data.exclude.len()).sum();
     let (h2, h3) = if markdown {
@@ -32,12 +48,24 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
         let count = |o: Outcome| r.counts.get(&o).copied().unwrap_or(0);
         let _ = writeln!(
             out,
-            "In this run ({}): {} expected failures, {} flaky, {} unexpected passes, {} wrong failures, {} missing.",
-            r.dir.display(),
-            count(Outcome::ExpectedFail),
+            "In this run ({}): {}, {} flaky, {}, {}, {} missing.",
+            code(&r.dir.display().to_string()),
+            n_of(
+                count(Outcome::ExpectedFail),
+                "expected failure",
+                "expected failures"
+            ),
             count(Outcome::Flaky),
-            count(Outcome::UnexpectedPass),
-            count(Outcome::WrongFailure),
+            n_of(
+                count(Outcome::UnexpectedPass),
+                "unexpected pass",
+                "unexpected passes"
+            ),
+            n_of(
+                count(Outcome::WrongFailure),
+                "wrong failure",
+                "wrong failures"
+            ),
             count(Outcome::Missing)
         );
     }
@@ -46,7 +74,7 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
             .settings
             .upstream
             .iter()
-            .map(|(k, v)| format!("{k} {}", if markdown { code(v) } else { v.clone() }))
+            .map(|(k, v)| format!("{} {}", text(k), code(v)))
             .collect();
         let _ = writeln!(out, "Pinned upstream: {}.", pins.join(", "));
     }
@@ -55,8 +83,8 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
         let _ = writeln!(
             out,
             "\n{h3}{} ({}, {})",
-            e.data.title,
-            if markdown { code(&e.id) } else { e.id.clone() },
+            text(&e.data.title),
+            code(&e.id),
             match e.data.status {
                 IssueStatus::Open => "open",
                 IssueStatus::Permanent => "permanent",
@@ -80,7 +108,16 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
                 wh.join(", ")
             );
         }
-        let _ = writeln!(out, "\n{}", e.why_first_paragraph());
+        let _ = writeln!(
+            out,
+            "\n{}",
+            text(
+                &e.why_first_paragraph()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        );
         if n > 0 {
             let _ = writeln!(out, "\nExcludes {n} test{}.", if n == 1 { "" } else { "s" });
         }
@@ -99,7 +136,7 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
                 } else {
                     out.push('\n');
                     for c in mine {
-                        let _ = writeln!(out, "  {:<16} {}", c.outcome.label(), c.name);
+                        let _ = writeln!(out, "  {:<16} {}", c.outcome.label(), text(&c.name));
                     }
                 }
             }

@@ -6,16 +6,20 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{write_json, Report};
-use crate::markup::{markdown_cell, markdown_code};
+use crate::markup::{markdown_cell, markdown_code, text_value};
 use crate::release::verify::{ArtifactStatus, VerifyReport};
 
 fn counts(r: &VerifyReport) -> String {
-    format!(
+    let mut s = format!(
         "{} verified, {} failed, {} errors",
         r.count(ArtifactStatus::Ok),
         r.count(ArtifactStatus::Failed),
         r.count(ArtifactStatus::Error)
-    )
+    );
+    if !r.skipped.is_empty() {
+        s.push_str(&format!(", {} skipped", r.skipped.len()));
+    }
+    s
 }
 
 impl Report for VerifyReport {
@@ -26,19 +30,31 @@ impl Report for VerifyReport {
                 ArtifactStatus::Failed => "FAIL ",
                 ArtifactStatus::Error => "ERROR",
             };
-            let mut line = format!("{label} {}", r.name);
+            let mut line = format!("{label} {}", text_value(&r.name));
             if r.status == ArtifactStatus::Ok {
-                match r.key_id {
-                    Some(id) => line.push_str(&format!("  key {id}")),
-                    None => line.push_str("  sha256"),
+                match (r.key_id, &r.key_file) {
+                    (Some(id), Some(file)) => line.push_str(&format!(
+                        "  key {id} ({})",
+                        text_value(&file.display().to_string())
+                    )),
+                    (Some(id), None) => line.push_str(&format!("  key {id}")),
+                    (None, _) => line.push_str("  sha256"),
                 }
                 if let Some(tag) = &r.tag {
-                    line.push_str(&format!("  tag {tag}"));
+                    line.push_str(&format!("  tag {}", text_value(tag)));
                 }
             } else if let Some(reason) = &r.reason {
-                line.push_str(&format!("  {reason}"));
+                line.push_str(&format!("  {}", text_value(reason)));
             }
             writeln!(w, "{line}")?;
+        }
+        for s in &self.skipped {
+            writeln!(
+                w,
+                "SKIP  {}  {}",
+                text_value(&s.name),
+                text_value(&s.reason)
+            )?;
         }
         writeln!(w, "{}", counts(self))
     }
@@ -67,6 +83,14 @@ impl Report for VerifyReport {
                 r.key_id.map_or(String::new(), |k| k.to_string()),
                 markdown_cell(r.tag.as_deref().unwrap_or("")),
                 markdown_cell(r.reason.as_deref().unwrap_or(""))
+            )?;
+        }
+        for s in &self.skipped {
+            writeln!(
+                w,
+                "| skipped | {} |  |  | {} |",
+                markdown_code(&s.name),
+                markdown_cell(&s.reason)
             )?;
         }
         writeln!(w, "\n{}", counts(self))

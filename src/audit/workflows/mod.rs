@@ -57,13 +57,48 @@ pub fn audit_workflows(root: &Path, secrets: &SigningSecrets) -> WorkflowAudit {
     audit
 }
 
+/// GitHub's largest real workflows are a few hundred KiB.
+const WORKFLOW_CAP: u64 = 1 << 20;
+
+/// Deeper flow collections than this are refused before parsing. Brackets inside strings count
+/// too, which over-counts only text no real workflow has (64 unclosed `[` in a row).
+const MAX_FLOW_DEPTH: usize = 64;
+
+/// The line at which `[`/`{` nesting passes `MAX_FLOW_DEPTH`, if it does.
+fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut line = 1;
+    for b in text.bytes() {
+        match b {
+            b'\n' => line += 1,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Some(line);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Where in a file, and why, it could not be read or parsed.
 type Unparseable = ((usize, usize), String);
 
 /// The workflow and its document, or where and why it could not be had.
 fn parse(root: &Path, file: &Path, rel: &Path) -> Result<(Source, Workflow), Unparseable> {
-    // A pull request controls this file: no link out of the repository, no FIFO.
-    let text = read_text_inside(root, file).map_err(|e| ((1, 1), format!("cannot read: {e}")))?;
+    // A pull request controls this file: no link out of the repository, no FIFO, no size or
+    // nesting that makes the parsers slow (a 200 KB file of nested `[` took 30 s).
+    let text = read_text_inside(root, file, WORKFLOW_CAP)
+        .map_err(|e| ((1, 1), format!("cannot read: {e}")))?;
+    if let Some(line) = too_deep(&text) {
+        return Err((
+            (line, 1),
+            format!("nested more than {MAX_FLOW_DEPTH} levels of [ or {{ deep: not audited"),
+        ));
+    }
     let workflow: Workflow = yaml_serde::from_str(&text).map_err(|e| {
         let at = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         (at, e.to_string())

@@ -528,11 +528,12 @@ pub struct SignArgs {
 /// Verify artifacts or a release directory against trusted public keys.
 ///
 /// For a file: checks FILE.minisig. For a directory: checks SHA256SUMS.minisig, every
-/// SHA256SUMS line against the files, and each artifact's own .minisig when present. The key is
-/// chosen by the key id in each signature, so an old and a new key can both be trusted.
+/// SHA256SUMS line against the files, and each artifact's own .minisig when present; any other
+/// entry fails the run. The key is chosen by the key id in each signature, so an old and a new
+/// key can both be trusted. The keys may not lie inside a directory being verified.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n\nExit status: 0 all verified, 1 a verification failed, 2 bad input or usage."
+    after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n\nExit status: 0 all verified, 1 a verification failed (including an unlisted entry, a missing\nSHA256SUMS, or a signature bound to no file), 2 bad input or usage (a signature given without\nits artifact, trusted keys inside a verified directory)."
 )]
 pub struct VerifyArgs {
     /// Artifacts and/or release directories.
@@ -553,6 +554,16 @@ pub struct VerifyArgs {
     /// Accept signatures made with `warden sign --dry-run`.
     #[arg(long)]
     pub allow_dry_run: bool,
+    /// In a release directory, skip (and name) entries SHA256SUMS does not list instead of failing.
+    #[arg(long)]
+    pub allow_unlisted: bool,
+    /// Verify a release directory without SHA256SUMS file by file: every file must carry a valid
+    /// signature.
+    #[arg(long)]
+    pub allow_no_checksums: bool,
+    /// Accept signatures whose trusted comment binds no file name (no single `file:` field).
+    #[arg(long)]
+    pub allow_unbound: bool,
     /// Name of the checksum file inside a release directory.
     #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]
     pub checksums: String,

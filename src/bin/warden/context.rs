@@ -69,7 +69,10 @@ impl Context {
         step_summary: bool,
     ) -> anyhow::Result<u8> {
         for w in report.warnings() {
-            eprintln!("warden: warning: {w}");
+            eprintln!(
+                "warden: warning: {}",
+                release_warden::markup::text_value(&w)
+            );
         }
         report.render(format, out, self.color && format == Format::Text)?;
         if self.actions.enabled && format == Format::Text {

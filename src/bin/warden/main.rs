@@ -33,7 +33,10 @@ fn main() -> ExitCode {
         // `warden audit | head`: a closed stdout is not an error.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("warden: {}", error_chain(&err));
+            eprintln!(
+                "warden: {}",
+                release_warden::markup::text_lines(&error_chain(&err))
+            );
             ExitCode::from(2)
         }
     }

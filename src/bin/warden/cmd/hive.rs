@@ -2,9 +2,8 @@
 
 use std::io::Write;
 
-use anyhow::Context as _;
 use release_warden::hive::classify::{classify_run, ClassifyOptions};
-use release_warden::known_issues::exclusions::parse_test_list;
+use release_warden::known_issues::exclusions::read_test_list;
 use release_warden::known_issues::schema::Registry;
 use release_warden::report::Format;
 
@@ -14,9 +13,7 @@ use crate::context::Context;
 pub fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry)?;
     let expected_tests = match &args.expected_tests {
-        Some(p) => parse_test_list(
-            &std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-        ),
+        Some(p) => read_test_list(p)?,
         None => Vec::new(),
     };
     let format = Format::from(args.format);

@@ -6,7 +6,7 @@ use anyhow::{anyhow, Context as _};
 use release_warden::github::comments::{post, Posted, Upsert};
 use release_warden::hive::classify::{classify_run, ClassifyOptions};
 use release_warden::known_issues::doc;
-use release_warden::known_issues::exclusions::{self, parse_test_list};
+use release_warden::known_issues::exclusions::{self, read_test_list};
 use release_warden::known_issues::lint::lint_registry;
 use release_warden::known_issues::schema::Registry;
 use release_warden::report::summary::{self, MARKER};
@@ -29,11 +29,16 @@ pub fn run(cmd: KnownIssuesCommand, ctx: &Context, out: &mut dyn Write) -> anyho
 
 fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry.registry_dir())?;
-    let path = args
-        .out
-        .unwrap_or_else(|| doc::doc_path(&registry, args.registry.root()));
+    let root = args.registry.root();
+    // A path from the registry stays inside the repository; one given on the command line is
+    // the user's own.
+    let (path, confine) = match args.out {
+        Some(p) => (p, None),
+        None => (doc::doc_path(&registry, root), Some(root)),
+    };
     if args.check {
-        if doc::is_current(&registry, &path) {
+        let inside = confine.unwrap_or_else(|| release_warden::files::paths::parent_dir(&path));
+        if doc::is_current(&registry, inside, &path) {
             writeln!(out, "{} is up to date", path.display())?;
             return Ok(0);
         }
@@ -44,7 +49,7 @@ fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         )?;
         return Ok(1);
     }
-    doc::write_doc(&registry, &path)?;
+    doc::write_doc(&registry, &path, confine)?;
     writeln!(
         out,
         "wrote {} ({} entries)",
@@ -57,9 +62,7 @@ fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
 fn exclusions(args: ExclusionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry.registry_dir())?;
     let tests_from = match &args.tests_from {
-        Some(p) => Some(parse_test_list(
-            &std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-        )),
+        Some(p) => Some(read_test_list(p)?),
         None => None,
     };
     let query = exclusions::Query {
@@ -71,7 +74,10 @@ fn exclusions(args: ExclusionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     let (text, warnings) =
         exclusions::render(&registry, args.format.into(), &query).map_err(|e| anyhow!(e))?;
     for w in warnings {
-        eprintln!("warden: warning: {w}");
+        eprintln!(
+            "warden: warning: {}",
+            release_warden::markup::text_value(&w)
+        );
     }
     out.write_all(text.as_bytes())?;
     Ok(0)

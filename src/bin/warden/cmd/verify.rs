@@ -23,6 +23,9 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
         expect_tag: args.expect_tag,
         allow_legacy: args.allow_legacy,
         allow_dry_run: args.allow_dry_run,
+        allow_unlisted: args.allow_unlisted,
+        allow_no_checksums: args.allow_no_checksums,
+        allow_unbound: args.allow_unbound,
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
     };
