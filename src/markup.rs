@@ -19,10 +19,20 @@ fn is_invisible(c: char) -> bool {
 /// with `::` (a workflow command the Actions runner would execute). Unusual values are quoted and
 /// escaped like a Rust string; ordinary ones are unchanged.
 pub fn text_value(s: &str) -> Cow<'_, str> {
-    let unusual =
-        s.chars().any(|c| c.is_control() || is_invisible(c)) || s.trim_start().starts_with("::");
+    // U+FFFD stands for bytes that were not UTF-8 (a lossy file name): quoted, so it is seen.
+    let unusual = s
+        .chars()
+        .any(|c| c.is_control() || is_invisible(c) || c == '\u{FFFD}')
+        || s.trim_start().starts_with("::");
     if unusual {
-        Cow::Owned(format!("\"{}\"", s.escape_debug()))
+        let escaped: String = s
+            .chars()
+            .map(|c| match c {
+                '\u{FFFD}' => "\\u{fffd}".to_string(),
+                c => c.escape_debug().to_string(),
+            })
+            .collect();
+        Cow::Owned(format!("\"{escaped}\""))
     } else {
         Cow::Borrowed(s)
     }
@@ -104,9 +114,9 @@ pub fn markdown_prose(s: &str) -> String {
     out
 }
 
-/// Text for a markdown table cell: `markdown_text`, which also keeps the row whole.
+/// Text for a markdown table cell: `markdown_prose`, which also keeps the row whole.
 pub fn markdown_cell(s: &str) -> String {
-    markdown_text(s)
+    markdown_prose(s)
 }
 
 /// A markdown code span for `s`, fit for a table cell (nothing inside a span is interpreted but

@@ -11,13 +11,13 @@ use crate::audit::findings::{AuditReport, Finding, Location, Severity};
 use crate::audit::secrets::SigningSecrets;
 use crate::audit::{self, AuditRequest, SettingsSource};
 use crate::error::Result;
-use crate::files::guarded::SMALL_FILE_CAP;
 use crate::files::paths::under_root;
 use crate::github::session::Session;
 use crate::known_issues::doc;
 use crate::known_issues::lint::lint;
 use crate::known_issues::schema::{Registry, DEFAULT_DIR};
-use crate::release::keys::{find_secret_key, PublicKey, SecretKeyProtection};
+use crate::release::key_scan::find_secret_key_in;
+use crate::release::keys::{PublicKey, SecretKeyProtection};
 use crate::release::trusted_keys::public_key_files;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -161,11 +161,45 @@ fn settings_lines(report: &AuditReport, repo: Option<&str>) -> Vec<CheckLine> {
         .collect()
 }
 
-/// Directories never searched for secret keys: git's store and build output.
-const NOT_SEARCHED: &[&str] = &[".git", "target", "node_modules"];
+/// Build output folders: skipped at the repository root, and elsewhere only where git ignores
+/// them (a `deploy/target/` that git tracks is searched).
+const BUILD_OUTPUT: &[&str] = &["target", "node_modules"];
 
-/// No minisign secret key anywhere in the repository (files of at most 64 KiB are read; a key is
-/// a few hundred bytes). Tracked or not: an ignored key file is one `git add -f` away.
+/// Whether git ignores `dir` (a path under `root`); `false` outside a work tree.
+fn git_ignores(root: &Path, dir: &Path) -> bool {
+    let Ok(rel) = dir.strip_prefix(root) else {
+        return false;
+    };
+    std::process::Command::new("git")
+        .args(["check-ignore", "-q", "--"])
+        .arg(rel)
+        .current_dir(root)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Whether the secret-key search passes over this folder: git's store anywhere, build output at
+/// the root or where git ignores it.
+fn not_searched(root: &Path, entry: &walkdir::DirEntry) -> bool {
+    if entry.depth() == 0 || !entry.file_type().is_dir() {
+        return false;
+    }
+    let name = entry.file_name();
+    if name == ".git" {
+        return true;
+    }
+    BUILD_OUTPUT.iter().any(|b| name == *b)
+        && (entry.depth() == 1 || git_ignores(root, entry.path()))
+}
+
+/// No minisign secret key anywhere in the repository, in any shape it could be pasted (see
+/// `release::key_scan`). Every regular file is read as bytes, streamed. Tracked or not: an
+/// ignored key file is one `git add -f` away.
 pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
     let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
     let mut read = 0usize;
@@ -173,26 +207,17 @@ pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
     let walk = walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !(e.file_type().is_dir()
-                    && NOT_SEARCHED.contains(&e.file_name().to_string_lossy().as_ref()))
-        });
+        .filter_entry(|e| !not_searched(root, e));
     for entry in walk.filter_map(|e| e.ok()) {
-        let small = entry
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() <= SMALL_FILE_CAP);
-        if !small {
+        if !entry.file_type().is_file() {
             continue;
         }
-        let Ok(bytes) = std::fs::read(entry.path()) else {
+        // Opened without blocking and checked on the handle: a FIFO is never read.
+        let Ok(file) = crate::files::guarded::open_regular(entry.path()) else {
             continue;
         };
         read += 1;
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            continue;
-        };
-        if let Some((line, protection)) = find_secret_key(text) {
+        if let Ok(Some((line, protection))) = find_secret_key_in(file) {
             let kind = match protection {
                 SecretKeyProtection::Encrypted => "an encrypted",
                 SecretKeyProtection::Unencrypted => "an unencrypted",

@@ -2,9 +2,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use release_warden::release::comment::TrustedComment;
-use release_warden::release::keys::{
-    find_secret_key, secret_key_protection, PublicKey, SecretKey, SecretKeyText,
-};
+use release_warden::release::key_scan::find_secret_key;
+use release_warden::release::keys::{secret_key_protection, PublicKey, SecretKey, SecretKeyText};
 use release_warden::release::signature::SignatureFile;
 
 fuzz_target!(|data: &[u8]| {

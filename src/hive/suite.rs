@@ -28,6 +28,22 @@ pub struct HiveCase<'a> {
     pub log: Option<(u64, u64)>,
 }
 
+/// The most failure text a case keeps (the report shows less): a case waiting for the end of
+/// its file holds a prefix, never the whole of a huge `details` string.
+pub const DETAILS_KEPT: usize = 64 * 1024;
+
+/// The first `max` bytes of `s`, cut at a character boundary.
+fn prefix(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 impl HiveCase<'_> {
     pub fn into_owned(self) -> HiveCase<'static> {
         HiveCase {
@@ -35,7 +51,9 @@ impl HiveCase<'_> {
             pass: self.pass,
             timeout: self.timeout,
             multi_test_context: self.multi_test_context,
-            details: self.details.map(|d| Cow::Owned(d.into_owned())),
+            details: self
+                .details
+                .map(|d| Cow::Owned(prefix(&d, DETAILS_KEPT).to_string())),
             log: self.log,
         }
     }
@@ -88,6 +106,10 @@ pub enum SuiteError {
 }
 
 const INITIAL_BUFFER: usize = 1 << 20;
+
+/// The largest single JSON value (a test case with its inline `details`) read whole. Results come
+/// from a pull request's run: one 300 MB `details` string took 825 MB.
+const MAX_VALUE: usize = 64 << 20;
 
 struct Cursor<R> {
     reader: R,
@@ -183,6 +205,12 @@ impl<R: Read> Cursor<R> {
                     return Ok(v);
                 }
                 Err(e) if e.is_eof() => {
+                    if self.end - self.start >= MAX_VALUE {
+                        return Err(self.error(format!(
+                            "a single value larger than {} MiB (a test case's details?): refused",
+                            MAX_VALUE >> 20
+                        )));
+                    }
                     if !self.refill()? {
                         return Err(self.error(
                             "unexpected end of file inside a value (truncated suite file?)",
@@ -227,8 +255,19 @@ pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<
     if c.peek()? == Some(b'}') {
         return Ok(());
     }
+    // A second `name` would rename the suite after its first cases were classified.
+    let mut seen: Vec<&'static str> = Vec::new();
     loop {
         let key: String = c.value(|b| one::<Cow<str>>(b).map(|(k, n)| (k.into_owned(), n)))?;
+        if let Some(field) = ["name", "testDetailsLog", "testCases"]
+            .into_iter()
+            .find(|f| *f == key)
+        {
+            if seen.contains(&field) {
+                return Err(c.error(format!("duplicate field `{field}` in the suite object")));
+            }
+            seen.push(field);
+        }
         c.expect(b':', "':'")?;
         match key.as_str() {
             "name" => {
@@ -325,6 +364,16 @@ fn read_cases<R: Read>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duplicated_suite_name_is_an_error() {
+        let text = r#"{"name":"rpc-compat","testCases":{},"name":"engine"}"#;
+        let err = read_suite(text.as_bytes(), &mut Collect::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "byte 42: duplicate field `name` in the suite object"
+        );
+    }
 
     #[derive(Default)]
     struct Collect {

@@ -306,25 +306,17 @@ impl RawSecretKey {
     }
 }
 
-/// The first line of `text` (1-based) that is a minisign secret key, and its protection: for
-/// `warden check`, which looks for one committed by mistake. An unencrypted key must also be
-/// consistent (its public half derives from its seed), so a test fixture of the same shape is
-/// not mistaken for one; an encrypted key cannot be checked without its password.
-pub fn find_secret_key(text: &str) -> Option<(usize, SecretKeyProtection)> {
-    text.lines().enumerate().find_map(|(i, line)| {
-        let line = line.trim();
-        if line.len() != 212 {
-            return None;
-        }
-        let raw = RawSecretKey::decode(&SecretKeyText::new(line.to_string())).ok()?;
-        if raw.kdf_alg() == KDF_SCRYPT {
-            return Some((i + 1, SecretKeyProtection::Encrypted));
-        }
-        let mut seed = Zeroizing::new([0u8; 32]);
-        seed.copy_from_slice(&raw.0[62..94]);
-        (SigningKey::from_bytes(&seed).verifying_key().as_bytes() == &raw.0[94..126])
-            .then_some((i + 1, SecretKeyProtection::Unencrypted))
-    })
+/// Whether the 212-character base64 line is a minisign secret key: encrypted, or unencrypted
+/// and consistent (its public half derives from its seed).
+pub(crate) fn secret_key_line(line: &str) -> Option<SecretKeyProtection> {
+    let raw = RawSecretKey::decode(&SecretKeyText::new(line.to_string())).ok()?;
+    if raw.kdf_alg() == KDF_SCRYPT {
+        return Some(SecretKeyProtection::Encrypted);
+    }
+    let mut seed = Zeroizing::new([0u8; 32]);
+    seed.copy_from_slice(&raw.0[62..94]);
+    (SigningKey::from_bytes(&seed).verifying_key().as_bytes() == &raw.0[94..126])
+        .then_some(SecretKeyProtection::Unencrypted)
 }
 
 /// Reads the protection of a secret key without a password, to decide whether to ask for one.
@@ -621,25 +613,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(crate_key.keynum(), ours.public.key_id.0);
-    }
-
-    #[test]
-    fn secret_keys_are_found_in_text_and_look_alikes_are_not() {
-        let plain = generate(None).unwrap();
-        let text = format!("some notes\n{}", &*plain.secret_box);
-        assert_eq!(
-            find_secret_key(&text),
-            Some((3, SecretKeyProtection::Unencrypted))
-        );
-        let encrypted = generate(Some(&Password::new("pw".into()))).unwrap();
-        assert_eq!(
-            find_secret_key(&encrypted.secret_box),
-            Some((2, SecretKeyProtection::Encrypted))
-        );
-        // The right shape, but zeros: the public half does not derive from the seed.
-        let zeros = format!("RWQAAEIy{}", "A".repeat(204));
-        assert_eq!(find_secret_key(&zeros), None);
-        assert_eq!(find_secret_key(&plain.public.to_string()), None);
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Release integrity: minisign formats (`keys`, `signature`, `comment`, `checksums`), how release
 //! files are named (`names`), the keys a verification trusts (`trusted_keys`), hashing
-//! (`hash`), and the `keygen`, `sign` and `verify` operations built on them.
+//! (`hash`), finding committed secret keys (`key_scan`), and the `keygen`, `sign` and `verify` operations built on them.
 
 pub mod checksums;
 pub mod comment;
 pub mod hash;
+pub mod key_scan;
 pub mod keygen;
 pub mod keys;
 pub mod names;

@@ -111,10 +111,17 @@ fn composite_actions(
         if src.signing_refs(span, secrets, re).is_empty() {
             continue;
         }
+        // The workflow names the path: it is looked up only as a plain path inside the
+        // repository (no `..`, no `.git`), so the audit never probes the runner's files.
         let path = local.raw().trim_start_matches("./");
-        let found = ["action.yml", "action.yaml"]
-            .iter()
-            .any(|f| root.join(path).join(f).is_file());
+        let found = crate::files::paths::is_repo_relative(path)
+            && ["action.yml", "action.yaml"].iter().any(|f| {
+                let file = root.join(path).join(f);
+                std::fs::canonicalize(&file)
+                    .ok()
+                    .zip(std::fs::canonicalize(root).ok())
+                    .is_some_and(|(real, root)| real.starts_with(root) && real.is_file())
+            });
         via.push(format!(
             "{}{}",
             local.raw(),

@@ -21,15 +21,29 @@ pub struct Source {
     /// Relative to the repository root.
     pub rel: PathBuf,
     pub doc: Document,
+    /// Byte offset of each line's start: a position costs a search, not a scan of the file.
+    line_starts: Vec<usize>,
 }
 
 impl Source {
+    pub fn new(rel: PathBuf, doc: Document) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(doc.source().match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source {
+            rel,
+            doc,
+            line_starts,
+        }
+    }
+
     /// 1-based (line, column) of a byte offset.
     pub fn point(&self, offset: usize) -> (usize, usize) {
         let text = self.doc.source();
-        let before = &text[..offset.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let offset = offset.min(text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        let col = text.get(start..offset).map_or(0, |l| l.chars().count()) + 1;
         (line, col)
     }
 

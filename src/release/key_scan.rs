@@ -1,0 +1,177 @@
+//! Finding a minisign secret key committed by mistake, in whatever shape it was pasted: a key
+//! file, `MINISIGN_SECRET_KEY=<base64>` in a `.env`, a YAML or JSON value, after `export`,
+//! without its `=` padding, wrapped at 76 columns, in Latin-1, UTF-16 or behind a BOM, in a file
+//! of any size.
+//!
+//! Every secret key's base64 starts with one of two fixed prefixes (`Ed`, the KDF, `B2`):
+//! `RWRTY0Iy` when encrypted, `RWQAAEIy` when not. The scanner looks for the prefix in the bytes
+//! (or in their UTF-16 form), gathers the next 211 base64 characters across line breaks and
+//! indentation, and asks `keys::secret_key_line` whether they are a key. A look-alike (right
+//! prefix, inconsistent key) does not count.
+
+use std::io::Read;
+
+use regex::bytes::Regex;
+
+use super::keys::{secret_key_line, SecretKeyProtection};
+
+/// Base64 characters of a 158-byte key without its padding.
+const KEY_CHARS: usize = 211;
+
+/// Bytes kept between chunks: a wrapped, indented key in UTF-16 fits with room to spare.
+const OVERLAP: usize = 4096;
+
+const CHUNK: usize = 1 << 20;
+
+fn prefixes() -> Regex {
+    // UTF-16 big-endian text holds the little-endian pattern one byte in.
+    Regex::new(
+        r"(?-u)RWRTY0Iy|RWQAAEIy|R\x00W\x00(?:R\x00T\x00Y\x000\x00|Q\x00A\x00A\x00E\x00)I\x00y",
+    )
+    .expect("static regex")
+}
+
+/// The 211 base64 characters from `at` on (a UTF-16 match reads every other byte), skipping line
+/// breaks, indentation and a JSON `\n`; `None` when they stop short.
+fn gather(bytes: &[u8], at: usize, stride: usize) -> Option<String> {
+    let mut key = String::with_capacity(KEY_CHARS + 1);
+    let mut i = at;
+    while key.len() < KEY_CHARS {
+        let b = *bytes.get(i)?;
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' => key.push(char::from(b)),
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            b'\\' if matches!(bytes.get(i + stride), Some(b'n' | b'r')) => i += stride,
+            _ => return None,
+        }
+        i += stride;
+    }
+    key.push('=');
+    Some(key)
+}
+
+/// The first minisign secret key in `reader` (1-based line of its start) and its protection.
+/// Reads in 1 MiB chunks: memory stays flat for a file of any size.
+pub fn find_secret_key_in(
+    mut reader: impl Read,
+) -> std::io::Result<Option<(usize, SecretKeyProtection)>> {
+    let re = prefixes();
+    // Grows with what is read: a small file never costs a 1 MiB buffer.
+    let mut buf: Vec<u8> = Vec::new();
+    let mut lines_before = 0usize;
+    loop {
+        let n = reader.by_ref().take(CHUNK as u64).read_to_end(&mut buf)?;
+        let eof = n < CHUNK;
+        // Matches starting in the overlap are looked at again with the next chunk.
+        let limit = if eof {
+            buf.len()
+        } else {
+            buf.len().saturating_sub(OVERLAP)
+        };
+        for m in re.find_iter(&buf).take_while(|m| m.start() < limit) {
+            let stride = if m.len() > 8 { 2 } else { 1 };
+            let Some(line) = gather(&buf, m.start(), stride) else {
+                continue;
+            };
+            if let Some(protection) = secret_key_line(&line) {
+                let newlines = buf[..m.start()].iter().filter(|b| **b == b'\n').count();
+                return Ok(Some((lines_before + newlines + 1, protection)));
+            }
+        }
+        if eof {
+            return Ok(None);
+        }
+        lines_before += buf[..limit].iter().filter(|b| **b == b'\n').count();
+        buf.drain(..limit);
+    }
+}
+
+/// `find_secret_key_in` over text.
+pub fn find_secret_key(text: &str) -> Option<(usize, SecretKeyProtection)> {
+    find_secret_key_in(text.as_bytes()).ok().flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::keys::{generate, Password};
+
+    fn bare(secret_box: &str) -> String {
+        secret_box.lines().nth(1).unwrap().to_string()
+    }
+
+    #[test]
+    fn secret_keys_are_found_in_text_and_look_alikes_are_not() {
+        let plain = generate(None).unwrap();
+        let text = format!("some notes\n{}", &*plain.secret_box);
+        assert_eq!(
+            find_secret_key(&text),
+            Some((3, SecretKeyProtection::Unencrypted))
+        );
+        let encrypted = generate(Some(&Password::new("pw".into()))).unwrap();
+        assert_eq!(
+            find_secret_key(&encrypted.secret_box),
+            Some((2, SecretKeyProtection::Encrypted))
+        );
+        // The right shape, but zeros: the public half does not derive from the seed.
+        let zeros = format!("RWQAAEIy{}", "A".repeat(204));
+        assert_eq!(find_secret_key(&zeros), None);
+        assert_eq!(find_secret_key(&plain.public.to_string()), None);
+    }
+
+    #[test]
+    fn pasted_shapes_are_found() {
+        let key = bare(&generate(None).unwrap().secret_box);
+        let unpadded = key.trim_end_matches('=');
+        let wrapped: Vec<String> = key
+            .as_bytes()
+            .chunks(76)
+            .map(|c| format!("    {}", String::from_utf8_lossy(c)))
+            .collect();
+        let shapes = [
+            format!("MINISIGN_SECRET_KEY={key}\n"),
+            format!("export MINISIGN_SECRET_KEY=\"{unpadded}\"\n"),
+            format!("signing:\n  key: {key}\n"),
+            format!("{{\"minisign\": {{\"key\": \"{unpadded}\"}}}}"),
+            format!("key: |\n{}\n", wrapped.join("\n")),
+            format!(
+                "{{\"k\": \"{}\"}}",
+                key.as_bytes()
+                    .chunks(76)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect::<Vec<_>>()
+                    .join("\\n")
+            ),
+        ];
+        for s in &shapes {
+            assert!(find_secret_key(s).is_some(), "{s}");
+        }
+        // UTF-16 (both byte orders, with a BOM), Latin-1 bytes around it, and a large file.
+        let utf16le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(
+                format!("K={key}")
+                    .encode_utf16()
+                    .flat_map(|u| u.to_le_bytes()),
+            )
+            .collect();
+        let utf16be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(
+                format!("K={key}")
+                    .encode_utf16()
+                    .flat_map(|u| u.to_be_bytes()),
+            )
+            .collect();
+        let latin1: Vec<u8> = [b"caf\xe9 ".as_slice(), key.as_bytes(), b"\n"].concat();
+        let large: Vec<u8> =
+            [vec![b'x'; 3 * CHUNK - 10].as_slice(), b"\n", key.as_bytes()].concat();
+        for bytes in [utf16le, utf16be, latin1] {
+            assert!(find_secret_key_in(&bytes[..]).unwrap().is_some());
+        }
+        assert_eq!(
+            find_secret_key_in(&large[..]).unwrap(),
+            Some((2, SecretKeyProtection::Unencrypted))
+        );
+    }
+}
