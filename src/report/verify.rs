@@ -80,7 +80,12 @@ impl Report for VerifyReport {
                 w,
                 "| {status} | {} | {} | {} | {} |",
                 markdown_code(&r.name),
-                r.key_id.map_or(String::new(), |k| k.to_string()),
+                match (r.key_id, &r.key_file) {
+                    (Some(id), Some(file)) =>
+                        format!("{id} ({})", markdown_code(&file.display().to_string())),
+                    (Some(id), None) => id.to_string(),
+                    (None, _) => String::new(),
+                },
                 markdown_cell(r.tag.as_deref().unwrap_or("")),
                 markdown_cell(r.reason.as_deref().unwrap_or(""))
             )?;
