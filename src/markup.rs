@@ -147,7 +147,8 @@ pub fn github_annotation(level: &str, props: &[(&str, String)], message: &str) -
 }
 
 /// Text for XML attributes and elements: control characters other than LF and TAB dropped (XML
-/// 1.0 cannot hold them), the five special characters escaped.
+/// 1.0 cannot hold them), the five special characters escaped, and LF written as `&#10;`, so a
+/// value never starts a line of the document (JUnit printed on a runner: no `::` command).
 pub fn xml_text(s: &str) -> String {
     s.chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
@@ -156,6 +157,7 @@ pub fn xml_text(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+        .replace('\n', "&#10;")
 }
 
 /// `n` and the noun in the right number: `count(1, "entry", "entries")` is `1 entry`.
@@ -221,7 +223,7 @@ mod tests {
 
     #[test]
     fn xml_and_counts() {
-        assert_eq!(xml_text("a<b>&\"c\u{1}\n"), "a&lt;b&gt;&amp;&quot;c\n");
+        assert_eq!(xml_text("a<b>&\"c\u{1}\n::x"), "a&lt;b&gt;&amp;&quot;c&#10;::x");
         assert_eq!(count(1, "entry", "entries"), "1 entry");
         assert_eq!(count(0, "entry", "entries"), "0 entries");
     }

@@ -170,13 +170,13 @@ fn git_ignores(root: &Path, dir: &Path) -> bool {
     let Ok(rel) = dir.strip_prefix(root) else {
         return false;
     };
-    std::process::Command::new("git")
+    let Some(tree) = crate::files::paths::enclosing_git_work_tree(root) else {
+        return false;
+    };
+    crate::files::tracked::git(&tree)
         .args(["check-ignore", "-q", "--"])
         .arg(rel)
         .current_dir(root)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()

@@ -101,7 +101,8 @@ impl StagedFile {
 /// the directory's own (`flock` on its handle), so no lock file is left in the release.
 #[derive(Debug)]
 pub struct DirLock {
-    _dir: fs::File,
+    /// `None` on a file system without locks (some network mounts): the run goes on unlocked.
+    _dir: Option<fs::File>,
 }
 
 impl DirLock {
@@ -109,11 +110,12 @@ impl DirLock {
     pub fn acquire(dir: &Path) -> Result<DirLock> {
         let handle = fs::File::open(dir).map_err(|e| Error::io("opening", dir, e))?;
         match handle.try_lock() {
-            Ok(()) => Ok(DirLock { _dir: handle }),
+            Ok(()) => Ok(DirLock { _dir: Some(handle) }),
             Err(fs::TryLockError::WouldBlock) => Err(Error::Refused(format!(
                 "{}: another warden command is writing here; wait for it to finish",
                 dir.display()
             ))),
+            Err(fs::TryLockError::Error(e)) if no_locks_here(&e) => Ok(DirLock { _dir: None }),
             Err(fs::TryLockError::Error(e)) => Err(Error::io("locking", dir, e)),
         }
     }
@@ -138,6 +140,15 @@ impl DirLock {
         removed.sort();
         removed
     }
+}
+
+/// Whether a lock error means the file system has no locks (NFS without lockd: `ENOLCK`).
+fn no_locks_here(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ENOLCK) {
+        return true;
+    }
+    e.kind() == std::io::ErrorKind::Unsupported
 }
 
 /// Stages and commits one file.

@@ -19,21 +19,31 @@ pub enum Tracked {
     Unknown(String),
 }
 
+/// `git` for the work tree `tree`: trusted explicitly (a CI container's checkout is often owned by
+/// another user, and git would refuse it as a "dubious" directory), with no fsmonitor hook run,
+/// and with no repository named by the environment.
+pub fn git(tree: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-c")
+        .arg(format!("safe.directory={}", tree.display()))
+        .args(["-c", "core.fsmonitor=false"])
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::null());
+    cmd
+}
+
 impl Tracked {
     /// Lists the files git tracks under `root` (one `git ls-files` run).
     pub fn of(root: &Path) -> Tracked {
-        if enclosing_git_work_tree(root).is_none() {
+        let Some(tree) = enclosing_git_work_tree(root) else {
             return Tracked::NotGit;
-        }
-        let output = Command::new("git")
+        };
+        let output = git(&tree)
             .arg("ls-files")
             .arg("-z")
             .current_dir(root)
-            // The hook or CI environment must not point git at another repository.
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output();
         match output {
