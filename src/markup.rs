@@ -223,7 +223,10 @@ mod tests {
 
     #[test]
     fn xml_and_counts() {
-        assert_eq!(xml_text("a<b>&\"c\u{1}\n::x"), "a&lt;b&gt;&amp;&quot;c&#10;::x");
+        assert_eq!(
+            xml_text("a<b>&\"c\u{1}\n::x"),
+            "a&lt;b&gt;&amp;&quot;c&#10;::x"
+        );
         assert_eq!(count(1, "entry", "entries"), "1 entry");
         assert_eq!(count(0, "entry", "entries"), "0 entries");
     }

@@ -400,6 +400,49 @@ fn clashing_outputs_are_refused_before_anything_is_written() {
     }
 }
 
+#[test]
+fn force_replaces_an_earlier_list_never_another_file() {
+    let t = tempfile::tempdir().unwrap();
+    release(t.path());
+    write(&t.path().join("notes.txt"), b"not a checksum list\n");
+    let out = attack(
+        t.path(),
+        &[
+            "sign",
+            "dist",
+            "--secret-key",
+            "secret/demo.key",
+            "--checksums",
+            "notes.txt",
+            "--force",
+        ],
+    )
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: notes.txt exists and is not a checksum list: refusing to replace it, even with --force\n"
+    );
+    assert_eq!(
+        fs::read(t.path().join("notes.txt")).unwrap(),
+        b"not a checksum list\n"
+    );
+    // An earlier run's list is replaced.
+    attack(
+        t.path(),
+        &[
+            "sign",
+            "dist",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v1.2.3",
+            "--force",
+        ],
+    )
+    .expect(0);
+    attack(t.path(), &["verify", "dist"]).expect(0);
+}
+
 // 9. Two runs on one directory; stale temp files.
 
 #[test]
@@ -806,9 +849,38 @@ fn test_names_and_registry_titles_cannot_issue_workflow_commands() {
         }
     });
     write(&t.path().join("logs/1.json"), suite.to_string().as_bytes());
+    // A title is one line: the registry is refused, and the error cannot issue a command either.
+    let out = attack(t.path(), &["hive", "check", "logs", "--client", "ethrex"]).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: known_issues/e.toml:1:1: title holds a line break or control character: names and titles are one line (run `warden known-issues lint`)\n"
+    );
+    let out = attack(t.path(), &["known-issues", "lint"]).expect(1);
+    assert_no_injected_commands(&out.stdout);
+    // With a clean registry, the suite's own names and failure text are escaped.
+    write(
+        &t.path().join("known_issues/e.toml"),
+        format!("{ENTRY}\n[[exclude]]\nsuite = \"s\"\ntest = \"a\"\n").as_bytes(),
+    );
     let out = attack(t.path(), &["hive", "check", "logs", "--client", "ethrex"]).expect(1);
     assert_no_injected_commands(&out.stdout);
-    let out = attack(t.path(), &["known-issues", "summary", "--format", "text"]);
+    assert!(
+        out.stdout
+            .contains("    | x\n    | \"::error::details\\r::notice::cr\"\n"),
+        "{}",
+        out.stdout
+    );
+    let out = attack(
+        t.path(),
+        &[
+            "known-issues",
+            "summary",
+            "--format",
+            "text",
+            "--results",
+            "logs",
+        ],
+    );
     assert_no_injected_commands(&out.stdout);
 }
 

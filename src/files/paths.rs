@@ -27,6 +27,7 @@ pub fn is_plain_relative(path: &str) -> bool {
 /// `.git/config` is inside the work tree, and holds the token `actions/checkout` persists.
 pub fn is_repo_relative(path: &str) -> bool {
     is_plain_relative(path)
+        && !path.chars().any(char::is_control)
         && Path::new(path)
             .components()
             .all(|c| !c.as_os_str().eq_ignore_ascii_case(".git"))
@@ -75,6 +76,7 @@ mod tests {
             "/etc/passwd",
             "",
             "a/../../b",
+            "a\nb",
         ] {
             assert!(!is_repo_relative(bad), "{bad}");
         }

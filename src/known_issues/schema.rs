@@ -267,6 +267,16 @@ impl Registry {
                 ));
             }
             match toml::from_str::<EntryFile>(&text) {
+                Ok(data) if one_line_fields(&data).is_some() => {
+                    let (field, at) = one_line_fields(&data).unwrap_or_default();
+                    let (line, column) = line_col(&text, at);
+                    problems.push(Diagnostic::new(
+                        &path,
+                        line,
+                        column,
+                        format!("{field} holds a line break or control character: names and titles are one line"),
+                    ));
+                }
                 Ok(data) => registry.entries.push(Entry {
                     id: stem,
                     path,
@@ -279,6 +289,28 @@ impl Registry {
         registry.entries.sort_by(|a, b| a.id.cmp(&b.id));
         (registry, problems)
     }
+}
+
+/// The first one-line field (title, suite, test, client) holding a control character, and where:
+/// these reach exclusion lists, CI logs and the PR comment line by line.
+fn one_line_fields(data: &EntryFile) -> Option<(&'static str, usize)> {
+    let bad = |s: &str| s.chars().any(char::is_control);
+    if bad(&data.title) {
+        return Some(("title", 0));
+    }
+    for ex in &data.exclude {
+        let at = ex.test.span().start;
+        if bad(&ex.suite) {
+            return Some(("exclude.suite", at));
+        }
+        if bad(ex.test.get_ref()) {
+            return Some(("exclude.test", at));
+        }
+        if ex.clients.iter().flatten().any(|c| bad(c)) {
+            return Some(("exclude.clients", at));
+        }
+    }
+    None
 }
 
 impl Registry {

@@ -239,13 +239,20 @@ pub fn sign(
     // Validate every name and refuse clashing or existing outputs before any hashing.
     let mut names = Vec::with_capacity(artifacts.len());
     for a in &artifacts {
+        let listed = match &checksums_path {
+            Some(cp) => Some(name_relative_to(parent_dir(cp), a)?),
+            None => None,
+        };
+        // A name with folders in the checksum list is bound as it is listed; otherwise the path
+        // below the input folder the file was found in.
+        let bound_path = match listed.as_ref().filter(|l| l.contains('/')) {
+            Some(l) => Some(l.clone()),
+            None => bound_path(&opts.inputs, a)?,
+        };
         let name = ArtifactNames {
             base: file_name_str(a)?.to_string(),
-            listed: match &checksums_path {
-                Some(cp) => Some(name_relative_to(parent_dir(cp), a)?),
-                None => None,
-            },
-            bound_path: bound_path(&opts.inputs, a)?,
+            listed,
+            bound_path,
         };
         TrustedComment::for_release(
             opts.timestamp,
@@ -257,6 +264,15 @@ pub fn sign(
         names.push(name);
     }
     refuse_clashing_outputs(&artifacts, checksums_path.as_deref())?;
+    if let Some(cp) = checksums_path.as_deref() {
+        // `--force` replaces an earlier run's list, never some other file.
+        if fs::symlink_metadata(cp).is_ok() && !is_checksum_list(cp) {
+            return Err(Error::Refused(format!(
+                "{} exists and is not a checksum list: refusing to replace it, even with --force",
+                cp.display()
+            )));
+        }
+    }
     let mut report = SignReport {
         key_id: key.key_id,
         artifacts: Vec::new(),
