@@ -266,7 +266,8 @@ pub fn sign(
     refuse_clashing_outputs(&artifacts, checksums_path.as_deref())?;
     if let Some(cp) = checksums_path.as_deref() {
         // `--force` replaces an earlier run's list, never some other file.
-        if fs::symlink_metadata(cp).is_ok() && !is_checksum_list(cp) {
+        let regular = fs::symlink_metadata(cp).is_ok_and(|m| m.is_file());
+        if regular && !is_checksum_list(cp) {
             return Err(Error::Refused(format!(
                 "{} exists and is not a checksum list: refusing to replace it, even with --force",
                 cp.display()
