@@ -202,40 +202,65 @@ fn not_searched(root: &Path, entry: &walkdir::DirEntry) -> bool {
 /// ignored key file is one `git add -f` away.
 pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
     let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
-    let mut read = 0usize;
     let mut out = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
     let walk = walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| !not_searched(root, e));
-    for entry in walk.filter_map(|e| e.ok()) {
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        // Opened without blocking and checked on the handle: a FIFO is never read.
-        let Ok(file) = crate::files::guarded::open_regular(entry.path()) else {
-            continue;
-        };
-        read += 1;
-        if let Ok(Some((line, protection))) = find_secret_key_in(file) {
-            let kind = match protection {
-                SecretKeyProtection::Encrypted => "an encrypted",
-                SecretKeyProtection::Unencrypted => "an unencrypted",
-            };
-            out.push(CheckLine::new(
+    for entry in walk {
+        match entry {
+            Ok(e) if e.file_type().is_file() => files.push(e.into_path()),
+            Ok(_) => {}
+            // Fail closed: a folder that could not be listed was not searched.
+            Err(e) => out.push(CheckLine::new(
                 "secret-keys",
-                format!("{}:{line}", rel(entry.path())),
+                e.path().map_or("./".into(), &rel),
                 false,
-                format!("{kind} minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history"),
-            ));
+                format!("could not be searched for secret keys: {e}"),
+            )),
         }
+    }
+    // Both cores: each file is streamed once, in 1 MiB chunks.
+    let found = crate::release::hash::parallel_map(&files, |path| {
+        // Opened without blocking and checked on the handle: a FIFO is never read.
+        crate::files::guarded::open_regular(path).and_then(find_secret_key_in)
+    });
+    let read = files.len();
+    for (path, found) in files.iter().zip(found) {
+        let line = match found {
+            Ok(None) => continue,
+            Ok(Some((line, protection))) => {
+                let kind = match protection {
+                    SecretKeyProtection::Encrypted => "an encrypted",
+                    SecretKeyProtection::Unencrypted => "an unencrypted",
+                };
+                CheckLine::new(
+                    "secret-keys",
+                    format!("{}:{line}", rel(path)),
+                    false,
+                    format!("{kind} minisign secret key is in the repository: delete it, generate a new key pair (`warden keygen`), and remove the old key from git history"),
+                )
+            }
+            // Fail closed: a file that could not be searched is not a pass.
+            Err(e) => CheckLine::new(
+                "secret-keys",
+                rel(path),
+                false,
+                format!("could not be searched for secret keys: {e}"),
+            ),
+        };
+        out.push(line);
     }
     if out.is_empty() {
         out.push(CheckLine::new(
             "secret-keys",
             "./",
             true,
-            format!("no minisign secret key in {read} files read"),
+            format!(
+                "no minisign secret key in {}",
+                crate::markup::count(read, "file read", "files read")
+            ),
         ));
     }
     out

@@ -30,7 +30,10 @@ async fn post(server: &MockServer, extra: &[(&str, String)], args: &[&str]) -> R
         .collect();
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     tokio::task::spawn_blocking(move || {
-        let mut cmd = warden(&ethrex());
+        // Under `timeout`: a regression that waits on the server fails instead of hanging CI.
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.arg("60").arg(warden_bin()).current_dir(ethrex());
+        without_developer_env(&mut cmd);
         cmd.env("GH_TOKEN", "ghp_comment_token")
             .env("GITHUB_REPOSITORY", "o/r");
         for (k, v) in extra {
