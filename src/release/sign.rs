@@ -101,22 +101,40 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
             }
             files.push(input.clone());
         } else if meta.is_dir() {
-            let walker = walkdir::WalkDir::new(input)
+            let mut walker = walkdir::WalkDir::new(input)
                 .min_depth(1)
                 .max_depth(if recursive { usize::MAX } else { 1 })
                 .sort_by_file_name()
-                .into_iter()
-                .filter_entry(|e| e.file_name().to_str().is_none_or(|n| !n.starts_with('.')));
-            for entry in walker {
+                .into_iter();
+            // Everything passed over is named: `warden verify` fails on whatever the checksum
+            // list does not account for, so the signer should know before publishing.
+            while let Some(entry) = walker.next() {
                 let entry = entry.map_err(|e| {
                     let path = e.path().unwrap_or(input).to_path_buf();
                     Error::io("reading", path, e.into())
                 })?;
                 let ft = entry.file_type();
-                if ft.is_dir() {
+                let name = file_name_str(entry.path())?;
+                if name.starts_with(crate::files::atomic::TEMP_PREFIX) {
+                    continue; // an interrupted run's: removed under the lock
+                }
+                if name.starts_with('.') {
+                    if ft.is_dir() {
+                        walker.skip_current_dir();
+                    }
+                    let what = if ft.is_dir() { "folder" } else { "file" };
+                    skipped.push((entry.into_path(), format!("a hidden {what}: not signed")));
                     continue;
                 }
-                let name = file_name_str(entry.path())?;
+                if ft.is_dir() {
+                    if !recursive {
+                        skipped.push((
+                            entry.into_path(),
+                            "a folder (pass --recursive to sign its files)".into(),
+                        ));
+                    }
+                    continue;
+                }
                 if name.ends_with(SIGNATURE_SUFFIX) {
                     skipped.push((entry.into_path(), "a signature: never signed".into()));
                     continue;
