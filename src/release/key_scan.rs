@@ -120,6 +120,38 @@ mod tests {
     }
 
     #[test]
+    fn a_key_across_a_chunk_boundary_is_found_once_and_truncated_keys_are_not() {
+        let key = bare(&generate(None).unwrap().secret_box);
+        for at in [
+            CHUNK - 300,
+            CHUNK - 100,
+            CHUNK - 8,
+            CHUNK - 1,
+            CHUNK,
+            CHUNK + 5,
+        ] {
+            let mut bytes = vec![b'\n'; at];
+            bytes.extend_from_slice(key.as_bytes());
+            bytes.extend_from_slice(b"\ntrailer");
+            assert_eq!(
+                find_secret_key_in(&bytes[..]).unwrap(),
+                Some((at + 1, SecretKeyProtection::Unencrypted)),
+                "key at {at}"
+            );
+        }
+        // The prefix at the very end, and a key cut short: nothing, and no panic.
+        for cut in [8, 100, 210] {
+            let mut bytes = vec![b'x'; CHUNK - 4];
+            bytes.extend_from_slice(&key.as_bytes()[..cut]);
+            assert_eq!(
+                find_secret_key_in(&bytes[..]).unwrap(),
+                None,
+                "cut at {cut}"
+            );
+        }
+    }
+
+    #[test]
     fn pasted_shapes_are_found() {
         let key = bare(&generate(None).unwrap().secret_box);
         let unpadded = key.trim_end_matches('=');
