@@ -116,13 +116,16 @@ impl<'r> Matcher<'r> {
                     {
                         Ok(r) => Some(r),
                         Err(e) => {
-                            let first = e
+                            let mut first = e
                                 .to_string()
                                 .lines()
                                 .last()
                                 .unwrap_or_default()
                                 .trim()
                                 .to_string();
+                            if matches!(e, regex::Error::CompiledTooBig(_)) {
+                                first.push_str(" (a repeated Unicode class such as \\w{10}? an ASCII class such as [A-Za-z0-9_] is far smaller)");
+                            }
                             errors.push((
                                 entry,
                                 i,
