@@ -58,8 +58,16 @@ fn ethrex_shaped_release_workflow() {
                 ".github/workflows/tag_release.yaml:21:3"
             ),
             (
+                "signing-job-unpinned-action",
+                ".github/workflows/tag_release.yaml:36:9"
+            ),
+            (
                 "signing-job-write-permissions",
                 ".github/workflows/tag_release.yaml:9:1"
+            ),
+            (
+                "signing-job-unpinned-action",
+                ".github/workflows/tag_release.yaml:29:9"
             ),
             (
                 "tag-gate-is-not-a-boundary",
@@ -69,9 +77,10 @@ fn ethrex_shaped_release_workflow() {
     );
     let out = audit("ethrex-release", &[]).expect(1);
     assert!(
-        out.stdout
-            .contains("passed to ./.github/actions/sign-stateless"),
-        "follows the composite action: {}",
+        out.stdout.contains(
+            "MINISIGN_SECRET_KEY (flows into `minisign -S` in ./.github/actions/sign-stateless at line 30)"
+        ),
+        "follows the composite action and its script: {}",
         out.stdout
     );
     assert!(
@@ -94,10 +103,20 @@ fn one_finding_per_case_and_clean_counterparts() {
     );
     assert_eq!(
         findings("secrets-inherit"),
-        pairs(&[(
-            "signing-secrets-inherit",
-            ".github/workflows/release.yml:6:3"
-        )])
+        pairs(&[
+            (
+                "signing-secret-outside-environment",
+                ".github/workflows/publish.yml:11:3"
+            ),
+            (
+                "signing-secrets-inherit",
+                ".github/workflows/release.yml:6:3"
+            )
+        ])
+    );
+    assert!(
+        findings("secrets-inherit-protected").is_empty(),
+        "`secrets: inherit` into a callee whose signing job has an environment"
     );
     assert_eq!(
         findings("write-all"),
@@ -122,9 +141,14 @@ fn one_finding_per_case_and_clean_counterparts() {
 }
 
 #[test]
-fn explicit_secret_names_replace_the_defaults() {
-    let out = audit("write-all", &["--secret", "OTHER_KEY", "--format", "json"]).expect(0);
+fn only_secret_replaces_and_secret_adds() {
+    let out = audit(
+        "write-all",
+        &["--only-secret", "OTHER_KEY", "--format", "json"],
+    )
+    .expect(0);
     assert!(out.stdout.contains("\"findings\": []"), "{}", out.stdout);
+    audit("write-all", &["--secret", "OTHER_KEY"]).expect(1);
 }
 
 #[test]

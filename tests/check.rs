@@ -28,6 +28,13 @@ fn this_repository_passes() {
 fn broken_duplicate_and_missing_keys_fail() {
     let t = tempfile::tempdir().unwrap();
     let root = t.path().join("repo");
+    // A root that does not exist is bad input, not a repository with nothing in it.
+    let out = run(warden(t.path()).args(["check", "--root", "repo"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: repo: no such directory (pass the repository with --root)\n"
+    );
+    fs::create_dir_all(&root).unwrap();
     let out = run(warden(t.path()).args(["check", "--root", "repo"])).expect(1);
     assert!(
         out.stdout.contains("FAIL  keys         keys/:"),

@@ -8,6 +8,7 @@
 //! `unverifiable` finding naming the permission it needed.
 
 pub mod apply;
+pub mod catalogue;
 pub mod findings;
 pub mod fix_plan;
 pub mod rule;
@@ -58,7 +59,10 @@ pub struct AuditRequest<'a> {
 
 /// Audits the workflows, then the settings from the request's source; findings sorted.
 pub fn run(req: &AuditRequest) -> Result<AuditReport> {
-    let wf = workflows::audit_workflows(&req.root, &req.secrets);
+    let wf = workflows::audit_workflows(&req.root, &req.secrets)?;
+    // The settings audit judges stored secrets with the keys the workflows showed.
+    let mut secrets = req.secrets.clone();
+    secrets.found.extend(wf.keys.iter().cloned());
     let patterns = if wf.tag_patterns.is_empty() {
         req.fallback_tag_patterns.clone()
     } else {
@@ -86,7 +90,7 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
             repo,
             signing_jobs: &wf.signing_jobs,
             tag_patterns: &report.release_tag_patterns,
-            secrets: &req.secrets,
+            secrets: &secrets,
         };
         let found = match &req.settings {
             SettingsSource::Snapshot(dir) => futures::executor::block_on(settings::audit(

@@ -1,20 +1,54 @@
-//! Which secrets are signing keys: the names given with `--secret`, or by default names that look
-//! like one.
+//! Which secrets are signing keys. Each job's keys are judged by what the secrets do
+//! (`workflows::flow`) and by the catalogue's names (`catalogue`); `--secret NAME` adds names and
+//! `--only-secret NAME` replaces all of that with a list. The settings audit asks `is_signing`
+//! about stored secrets: a name given, a curated name, or one the workflows showed to be a key.
 
-/// The signing secrets: names given with `--secret`, or by default any name containing
-/// `MINISIGN`, `SIGNING` or `_SECRET_KEY`.
+use std::collections::BTreeSet;
+
+use super::catalogue::{Catalogue, NameClass};
+
 #[derive(Clone, Debug, Default)]
 pub struct SigningSecrets {
-    pub explicit: Vec<String>,
+    /// `--secret NAME`: signing keys in addition to what warden finds.
+    pub extra: Vec<String>,
+    /// `--only-secret NAME`: the only signing keys (nothing is judged by flow or name).
+    pub only: Vec<String>,
+    /// Keys the workflow audit found (normalised names), for the settings audit.
+    pub found: BTreeSet<String>,
+    /// In a reusable workflow: its secret names (normalised) that receive a caller's key, and
+    /// which key from where.
+    pub passed: std::collections::BTreeMap<String, String>,
 }
 
 impl SigningSecrets {
+    /// Whether the name was given on the command line (case-insensitive, `-` as `_`).
+    pub fn names(&self, name: &str) -> bool {
+        let n = Catalogue::normal(name);
+        self.extra
+            .iter()
+            .chain(&self.only)
+            .any(|g| Catalogue::normal(g) == n)
+    }
+
+    /// The caller's key a (reusable workflow's) secret receives, if any.
+    pub fn passed_from(&self, name: &str) -> Option<&str> {
+        self.passed
+            .get(&Catalogue::normal(name))
+            .map(String::as_str)
+    }
+
+    /// Whether only the given names count.
+    pub fn only_given(&self) -> bool {
+        !self.only.is_empty()
+    }
+
+    /// Whether a stored secret of this name is a signing key.
     pub fn is_signing(&self, name: &str) -> bool {
-        if !self.explicit.is_empty() {
-            return self.explicit.iter().any(|n| n.eq_ignore_ascii_case(name));
+        if self.only_given() || self.names(name) {
+            return self.names(name);
         }
-        let upper = name.to_ascii_uppercase();
-        upper.contains("MINISIGN") || upper.contains("SIGNING") || upper.contains("_SECRET_KEY")
+        self.found.contains(&Catalogue::normal(name))
+            || Catalogue::get().classify(name) == NameClass::Key
     }
 }
 
@@ -23,22 +57,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_signing_secret_names() {
+    fn given_names_add_to_or_replace_the_catalogue() {
         let s = SigningSecrets::default();
-        for yes in [
-            "MINISIGN_SECRET_KEY",
-            "minisign_password",
-            "GPG_SIGNING_KEY",
-            "RELEASE_SECRET_KEY",
-        ] {
-            assert!(s.is_signing(yes), "{yes}");
-        }
-        for no in ["GITHUB_TOKEN", "NPM_TOKEN", "SECRET"] {
-            assert!(!s.is_signing(no), "{no}");
-        }
+        assert!(s.is_signing("MINISIGN_SECRET_KEY") && s.is_signing("gpg-private-key"));
+        assert!(!s.is_signing("GITHUB_TOKEN") && !s.is_signing("S3_SECRET_KEY"));
+        let more = SigningSecrets {
+            extra: vec!["release-key".into()],
+            ..Default::default()
+        };
+        assert!(more.is_signing("RELEASE_KEY") && more.is_signing("MINISIGN_SECRET_KEY"));
         let only = SigningSecrets {
-            explicit: vec!["RELEASE_KEY".into()],
+            only: vec!["RELEASE_KEY".into()],
+            ..Default::default()
         };
         assert!(only.is_signing("RELEASE_KEY") && !only.is_signing("MINISIGN_SECRET_KEY"));
+        let found = SigningSecrets {
+            found: ["APP_KEY".to_string()].into(),
+            ..Default::default()
+        };
+        assert!(found.is_signing("app-key"));
     }
 }

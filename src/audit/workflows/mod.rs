@@ -4,15 +4,19 @@
 //! `source` reads a file, `signing_job` builds the view of each job that holds a signing secret,
 //! and `rules` has one function per rule over those views.
 
+pub mod beside;
+pub mod calls;
+pub mod expr;
+pub mod flow;
 pub mod rules;
 pub mod signing_job;
 pub mod source;
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use github_actions_models::workflow::{Job, Workflow};
-use regex::Regex;
 use yamlpath::Document;
 
 use crate::audit::findings::Finding;
@@ -20,7 +24,7 @@ use crate::audit::secrets::SigningSecrets;
 use crate::files::guarded::read_text_inside;
 use signing_job::JobView;
 pub use signing_job::SigningJob;
-use source::{secret_refs, Source};
+use source::{Parsed, Source};
 
 #[derive(Clone, Debug, Default)]
 pub struct WorkflowAudit {
@@ -29,32 +33,117 @@ pub struct WorkflowAudit {
     /// `on.push.tags` of the workflows that sign.
     pub tag_patterns: Vec<String>,
     pub workflows: Vec<PathBuf>,
+    /// The signing keys the jobs hold (normalised names).
+    pub keys: BTreeSet<String>,
 }
 
-/// Audits every workflow under `root/.github/workflows`.
-pub fn audit_workflows(root: &Path, secrets: &SigningSecrets) -> WorkflowAudit {
+/// Audits every workflow under `root/.github/workflows`. A root that does not exist, or a
+/// workflows folder that cannot be read, is an error: an audit that saw nothing is not a pass.
+pub fn audit_workflows(
+    root: &Path,
+    secrets: &SigningSecrets,
+) -> crate::error::Result<WorkflowAudit> {
+    use crate::error::Error;
     let mut audit = WorkflowAudit::default();
+    if !root.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: no such directory (pass the repository with --root)",
+            root.display()
+        )));
+    }
     let dir = root.join(".github/workflows");
-    let Ok(entries) = fs::read_dir(&dir) else {
-        return audit;
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(audit),
+        Err(e) => return Err(Error::io("reading", &dir, e)),
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
         .collect();
     files.sort();
-    let re = secret_refs();
+    let mut parsed = Vec::new();
     for file in files {
         let rel = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
         audit.workflows.push(rel.clone());
         match parse(root, &file, &rel) {
-            Ok((src, workflow)) => audit_file(&src, &workflow, root, secrets, &re, &mut audit),
+            Ok(p) => parsed.push(p),
             Err((at, why)) => audit.findings.push(rules::unparseable(&rel, at, &why)),
+        }
+    }
+    let callers = calls::callers(&parsed, secrets);
+    // Every job's keys first: a job handed every secret holds the keys found anywhere.
+    let mut views = Vec::new();
+    for (src, wf, value) in &parsed {
+        let caller = callers.get(&src.rel);
+        let given = caller.map_or_else(|| secrets.clone(), |c| c.secrets_for_callee(secrets));
+        for (id, job) in &wf.jobs {
+            if let Job::NormalJob(job) = job {
+                if let Some(v) = JobView::new(src, (wf, value), (id, job), root, &given) {
+                    views.push(v);
+                }
+            }
+        }
+    }
+    let known: BTreeSet<String> = views.iter().flat_map(|v| v.names()).collect();
+    for v in &views {
+        let caller = callers.get(&v.src.rel);
+        let tag_trigger =
+            rules::has_tag_trigger(v.workflow) || caller.is_some_and(|c| c.tag_trigger);
+        if !v.secrets.keys.is_empty() {
+            audit.signing_jobs.push(v.signing_job());
+            audit
+                .tag_patterns
+                .extend(rules::release_tag_patterns(v.workflow));
+            if let Some(c) = caller {
+                audit.tag_patterns.extend(c.tag_patterns.iter().cloned());
+            }
+        }
+        audit.findings.extend(
+            [
+                rules::outside_environment(v, &known),
+                rules::tag_gate(v, tag_trigger),
+                rules::write_permissions(v),
+                beside::default_permissions(v),
+                beside::self_hosted(v),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+        if !v.secrets.keys.is_empty() {
+            audit.findings.extend(beside::unpinned_action(v));
+            audit.findings.extend(beside::template_injection(v));
+            audit.findings.extend(beside::cache_restore(v));
+            audit.findings.extend(beside::foreign_artifact(v));
+        }
+    }
+    for (src, wf, value) in &parsed {
+        let file_keys: BTreeSet<String> = views
+            .iter()
+            .filter(|v| v.src.rel == src.rel)
+            .flat_map(|v| v.names())
+            .collect();
+        audit
+            .findings
+            .extend(calls::call_findings(src, value, &known, &views));
+        if !file_keys.is_empty() {
+            audit
+                .findings
+                .extend(rules::dangerous_trigger(src, wf, &file_keys));
         }
     }
     audit.tag_patterns.sort();
     audit.tag_patterns.dedup();
-    audit
+    secrets_found(&mut audit, &known);
+    Ok(audit)
+}
+
+/// The keys found, for the settings audit (`SigningSecrets::found`).
+fn secrets_found(audit: &mut WorkflowAudit, known: &BTreeSet<String>) {
+    audit.keys = known
+        .iter()
+        .map(|k| crate::audit::catalogue::Catalogue::normal(k))
+        .collect();
 }
 
 /// More jobs than this in one workflow file are refused (see `parse`).
@@ -91,7 +180,7 @@ fn too_deep(text: &str) -> Option<usize> {
 type Unparseable = ((usize, usize), String);
 
 /// The workflow and its document, or where and why it could not be had.
-fn parse(root: &Path, file: &Path, rel: &Path) -> Result<(Source, Workflow), Unparseable> {
+fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
     // A pull request controls this file: no link out of the repository, no FIFO, no size or
     // nesting that makes the parsers slow (a 200 KB file of nested `[` took 30 s).
     let text = read_text_inside(root, file, WORKFLOW_CAP)
@@ -117,52 +206,9 @@ fn parse(root: &Path, file: &Path, rel: &Path) -> Result<(Source, Workflow), Unp
             ),
         ));
     }
+    // The same text as plain YAML values, for the flow of secrets (aliases resolved).
+    let value: yaml_serde::Value =
+        yaml_serde::from_str(&text).map_err(|e| ((1, 1), e.to_string()))?;
     let doc = Document::new(text).map_err(|e| ((1, 1), e.to_string()))?;
-    Ok((Source::new(rel.to_path_buf(), doc), workflow))
-}
-
-/// Runs every rule on one workflow.
-fn audit_file(
-    src: &Source,
-    wf: &Workflow,
-    root: &Path,
-    secrets: &SigningSecrets,
-    re: &Regex,
-    audit: &mut WorkflowAudit,
-) {
-    let file_refs = src.signing_refs(src.whole(), secrets, re);
-    let mut signs = false;
-    for (id, job) in &wf.jobs {
-        match job {
-            Job::ReusableWorkflowCallJob(call) => {
-                audit
-                    .findings
-                    .extend(rules::secrets_inherit(src, wf, (id, call), &file_refs));
-            }
-            Job::NormalJob(job) => {
-                let Some(view) = JobView::new(src, wf, (id, job), root, secrets, re) else {
-                    continue;
-                };
-                signs = true;
-                audit.signing_jobs.push(view.signing_job());
-                audit.findings.extend(
-                    [
-                        rules::outside_environment(&view),
-                        rules::tag_gate(&view),
-                        rules::write_permissions(&view),
-                    ]
-                    .into_iter()
-                    .flatten(),
-                );
-            }
-        }
-    }
-    if signs || !file_refs.is_empty() {
-        audit
-            .findings
-            .extend(rules::dangerous_trigger(src, wf, &file_refs));
-    }
-    if signs {
-        audit.tag_patterns.extend(rules::release_tag_patterns(wf));
-    }
+    Ok((Source::new(rel.to_path_buf(), doc), workflow, value))
 }

@@ -5,73 +5,106 @@ use std::path::Path;
 
 use github_actions_models::common::{BasePermission, If, Permission, Permissions};
 use github_actions_models::workflow::event::{OptionalBody, TagFilters};
-use github_actions_models::workflow::job::{ReusableWorkflowCallJob, Secrets};
 use github_actions_models::workflow::Workflow;
 use yamlpath::route;
 
-use super::signing_job::JobView;
+use std::collections::BTreeSet;
+
+use super::expr::one_line;
+use super::signing_job::{Environment, JobView};
 use super::source::Source;
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::Rule;
+use crate::audit::severity::Severity;
 
 /// Permissions a signing job may hold with write access: publishing the release needs
 /// `contents`; `id-token` and `attestations` serve provenance.
 const NEEDED_WRITES: &[&str] = &["contents", "id-token", "attestations"];
 
 /// `signing-secret-outside-environment`: the job holds the key with no environment, so no
-/// reviewer or deployment policy stands between a run and the key.
-pub fn outside_environment(v: &JobView) -> Option<Finding> {
-    if v.environment.is_some() {
-        return None;
-    }
-    let (first_name, first_at) = &v.refs[0];
-    let first = v.src.point(*first_at);
-    let list = v.names().into_iter().collect::<Vec<_>>().join(", ");
-    let through = if v.via.is_empty() {
-        String::new()
-    } else {
-        format!(", passed to {}", v.via.join(", "))
-    };
+/// reviewer or deployment policy stands between a run and the key. An environment given by an
+/// expression is `unverifiable` offline. A job handed every secret (`toJSON(secrets)`) holds the
+/// keys found elsewhere (`known`).
+pub fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding> {
     let id = v.id;
-    Some(
-        Finding::new(
-            Rule::SigningSecretOutsideEnvironment,
-            v.src.loc(v.key, Some(id)),
+    let loc = v.src.loc(v.key, Some(id));
+    let (what, first, names) = match (v.first(), &v.secrets.every) {
+        (Some(first), _) => (v.reasons(), first.name.clone(), v.names()),
+        (None, Some((expr, _))) if !known.is_empty() => (
             format!(
-                "job `{id}` uses {list} (first at line {}{through}) and has no `environment:`: any run of this job can read the key",
-                first.0
+                "every secret (`{}`), {} included,",
+                expr,
+                known.iter().cloned().collect::<Vec<_>>().join(", ")
             ),
-            format!(
-                "Add `environment: release` to job `{id}`, store {first_name} only in that environment (not as a repository secret), and require reviewers on it."
-            ),
-        )
-        .about(Subject::secrets(v.names())),
-    )
+            known.iter().next().cloned().unwrap_or_default(),
+            known.clone(),
+        ),
+        _ => return None,
+    };
+    match &v.environment {
+        Environment::Named(_) => None,
+        Environment::Expression(expr) => Some(
+            Finding::unverifiable(
+                Severity::High,
+                loc,
+                format!("job `{id}` holds {what} and its environment is the expression `{expr}`: which environment (if any) protects the key is decided at run time, so it cannot be checked offline"),
+                format!("Name the environment literally (`environment: release`) in the job that holds {first}."),
+            )
+            .about(Subject::secrets(names)),
+        ),
+        Environment::None => Some(
+            Finding::new(
+                Rule::SigningSecretOutsideEnvironment,
+                loc,
+                format!("job `{id}` holds {what} and has no `environment:`: any run of this job can read the key"),
+                format!("Add `environment: release` to job `{id}`, store {first} only in that environment (not as a repository secret), and require reviewers on it."),
+            )
+            .about(Subject::secrets(names)),
+        ),
+    }
+}
+
+/// An `if:` that tests the ref (`github.ref`, `github.ref_type`, `refs/tags/`).
+fn ref_gate(expr: &str) -> bool {
+    expr.contains("github.ref") || expr.contains("refs/tags/")
 }
 
 /// `tag-gate-is-not-a-boundary`: an environment-less signing job whose only gate is an `if:` on
-/// the ref, which the tagged commit's own workflow file decides.
-pub fn tag_gate(v: &JobView) -> Option<Finding> {
-    if v.environment.is_some() {
-        return None;
-    }
-    let If::Expr(expr) = v.job.r#if.as_ref()? else {
-        return None;
-    };
-    if !(expr.contains("github.ref_type")
-        || expr.contains("github.ref")
-        || expr.contains("refs/tags/"))
-    {
+/// the ref (on the job, or on the step that signs), which the run's own workflow file decides.
+pub fn tag_gate(v: &JobView, tag_trigger: bool) -> Option<Finding> {
+    if v.environment != Environment::None || v.secrets.keys.is_empty() {
         return None;
     }
     let id = v.id;
-    let at = v.src.key(&route!("jobs", id, "if"));
+    let job_gate = match v.job.r#if.as_ref() {
+        Some(If::Expr(e)) if ref_gate(e) => Some((e.clone(), route!("jobs", id, "if"))),
+        _ => None,
+    };
+    let step_gate = || {
+        let (_, i) = v.secrets.signs.as_ref()?;
+        let e = v
+            .wf_value
+            .get("jobs")?
+            .get(id)?
+            .get("steps")?
+            .get(*i)?
+            .get("if")?;
+        let e = match e {
+            yaml_serde::Value::String(s) => s.clone(),
+            _ => return None,
+        };
+        ref_gate(&e).then(|| (e, route!("jobs", id, "steps", *i, "if")))
+    };
+    let (expr, at) = job_gate.or_else(step_gate)?;
+    let why = if tag_trigger {
+        "a tag push runs the workflow file of the tagged commit, so whoever can push a tag can rewrite this gate"
+    } else {
+        "the gate is read from the workflow file of the commit that runs, so whoever can push that commit can rewrite it"
+    };
     Some(Finding::new(
         Rule::TagGateIsNotABoundary,
-        v.src.loc(at, Some(id)),
-        format!(
-            "job `{id}` is gated by `if: {expr}`; a tag push runs the workflow file of the tagged commit, so whoever can push a tag can rewrite this gate"
-        ),
+        v.src.loc(v.src.key(&at), Some(id)),
+        format!("job `{id}` is gated by `if: {}`; {why}", one_line(&expr)),
         "Rely on an environment with required reviewers and a tag ruleset instead of an `if:` on the ref.",
     ))
 }
@@ -126,39 +159,9 @@ pub fn write_permissions(v: &JobView) -> Option<Finding> {
     )
 }
 
-/// `signing-secrets-inherit`: a reusable-workflow call with `secrets: inherit` in a workflow that
-/// signs (or runs on tags), so the key reaches the called workflow.
-pub fn secrets_inherit(
-    src: &Source,
-    wf: &Workflow,
-    (id, call): (&str, &ReusableWorkflowCallJob),
-    file_refs: &[(String, usize)],
-) -> Option<Finding> {
-    let signs = !file_refs.is_empty() || has_tag_trigger(wf);
-    if !matches!(call.secrets, Some(Secrets::Inherit)) || !signs {
-        return None;
-    }
-    Some(
-        Finding::new(
-            Rule::SigningSecretsInherit,
-            src.loc(src.key(&route!("jobs", id)), Some(id)),
-            format!(
-                "job `{id}` calls {} with `secrets: inherit`: every secret, the signing key included, reaches the called workflow",
-                call.uses.raw()
-            ),
-            "Pass only the secrets the called workflow needs (`secrets: { NAME: ... }`), and keep the signing key in an environment of the job that signs.",
-        )
-        .about(Subject::secrets(file_refs.iter().map(|(n, _)| n))),
-    )
-}
-
 /// `signing-secret-dangerous-trigger`: a workflow that references the key runs on events that
 /// carry code or input from outside the repository.
-pub fn dangerous_trigger(
-    src: &Source,
-    wf: &Workflow,
-    file_refs: &[(String, usize)],
-) -> Option<Finding> {
+pub fn dangerous_trigger(src: &Source, wf: &Workflow, keys: &BTreeSet<String>) -> Option<Finding> {
     let ev = &wf.on.events;
     let risky: Vec<&str> = [
         ("pull_request_target", ev.pull_request_target.is_present()),
@@ -178,12 +181,12 @@ pub fn dangerous_trigger(
             src.loc(src.key(&route!("on")), None),
             format!(
                 "this workflow references {} and runs on {}: code or input from outside the repository can reach the signing key",
-                file_refs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+                keys.iter().cloned().collect::<Vec<_>>().join(", "),
                 risky.join(", ")
             ),
             "Sign only in a workflow triggered by a tag push (or a release), never from pull_request_target, workflow_run or issue_comment.",
         )
-        .about(Subject::secrets(file_refs.iter().map(|(n, _)| n))),
+        .about(Subject::secrets(keys)),
     )
 }
 
@@ -219,6 +222,7 @@ pub fn release_tag_patterns(wf: &Workflow) -> Vec<String> {
     }
 }
 
-fn has_tag_trigger(wf: &Workflow) -> bool {
+/// Whether a push of a tag runs the workflow.
+pub fn has_tag_trigger(wf: &Workflow) -> bool {
     matches!(&wf.on.events.push, OptionalBody::Body(p) if matches!(p.tag_filters, Some(TagFilters::Tags(_))))
 }

@@ -1,15 +1,15 @@
-//! A job that uses a signing secret: what the settings audit needs of it ([`SigningJob`]), and the
+//! A job that holds a signing key: what the settings audit needs of it ([`SigningJob`]), and the
 //! view of it every workflow rule reads ([`JobView`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use github_actions_models::common::Uses;
-use github_actions_models::workflow::job::{DeploymentEnvironment, NormalJob, Step, UsesStep};
+use github_actions_models::workflow::job::{DeploymentEnvironment, NormalJob};
 use github_actions_models::workflow::Workflow;
-use regex::Regex;
+use yaml_serde::Value;
 use yamlpath::route;
 
+use super::flow::{job_secrets, JobSecrets, KeyUse, Spot};
 use super::source::Source;
 use crate::audit::secrets::SigningSecrets;
 
@@ -23,114 +23,125 @@ pub struct SigningJob {
     pub line: usize,
 }
 
+/// What a job's `environment:` protects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Environment {
+    /// No environment, an empty name, or an expression that can be empty.
+    None,
+    Named(String),
+    /// An expression: which environment (if any) is decided at run time.
+    Expression(String),
+}
+
 /// A signing job as the rules see it.
 pub struct JobView<'a> {
     pub src: &'a Source,
     pub workflow: &'a Workflow,
+    pub wf_value: &'a Value,
     pub id: &'a str,
     pub job: &'a NormalJob,
     /// Position of `jobs.<id>`.
     pub key: (usize, usize),
-    /// Signing secrets the job references, each with its first byte offset, in order.
-    pub refs: Vec<(String, usize)>,
-    pub environment: Option<String>,
-    /// Local composite actions the secrets are handed to (`./.github/actions/x`).
-    pub via: Vec<String>,
+    pub secrets: JobSecrets,
+    pub environment: Environment,
+}
+
+fn environment(job: &NormalJob) -> Environment {
+    let name = match job.environment.as_ref() {
+        None => return Environment::None,
+        Some(DeploymentEnvironment::Name(n)) => n,
+        Some(DeploymentEnvironment::NameURL { name, .. }) => name,
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        Environment::None
+    } else if name.contains("${{") {
+        // `'release' || ''`-style choices can come out empty: no environment on those runs.
+        if super::expr::expressions(name).any(|(_, e)| e.contains("''")) {
+            Environment::None
+        } else {
+            Environment::Expression(super::expr::one_line(name))
+        }
+    } else {
+        Environment::Named(name.to_string())
+    }
 }
 
 impl<'a> JobView<'a> {
-    /// The view of `jobs.<id>`, or `None` when it references no signing secret.
+    /// The view of `jobs.<id>`, or `None` when it holds no signing key (and no `toJSON(secrets)`).
     pub fn new(
         src: &'a Source,
-        workflow: &'a Workflow,
+        (workflow, wf_value): (&'a Workflow, &'a Value),
         (id, job): (&'a str, &'a NormalJob),
         root: &Path,
-        secrets: &SigningSecrets,
-        re: &Regex,
+        given: &SigningSecrets,
     ) -> Option<Self> {
-        let job_route = route!("jobs", id);
-        let span = src.span(&job_route).unwrap_or(src.whole());
-        let refs = src.signing_refs(span, secrets, re);
-        if refs.is_empty() {
+        let job_value = wf_value.get("jobs")?.get(id)?;
+        let secrets = job_secrets(wf_value, job_value, root, given);
+        if secrets.keys.is_empty() && secrets.every.is_none() {
             return None;
         }
-        let environment = job.environment.as_ref().map(|e| match e {
-            DeploymentEnvironment::Name(n) => n.clone(),
-            DeploymentEnvironment::NameURL { name, .. } => name.clone(),
-        });
         Some(JobView {
             src,
             workflow,
+            wf_value,
             id,
             job,
-            key: src.key(&job_route),
-            via: composite_actions(src, id, job, root, secrets, re),
-            refs,
-            environment,
+            key: src.key(&route!("jobs", id)),
+            secrets,
+            environment: environment(job),
         })
     }
 
-    /// The signing secrets, sorted.
+    /// The signing keys, sorted.
     pub fn names(&self) -> BTreeSet<String> {
-        self.refs.iter().map(|(n, _)| n.clone()).collect()
+        self.secrets.keys.iter().map(|k| k.name.clone()).collect()
+    }
+
+    /// The key to name in a remediation: the first by use that is not a passphrase.
+    pub fn first(&self) -> Option<&KeyUse> {
+        let pass = |k: &&KeyUse| {
+            let n = crate::audit::catalogue::Catalogue::normal(&k.name);
+            n.contains("PASSWORD") || n.contains("PASSPHRASE")
+        };
+        self.secrets
+            .keys
+            .iter()
+            .find(|k| !pass(k))
+            .or(self.secrets.keys.first())
+    }
+
+    /// The line of a spot in this job.
+    pub fn line(&self, spot: &Spot) -> usize {
+        let at = match spot {
+            Spot::Step(i) => self.src.at(&route!("jobs", self.id, "steps", *i)),
+            Spot::JobEnv => self.src.key(&route!("jobs", self.id, "env")),
+            Spot::WorkflowEnv => self.src.key(&route!("env")),
+            Spot::Job => self.key,
+        };
+        at.0
+    }
+
+    /// Why each key is one, for messages: "GPG_PRIVATE_KEY (flows into `gpg --import` at line 9)".
+    pub fn reasons(&self) -> String {
+        self.secrets
+            .keys
+            .iter()
+            .map(|k| format!("{} ({})", k.name, k.why.describe(self.line(&k.spot))))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     pub fn signing_job(&self) -> SigningJob {
         SigningJob {
             workflow: self.src.rel.clone(),
             job: self.id.to_string(),
-            environment: self.environment.clone(),
+            environment: match &self.environment {
+                Environment::Named(n) => Some(n.clone()),
+                _ => None,
+            },
             secrets: self.names(),
             line: self.key.0,
         }
     }
-}
-
-/// Steps that hand a signing secret to a local composite action: the action, and whether its
-/// `action.yml` was found.
-fn composite_actions(
-    src: &Source,
-    id: &str,
-    job: &NormalJob,
-    root: &Path,
-    secrets: &SigningSecrets,
-    re: &Regex,
-) -> Vec<String> {
-    let mut via = Vec::new();
-    for (i, step) in job.steps.iter().enumerate() {
-        let Step::Uses(UsesStep {
-            uses: Uses::Local(local),
-            ..
-        }) = step
-        else {
-            continue;
-        };
-        let Some(span) = src.span(&route!("jobs", id, "steps", i)) else {
-            continue;
-        };
-        if src.signing_refs(span, secrets, re).is_empty() {
-            continue;
-        }
-        // The workflow names the path: it is looked up only as a plain path inside the
-        // repository (no `..`, no `.git`), so the audit never probes the runner's files.
-        let path = local.raw().trim_start_matches("./");
-        let found = crate::files::paths::is_repo_relative(path)
-            && ["action.yml", "action.yaml"].iter().any(|f| {
-                let file = root.join(path).join(f);
-                std::fs::canonicalize(&file)
-                    .ok()
-                    .zip(std::fs::canonicalize(root).ok())
-                    .is_some_and(|(real, root)| real.starts_with(root) && real.is_file())
-            });
-        via.push(format!(
-            "{}{}",
-            local.raw(),
-            if found {
-                ""
-            } else {
-                " (action file not found)"
-            }
-        ));
-    }
-    via
 }

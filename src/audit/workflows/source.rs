@@ -3,19 +3,16 @@
 
 use std::path::PathBuf;
 
-use regex::Regex;
 use yamlpath::{Document, Route};
 
 use crate::audit::findings::Location;
-use crate::audit::secrets::SigningSecrets;
 
-/// `secrets.NAME` and `secrets['NAME']` in expressions.
-pub fn secret_refs() -> Regex {
-    Regex::new(
-        r#"secrets\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\])"#,
-    )
-    .expect("valid regex")
-}
+/// A parsed workflow: its document (positions), its typed model and its YAML values.
+pub type Parsed = (
+    Source,
+    github_actions_models::workflow::Workflow,
+    yaml_serde::Value,
+);
 
 pub struct Source {
     /// Relative to the repository root.
@@ -60,6 +57,19 @@ impl Source {
             .unwrap_or((1, 1))
     }
 
+    /// Position of a key, or of a sequence item (a step) where there is no key.
+    pub fn at(&self, route: &Route) -> (usize, usize) {
+        match self.doc.query_key_only(route) {
+            Ok(f) => (
+                f.location.point_span.0 .0 + 1,
+                f.location.point_span.0 .1 + 1,
+            ),
+            Err(_) => self
+                .span(route)
+                .map_or((1, 1), |(start, _)| self.point(start)),
+        }
+    }
+
     /// Byte range of a value.
     pub fn span(&self, route: &Route) -> Option<(usize, usize)> {
         self.doc
@@ -80,27 +90,5 @@ impl Source {
             column,
             job: job.map(str::to_string),
         }
-    }
-
-    /// Signing secrets referenced in a byte range (comments skipped): name → first offset.
-    pub fn signing_refs(
-        &self,
-        (start, end): (usize, usize),
-        secrets: &SigningSecrets,
-        re: &Regex,
-    ) -> Vec<(String, usize)> {
-        let text = &self.doc.source()[start..end];
-        let mut out: Vec<(String, usize)> = Vec::new();
-        for c in re.captures_iter(text) {
-            let m = c.get(0).map_or(0, |m| m.start()) + start;
-            if self.doc.offset_inside_comment(m) {
-                continue;
-            }
-            let name = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
-            if secrets.is_signing(name) && !out.iter().any(|(n, _)| n == name) {
-                out.push((name.to_string(), m));
-            }
-        }
-        out
     }
 }

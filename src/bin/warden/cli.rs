@@ -167,9 +167,13 @@ pub struct AuditTarget {
     /// The repository checkout to audit (its .github/workflows).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
-    /// A signing secret name (repeatable) [default: names containing MINISIGN, SIGNING or _SECRET_KEY].
+    /// Also treat this secret as a signing key (repeatable), besides those warden finds by what
+    /// they do and by name.
     #[arg(long = "secret", value_name = "NAME")]
     pub secrets: Vec<String>,
+    /// Treat only these secrets as signing keys (repeatable): replaces what warden finds.
+    #[arg(long = "only-secret", value_name = "NAME")]
+    pub only_secrets: Vec<String>,
     /// Release tag pattern when no signing workflow has `on.push.tags` (repeatable).
     #[arg(long, value_name = "PATTERN", default_value = "v*")]
     pub release_tag_pattern: Vec<String>,

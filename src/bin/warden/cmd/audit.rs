@@ -75,7 +75,9 @@ fn request<'a>(
     AuditRequest {
         root: target.root.clone(),
         secrets: SigningSecrets {
-            explicit: target.secrets.clone(),
+            extra: target.secrets.clone(),
+            only: target.only_secrets.clone(),
+            ..SigningSecrets::default()
         },
         fallback_tag_patterns: target.release_tag_pattern.clone(),
         repository: repository_name(ctx.repository(target.repo.as_deref()), &target.root),

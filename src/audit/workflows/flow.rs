@@ -1,0 +1,459 @@
+//! Which secrets of a job are signing keys, judged by what they do: a secret that flows into a
+//! signing command or action is a key; so is one with a curated signing name, unless it only
+//! flows into verification. Read from the workflow as YAML values (escapes and aliases resolved
+//! as GitHub resolves them), with secret references parsed from the expression language.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use regex::Regex;
+use yaml_serde::Value;
+
+use super::expr::{secrets_in_value, SecretRef};
+use crate::audit::catalogue::{Catalogue, NameClass};
+use crate::audit::secrets::SigningSecrets;
+
+/// Where in a job a key was seen first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Spot {
+    Step(usize),
+    JobEnv,
+    WorkflowEnv,
+    Job,
+}
+
+/// Why warden judged a secret a signing key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// It flows into a signing command or action (`op`), possibly inside a local action.
+    FlowsInto { op: String, within: Option<String> },
+    /// It is written out in a job that signs with `op` (key-shaped name, a later step reads it).
+    Beside { op: String },
+    /// Its name is a curated signing-key name.
+    Name,
+    /// Named with `--secret` / `--only-secret`.
+    Given,
+    /// A reusable workflow's secret that receives a caller's key ("GPG_PRIVATE_KEY from …").
+    Passed { from: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyUse {
+    pub name: String,
+    pub why: Why,
+    pub spot: Spot,
+}
+
+/// What a job does with secrets.
+#[derive(Clone, Debug, Default)]
+pub struct JobSecrets {
+    /// The signing keys, in order of first use.
+    pub keys: Vec<KeyUse>,
+    /// The job receives every secret (`toJSON(secrets)`, `secrets[matrix.x]`): the expression.
+    pub every: Option<(String, Spot)>,
+    /// The signing operation the job runs, if any: label and step.
+    pub signs: Option<(String, usize)>,
+}
+
+/// `env:` of a mapping: variable name → the secrets its value reads.
+fn env_secrets(map: &Value) -> BTreeMap<String, Vec<SecretRef>> {
+    let mut out = BTreeMap::new();
+    if let Some(Value::Mapping(env)) = map.get("env") {
+        for (k, v) in env {
+            if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
+                out.insert(k.to_string(), secrets_in_value(&v, false));
+            }
+        }
+    }
+    out
+}
+
+/// A scalar as text (numbers and booleans as YAML writes them).
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Every string in a value, for the secrets it reads anywhere.
+fn all_refs(v: &Value, out: &mut Vec<SecretRef>) {
+    match v {
+        Value::String(s) => out.extend(secrets_in_value(s, false)),
+        Value::Sequence(items) => items.iter().for_each(|i| all_refs(i, out)),
+        Value::Mapping(m) => {
+            for (k, v) in m {
+                if k.as_str() == Some("if") {
+                    if let Some(s) = scalar(v) {
+                        out.extend(secrets_in_value(&s, true));
+                        continue;
+                    }
+                }
+                all_refs(v, out);
+            }
+        }
+        Value::Tagged(t) => all_refs(&t.value, out),
+        _ => {}
+    }
+}
+
+fn names(refs: &[SecretRef]) -> impl Iterator<Item = &str> {
+    refs.iter().filter_map(|r| match r {
+        SecretRef::Named(n) => Some(n.as_str()),
+        SecretRef::Every(_) => None,
+    })
+}
+
+/// Environment variables a script reads: `$X`, `${X}`, `$env:X`, `%X%`, `env.X`.
+fn script_vars() -> &'static Regex {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)|\$env:([A-Za-z_][A-Za-z0-9_]*)|%([A-Za-z_][A-Za-z0-9_]*)%|\benv\.([A-Za-z_][A-Za-z0-9_-]*)")
+            .expect("static regex")
+    })
+}
+
+fn vars_read(script: &str) -> BTreeSet<String> {
+    script_vars()
+        .captures_iter(script)
+        .filter_map(|c| {
+            (1..=4)
+                .find_map(|i| c.get(i))
+                .map(|m| m.as_str().to_string())
+        })
+        .collect()
+}
+
+/// One step's view: the signing (or verifying) operation it runs, and the secrets that flow into
+/// that operation.
+struct StepOp {
+    op: Option<(String, Option<String>)>,
+    verifies: bool,
+    flowing: Vec<String>,
+    /// Secrets the step's own script or inputs read (written out, passed on).
+    touched: Vec<String>,
+}
+
+/// A composite action's steps, read from `action.yml` under `root` (a plain path inside it).
+fn composite_steps(root: &Path, uses: &str) -> Option<Vec<Value>> {
+    let rel = uses.trim_start_matches("./");
+    if !crate::files::paths::is_repo_relative(rel) {
+        return None;
+    }
+    let text = ["action.yml", "action.yaml"].iter().find_map(|f| {
+        crate::files::guarded::read_text_inside(root, &root.join(rel).join(f), 1 << 20).ok()
+    })?;
+    let doc: Value = yaml_serde::from_str(&text).ok()?;
+    match doc.get("runs").and_then(|r| r.get("steps")) {
+        Some(Value::Sequence(steps)) => Some(steps.clone()),
+        _ => None,
+    }
+}
+
+/// The operation of one step (a workflow's or a composite action's) and what flows into it.
+/// `visible` is the environment the step's process gets; `inputs` maps `inputs.X` (inside a
+/// composite action) to the caller's secrets.
+fn step_op(
+    step: &Value,
+    visible: &BTreeMap<String, Vec<SecretRef>>,
+    inputs: &BTreeMap<String, Vec<String>>,
+    root: &Path,
+    depth: usize,
+) -> StepOp {
+    let cat = Catalogue::get();
+    let own_env = env_secrets(step);
+    let from_inputs = |text: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for (_, e) in super::expr::expressions(text) {
+            for (name, secrets) in inputs {
+                if e.contains(&format!("inputs.{name}")) {
+                    out.extend(secrets.iter().cloned());
+                }
+            }
+        }
+        out
+    };
+    let mut op = StepOp {
+        op: None,
+        verifies: false,
+        flowing: Vec::new(),
+        touched: Vec::new(),
+    };
+    if let Some(run) = step.get("run").and_then(scalar) {
+        let mut flowing: Vec<String> = names(&secrets_in_value(&run, false))
+            .map(str::to_string)
+            .collect();
+        flowing.extend(from_inputs(&run));
+        for var in vars_read(&run) {
+            if let Some(refs) = visible.get(&var) {
+                flowing.extend(names(refs).map(str::to_string));
+            }
+        }
+        for (var, refs) in &own_env {
+            flowing.extend(names(refs).map(str::to_string));
+            if let Some(v) = step
+                .get("env")
+                .and_then(|e| e.get(var.as_str()))
+                .and_then(scalar)
+            {
+                flowing.extend(from_inputs(&v));
+            }
+        }
+        op.touched = flowing.clone();
+        // A script of the repository the step runs is part of what it does.
+        let script = format!("{run}\n{}", local_scripts(root, &run));
+        if let Some(tool) = cat.signing_tool(&script) {
+            op.op = Some((tool.label.clone(), None));
+            op.flowing = flowing;
+        } else if cat.verifies(&script) {
+            op.verifies = true;
+            op.flowing = flowing;
+        }
+        return op;
+    }
+    let Some(uses) = step.get("uses").and_then(Value::as_str) else {
+        return op;
+    };
+    // What the step hands over: `with:` inputs and its own `env:`, by (lower-case) name.
+    let mut handed: Vec<(String, Vec<String>)> = Vec::new();
+    if let Some(Value::Mapping(with)) = step.get("with") {
+        for (k, v) in with {
+            if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
+                let mut s: Vec<String> = names(&secrets_in_value(&v, false))
+                    .map(str::to_string)
+                    .collect();
+                s.extend(from_inputs(&v));
+                handed.push((k.to_ascii_lowercase(), s));
+            }
+        }
+    }
+    for (k, refs) in &own_env {
+        handed.push((
+            k.to_ascii_lowercase(),
+            names(refs).map(str::to_string).collect(),
+        ));
+    }
+    op.touched = handed.iter().flat_map(|(_, s)| s.clone()).collect();
+    if let Some(action) = cat.signing_action(uses) {
+        op.op = Some((action.label.clone(), None));
+        op.flowing = handed
+            .iter()
+            .filter(|(k, _)| action.inputs.as_ref().is_none_or(|i| i.contains(k)))
+            .flat_map(|(_, s)| s.clone())
+            .collect();
+        return op;
+    }
+    if uses.starts_with("./") && depth < 3 {
+        let Some(steps) = composite_steps(root, uses) else {
+            return op;
+        };
+        let inner_inputs: BTreeMap<String, Vec<String>> = handed
+            .iter()
+            .filter(|(_, s)| !s.is_empty())
+            .cloned()
+            .collect();
+        // The step's env reaches the action's steps too.
+        let mut inner_visible = visible.clone();
+        inner_visible.extend(own_env.clone());
+        for inner in &steps {
+            let mut v = inner_visible.clone();
+            v.extend(env_secrets(inner));
+            let inner_op = step_op(inner, &v, &inner_inputs, root, depth + 1);
+            if let Some((label, _)) = inner_op.op {
+                op.op = Some((label, Some(uses.to_string())));
+                op.flowing.extend(inner_op.flowing);
+            } else if inner_op.verifies && op.op.is_none() {
+                op.verifies = true;
+                op.flowing.extend(inner_op.flowing);
+            }
+        }
+    }
+    op
+}
+
+/// The text of the repository's scripts a `run:` names (`.github/scripts/sign.sh`, `./release.sh`):
+/// plain paths inside the repository only, 1 MiB each, at most 8.
+fn local_scripts(root: &Path, run: &str) -> String {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?:^|[\s;&|(])(?:\./)?([A-Za-z0-9_.][A-Za-z0-9_./-]*\.(?:sh|bash|ps1|py|rb|js|mjs|cjs|pl))\b")
+            .expect("static regex")
+    });
+    re.captures_iter(run)
+        .filter_map(|c| c.get(1))
+        .map(|m| m.as_str())
+        .filter(|p| crate::files::paths::is_repo_relative(p))
+        .take(8)
+        .filter_map(|p| crate::files::guarded::read_text_inside(root, &root.join(p), 1 << 20).ok())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Key-shaped names: what is written to disk in a job that signs, for a later step to load.
+fn key_shaped(name: &str) -> bool {
+    let n = Catalogue::normal(name);
+    [
+        "KEY",
+        "CERT",
+        "P12",
+        "PFX",
+        "KEYSTORE",
+        "PASSPHRASE",
+        "PASSWORD",
+        "GPG",
+        "PGP",
+    ]
+    .iter()
+    .any(|t| n.split('_').any(|w| w == *t) || n.ends_with(t))
+}
+
+/// The signing keys of one job (`job` is its YAML value, `wf` the workflow's).
+pub fn job_secrets(wf: &Value, job: &Value, root: &Path, given: &SigningSecrets) -> JobSecrets {
+    let cat = Catalogue::get();
+    let wf_env = env_secrets(wf);
+    let job_env = env_secrets(job);
+    let mut out = JobSecrets::default();
+    let add = |out: &mut JobSecrets, name: &str, why: Why, spot: Spot| {
+        if cat.classify(name) == NameClass::NotKey && !given.names(name) {
+            return;
+        }
+        if given.only_given() && !given.names(name) {
+            return;
+        }
+        let why = match given.passed_from(name) {
+            _ if given.names(name) => Why::Given,
+            Some(from) if why == Why::Name => Why::Passed {
+                from: from.to_string(),
+            },
+            _ => why,
+        };
+        if !out.keys.iter().any(|k| k.name.eq_ignore_ascii_case(name)) {
+            out.keys.push(KeyUse {
+                name: name.to_string(),
+                why,
+                spot,
+            });
+        }
+    };
+    // Every secret the job reads, and where first.
+    let mut seen: Vec<(String, Spot)> = Vec::new();
+    for (refs, spot) in [
+        (
+            wf_env.values().flatten().cloned().collect::<Vec<_>>(),
+            Spot::WorkflowEnv,
+        ),
+        (job_env.values().flatten().cloned().collect(), Spot::JobEnv),
+    ] {
+        for r in refs {
+            match r {
+                SecretRef::Named(n) => seen.push((n, spot.clone())),
+                SecretRef::Every(e) => out.every = out.every.clone().or(Some((e, spot.clone()))),
+            }
+        }
+    }
+    let steps = match job.get("steps") {
+        Some(Value::Sequence(s)) => s.clone(),
+        _ => Vec::new(),
+    };
+    let mut job_refs = Vec::new();
+    if let Value::Mapping(m) = job {
+        for (k, v) in m {
+            if k.as_str() != Some("steps") && k.as_str() != Some("env") {
+                all_refs(v, &mut job_refs);
+            }
+        }
+    }
+    for r in job_refs {
+        match r {
+            SecretRef::Named(n) => seen.push((n, Spot::Job)),
+            SecretRef::Every(e) => out.every = out.every.clone().or(Some((e, Spot::Job))),
+        }
+    }
+    let mut visible = wf_env.clone();
+    visible.extend(job_env.clone());
+    let mut verify_only: BTreeSet<String> = BTreeSet::new();
+    let mut signed_with: BTreeSet<String> = BTreeSet::new();
+    let mut touched: Vec<(String, usize)> = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let mut refs = Vec::new();
+        all_refs(step, &mut refs);
+        for r in refs {
+            match r {
+                SecretRef::Named(n) => seen.push((n, Spot::Step(i))),
+                SecretRef::Every(e) => out.every = out.every.clone().or(Some((e, Spot::Step(i)))),
+            }
+        }
+        let mut v = visible.clone();
+        v.extend(env_secrets(step));
+        let op = step_op(step, &v, &BTreeMap::new(), root, 0);
+        touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
+        match op.op {
+            Some((label, within)) => {
+                if out.signs.is_none() {
+                    out.signs = Some((label.clone(), i));
+                }
+                for name in op.flowing {
+                    signed_with.insert(Catalogue::normal(&name));
+                    add(
+                        &mut out,
+                        &name,
+                        Why::FlowsInto {
+                            op: label.clone(),
+                            within: within.clone(),
+                        },
+                        Spot::Step(i),
+                    );
+                }
+            }
+            None if op.verifies => {
+                verify_only.extend(op.flowing.iter().map(|n| Catalogue::normal(n)));
+            }
+            None => {}
+        }
+    }
+    // Written out in a job that signs: a key-shaped secret a later step loads from disk.
+    if let Some((label, _)) = out.signs.clone() {
+        for (name, i) in &touched {
+            if key_shaped(name) {
+                add(
+                    &mut out,
+                    name,
+                    Why::Beside { op: label.clone() },
+                    Spot::Step(*i),
+                );
+            }
+        }
+    }
+    for (name, spot) in seen {
+        let n = Catalogue::normal(&name);
+        let named = cat.classify(&name) == NameClass::Key
+            || given.names(&name)
+            || given.passed_from(&name).is_some();
+        let verify_only = verify_only.contains(&n) && !signed_with.contains(&n);
+        if named && !verify_only {
+            add(&mut out, &name, Why::Name, spot);
+        }
+    }
+    out
+}
+
+impl Why {
+    /// Why the secret is a key, for a finding: "flows into `gpg --import` at line 157".
+    pub fn describe(&self, line: usize) -> String {
+        match self {
+            Why::FlowsInto { op, within: None } => format!("flows into `{op}` at line {line}"),
+            Why::FlowsInto {
+                op,
+                within: Some(action),
+            } => format!("flows into `{op}` in {action} at line {line}"),
+            Why::Beside { op } => {
+                format!("is written out at line {line} in a job that runs `{op}`")
+            }
+            Why::Name => format!("a signing key's name, line {line}"),
+            Why::Given => format!("named with --secret, line {line}"),
+            Why::Passed { from } => format!("receives {from}, line {line}"),
+        }
+    }
+}
