@@ -79,6 +79,12 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             r.release_tag_patterns.join(", ")
         )?;
     }
+    if r.workflows.is_empty() {
+        writeln!(
+            w,
+            "no workflow files in .github/workflows/: no signing job to audit"
+        )?;
+    }
     for f in &r.findings {
         let label = format!("{:<6}", f.severity.to_string().to_uppercase());
         writeln!(

@@ -10,7 +10,6 @@ use yamlpath::route;
 
 use super::expr::{secrets_in_value, SecretRef};
 use super::rules;
-use super::signing_job::{Environment, JobView};
 use super::source::{Parsed, Source};
 use crate::audit::catalogue::Catalogue;
 use crate::audit::findings::{Finding, Subject};
@@ -79,7 +78,7 @@ fn local(uses: &str) -> Option<PathBuf> {
 /// Who calls each local reusable workflow, and with what.
 pub fn callers(parsed: &[Parsed], secrets: &SigningSecrets) -> BTreeMap<PathBuf, Caller> {
     let mut out: BTreeMap<PathBuf, Caller> = BTreeMap::new();
-    for (src, wf, value) in parsed {
+    for (rel, _, wf, value) in parsed {
         for (_, uses, job) in call_jobs(value) {
             let Some(callee) = local(&uses) else { continue };
             let c = out.entry(callee).or_default();
@@ -89,7 +88,7 @@ pub fn callers(parsed: &[Parsed], secrets: &SigningSecrets) -> BTreeMap<PathBuf,
                 if let Some(key) = from.iter().find(|n| secrets.is_signing(n)) {
                     c.passed.insert(
                         Catalogue::normal(&to),
-                        format!("{key} from {}", src.rel.display()),
+                        format!("{key} from {}", rel.display()),
                     );
                 }
             }
@@ -100,32 +99,23 @@ pub fn callers(parsed: &[Parsed], secrets: &SigningSecrets) -> BTreeMap<PathBuf,
 
 /// Findings on the call jobs of one workflow: `secrets: inherit` into a callee that exposes a
 /// key, and a key handed to a workflow in another repository.
+/// `exposed` maps a workflow to its jobs that hold a key without an environment ("job `sign`
+/// holds KEY").
 pub fn call_findings(
     src: &Source,
     value: &Value,
     known: &BTreeSet<String>,
-    views: &[JobView],
+    exposed: &BTreeMap<PathBuf, Vec<String>>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for (id, uses, job) in call_jobs(value) {
         let at = src.loc(src.key(&route!("jobs", id.as_str())), Some(&id));
         if inherits(job) {
             let exposed: Vec<String> = match local(&uses) {
-                Some(callee) => views
-                    .iter()
-                    .filter(|v| v.src.rel == callee && v.environment == Environment::None)
-                    .filter(|v| !v.secrets.keys.is_empty())
-                    .map(|v| {
-                        format!(
-                            "job `{}` holds {}",
-                            v.id,
-                            v.names().into_iter().collect::<Vec<_>>().join(", ")
-                        )
-                    })
-                    .collect(),
-                None if !known.is_empty() => vec![format!(
-                    "it is in another repository, out of this audit's sight"
-                )],
+                Some(callee) => exposed.get(&callee).cloned().unwrap_or_default(),
+                None if !known.is_empty() => {
+                    vec!["it is in another repository, out of this audit's sight".to_string()]
+                }
                 None => Vec::new(),
             };
             if exposed.is_empty() {

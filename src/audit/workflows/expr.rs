@@ -115,7 +115,13 @@ pub fn secrets_in_value(value: &str, whole: bool) -> Vec<SecretRef> {
         return secrets_read(value);
     }
     expressions(value)
-        .flat_map(|(_, e)| secrets_read(e))
+        .flat_map(|(_, e)| {
+            // The whole expression names what hands over every secret (`toJSON(secrets)`).
+            secrets_read(e).into_iter().map(move |r| match r {
+                SecretRef::Every(_) => SecretRef::Every(one_line(e)),
+                named => named,
+            })
+        })
         .collect()
 }
 

@@ -12,7 +12,7 @@ pub mod rules;
 pub mod signing_job;
 pub mod source;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -22,8 +22,10 @@ use yamlpath::Document;
 use crate::audit::findings::Finding;
 use crate::audit::secrets::SigningSecrets;
 use crate::files::guarded::read_text_inside;
+use flow::JobSecrets;
 use signing_job::JobView;
 pub use signing_job::SigningJob;
+use signing_job::{environment, Environment};
 use source::{Parsed, Source};
 
 #[derive(Clone, Debug, Default)]
@@ -63,79 +65,134 @@ pub fn audit_workflows(
         .collect();
     files.sort();
     let mut parsed = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
+    // Parsing is most of the time: both cores.
+    let results = crate::release::hash::parallel_map(&files, |file| {
+        let rel = file.strip_prefix(root).unwrap_or(file).to_path_buf();
+        (parse(root, file, &rel), rel)
+    });
+    for (result, rel) in results {
         audit.workflows.push(rel.clone());
-        match parse(root, &file, &rel) {
+        match result {
             Ok(p) => parsed.push(p),
             Err((at, why)) => audit.findings.push(rules::unparseable(&rel, at, &why)),
         }
     }
     let callers = calls::callers(&parsed, secrets);
-    // Every job's keys first: a job handed every secret holds the keys found anywhere.
-    let mut views = Vec::new();
-    for (src, wf, value) in &parsed {
-        let caller = callers.get(&src.rel);
-        let given = caller.map_or_else(|| secrets.clone(), |c| c.secrets_for_callee(secrets));
+    // Every job's keys first (from the YAML values alone): a job handed every secret holds the
+    // keys found anywhere, and a caller is judged by what its callee exposes.
+    let mut jobs: Vec<Vec<(String, JobSecrets)>> = Vec::new();
+    let mut exposed: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    for (rel, _, wf, value) in &parsed {
+        let given = callers
+            .get(rel)
+            .map_or_else(|| secrets.clone(), |c| c.secrets_for_callee(secrets));
+        let mut of_file = Vec::new();
         for (id, job) in &wf.jobs {
-            if let Job::NormalJob(job) = job {
-                if let Some(v) = JobView::new(src, (wf, value), (id, job), root, &given) {
-                    views.push(v);
-                }
+            let Job::NormalJob(job) = job else { continue };
+            let Some(s) = JobView::secrets_of(value, id, root, &given) else {
+                continue;
+            };
+            if !s.keys.is_empty() && environment(job) == Environment::None {
+                let names: BTreeSet<&str> = s.keys.iter().map(|k| k.name.as_str()).collect();
+                exposed.entry(rel.clone()).or_default().push(format!(
+                    "job `{id}` holds {}",
+                    names.into_iter().collect::<Vec<_>>().join(", ")
+                ));
             }
+            of_file.push((id.clone(), s));
         }
+        jobs.push(of_file);
     }
-    let known: BTreeSet<String> = views.iter().flat_map(|v| v.names()).collect();
-    for v in &views {
-        let caller = callers.get(&v.src.rel);
-        let tag_trigger =
-            rules::has_tag_trigger(v.workflow) || caller.is_some_and(|c| c.tag_trigger);
-        if !v.secrets.keys.is_empty() {
-            audit.signing_jobs.push(v.signing_job());
-            audit
-                .tag_patterns
-                .extend(rules::release_tag_patterns(v.workflow));
-            if let Some(c) = caller {
-                audit.tag_patterns.extend(c.tag_patterns.iter().cloned());
-            }
-        }
-        audit.findings.extend(
-            [
-                rules::outside_environment(v, &known),
-                rules::tag_gate(v, tag_trigger),
-                rules::write_permissions(v),
-                beside::default_permissions(v),
-                beside::self_hosted(v),
-            ]
-            .into_iter()
-            .flatten(),
-        );
-        if !v.secrets.keys.is_empty() {
-            audit.findings.extend(beside::unpinned_action(v));
-            audit.findings.extend(beside::template_injection(v));
-            audit.findings.extend(beside::cache_restore(v));
-            audit.findings.extend(beside::foreign_artifact(v));
-        }
-    }
-    for (src, wf, value) in &parsed {
-        let file_keys: BTreeSet<String> = views
-            .iter()
-            .filter(|v| v.src.rel == src.rel)
-            .flat_map(|v| v.names())
-            .collect();
-        audit
-            .findings
-            .extend(calls::call_findings(src, value, &known, &views));
-        if !file_keys.is_empty() {
-            audit
-                .findings
-                .extend(rules::dangerous_trigger(src, wf, &file_keys));
-        }
+    let known: BTreeSet<String> = jobs
+        .iter()
+        .flat_map(|f| f.iter().map(|(_, s)| s))
+        .flat_map(|s| s.keys.iter().map(|k| k.name.clone()))
+        .collect();
+    // Then each file on its own, its document (positions) parsed only while its findings are
+    // made: memory stays that of one document.
+    let context = FileContext {
+        callers: &callers,
+        known: &known,
+        exposed: &exposed,
+    };
+    let per_file = crate::release::hash::parallel_map(
+        &parsed.iter().zip(jobs).collect::<Vec<_>>(),
+        |(p, jobs)| file_findings(p, jobs.clone(), &context),
+    );
+    for (findings, signing_jobs, tags) in per_file {
+        audit.findings.extend(findings);
+        audit.signing_jobs.extend(signing_jobs);
+        audit.tag_patterns.extend(tags);
     }
     audit.tag_patterns.sort();
     audit.tag_patterns.dedup();
     secrets_found(&mut audit, &known);
     Ok(audit)
+}
+
+/// What every file's findings need from the others.
+struct FileContext<'c> {
+    callers: &'c BTreeMap<PathBuf, calls::Caller>,
+    known: &'c BTreeSet<String>,
+    exposed: &'c BTreeMap<PathBuf, Vec<String>>,
+}
+
+/// The findings, signing jobs and release tag patterns of one workflow.
+fn file_findings(
+    (rel, text, wf, value): &Parsed,
+    jobs: Vec<(String, JobSecrets)>,
+    cx: &FileContext,
+) -> (Vec<Finding>, Vec<SigningJob>, Vec<String>) {
+    let (mut findings, mut signing_jobs, mut tags) = (Vec::new(), Vec::new(), Vec::new());
+    let src = match Document::new(text.as_str()) {
+        Ok(doc) => Source::new(rel.clone(), doc),
+        Err(e) => {
+            return (
+                vec![rules::unparseable(rel, (1, 1), &e.to_string())],
+                signing_jobs,
+                tags,
+            )
+        }
+    };
+    let caller = cx.callers.get(rel);
+    let tag_trigger = rules::has_tag_trigger(wf) || caller.is_some_and(|c| c.tag_trigger);
+    let mut file_keys = BTreeSet::new();
+    for (id, secrets) in jobs {
+        let Some(Job::NormalJob(job)) = wf.jobs.get(&id) else {
+            continue;
+        };
+        let v = JobView::new(&src, (wf, value), (&id, job), secrets);
+        if !v.secrets.keys.is_empty() {
+            file_keys.extend(v.names());
+            signing_jobs.push(v.signing_job());
+            tags.extend(rules::release_tag_patterns(wf));
+            if let Some(c) = caller {
+                tags.extend(c.tag_patterns.iter().cloned());
+            }
+        }
+        findings.extend(
+            [
+                rules::outside_environment(&v, cx.known),
+                rules::tag_gate(&v, tag_trigger),
+                rules::write_permissions(&v),
+                beside::default_permissions(&v),
+                beside::self_hosted(&v),
+            ]
+            .into_iter()
+            .flatten(),
+        );
+        if !v.secrets.keys.is_empty() {
+            findings.extend(beside::unpinned_action(&v));
+            findings.extend(beside::template_injection(&v));
+            findings.extend(beside::cache_restore(&v));
+            findings.extend(beside::foreign_artifact(&v));
+        }
+    }
+    findings.extend(calls::call_findings(&src, value, cx.known, cx.exposed));
+    if !file_keys.is_empty() {
+        findings.extend(rules::dangerous_trigger(&src, wf, &file_keys));
+    }
+    (findings, signing_jobs, tags)
 }
 
 /// The keys found, for the settings audit (`SigningSecrets::found`).
@@ -191,10 +248,17 @@ fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
             format!("nested more than {MAX_FLOW_DEPTH} levels of [ or {{ deep: not audited"),
         ));
     }
-    let workflow: Workflow = yaml_serde::from_str(&text).map_err(|e| {
+    let located = |e: yaml_serde::Error| {
         let at = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         (at, e.to_string())
-    })?;
+    };
+    // Parsed once as YAML values (aliases resolved), then read as the typed model; only a model
+    // error parses the text again, for its line and column.
+    let value: yaml_serde::Value = yaml_serde::from_str(&text).map_err(located)?;
+    let workflow: Workflow = match yaml_serde::from_value(value.clone()) {
+        Ok(w) => w,
+        Err(_) => yaml_serde::from_str(&text).map_err(located)?,
+    };
     // Each job is found in the document by a walk of the `jobs` mapping: quadratic in the
     // number of jobs (4,000 took 4 s). No real workflow comes near the cap.
     if workflow.jobs.len() > MAX_JOBS {
@@ -206,9 +270,5 @@ fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
             ),
         ));
     }
-    // The same text as plain YAML values, for the flow of secrets (aliases resolved).
-    let value: yaml_serde::Value =
-        yaml_serde::from_str(&text).map_err(|e| ((1, 1), e.to_string()))?;
-    let doc = Document::new(text).map_err(|e| ((1, 1), e.to_string()))?;
-    Ok((Source::new(rel.to_path_buf(), doc), workflow, value))
+    Ok((rel.to_path_buf(), text, workflow, value))
 }

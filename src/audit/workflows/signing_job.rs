@@ -46,7 +46,8 @@ pub struct JobView<'a> {
     pub environment: Environment,
 }
 
-fn environment(job: &NormalJob) -> Environment {
+/// What the job's `environment:` protects.
+pub fn environment(job: &NormalJob) -> Environment {
     let name = match job.environment.as_ref() {
         None => return Environment::None,
         Some(DeploymentEnvironment::Name(n)) => n,
@@ -68,20 +69,27 @@ fn environment(job: &NormalJob) -> Environment {
 }
 
 impl<'a> JobView<'a> {
-    /// The view of `jobs.<id>`, or `None` when it holds no signing key (and no `toJSON(secrets)`).
+    /// The secrets of `jobs.<id>`, or `None` when it holds no signing key (and no
+    /// `toJSON(secrets)`).
+    pub fn secrets_of(
+        wf_value: &Value,
+        id: &str,
+        root: &Path,
+        given: &SigningSecrets,
+    ) -> Option<JobSecrets> {
+        let job_value = wf_value.get("jobs")?.get(id)?;
+        let secrets = job_secrets(wf_value, job_value, root, given);
+        (!secrets.keys.is_empty() || secrets.every.is_some()).then_some(secrets)
+    }
+
+    /// The view of `jobs.<id>`, whose secrets are known.
     pub fn new(
         src: &'a Source,
         (workflow, wf_value): (&'a Workflow, &'a Value),
         (id, job): (&'a str, &'a NormalJob),
-        root: &Path,
-        given: &SigningSecrets,
-    ) -> Option<Self> {
-        let job_value = wf_value.get("jobs")?.get(id)?;
-        let secrets = job_secrets(wf_value, job_value, root, given);
-        if secrets.keys.is_empty() && secrets.every.is_none() {
-            return None;
-        }
-        Some(JobView {
+        secrets: JobSecrets,
+    ) -> Self {
+        JobView {
             src,
             workflow,
             wf_value,
@@ -90,7 +98,7 @@ impl<'a> JobView<'a> {
             key: src.key(&route!("jobs", id)),
             secrets,
             environment: environment(job),
-        })
+        }
     }
 
     /// The signing keys, sorted.

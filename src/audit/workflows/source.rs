@@ -7,9 +7,11 @@ use yamlpath::{Document, Route};
 
 use crate::audit::findings::Location;
 
-/// A parsed workflow: its document (positions), its typed model and its YAML values.
+/// A parsed workflow: its path, its text (for positions, parsed into a `Source` only while its
+/// findings are made), its typed model and its YAML values.
 pub type Parsed = (
-    Source,
+    PathBuf,
+    String,
     github_actions_models::workflow::Workflow,
     yaml_serde::Value,
 );
