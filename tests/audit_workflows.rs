@@ -324,3 +324,62 @@ fn release_tag_patterns_come_from_the_signing_workflow_trigger() {
         );
     }
 }
+
+/// `.github/warden.toml`: a suppression with a reason hides a finding from the exit code but not
+/// from JSON or SARIF; an expired or unmatched one is a finding; extra names and actions count.
+#[test]
+fn suppressions_and_extra_names_from_the_config_file() {
+    let t = tempfile::tempdir().unwrap();
+    let wf = t.path().join(".github/workflows");
+    std::fs::create_dir_all(&wf).unwrap();
+    std::fs::write(
+        wf.join("release.yml"),
+        "on:\n  push:\n    tags: ['v*']\npermissions:\n  contents: read\njobs:\n  sign:\n    runs-on: ubuntu-latest\n    environment: release\n    steps:\n      - uses: softprops/action-gh-release@v2\n      - uses: my-org/sign@v1\n        with:\n          key: ${{ secrets.ORG_KEY }}\n  other:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo \"$K\" > k\n        env:\n          K: ${{ secrets.HOUSE_KEY }}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        t.path().join(".github/warden.toml"),
+        "secrets = [\"HOUSE_KEY\"]\n\n[[action]]\nuses = \"my-org/sign\"\ninputs = [\"key\"]\n\n[[ignore]]\nrule = \"signing-job-unpinned-action\"\npath = \".github/workflows/release.yml\"\njob = \"sign\"\nreason = \"our own actions; tags are protected\"\n\n[[ignore]]\nrule = \"signing-job-cache-restore\"\npath = \".github/workflows/release.yml\"\nreason = \"nothing to match\"\n\n[[ignore]]\nrule = \"signing-secret-outside-environment\"\npath = \".github/workflows/release.yml\"\njob = \"other\"\nreason = \"temporary\"\nuntil = 2020-01-01\n",
+    )
+    .unwrap();
+    let out = run(warden(t.path()).args(["audit", "--offline"])).expect(1);
+    insta::assert_snapshot!(out.stdout, @r"
+    HIGH   signing-secret-outside-environment  .github/workflows/release.yml:15:3 (job other)
+           job `other` holds HOUSE_KEY (named as a key (--secret or .github/warden.toml), line 18) and has no `environment:`: any run of this job can read the key
+           fix: Add `environment: release` to job `other`, store HOUSE_KEY only in that environment (not as a repository secret), and require reviewers on it.
+    MEDIUM suppression-expired  .github/warden.toml:18:1
+           the suppression of signing-secret-outside-environment in .github/workflows/release.yml expired on 2020-01-01: its finding counts again
+           fix: Fix the finding, or review the reason and move `until`.
+    LOW    suppression-unmatched  .github/warden.toml:13:1
+           the suppression of signing-job-cache-restore in .github/workflows/release.yml matches no finding
+           fix: Remove the suppression: what it excused is gone (or the rule, path or job is misspelt).
+    3 findings: 1 high, 1 medium, 1 low, 0 info, 2 suppressed by .github/warden.toml (--fail-on medium: FAILED)
+    ");
+    let doc: serde_json::Value = serde_json::from_str(
+        &run(warden(t.path()).args(["audit", "--offline", "--format", "json"])).stdout,
+    )
+    .unwrap();
+    let suppressed: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f.get("suppressed").is_some())
+        .map(|f| f["suppressed"]["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(suppressed, ["our own actions; tags are protected"; 2]);
+    let sarif = run(warden(t.path()).args(["audit", "--offline", "--format", "sarif"])).stdout;
+    assert_eq!(sarif.matches("\"justification\"").count(), 2, "{sarif}");
+    // A malformed file is bad input, with its line.
+    std::fs::write(
+        t.path().join(".github/warden.toml"),
+        "[[ignore]]\nrule = \"no-such-rule\"\npath = \"x\"\nreason = \"r\"\n",
+    )
+    .unwrap();
+    let out = run(warden(t.path()).args(["audit", "--offline"])).expect(2);
+    assert!(
+        out.stderr
+            .contains("warden: .github/warden.toml: line 1: ignore: unknown rule \"no-such-rule\""),
+        "{}",
+        out.stderr
+    );
+}

@@ -120,6 +120,15 @@ impl Subject {
     }
 }
 
+/// Why a finding is suppressed (`.github/warden.toml`): the entry's reason and, if any, until
+/// when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Suppression {
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
 /// One problem, in the form every renderer understands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -191,6 +200,9 @@ pub struct AuditReport {
     pub workflows: Vec<PathBuf>,
     /// Where `warden audit snapshot` saved the responses it read, and how many.
     pub snapshot: Option<(PathBuf, usize)>,
+    /// Findings `.github/warden.toml` suppresses, with the reason: not counted for the exit code,
+    /// kept in JSON and SARIF.
+    pub suppressed: Vec<(Finding, Suppression)>,
 }
 
 impl AuditReport {

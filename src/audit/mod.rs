@@ -9,6 +9,7 @@
 
 pub mod apply;
 pub mod catalogue;
+pub mod config;
 pub mod findings;
 pub mod fix_plan;
 pub mod rule;
@@ -59,9 +60,13 @@ pub struct AuditRequest<'a> {
 
 /// Audits the workflows, then the settings from the request's source; findings sorted.
 pub fn run(req: &AuditRequest) -> Result<AuditReport> {
-    let wf = workflows::audit_workflows(&req.root, &req.secrets)?;
-    // The settings audit judges stored secrets with the keys the workflows showed.
+    // `.github/warden.toml`: more key names and signing actions, and suppressions.
+    let config = config::AuditConfig::load(&req.root)?;
     let mut secrets = req.secrets.clone();
+    secrets.extra.extend(config.secrets.iter().cloned());
+    secrets.actions.extend(config.actions.iter().cloned());
+    let wf = workflows::audit_workflows(&req.root, &secrets)?;
+    // The settings audit judges stored secrets with the keys the workflows showed.
     secrets.found.extend(wf.keys.iter().cloned());
     let patterns = if wf.tag_patterns.is_empty() {
         req.fallback_tag_patterns.clone()
@@ -75,6 +80,7 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
         release_tag_patterns: patterns,
         workflows: wf.workflows,
         snapshot: None,
+        suppressed: Vec::new(),
     };
     let repo = match (&req.settings, &req.repository) {
         (SettingsSource::Offline, _) => None,
@@ -111,6 +117,13 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
         report.findings.extend(found);
         report.repository = Some(repo.to_string());
     }
+    let (y, m, d) = crate::known_issues::lint::today();
+    let (active, suppressed) = config.apply(
+        std::mem::take(&mut report.findings),
+        &format!("{y:04}-{m:02}-{d:02}"),
+    );
+    report.findings = active;
+    report.suppressed = suppressed;
     report.sort();
     Ok(report)
 }

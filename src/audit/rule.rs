@@ -36,12 +36,14 @@ pub enum Rule {
     SecretRepoLevel,
     SecretShadowed,
     SecretOrgVisible,
+    SuppressionExpired,
+    SuppressionUnmatched,
     Unverifiable,
 }
 
 impl Rule {
     /// Every rule, in the order of the README table and SARIF's rule list.
-    pub const ALL: [Rule; 27] = [
+    pub const ALL: [Rule; 29] = [
         Rule::SigningSecretOutsideEnvironment,
         Rule::TagGateIsNotABoundary,
         Rule::SigningSecretDangerousTrigger,
@@ -68,6 +70,8 @@ impl Rule {
         Rule::SecretRepoLevel,
         Rule::SecretShadowed,
         Rule::SecretOrgVisible,
+        Rule::SuppressionExpired,
+        Rule::SuppressionUnmatched,
         Rule::Unverifiable,
     ];
 
@@ -88,7 +92,7 @@ impl Rule {
     }
 
     fn meta(self) -> (&'static str, Severity, &'static str) {
-        use Severity::{High, Info, Medium};
+        use Severity::{High, Info, Low, Medium};
         match self {
             Rule::SigningSecretOutsideEnvironment => ("signing-secret-outside-environment", High, "A job that uses the signing secret has no `environment:`"),
             Rule::TagGateIsNotABoundary => ("tag-gate-is-not-a-boundary", Info, "A signing job is gated only by an `if:` on the ref, which a tag pusher can rewrite"),
@@ -116,6 +120,8 @@ impl Rule {
             Rule::SecretRepoLevel => ("secret-repo-level", High, "The signing secret is a repository secret, reachable from every job"),
             Rule::SecretShadowed => ("secret-shadowed", High, "The signing secret exists in the environment and at repository or organization level"),
             Rule::SecretOrgVisible => ("secret-org-visible", High, "An organization secret with the signing secret's name is visible to the repository"),
+            Rule::SuppressionExpired => ("suppression-expired", Medium, "A suppression in .github/warden.toml is past its `until` date, so its finding counts again"),
+            Rule::SuppressionUnmatched => ("suppression-unmatched", Low, "A suppression in .github/warden.toml matches no finding"),
             Rule::Unverifiable => ("unverifiable", Medium, "A setting could not be read; it is not assumed to be safe"),
         }
     }

@@ -18,6 +18,8 @@ pub struct SigningSecrets {
     /// In a reusable workflow: its secret names (normalised) that receive a caller's key, and
     /// which key from where.
     pub passed: std::collections::BTreeMap<String, String>,
+    /// Signing actions from `.github/warden.toml`, besides the catalogue's.
+    pub actions: Vec<super::config::ExtraAction>,
 }
 
 impl SigningSecrets {

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{unsupported, write_json, Format, Report};
 use crate::audit::apply::Applied;
-use crate::audit::findings::{AuditReport, Confidence, Finding, Location, Severity};
+use crate::audit::findings::{AuditReport, Confidence, Finding, Location, Severity, Suppression};
 use crate::audit::fix_plan;
 use crate::audit::rule::Rule;
 use crate::markup::{count, github_annotation, markdown_cell, markdown_code, text_value};
@@ -99,9 +99,18 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
     }
     let c = counts(r);
     let verdict = if r.exit_code() == 0 { "ok" } else { "FAILED" };
+    let suppressed = if r.suppressed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {} suppressed by {}",
+            r.suppressed.len(),
+            crate::audit::config::CONFIG_FILE
+        )
+    };
     writeln!(
         w,
-        "{}: {} high, {} medium, {} low, {} info (--fail-on {}: {verdict})",
+        "{}: {} high, {} medium, {} low, {} info{suppressed} (--fail-on {}: {verdict})",
         count(r.findings.len(), "finding", "findings"),
         c[0].1,
         c[1].1,
@@ -134,6 +143,9 @@ struct V1Finding<'a> {
     secrets: &'a [String],
     message: &'a str,
     remediation: &'a str,
+    /// Present on a finding `.github/warden.toml` suppresses (it does not count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppressed: Option<&'a Suppression>,
 }
 
 fn v1(r: &AuditReport) -> V1<'_> {
@@ -146,7 +158,9 @@ fn v1(r: &AuditReport) -> V1<'_> {
         findings: r
             .findings
             .iter()
-            .map(|f| V1Finding {
+            .map(|f| (f, None))
+            .chain(r.suppressed.iter().map(|(f, s)| (f, Some(s))))
+            .map(|(f, suppressed)| V1Finding {
                 id: f.rule,
                 severity: f.severity,
                 confidence: f.confidence,
@@ -154,6 +168,7 @@ fn v1(r: &AuditReport) -> V1<'_> {
                 secrets: &f.subject.secrets,
                 message: &f.message,
                 remediation: &f.remediation,
+                suppressed,
             })
             .collect(),
     }
@@ -195,7 +210,9 @@ fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
     let results: Vec<_> = r
         .findings
         .iter()
-        .map(|f: &Finding| {
+        .map(|f| (f, None))
+        .chain(r.suppressed.iter().map(|(f, s)| (f, Some(s))))
+        .map(|(f, suppressed): (&Finding, Option<&Suppression>)| {
             let (uri, line, col, logical) = match &f.location {
                 Location::Workflow {
                     path, line, column, ..
@@ -212,14 +229,18 @@ fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
                 location["logicalLocations"] =
                     json!([{"fullyQualifiedName": format!("GET /{res}"), "kind": "resource"}]);
             }
-            json!({
+            let mut result = json!({
                 "ruleId": f.rule.id(),
                 "ruleIndex": f.rule as usize,
                 "level": sarif_level(f.severity),
                 "message": {"text": format!("{} Fix: {}", f.message, f.remediation)},
                 "locations": [location],
                 "properties": {"severity": f.severity, "confidence": f.confidence},
-            })
+            });
+            if let Some(s) = suppressed {
+                result["suppressions"] = json!([{"kind": "external", "justification": s.reason}]);
+            }
+            result
         })
         .collect();
     let doc = json!({

@@ -159,7 +159,7 @@ fn step_op(
     step: &Value,
     visible: &BTreeMap<String, Vec<SecretRef>>,
     inputs: &BTreeMap<String, Vec<String>>,
-    root: &Path,
+    (root, given): (&Path, &SigningSecrets),
     depth: usize,
 ) -> StepOp {
     let cat = Catalogue::get();
@@ -236,11 +236,32 @@ fn step_op(
         ));
     }
     op.touched = handed.iter().flat_map(|(_, s)| s.clone()).collect();
-    if let Some(action) = cat.signing_action(uses) {
-        op.op = Some((action.label.clone(), None));
+    let repo = uses
+        .split('@')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let configured = given
+        .actions
+        .iter()
+        .find(|a| a.uses.to_ascii_lowercase() == repo);
+    let action = match (cat.signing_action(uses), configured) {
+        (Some(a), _) => Some((a.label.clone(), a.inputs.clone())),
+        (None, Some(a)) => Some((
+            a.label
+                .clone()
+                .unwrap_or_else(|| format!("{} (.github/warden.toml)", a.uses)),
+            a.inputs
+                .as_ref()
+                .map(|i| i.iter().map(|s| s.to_ascii_lowercase()).collect()),
+        )),
+        (None, None) => None,
+    };
+    if let Some((label, inputs)) = action {
+        op.op = Some((label, None));
         op.flowing = handed
             .iter()
-            .filter(|(k, _)| action.inputs.as_ref().is_none_or(|i| i.contains(k)))
+            .filter(|(k, _)| inputs.as_ref().is_none_or(|i| i.contains(k)))
             .flat_map(|(_, s)| s.clone())
             .collect();
         return op;
@@ -260,7 +281,7 @@ fn step_op(
         for inner in &steps {
             let mut v = inner_visible.clone();
             v.extend(env_secrets(inner));
-            let inner_op = step_op(inner, &v, &inner_inputs, root, depth + 1);
+            let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
             if let Some((label, _)) = inner_op.op {
                 op.op = Some((label, Some(uses.to_string())));
                 op.flowing.extend(inner_op.flowing);
@@ -387,7 +408,7 @@ pub fn job_secrets(wf: &Value, job: &Value, root: &Path, given: &SigningSecrets)
         }
         let mut v = visible.clone();
         v.extend(env_secrets(step));
-        let op = step_op(step, &v, &BTreeMap::new(), root, 0);
+        let op = step_op(step, &v, &BTreeMap::new(), (root, given), 0);
         touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
         match op.op {
             Some((label, within)) => {
@@ -452,7 +473,7 @@ impl Why {
                 format!("is written out at line {line} in a job that runs `{op}`")
             }
             Why::Name => format!("a signing key's name, line {line}"),
-            Why::Given => format!("named with --secret, line {line}"),
+            Why::Given => format!("named as a key (--secret or .github/warden.toml), line {line}"),
             Why::Passed { from } => format!("receives {from}, line {line}"),
         }
     }
