@@ -383,3 +383,21 @@ fn suppressions_and_extra_names_from_the_config_file() {
         out.stderr
     );
 }
+
+/// An audit that saw nothing is not a pass: a root that does not exist is bad input, and a
+/// repository without workflows says so.
+#[test]
+fn a_missing_root_is_bad_input_and_no_workflows_is_said() {
+    let t = tempfile::tempdir().unwrap();
+    let out =
+        run(warden(t.path()).args(["audit", "--offline", "--root", "does/not/exist"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: does/not/exist: no such directory (pass the repository with --root)\n"
+    );
+    let out = run(warden(t.path()).args(["audit", "--offline"])).expect(0);
+    assert_eq!(
+        out.stdout,
+        "no workflow files in .github/workflows/: no signing job to audit\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
+    );
+}

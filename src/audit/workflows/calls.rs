@@ -21,6 +21,8 @@ use crate::audit::secrets::SigningSecrets;
 pub struct Caller {
     pub tag_patterns: Vec<String>,
     pub tag_trigger: bool,
+    /// The callers' events that carry outside code or input (`pull_request_target`, …).
+    pub risky: Vec<String>,
     /// The callee's secret name (normalised) → the caller's key it receives, and from where.
     pub passed: BTreeMap<String, String>,
 }
@@ -84,6 +86,11 @@ pub fn callers(parsed: &[Parsed], secrets: &SigningSecrets) -> BTreeMap<PathBuf,
             let c = out.entry(callee).or_default();
             c.tag_patterns.extend(rules::release_tag_patterns(wf));
             c.tag_trigger |= rules::has_tag_trigger(wf);
+            for e in rules::risky_events(wf) {
+                if !c.risky.contains(&e) {
+                    c.risky.push(e);
+                }
+            }
             for (to, from) in explicit(job) {
                 if let Some(key) = from.iter().find(|n| secrets.is_signing(n)) {
                     c.passed.insert(

@@ -190,7 +190,8 @@ fn file_findings(
     }
     findings.extend(calls::call_findings(&src, value, cx.known, cx.exposed));
     if !file_keys.is_empty() {
-        findings.extend(rules::dangerous_trigger(&src, wf, &file_keys));
+        let via = caller.map(|c| c.risky.as_slice()).unwrap_or_default();
+        findings.extend(rules::dangerous_trigger(&src, wf, &file_keys, via));
     }
     (findings, signing_jobs, tags)
 }

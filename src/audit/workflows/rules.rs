@@ -161,17 +161,20 @@ pub fn write_permissions(v: &JobView) -> Option<Finding> {
 
 /// `signing-secret-dangerous-trigger`: a workflow that references the key runs on events that
 /// carry code or input from outside the repository.
-pub fn dangerous_trigger(src: &Source, wf: &Workflow, keys: &BTreeSet<String>) -> Option<Finding> {
-    let ev = &wf.on.events;
-    let risky: Vec<&str> = [
-        ("pull_request_target", ev.pull_request_target.is_present()),
-        ("workflow_run", ev.workflow_run.is_present()),
-        ("issue_comment", ev.issue_comment.is_present()),
-    ]
-    .iter()
-    .filter(|(_, on)| *on)
-    .map(|(n, _)| *n)
-    .collect();
+pub fn dangerous_trigger(
+    src: &Source,
+    wf: &Workflow,
+    keys: &BTreeSet<String>,
+    via_callers: &[String],
+) -> Option<Finding> {
+    let mut risky = risky_events(wf);
+    // A reusable workflow runs on its callers' events.
+    risky.extend(
+        via_callers
+            .iter()
+            .map(|e| format!("{e} (through a caller)")),
+    );
+    risky.dedup();
     if risky.is_empty() {
         return None;
     }
@@ -188,6 +191,20 @@ pub fn dangerous_trigger(src: &Source, wf: &Workflow, keys: &BTreeSet<String>) -
         )
         .about(Subject::secrets(keys)),
     )
+}
+
+/// The events of a workflow that carry code or input from outside the repository.
+pub fn risky_events(wf: &Workflow) -> Vec<String> {
+    let ev = &wf.on.events;
+    [
+        ("pull_request_target", ev.pull_request_target.is_present()),
+        ("workflow_run", ev.workflow_run.is_present()),
+        ("issue_comment", ev.issue_comment.is_present()),
+    ]
+    .iter()
+    .filter(|(_, on)| *on)
+    .map(|(n, _)| n.to_string())
+    .collect()
 }
 
 /// `workflow-unparseable`: a workflow that could not be read or parsed was not audited.
