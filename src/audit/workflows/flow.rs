@@ -137,19 +137,33 @@ struct StepOp {
 }
 
 /// A composite action's steps, read from `action.yml` under `root` (a plain path inside it).
-fn composite_steps(root: &Path, uses: &str) -> Option<Vec<Value>> {
+/// Read and parsed once per run, however many steps use it.
+fn composite_steps(root: &Path, uses: &str) -> Option<std::sync::Arc<Vec<Value>>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Cache = Mutex<HashMap<std::path::PathBuf, Option<Arc<Vec<Value>>>>>;
+    static SEEN: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     let rel = uses.trim_start_matches("./");
     if !crate::files::paths::is_repo_relative(rel) {
         return None;
     }
-    let text = ["action.yml", "action.yaml"].iter().find_map(|f| {
-        crate::files::guarded::read_text_inside(root, &root.join(rel).join(f), 1 << 20).ok()
-    })?;
-    let doc: Value = yaml_serde::from_str(&text).ok()?;
-    match doc.get("runs").and_then(|r| r.get("steps")) {
-        Some(Value::Sequence(steps)) => Some(steps.clone()),
-        _ => None,
-    }
+    let dir = root.join(rel);
+    let mut seen = SEEN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    seen.entry(dir.clone())
+        .or_insert_with(|| {
+            let text = ["action.yml", "action.yaml"].iter().find_map(|f| {
+                crate::files::guarded::read_text_inside(root, &dir.join(f), 1 << 20).ok()
+            })?;
+            let doc: Value = yaml_serde::from_str(&text).ok()?;
+            match doc.get("runs").and_then(|r| r.get("steps")) {
+                Some(Value::Sequence(steps)) => Some(Arc::new(steps.clone())),
+                _ => None,
+            }
+        })
+        .clone()
 }
 
 /// The operation of one step (a workflow's or a composite action's) and what flows into it.
@@ -203,11 +217,13 @@ fn step_op(
         }
         op.touched = flowing.clone();
         // A script of the repository the step runs is part of what it does.
-        let script = format!("{run}\n{}", local_scripts(root, &run));
-        if let Some(tool) = cat.signing_tool(&script) {
-            op.op = Some((tool.label.clone(), None));
+        let (signs, verifies) = std::iter::once(classify(&run))
+            .chain(local_scripts(root, &run))
+            .fold((None, false), |(s, v), (s2, v2)| (s.or(s2), v || v2));
+        if let Some(label) = signs {
+            op.op = Some((label, None));
             op.flowing = flowing;
-        } else if cat.verifies(&script) {
+        } else if verifies {
             op.verifies = true;
             op.flowing = flowing;
         }
@@ -278,7 +294,7 @@ fn step_op(
         // The step's env reaches the action's steps too.
         let mut inner_visible = visible.clone();
         inner_visible.extend(own_env.clone());
-        for inner in &steps {
+        for inner in steps.iter() {
             let mut v = inner_visible.clone();
             v.extend(env_secrets(inner));
             let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
@@ -294,22 +310,47 @@ fn step_op(
     op
 }
 
-/// The text of the repository's scripts a `run:` names (`.github/scripts/sign.sh`, `./release.sh`):
-/// plain paths inside the repository only, 1 MiB each, at most 8.
-fn local_scripts(root: &Path, run: &str) -> String {
+/// What a script does: the signing command it runs (label), and whether it verifies.
+type ScriptClass = (Option<String>, bool);
+
+fn classify(script: &str) -> ScriptClass {
+    let cat = Catalogue::get();
+    (
+        cat.signing_tool(script).map(|t| t.label.clone()),
+        cat.verifies(script),
+    )
+}
+
+/// What the repository's scripts a `run:` names do (`.github/scripts/sign.sh`, `./release.sh`):
+/// plain paths inside the repository only, 1 MiB each, at most 8 per step. Each script is read
+/// and classified once per run, however many steps name it.
+fn local_scripts(root: &Path, run: &str) -> Vec<ScriptClass> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    static SEEN: std::sync::OnceLock<Mutex<HashMap<std::path::PathBuf, ScriptClass>>> =
+        std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?:^|[\s;&|(])(?:\./)?([A-Za-z0-9_.][A-Za-z0-9_./-]*\.(?:sh|bash|ps1|py|rb|js|mjs|cjs|pl))\b")
             .expect("static regex")
     });
+    let seen = SEEN.get_or_init(Default::default);
     re.captures_iter(run)
         .filter_map(|c| c.get(1))
         .map(|m| m.as_str())
         .filter(|p| crate::files::paths::is_repo_relative(p))
         .take(8)
-        .filter_map(|p| crate::files::guarded::read_text_inside(root, &root.join(p), 1 << 20).ok())
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|p| {
+            let path = root.join(p);
+            let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+            seen.entry(path.clone())
+                .or_insert_with(|| {
+                    crate::files::guarded::read_text_inside(root, &path, 1 << 20)
+                        .map_or((None, false), |text| classify(&text))
+                })
+                .clone()
+        })
+        .collect()
 }
 
 /// Key-shaped names: what is written to disk in a job that signs, for a later step to load.
