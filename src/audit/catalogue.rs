@@ -18,6 +18,7 @@ struct Raw {
 struct RawNames {
     strong: Vec<String>,
     not_keys: Vec<String>,
+    not_keys_unless_strong: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -53,6 +54,7 @@ pub struct Catalogue {
     pub actions: Vec<Action>,
     strong: RegexSet,
     not_keys: RegexSet,
+    not_keys_unless_strong: RegexSet,
 }
 
 /// What a secret's name says about it.
@@ -99,6 +101,8 @@ impl Catalogue {
                 .collect(),
             strong: RegexSet::new(&raw.names.strong).map_err(|e| e.to_string())?,
             not_keys: RegexSet::new(&raw.names.not_keys).map_err(|e| e.to_string())?,
+            not_keys_unless_strong: RegexSet::new(&raw.names.not_keys_unless_strong)
+                .map_err(|e| e.to_string())?,
         })
     }
 
@@ -113,6 +117,8 @@ impl Catalogue {
             NameClass::NotKey
         } else if self.strong.is_match(&n) {
             NameClass::Key
+        } else if self.not_keys_unless_strong.is_match(&n) {
+            NameClass::NotKey
         } else {
             NameClass::Unknown
         }
@@ -182,7 +188,12 @@ mod tests {
         ] {
             assert_eq!(c.classify(not), NameClass::NotKey, "{not}");
         }
-        for unknown in ["SIGNING_KEYS", "RELEASE_TOKEN", "SSH_PRIVATE_KEY"] {
+        assert_eq!(c.classify("RELEASE_TOKEN"), NameClass::NotKey);
+        assert_eq!(c.classify("SSH_PRIVATE_KEY"), NameClass::NotKey);
+        assert_eq!(c.classify("SSH_SIGNING_KEY"), NameClass::Key);
+        assert_eq!(c.classify("OSSRH_PASSWORD"), NameClass::NotKey);
+        assert_eq!(c.classify("MAVEN_GPG_PASSPHRASE"), NameClass::Key);
+        for unknown in ["SIGNING_KEYS", "RELEASE_KEY", "APP_SECRET"] {
             assert_eq!(c.classify(unknown), NameClass::Unknown, "{unknown}");
         }
     }
