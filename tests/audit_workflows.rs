@@ -149,6 +149,15 @@ fn only_secret_replaces_and_secret_adds() {
     .expect(0);
     assert!(out.stdout.contains("\"findings\": []"), "{}", out.stdout);
     audit("write-all", &["--secret", "OTHER_KEY"]).expect(1);
+    // The same from .github/warden.toml.
+    let t = tempfile::tempdir().unwrap();
+    copy_dir(&corpus("write-all"), t.path());
+    std::fs::write(
+        t.path().join(".github/warden.toml"),
+        "only_secrets = [\"OTHER_KEY\"]\n",
+    )
+    .unwrap();
+    run(warden(t.path()).args(["audit", "--offline"])).expect(0);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! `until` date has passed, is itself a finding; suppressed findings stay in JSON and SARIF.
 //!
 //! ```toml
-//! secrets = ["RELEASE_KEY"]
+//! secrets = ["RELEASE_KEY"]        # or: only_secrets = [...] to replace what warden finds
 //!
 //! [[action]]
 //! uses = "my-org/sign-action"
@@ -35,6 +35,9 @@ pub struct AuditConfig {
     /// More signing-secret names (as `--secret`).
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// The only signing-secret names (as `--only-secret`): replaces what warden finds.
+    #[serde(default)]
+    pub only_secrets: Vec<String>,
     /// More signing actions (as in `src/audit/signing.toml`).
     #[serde(default, rename = "action")]
     pub actions: Vec<ExtraAction>,

@@ -64,6 +64,7 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
     let config = config::AuditConfig::load(&req.root)?;
     let mut secrets = req.secrets.clone();
     secrets.extra.extend(config.secrets.iter().cloned());
+    secrets.only.extend(config.only_secrets.iter().cloned());
     secrets.actions.extend(config.actions.iter().cloned());
     let wf = workflows::audit_workflows(&req.root, &secrets)?;
     // The settings audit judges stored secrets with the keys the workflows showed.
