@@ -96,6 +96,24 @@ pub fn secrets_read(expr: &str) -> Vec<SecretRef> {
     out
 }
 
+/// The inputs (`inputs.NAME`, `inputs['NAME']`) an expression reads, lower-cased.
+pub fn inputs_read(expr: &str) -> Vec<String> {
+    let tokens = lex(expr);
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let Token::Ident(name) = t else { continue };
+        if !name.eq_ignore_ascii_case("inputs") || (i > 0 && tokens[i - 1] == Token::Dot) {
+            continue;
+        }
+        match (tokens.get(i + 1), tokens.get(i + 2)) {
+            (Some(Token::Dot), Some(Token::Ident(n))) => out.push(n.to_ascii_lowercase()),
+            (Some(Token::Open('[')), Some(Token::Str(n))) => out.push(n.to_ascii_lowercase()),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Every `${{ … }}` in a value: the byte offset of its `${{` and the expression inside.
 pub fn expressions(value: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut from = 0;
@@ -172,5 +190,9 @@ mod tests {
         assert_eq!(secrets_in_value(v, false), [named("A"), named("B")]);
         assert_eq!(secrets_in_value("secrets.K != ''", true), [named("K")]);
         assert_eq!(one_line("a &&\n   b"), "a && b");
+        assert_eq!(
+            inputs_read("inputs.Secret-Key || inputs['pw']"),
+            ["secret-key", "pw"]
+        );
     }
 }

@@ -179,15 +179,15 @@ fn step_op(
     let cat = Catalogue::get();
     let own_env = env_secrets(step);
     let from_inputs = |text: &str| -> Vec<String> {
-        let mut out = Vec::new();
-        for (_, e) in super::expr::expressions(text) {
-            for (name, secrets) in inputs {
-                if e.contains(&format!("inputs.{name}")) {
-                    out.extend(secrets.iter().cloned());
-                }
-            }
+        if inputs.is_empty() {
+            return Vec::new();
         }
-        out
+        super::expr::expressions(text)
+            .flat_map(|(_, e)| super::expr::inputs_read(e))
+            .filter_map(|name| inputs.get(&name))
+            .flatten()
+            .cloned()
+            .collect()
     };
     let mut op = StepOp {
         op: None,
