@@ -997,3 +997,126 @@ fn a_suite_file_with_two_names_is_bad_input() {
         out.stderr
     );
 }
+
+// Issue 13: `repo:` and `commit:` are read, not only written.
+
+#[test]
+fn repo_and_commit_bindings_are_checked_and_reported() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    write(&t.path().join("dist/a.tar.gz"), b"artifact a");
+    let commit = "3470838ef50e566f292860fb1d8aee4937d11849";
+    attack(
+        t.path(),
+        &[
+            "sign",
+            "dist",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v1.2.3",
+            "--repo",
+            "lambdaclass/ethrex",
+            "--commit",
+            commit,
+        ],
+    )
+    .expect(0);
+    let out = attack(
+        t.path(),
+        &[
+            "verify",
+            "dist/a.tar.gz",
+            "--expect-repo",
+            "LambdaClass/Ethrex",
+            "--expect-commit",
+            "3470838ef50e",
+            "--format",
+            "json",
+        ],
+    )
+    .expect(0);
+    insta::assert_snapshot!(out.stdout, @r#"
+    {
+      "results": [
+        {
+          "name": "dist/a.tar.gz",
+          "status": "ok",
+          "key_id": "8F457D1A3C3B50B5",
+          "key_file": "keys/demo.pub",
+          "tag": "v1.2.3",
+          "commit": "3470838ef50e566f292860fb1d8aee4937d11849",
+          "repo": "lambdaclass/ethrex",
+          "file": "a.tar.gz",
+          "timestamp": 1764460800,
+          "checked": [
+            "signature"
+          ]
+        }
+      ],
+      "skipped": [],
+      "warnings": [
+        "--expect-commit 3470838ef50e is a prefix: any signed commit that begins with it is accepted"
+      ],
+      "verified": 1,
+      "failed": 0,
+      "errors": 0,
+      "exit_code": 0
+    }
+    "#);
+    let fail = |args: &[&str]| {
+        let mut all = vec!["verify", "dist/a.tar.gz"];
+        all.extend_from_slice(args);
+        attack(t.path(), &all)
+            .expect(1)
+            .stdout
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        fail(&["--expect-repo", "paradigmxyz/reth"]),
+        "FAIL  dist/a.tar.gz  signed for repository lambdaclass/ethrex, expected paradigmxyz/reth"
+    );
+    assert_eq!(
+        fail(&["--expect-commit", "ffffffffffff"]),
+        format!("FAIL  dist/a.tar.gz  signed for commit {commit}, expected ffffffffffff")
+    );
+    let out = attack(
+        t.path(),
+        &["verify", "dist/a.tar.gz", "--expect-commit", "3470"],
+    )
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --expect-commit \"3470\": give the commit as 12 to 40 hex digits\n"
+    );
+    // A signature without repo: fails an --expect-repo.
+    write(&t.path().join("dist/b.bin"), b"b");
+    attack(
+        t.path(),
+        &[
+            "sign",
+            "dist/b.bin",
+            "--secret-key",
+            "secret/demo.key",
+            "--no-checksums",
+        ],
+    )
+    .expect(0);
+    let out = attack(
+        t.path(),
+        &[
+            "verify",
+            "dist/b.bin",
+            "--expect-repo",
+            "lambdaclass/ethrex",
+        ],
+    )
+    .expect(1);
+    assert!(out.stdout.starts_with("FAIL  dist/b.bin  the trusted comment has no repo: field, expected repository lambdaclass/ethrex"), "{}", out.stdout);
+}

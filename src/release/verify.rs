@@ -30,6 +30,10 @@ const SUMS_CAP: u64 = 256 << 20;
 pub struct VerifyOptions {
     pub inputs: Vec<PathBuf>,
     pub expect_tag: Option<String>,
+    /// Require `repo:` equal to this (`OWNER/NAME`, without case).
+    pub expect_repo: Option<String>,
+    /// Require `commit:` (a full SHA) to begin with this (12 to 40 hex digits).
+    pub expect_commit: Option<String>,
     pub allow_legacy: bool,
     pub allow_dry_run: bool,
     /// Entries of a release directory that its checksum list does not name are skipped (and
@@ -72,6 +76,16 @@ pub struct ArtifactResult {
     pub tag: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    /// The trusted comment's `file:` and `path:`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The trusted comment's `timestamp:` (Unix seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<u64>,
     /// What was checked: "signature", "sha256" or both.
     pub checked: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,6 +161,10 @@ struct Verdict {
     key_file: Option<PathBuf>,
     tag: Option<String>,
     commit: Option<String>,
+    repo: Option<String>,
+    file: Option<String>,
+    path: Option<String>,
+    timestamp: Option<u64>,
     checked: Vec<&'static str>,
 }
 
@@ -159,6 +177,10 @@ impl Verdict {
             key_file: None,
             tag: None,
             commit: None,
+            repo: None,
+            file: None,
+            path: None,
+            timestamp: None,
             checked: Vec::new(),
         }
     }
@@ -180,6 +202,10 @@ impl Verdict {
             key_file: self.key_file,
             tag: self.tag,
             commit: self.commit,
+            repo: self.repo,
+            file: self.file,
+            path: self.path,
+            timestamp: self.timestamp,
             checked: self.checked,
             reason: self.reason,
         }
@@ -343,7 +369,12 @@ fn check_signature_file<'k>(
     let field = |k: &'static str| comment.value(k).map_err(|e| (ArtifactStatus::Failed, e));
     out.tag = field("tag")?.map(str::to_string);
     out.commit = field("commit")?.map(str::to_string);
+    out.repo = field("repo")?.map(str::to_string);
+    out.file = field("file")?.map(str::to_string);
+    out.path = field("path")?.map(str::to_string);
+    out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
     check_bindings(comment, name, opts).map_err(|e| (ArtifactStatus::Failed, e))?;
+    check_release(out, opts).map_err(|e| (ArtifactStatus::Failed, e))?;
     if let Some(expected) = &opts.expect_tag {
         match field("tag")? {
             Some(tag) if tag == expected => {}
@@ -368,6 +399,44 @@ fn check_signature_file<'k>(
         ));
     }
     Ok(CheckedSignature { sig, key })
+}
+
+/// `--expect-repo` and `--expect-commit`: the signature must carry them. The repository compares
+/// without case (GitHub's names do); the signed commit must be a full 40-hex SHA, which the
+/// expected one (at least 12 hex digits) must begin.
+fn check_release(out: &Verdict, opts: &VerifyOptions) -> std::result::Result<(), String> {
+    if let Some(expected) = &opts.expect_repo {
+        match &out.repo {
+            Some(repo) if repo.eq_ignore_ascii_case(expected) => {}
+            Some(repo) => return Err(format!("signed for repository {repo}, expected {expected}")),
+            None => {
+                return Err(format!(
+                    "the trusted comment has no repo: field, expected repository {expected}"
+                ))
+            }
+        }
+    }
+    if let Some(expected) = &opts.expect_commit {
+        let full = |c: &str| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit());
+        match &out.commit {
+            Some(commit) if !full(commit) => {
+                return Err(format!(
+                    "the trusted comment's commit:{commit} is not a full 40-hex commit"
+                ))
+            }
+            Some(commit)
+                if commit
+                    .to_ascii_lowercase()
+                    .starts_with(&expected.to_ascii_lowercase()) => {}
+            Some(commit) => return Err(format!("signed for commit {commit}, expected {expected}")),
+            None => {
+                return Err(format!(
+                    "the trusted comment has no commit: field, expected commit {expected}"
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Verdict {
@@ -458,6 +527,18 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
     }
     refuse_trust_from_inputs(opts, keys)?;
     let mut report = VerifyReport::default();
+    if let Some(c) = &opts.expect_commit {
+        if !(12..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::Usage(format!(
+                "--expect-commit {c:?}: give the commit as 12 to 40 hex digits"
+            )));
+        }
+        if c.len() < 40 {
+            report.warnings.push(format!(
+                "--expect-commit {c} is a prefix: any signed commit that begins with it is accepted"
+            ));
+        }
+    }
     let mut jobs = Vec::new();
     let given: BTreeSet<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
     for input in &opts.inputs {

@@ -552,6 +552,13 @@ pub struct VerifyArgs {
     /// Require `tag:TAG` in every trusted comment.
     #[arg(long, value_name = "TAG")]
     pub expect_tag: Option<String>,
+    /// Require `repo:OWNER/NAME` in every trusted comment.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub expect_repo: Option<String>,
+    /// Require `commit:` in every trusted comment to be this commit (a full SHA, or a prefix of
+    /// at least 12 hex digits).
+    #[arg(long, value_name = "SHA")]
+    pub expect_commit: Option<String>,
     /// Accept legacy (non-prehashed) signatures; they need the whole file in memory.
     #[arg(long)]
     pub allow_legacy: bool,

@@ -21,6 +21,8 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
     let opts = VerifyOptions {
         inputs: args.paths,
         expect_tag: args.expect_tag,
+        expect_repo: args.expect_repo,
+        expect_commit: args.expect_commit,
         allow_legacy: args.allow_legacy,
         allow_dry_run: args.allow_dry_run,
         allow_unlisted: args.allow_unlisted,
