@@ -166,6 +166,42 @@ fn composite_steps(root: &Path, uses: &str) -> Option<std::sync::Arc<Vec<Value>>
         .clone()
 }
 
+/// The caller's secrets a text reads through `inputs.X` (inside a composite action).
+fn from_inputs(text: &str, inputs: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    if inputs.is_empty() {
+        return Vec::new();
+    }
+    super::expr::expressions(text)
+        .flat_map(|(_, e)| super::expr::inputs_read(e))
+        .filter_map(|name| inputs.get(&name))
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// The secrets an `env:` variable of the step reads, directly or through `inputs.*`.
+fn env_value_secrets(
+    step: &Value,
+    var: &str,
+    refs: &[SecretRef],
+    inputs: &BTreeMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut out: Vec<String> = names(refs).map(str::to_string).collect();
+    if let Some(v) = step.get("env").and_then(|e| e.get(var)).and_then(scalar) {
+        out.extend(from_inputs(&v, inputs));
+    }
+    out
+}
+
+fn no_op() -> StepOp {
+    StepOp {
+        op: None,
+        verifies: false,
+        flowing: Vec::new(),
+        touched: Vec::new(),
+    }
+}
+
 /// The operation of one step (a workflow's or a composite action's) and what flows into it.
 /// `visible` is the environment the step's process gets; `inputs` maps `inputs.X` (inside a
 /// composite action) to the caller's secrets.
@@ -176,62 +212,64 @@ fn step_op(
     (root, given): (&Path, &SigningSecrets),
     depth: usize,
 ) -> StepOp {
-    let cat = Catalogue::get();
-    let own_env = env_secrets(step);
-    let from_inputs = |text: &str| -> Vec<String> {
-        if inputs.is_empty() {
-            return Vec::new();
-        }
-        super::expr::expressions(text)
-            .flat_map(|(_, e)| super::expr::inputs_read(e))
-            .filter_map(|name| inputs.get(&name))
-            .flatten()
-            .cloned()
-            .collect()
-    };
-    let mut op = StepOp {
-        op: None,
-        verifies: false,
-        flowing: Vec::new(),
-        touched: Vec::new(),
-    };
     if let Some(run) = step.get("run").and_then(scalar) {
-        let mut flowing: Vec<String> = names(&secrets_in_value(&run, false))
-            .map(str::to_string)
-            .collect();
-        flowing.extend(from_inputs(&run));
-        for var in vars_read(&run) {
-            if let Some(refs) = visible.get(&var) {
-                flowing.extend(names(refs).map(str::to_string));
-            }
-        }
-        for (var, refs) in &own_env {
-            flowing.extend(names(refs).map(str::to_string));
-            if let Some(v) = step
-                .get("env")
-                .and_then(|e| e.get(var.as_str()))
-                .and_then(scalar)
-            {
-                flowing.extend(from_inputs(&v));
-            }
-        }
-        op.touched = flowing.clone();
-        // A script of the repository the step runs is part of what it does.
-        let (signs, verifies) = std::iter::once(classify(&run))
-            .chain(local_scripts(root, &run))
-            .fold((None, false), |(s, v), (s2, v2)| (s.or(s2), v || v2));
-        if let Some(label) = signs {
-            op.op = Some((label, None));
-            op.flowing = flowing;
-        } else if verifies {
-            op.verifies = true;
-            op.flowing = flowing;
-        }
-        return op;
+        return run_op(step, &run, visible, inputs, root);
     }
-    let Some(uses) = step.get("uses").and_then(Value::as_str) else {
-        return op;
-    };
+    match step.get("uses").and_then(Value::as_str) {
+        Some(uses) => uses_op(step, uses, visible, inputs, (root, given), depth),
+        None => no_op(),
+    }
+}
+
+/// A `run:` step: a signing (or verifying) command in its script or in a repository script it
+/// runs; what flows in is what the script reads and the step's own `env:`.
+fn run_op(
+    step: &Value,
+    run: &str,
+    visible: &BTreeMap<String, Vec<SecretRef>>,
+    inputs: &BTreeMap<String, Vec<String>>,
+    root: &Path,
+) -> StepOp {
+    let mut op = no_op();
+    let mut flowing: Vec<String> = names(&secrets_in_value(run, false))
+        .map(str::to_string)
+        .collect();
+    flowing.extend(from_inputs(run, inputs));
+    for var in vars_read(run) {
+        if let Some(refs) = visible.get(&var) {
+            flowing.extend(names(refs).map(str::to_string));
+        }
+    }
+    for (var, refs) in &env_secrets(step) {
+        flowing.extend(env_value_secrets(step, var, refs, inputs));
+    }
+    op.touched = flowing.clone();
+    // A script of the repository the step runs is part of what it does.
+    let (signs, verifies) = std::iter::once(classify(run))
+        .chain(local_scripts(root, run))
+        .fold((None, false), |(s, v), (s2, v2)| (s.or(s2), v || v2));
+    if let Some(label) = signs {
+        op.op = Some((label, None));
+        op.flowing = flowing;
+    } else if verifies {
+        op.verifies = true;
+        op.flowing = flowing;
+    }
+    op
+}
+
+/// A `uses:` step: a signing action (catalogue or `.github/warden.toml`), whose key inputs carry
+/// the key, or a local composite action, followed into its steps.
+fn uses_op(
+    step: &Value,
+    uses: &str,
+    visible: &BTreeMap<String, Vec<SecretRef>>,
+    inputs: &BTreeMap<String, Vec<String>>,
+    (root, given): (&Path, &SigningSecrets),
+    depth: usize,
+) -> StepOp {
+    let mut op = no_op();
+    let own_env = env_secrets(step);
     // What the step hands over: `with:` inputs and its own `env:`, by (lower-case) name.
     let mut handed: Vec<(String, Vec<String>)> = Vec::new();
     if let Some(Value::Mapping(with)) = step.get("with") {
@@ -240,7 +278,7 @@ fn step_op(
                 let mut s: Vec<String> = names(&secrets_in_value(&v, false))
                     .map(str::to_string)
                     .collect();
-                s.extend(from_inputs(&v));
+                s.extend(from_inputs(&v, inputs));
                 handed.push((k.to_ascii_lowercase(), s));
             }
         }
@@ -248,66 +286,78 @@ fn step_op(
     for (k, refs) in &own_env {
         handed.push((
             k.to_ascii_lowercase(),
-            names(refs).map(str::to_string).collect(),
+            env_value_secrets(step, k, refs, inputs),
         ));
     }
     op.touched = handed.iter().flat_map(|(_, s)| s.clone()).collect();
+    if let Some((label, key_inputs)) = signing_action(uses, given) {
+        op.op = Some((label, None));
+        op.flowing = handed
+            .iter()
+            .filter(|(k, _)| key_inputs.as_ref().is_none_or(|i| i.contains(k)))
+            .flat_map(|(_, s)| s.clone())
+            .collect();
+        // An action reads its key variables from the job's (or workflow's) env too.
+        if let Some(key_inputs) = &key_inputs {
+            for (var, refs) in visible {
+                if key_inputs.contains(&var.to_ascii_lowercase()) {
+                    op.flowing.extend(names(refs).map(str::to_string));
+                }
+            }
+        }
+        return op;
+    }
+    if !uses.starts_with("./") || depth >= 3 {
+        return op;
+    }
+    let Some(steps) = composite_steps(root, uses) else {
+        return op;
+    };
+    let inner_inputs: BTreeMap<String, Vec<String>> = handed
+        .iter()
+        .filter(|(_, s)| !s.is_empty())
+        .cloned()
+        .collect();
+    // The step's env reaches the action's steps too.
+    let mut inner_visible = visible.clone();
+    inner_visible.extend(own_env);
+    for inner in steps.iter() {
+        let mut v = inner_visible.clone();
+        v.extend(env_secrets(inner));
+        let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
+        if let Some((label, _)) = inner_op.op {
+            op.op = Some((label, Some(uses.to_string())));
+            op.flowing.extend(inner_op.flowing);
+        } else if inner_op.verifies && op.op.is_none() {
+            op.verifies = true;
+            op.flowing.extend(inner_op.flowing);
+        }
+    }
+    op
+}
+
+/// The signing action a `uses:` names (the catalogue's, or one from `.github/warden.toml`): its
+/// name for findings (`tauri-apps/tauri-action`, what the user sees in the YAML) and the inputs
+/// that carry the key (`None`: all of them).
+fn signing_action(uses: &str, given: &SigningSecrets) -> Option<(String, Option<Vec<String>>)> {
+    if let Some(a) = Catalogue::get().signing_action(uses) {
+        return Some((a.uses.clone(), a.inputs.clone()));
+    }
     let repo = uses
         .split('@')
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
-    let configured = given
+    let a = given
         .actions
         .iter()
-        .find(|a| a.uses.to_ascii_lowercase() == repo);
-    let action = match (cat.signing_action(uses), configured) {
-        (Some(a), _) => Some((a.label.clone(), a.inputs.clone())),
-        (None, Some(a)) => Some((
-            a.label
-                .clone()
-                .unwrap_or_else(|| format!("{} (.github/warden.toml)", a.uses)),
-            a.inputs
-                .as_ref()
-                .map(|i| i.iter().map(|s| s.to_ascii_lowercase()).collect()),
-        )),
-        (None, None) => None,
-    };
-    if let Some((label, inputs)) = action {
-        op.op = Some((label, None));
-        op.flowing = handed
-            .iter()
-            .filter(|(k, _)| inputs.as_ref().is_none_or(|i| i.contains(k)))
-            .flat_map(|(_, s)| s.clone())
-            .collect();
-        return op;
-    }
-    if uses.starts_with("./") && depth < 3 {
-        let Some(steps) = composite_steps(root, uses) else {
-            return op;
-        };
-        let inner_inputs: BTreeMap<String, Vec<String>> = handed
-            .iter()
-            .filter(|(_, s)| !s.is_empty())
-            .cloned()
-            .collect();
-        // The step's env reaches the action's steps too.
-        let mut inner_visible = visible.clone();
-        inner_visible.extend(own_env.clone());
-        for inner in steps.iter() {
-            let mut v = inner_visible.clone();
-            v.extend(env_secrets(inner));
-            let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
-            if let Some((label, _)) = inner_op.op {
-                op.op = Some((label, Some(uses.to_string())));
-                op.flowing.extend(inner_op.flowing);
-            } else if inner_op.verifies && op.op.is_none() {
-                op.verifies = true;
-                op.flowing.extend(inner_op.flowing);
-            }
-        }
-    }
-    op
+        .find(|a| a.uses.to_ascii_lowercase() == repo)?;
+    Some((
+        repo,
+        a.inputs
+            .as_ref()
+            .map(|i| i.iter().map(|s| s.to_ascii_lowercase()).collect()),
+    ))
 }
 
 /// What a script does: the signing command it runs (label), and whether it verifies.
