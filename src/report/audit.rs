@@ -73,10 +73,12 @@ fn paint(s: &str, sev: Severity, color: bool) -> String {
 
 fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
     if let Some(repo) = &r.repository {
+        // Tag patterns come from workflows: one line, never a `::` command.
         writeln!(
             w,
-            "repository {repo}; release tags {}",
-            r.release_tag_patterns.join(", ")
+            "repository {}; release tags {}",
+            text_value(repo),
+            text_value(&r.release_tag_patterns.join(", "))
         )?;
     }
     if r.workflows.is_empty() {
@@ -341,7 +343,7 @@ pub fn write_fix_plan(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
     }
     writeln!(w, "\nfix plan for {repo} (review each step; `--apply` sends the API changes after a confirmation):")?;
     for (i, s) in steps.iter().enumerate() {
-        writeln!(w, "\n{}. {}", i + 1, s.title)?;
+        writeln!(w, "\n{}. {}", i + 1, text_value(&s.title))?;
         if let Some(request) = &s.request {
             writeln!(
                 w,
@@ -352,7 +354,7 @@ pub fn write_fix_plan(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
             )?;
         }
         for m in &s.manual {
-            writeln!(w, "  {m}")?;
+            writeln!(w, "  {}", text_value(m))?;
         }
     }
     Ok(())
@@ -362,7 +364,7 @@ pub fn write_fix_plan(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
 pub fn write_applied(w: &mut dyn Write, applied: &[Applied]) -> io::Result<()> {
     for a in applied {
         let method = a.method.as_str();
-        let (title, route) = (&a.title, &a.route);
+        let (title, route) = (text_value(&a.title), &a.route);
         match &a.status {
             Ok(status) if a.succeeded() => {
                 writeln!(w, "applied  {method} {route} ({status}): {title}")?
@@ -370,7 +372,7 @@ pub fn write_applied(w: &mut dyn Write, applied: &[Applied]) -> io::Result<()> {
             Ok(status) => writeln!(
                 w,
                 "FAILED   {method} {route} ({status} {}): {title}",
-                a.message
+                text_value(&a.message)
             )?,
             Err(e) => writeln!(w, "FAILED   {method} {route} ({e}): {title}")?,
         }
