@@ -89,6 +89,11 @@ impl Default for RetryPolicy {
 
 pub struct LiveApi {
     crab: Octocrab,
+    /// The same client asking for raw bytes (`Accept: application/octet-stream`), for assets.
+    bytes: Octocrab,
+    /// No token at all: for whatever host an asset download is redirected to.
+    anonymous: Octocrab,
+    base_url: String,
     base_path: String,
     retry: RetryPolicy,
 }
@@ -101,20 +106,24 @@ impl fmt::Debug for LiveApi {
 
 impl LiveApi {
     pub fn new(base_url: &str, token: Option<&Token>, retry: RetryPolicy) -> Result<Self, String> {
-        let mut b = Octocrab::builder()
-            .base_uri(base_url)
-            .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
-            // Our own retry loop honours retry-after and x-ratelimit-reset.
-            .add_retry_config(RetryConfig::None)
-            .set_connect_timeout(Some(Duration::from_secs(10)))
-            .set_read_timeout(Some(retry.read_timeout))
-            .add_header(http::header::ACCEPT, "application/vnd.github+json".into());
-        if let Some(t) = token {
-            b = b.personal_token(t.0.clone());
-        }
-        let crab = b
-            .build()
-            .map_err(|e| format!("building the GitHub client: {e}"))?;
+        let client = |accept: &str, token: Option<&Token>| -> Result<Octocrab, String> {
+            let mut b = Octocrab::builder()
+                .base_uri(base_url)
+                .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
+                // Our own retry loop honours retry-after and x-ratelimit-reset.
+                .add_retry_config(RetryConfig::None)
+                .set_connect_timeout(Some(Duration::from_secs(10)))
+                .set_read_timeout(Some(retry.read_timeout))
+                .add_header(http::header::ACCEPT, accept.into());
+            if let Some(t) = token {
+                b = b.personal_token(t.0.clone());
+            }
+            b.build()
+                .map_err(|e| format!("building the GitHub client: {e}"))
+        };
+        let crab = client("application/vnd.github+json", token)?;
+        let bytes = client("application/octet-stream", token)?;
+        let anonymous = client("application/octet-stream", None)?;
         let base_path = base_url
             .split_once("://")
             .map(|(_, rest)| rest.find('/').map_or("", |i| &rest[i..]))
@@ -123,6 +132,9 @@ impl LiveApi {
             .to_string();
         Ok(LiveApi {
             crab,
+            bytes,
+            anonymous,
+            base_url: base_url.trim_end_matches('/').to_string(),
             base_path,
             retry,
         })
@@ -178,6 +190,60 @@ impl LiveApi {
                 Some(Duration::from_secs(reset.saturating_sub(now)))
             });
         told.unwrap_or(backoff).min(self.retry.max_wait)
+    }
+
+    /// Streams one release asset into `out` (a file), following the redirect to the storage host
+    /// without the token: the token goes only to the API's own origin, and a redirect from HTTPS
+    /// to HTTP is refused. Memory stays flat whatever the asset's size.
+    pub async fn download(
+        &self,
+        route: &str,
+        out: &mut impl std::io::Write,
+    ) -> Result<u64, String> {
+        use http_body_util::BodyExt;
+        let api_https = self.base_url.starts_with("https://");
+        let mut resp = self
+            .bytes
+            ._get(format!("/{}", route.trim_start_matches('/')))
+            .await
+            .map_err(|e| e.to_string())?;
+        for _ in 0..5 {
+            if !resp.status().is_redirection() {
+                break;
+            }
+            let location = header(resp.headers(), "location")
+                .ok_or("a redirect without a Location")?
+                .to_string();
+            if api_https && !location.starts_with("https://") {
+                return Err(format!(
+                    "refused a redirect from HTTPS to {}",
+                    location.split('?').next().unwrap_or_default()
+                ));
+            }
+            if !(location.starts_with("https://") || location.starts_with("http://")) {
+                return Err("a redirect to a relative or unknown location".into());
+            }
+            // An absolute URL on the anonymous client: no token, whatever the host.
+            resp = self
+                .anonymous
+                ._get(location.as_str())
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            return Err(format!("HTTP {status}"));
+        }
+        let mut body = resp.into_body();
+        let mut written = 0u64;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| e.to_string())?;
+            if let Ok(data) = frame.into_data() {
+                out.write_all(&data).map_err(|e| e.to_string())?;
+                written += data.len() as u64;
+            }
+        }
+        Ok(written)
     }
 
     /// A write (`POST`, `PUT` or `PATCH`) with a JSON body. Returns the status and the body; not

@@ -6,6 +6,7 @@
 pub mod actions;
 pub mod api;
 pub mod comments;
+pub mod releases;
 pub mod repository;
 pub mod routes;
 pub mod session;

@@ -92,6 +92,26 @@ pub fn org_secrets(repo: &str) -> String {
     )
 }
 
+/// A release by its tag.
+pub fn release_by_tag(repo: &str, tag: &str) -> String {
+    format!("{}/releases/tags/{}", repo_path(repo), encode_segment(tag))
+}
+
+/// Every asset of a release (paginated).
+pub fn release_assets(repo: &str, id: u64) -> String {
+    format!("{}/releases/{id}/assets?per_page=100", repo_path(repo))
+}
+
+/// One asset's bytes (with `Accept: application/octet-stream`).
+pub fn release_asset(repo: &str, id: u64) -> String {
+    format!("{}/releases/assets/{id}", repo_path(repo))
+}
+
+/// The commit a ref names, peeled (an annotated tag's commit).
+pub fn commit_of(repo: &str, git_ref: &str) -> String {
+    format!("{}/commits/{}", repo_path(repo), encode_segment(git_ref))
+}
+
 /// Who the token belongs to (a user token; an installation token gets 403).
 pub fn authenticated_user() -> String {
     "/user".into()

@@ -541,8 +541,25 @@ pub struct SignArgs {
 )]
 pub struct VerifyArgs {
     /// Artifacts and/or release directories.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "release",
+        conflicts_with = "release",
+        value_name = "PATH"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Verify the published release TAG of --repo: download its assets (GH_TOKEN/GITHUB_TOKEN when
+    /// set, anonymous otherwise) and require tag:TAG, repo:OWNER/NAME and the tag's commit.
+    #[arg(long, value_name = "TAG", requires = "repo")]
+    pub release: Option<String>,
+    /// The repository of --release.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// Keep the downloaded release in DIR (default: a temporary folder, removed afterwards).
+    #[arg(long, value_name = "DIR", requires = "release")]
+    pub out: Option<PathBuf>,
+    /// API base URL [default: GITHUB_API_URL, else https://api.github.com]; GHES: https://HOST/api/v3.
+    #[arg(long, value_name = "URL", requires = "release")]
+    pub api_url: Option<String>,
     /// Trust this public key (repeatable). Replaces --keys-dir.
     #[arg(long, value_name = "FILE")]
     pub public_key: Vec<PathBuf>,

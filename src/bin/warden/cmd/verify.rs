@@ -1,8 +1,11 @@
-//! `warden verify`: load the trusted keys, verify, report.
+//! `warden verify`: load the trusted keys, verify (files, folders, or a published release),
+//! report.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
+use release_warden::github::releases;
 use release_warden::release::hash::Progress;
 use release_warden::release::trusted_keys::TrustedKeys;
 use release_warden::release::verify::{verify, VerifyOptions};
@@ -18,7 +21,7 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
     } else {
         TrustedKeys::load_files(&args.public_key)?
     };
-    let opts = VerifyOptions {
+    let mut opts = VerifyOptions {
         inputs: args.paths,
         expect_tag: args.expect_tag,
         expect_repo: args.expect_repo,
@@ -31,8 +34,61 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
     };
+    // A published release: downloaded, then verified like a folder, bound to its tag, its
+    // repository and the commit the tag names now.
+    let mut notes = Vec::new();
+    let _temp;
+    if let (Some(tag), Some(repo)) = (&args.release, &args.repo) {
+        let dir: PathBuf = match &args.out {
+            Some(d) => {
+                std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+                d.clone()
+            }
+            None => {
+                _temp = tempfile::Builder::new()
+                    .prefix("warden-release-")
+                    .tempdir()
+                    .context("creating a temporary folder")?;
+                _temp.path().to_path_buf()
+            }
+        };
+        let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+        let release = releases::fetch(&session, repo, tag, &dir)?;
+        notes.extend(release_notes(&release, repo));
+        opts.inputs = vec![dir];
+        opts.expect_tag = Some(tag.clone());
+        opts.expect_repo = Some(repo.clone());
+        opts.expect_commit = Some(release.commit.clone());
+    }
     let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
-    let report = verify(&opts, &keys)?;
+    let mut report = verify(&opts, &keys)?;
     drop(bar);
+    report.warnings.extend(notes);
     ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
+
+/// What the user should know about the release itself.
+fn release_notes(release: &releases::Release, repo: &str) -> Vec<String> {
+    let mut notes = vec![format!(
+        "release {} of {repo}: {} assets, tag at commit {}{}{}",
+        release.tag,
+        release.assets.len(),
+        release.commit,
+        if release.draft { ", a draft" } else { "" },
+        if release.prerelease {
+            ", a prerelease"
+        } else {
+            ""
+        },
+    )];
+    notes.push(match release.immutable {
+        Some(true) => {
+            "GitHub says the release is immutable (its tag and assets cannot change)".into()
+        }
+        Some(false) => {
+            "GitHub says the release is not immutable: its assets and tag can still change".into()
+        }
+        None => "the API does not say whether the release is immutable".into(),
+    });
+    notes
 }

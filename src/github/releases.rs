@@ -1,0 +1,166 @@
+//! A published release, for `warden verify --release TAG --repo OWNER/NAME`: the release by tag,
+//! every asset (paginated), the commit the tag names (peeled), and the assets downloaded
+//! concurrently into a folder, streamed to disk (memory flat in asset size).
+
+use std::path::{Path, PathBuf};
+
+use futures::stream::{self, StreamExt};
+use serde_json::Value;
+
+use super::api::{ApiSource, Fetched, LiveApi, Shape};
+use super::routes;
+use super::session::Session;
+use crate::error::{Error, Result};
+
+/// Downloads at once: enough to hide a round trip per asset, few enough for a storage host.
+const CONCURRENT_DOWNLOADS: usize = 4;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Asset {
+    pub id: u64,
+    pub name: String,
+    pub size: u64,
+}
+
+/// What the API says about a release.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Release {
+    pub tag: String,
+    pub draft: bool,
+    pub prerelease: bool,
+    /// `None` when the API does not say (older GHES).
+    pub immutable: Option<bool>,
+    pub assets: Vec<Asset>,
+    /// The commit the tag names now, peeled through annotated tags.
+    pub commit: String,
+}
+
+fn failed(what: &str, f: Fetched) -> Error {
+    match f {
+        Fetched::Failed {
+            status: 404,
+            message,
+            ..
+        } => Error::Usage(format!("{what}: not found (404: {message})")),
+        Fetched::Failed {
+            status,
+            message,
+            permission,
+        } => Error::Api(format!(
+            "{what}: {status} {message}{}",
+            permission.map_or(String::new(), |p| format!(" (needs {p})"))
+        )),
+        Fetched::Ok(_) => Error::Api(format!("{what}: unexpected answer")),
+    }
+}
+
+/// An asset name as a file name in the download folder: one plain component. The API (or a
+/// server playing it) controls names; `../x` or `a/b` would write outside the folder.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
+}
+
+/// The release `tag` of `repo`, its assets and its commit.
+pub async fn release(api: &LiveApi, repo: &str, tag: &str) -> Result<Release> {
+    let what = format!("release {tag} of {repo}");
+    let body = match api
+        .get(&routes::release_by_tag(repo, tag), Shape::Object)
+        .await
+    {
+        Fetched::Ok(v) => v,
+        f => return Err(failed(&what, f)),
+    };
+    let id = body["id"]
+        .as_u64()
+        .ok_or_else(|| Error::Api(format!("{what}: no release id in the answer")))?;
+    let list = match api
+        .get(&routes::release_assets(repo, id), Shape::Array)
+        .await
+    {
+        Fetched::Ok(Value::Array(a)) => a,
+        Fetched::Ok(_) => return Err(Error::Api(format!("{what}: assets are not a list"))),
+        f => return Err(failed(&format!("the assets of {what}"), f)),
+    };
+    let mut assets = Vec::new();
+    for a in &list {
+        let (Some(id), Some(name)) = (a["id"].as_u64(), a["name"].as_str()) else {
+            return Err(Error::Api(format!("{what}: an asset without id or name")));
+        };
+        if !plain_name(name) {
+            return Err(Error::Refused(format!(
+                "{what}: the asset name {name:?} is not a plain file name: refusing to download it"
+            )));
+        }
+        assets.push(Asset {
+            id,
+            name: name.to_string(),
+            size: a["size"].as_u64().unwrap_or(0),
+        });
+    }
+    let commit = match api.get(&routes::commit_of(repo, tag), Shape::Object).await {
+        Fetched::Ok(v) => v["sha"].as_str().unwrap_or_default().to_string(),
+        f => return Err(failed(&format!("the commit of tag {tag}"), f)),
+    };
+    Ok(Release {
+        tag: tag.to_string(),
+        draft: body["draft"].as_bool().unwrap_or(false),
+        prerelease: body["prerelease"].as_bool().unwrap_or(false),
+        immutable: body["immutable"].as_bool(),
+        assets,
+        commit,
+    })
+}
+
+/// Downloads `assets` of `repo` into `dir`, each through a temp file renamed into place.
+pub async fn download(api: &LiveApi, repo: &str, assets: &[Asset], dir: &Path) -> Result<()> {
+    let results: Vec<Result<()>> = stream::iter(assets)
+        .map(|asset| async move {
+            let target: PathBuf = dir.join(&asset.name);
+            let temp = tempfile::Builder::new()
+                .prefix(crate::files::atomic::TEMP_PREFIX)
+                .suffix(".tmp")
+                .tempfile_in(dir)
+                .map_err(|e| Error::io("creating a temp file in", dir, e))?;
+            let mut file = std::io::BufWriter::with_capacity(1 << 20, temp.as_file());
+            api.download(&routes::release_asset(repo, asset.id), &mut file)
+                .await
+                .map_err(|e| Error::Api(format!("downloading {}: {e}", asset.name)))?;
+            std::io::Write::flush(&mut file).map_err(|e| Error::io("writing", &target, e))?;
+            drop(file);
+            temp.persist(&target)
+                .map_err(|e| Error::io("writing", &target, e.error))?;
+            Ok(())
+        })
+        .buffer_unordered(CONCURRENT_DOWNLOADS)
+        .collect()
+        .await;
+    results.into_iter().collect()
+}
+
+/// The release and its assets, downloaded into `dir`.
+pub fn fetch(session: &Session, repo: &str, tag: &str, dir: &Path) -> Result<Release> {
+    session.block_on(async {
+        let release = release(session.api(), repo, tag).await?;
+        download(session.api(), repo, &release.assets, dir).await?;
+        Ok(release)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asset_names_are_plain_file_names() {
+        for ok in ["ethrex-linux-x86_64", "SHA256SUMS", "a b.tar.gz"] {
+            assert!(plain_name(ok), "{ok}");
+        }
+        for bad in ["", ".", "..", "../x", "a/b", "a\\b", "a\nb"] {
+            assert!(!plain_name(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! `warden verify --release TAG --repo OWNER/NAME` against two local servers: one plays the
+//! GitHub API, the other the storage host that asset downloads redirect to.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+const TOKEN: &str = "ghp_release_token_never_on_storage";
+
+/// A release signed by `warden sign`: the files of `dist/` (artifacts, signatures, SHA256SUMS).
+fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
+    demo_keypair(&t.join("keys/demo.pub"), &t.join("secret/demo.key"));
+    write(&t.join("dist/app-linux"), b"linux binary");
+    write(&t.join("dist/app.tar.gz"), b"tarball");
+    run(warden(t)
+        .args([
+            "sign",
+            "dist",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--commit",
+            COMMIT,
+        ])
+        .env("SOURCE_DATE_EPOCH", "1764460800"))
+    .expect(0);
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(t.join("dist"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The API and storage servers for `assets`, with the tag at `commit`.
+async fn servers(assets: &[(String, Vec<u8>)], commit: &str) -> (MockServer, MockServer) {
+    let api = MockServer::start().await;
+    let storage = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": 7, "tag_name": "v1.2.3", "draft": false, "prerelease": true, "immutable": false}),
+        ))
+        .mount(&api)
+        .await;
+    let list: Vec<_> = assets
+        .iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| json!({"id": 100 + i, "name": name, "size": bytes.len()}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/7/assets"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(list))
+        .mount(&api)
+        .await;
+    for (i, (_, bytes)) in assets.iter().enumerate() {
+        let id = 100 + i;
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/o/r/releases/assets/{id}")))
+            .respond_with(
+                ResponseTemplate::new(302)
+                    .insert_header("location", format!("{}/blob/{id}?sig=x", storage.uri())),
+            )
+            .mount(&api)
+            .await;
+        Mock::given(method("GET"))
+            .and(path(format!("/blob/{id}")))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
+            .mount(&storage)
+            .await;
+    }
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/commits/v1.2.3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": commit})))
+        .mount(&api)
+        .await;
+    (api, storage)
+}
+
+async fn verify_release(dir: &Path, api: &MockServer, extra: &[&str]) -> Run {
+    let (dir, uri) = (dir.to_path_buf(), api.uri());
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.arg("60").arg(warden_bin()).current_dir(&dir);
+        without_developer_env(&mut cmd);
+        cmd.env("GH_TOKEN", TOKEN)
+            .args([
+                "verify",
+                "--release",
+                "v1.2.3",
+                "--repo",
+                "o/r",
+                "--keys-dir",
+                "keys",
+                "--api-url",
+                &uri,
+            ])
+            .args(&extra);
+        run(&mut cmd)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_good_release_verifies_and_the_token_stays_with_the_api() {
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, storage) = servers(&assets, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--out", "got"])
+        .await
+        .expect(0);
+    assert_eq!(
+        out.stdout,
+        "\
+OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    got/app-linux  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    got/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+3 verified, 0 failed, 0 errors
+"
+    );
+    assert_eq!(
+        out.stderr,
+        format!("warden: warning: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: warning: GitHub says the release is not immutable: its assets and tag can still change\n")
+    );
+    let to_storage = storage.received_requests().await.unwrap();
+    assert_eq!(to_storage.len(), 6);
+    for r in &to_storage {
+        assert!(
+            r.headers.get("authorization").is_none(),
+            "the token reached the storage host: {:?}",
+            r.headers
+        );
+    }
+    let to_api = api.received_requests().await.unwrap();
+    assert!(to_api.iter().all(|r| r
+        .headers
+        .get("authorization")
+        .is_some_and(|v| v.to_str().unwrap().contains(TOKEN))));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_altered_missing_or_extra_asset_and_a_moved_tag_fail() {
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    // One asset altered.
+    let mut altered = good.clone();
+    altered[2].1 = b"tampered".to_vec();
+    let (api, _s) = servers(&altered, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(out.stdout.contains("SHA-256 mismatch"), "{}", out.stdout);
+    // SHA256SUMS.minisig missing.
+    let missing: Vec<_> = good
+        .iter()
+        .filter(|(n, _)| n != "SHA256SUMS.minisig")
+        .cloned()
+        .collect();
+    let (api, _s) = servers(&missing, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(out.stdout.contains("missing signature"), "{}", out.stdout);
+    // An extra unsigned asset.
+    let mut extra = good.clone();
+    extra.push(("notes.txt".into(), b"unsigned".to_vec()));
+    let (api, _s) = servers(&extra, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(
+        out.stdout
+            .contains("notes.txt  a file, not listed in SHA256SUMS"),
+        "{}",
+        out.stdout
+    );
+    // The tag now names another commit: moved or recreated after signing.
+    let (api, _s) = servers(&good, "ffffffffffffffffffffffffffffffffffffffff").await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(
+        out.stdout.contains(&format!(
+            "signed for commit {COMMIT}, expected ffffffffffffffffffffffffffffffffffffffff"
+        )),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_tag_or_a_hostile_asset_name_is_bad_input() {
+    let t = tempfile::tempdir().unwrap();
+    let api = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+        .mount(&api)
+        .await;
+    demo_keypair(
+        &t.path().join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let out = verify_release(t.path(), &api, &[]).await.expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: release v1.2.3 of o/r: not found (404: Not Found)\n"
+    );
+    let (api, _s) = servers(&[("../escape".into(), b"x".to_vec())], COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(2);
+    assert!(
+        out.stderr
+            .contains("the asset name \"../escape\" is not a plain file name"),
+        "{}",
+        out.stderr
+    );
+    assert!(!t.path().join("escape").exists());
+}
