@@ -225,3 +225,87 @@ async fn an_unknown_tag_or_a_hostile_asset_name_is_bad_input() {
     );
     assert!(!t.path().join("escape").exists());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_downloads_and_verifies_the_chosen_assets() {
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, storage) = servers(&assets, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--out", "got", "--only", "app-l*"])
+        .await
+        .expect(0);
+    assert_eq!(
+        out.stdout,
+        "\
+OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    got/app-linux  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+SKIP  got/app.tar.gz  not selected by --only
+2 verified, 0 failed, 0 errors, 1 skipped
+"
+    );
+    let mut fetched: Vec<String> = storage
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.url.path().to_string())
+        .collect();
+    fetched.sort();
+    assert_eq!(fetched.len(), 4, "{fetched:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_from_the_repository_are_trusted_and_said_so() {
+    use base64::Engine as _;
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, _storage) = servers(&assets, COMMIT).await;
+    let public = std::fs::read(t.path().join("keys/demo.pub")).unwrap();
+    std::fs::remove_dir_all(t.path().join("keys")).unwrap();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([
+            {"name": "demo.pub", "type": "file"},
+            {"name": "README.md", "type": "file"},
+            {"name": "old", "type": "dir"}
+        ])))
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/demo.pub"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "encoding": "base64",
+            "content": base64::engine::general_purpose::STANDARD.encode(public)
+        })))
+        .mount(&api)
+        .await;
+    let (dir, uri) = (t.path().to_path_buf(), api.uri());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.arg("60").arg(warden_bin()).current_dir(&dir);
+        without_developer_env(&mut cmd);
+        run(cmd.args([
+            "verify",
+            "--release",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--keys-from-repo",
+            "--api-url",
+            &uri,
+        ]))
+    })
+    .await
+    .unwrap()
+    .expect(0);
+    assert!(
+        out.stderr.starts_with("warden: warning: trusting demo.pub from keys/ of o/r's default branch (--keys-from-repo): this trusts the repository itself"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.ends_with("3 verified, 0 failed, 0 errors\n"),
+        "{}",
+        out.stdout
+    );
+}

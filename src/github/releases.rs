@@ -141,11 +141,81 @@ pub async fn download(api: &LiveApi, repo: &str, assets: &[Asset], dir: &Path) -
     results.into_iter().collect()
 }
 
-/// The release and its assets, downloaded into `dir`.
-pub fn fetch(session: &Session, repo: &str, tag: &str, dir: &Path) -> Result<Release> {
+/// The repository's own public keys (`keys/*.pub` of its default branch), written into `dir`.
+/// Returns their names. This trusts the repository itself: it still catches a tampered mirror or
+/// asset, not a compromised repository.
+pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String>> {
+    use base64::Engine as _;
+    session.block_on(async {
+        let api = session.api();
+        let what = format!("the keys/ folder of {repo}");
+        let list = match api.get(&routes::contents(repo, "keys"), Shape::Array).await {
+            Fetched::Ok(Value::Array(a)) => a,
+            Fetched::Ok(_) => return Err(Error::Api(format!("{what}: not a folder"))),
+            f => return Err(failed(&what, f)),
+        };
+        let mut names = Vec::new();
+        for entry in &list {
+            let Some(name) = entry["name"].as_str() else {
+                continue;
+            };
+            if entry["type"].as_str() != Some("file")
+                || !name.ends_with(".pub")
+                || !plain_name(name)
+            {
+                continue;
+            }
+            let file = match api
+                .get(
+                    &routes::contents(repo, &format!("keys/{name}")),
+                    Shape::Object,
+                )
+                .await
+            {
+                Fetched::Ok(v) => v,
+                f => return Err(failed(&format!("keys/{name} of {repo}"), f)),
+            };
+            let encoded: String = file["content"]
+                .as_str()
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .map_err(|_| Error::Api(format!("keys/{name} of {repo}: content is not base64")))?;
+            if bytes.len() > 64 * 1024 {
+                return Err(Error::Refused(format!(
+                    "keys/{name} of {repo}: larger than 64 KiB: not a public key"
+                )));
+            }
+            crate::files::atomic::write_atomic(&dir.join(name), &bytes, 0o644, true)?;
+            names.push(name.to_string());
+        }
+        if names.is_empty() {
+            return Err(Error::Usage(format!("{what}: no *.pub file")));
+        }
+        Ok(names)
+    })
+}
+
+/// The release, and those of its assets that `wanted` names, downloaded into `dir`.
+pub fn fetch(
+    session: &Session,
+    repo: &str,
+    tag: &str,
+    dir: &Path,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<Release> {
     session.block_on(async {
         let release = release(session.api(), repo, tag).await?;
-        download(session.api(), repo, &release.assets, dir).await?;
+        let chosen: Vec<Asset> = release
+            .assets
+            .iter()
+            .filter(|a| wanted(&a.name))
+            .cloned()
+            .collect();
+        download(session.api(), repo, &chosen, dir).await?;
         Ok(release)
     })
 }

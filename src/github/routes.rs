@@ -112,6 +112,12 @@ pub fn commit_of(repo: &str, git_ref: &str) -> String {
     format!("{}/commits/{}", repo_path(repo), encode_segment(git_ref))
 }
 
+/// A file or folder of the default branch (`keys`, `keys/x.pub`).
+pub fn contents(repo: &str, path: &str) -> String {
+    let encoded: Vec<String> = path.split('/').map(encode_segment).collect();
+    format!("{}/contents/{}", repo_path(repo), encoded.join("/"))
+}
+
 /// Who the token belongs to (a user token; an installation token gets 403).
 pub fn authenticated_user() -> String {
     "/user".into()

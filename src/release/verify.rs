@@ -43,6 +43,9 @@ pub struct VerifyOptions {
     pub allow_no_checksums: bool,
     /// Signatures whose trusted comment binds no file name are accepted.
     pub allow_unbound: bool,
+    /// `--only`: in a release directory, verify just the listed files whose names match one of
+    /// these globs (the others are named as skipped).
+    pub only: Option<globset::GlobSet>,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
     /// Bytes hashed so far, for a progress display.
@@ -687,6 +690,10 @@ fn checksum_list_jobs(
     for (name, digest) in list.entries() {
         listed.insert(name.to_string());
         let path = dir.join(name);
+        if opts.only.as_ref().is_some_and(|only| !only.is_match(name)) {
+            report.skip(&path, "not selected by --only".into());
+            continue;
+        }
         let escapes = fs::canonicalize(&path)
             .ok()
             .filter(|real| !real.starts_with(&root));

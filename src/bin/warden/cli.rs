@@ -554,6 +554,14 @@ pub struct VerifyArgs {
     /// The repository of --release.
     #[arg(long, value_name = "OWNER/NAME")]
     pub repo: Option<String>,
+    /// Verify only the listed files whose names match NAME (repeatable; globs allowed), plus the
+    /// checksum list; with --release, download only those.
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Trust the keys/*.pub of --repo's default branch (fetched through the API) instead of
+    /// --public-key / --keys-dir. This trusts the repository itself.
+    #[arg(long, requires = "release", conflicts_with = "public_key")]
+    pub keys_from_repo: bool,
     /// Keep the downloaded release in DIR (default: a temporary folder, removed afterwards).
     #[arg(long, value_name = "DIR", requires = "release")]
     pub out: Option<PathBuf>,

@@ -15,7 +15,22 @@ use crate::context::Context;
 use crate::progress::ProgressDisplay;
 
 pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let keys = if args.public_key.is_empty() {
+    let mut notes = Vec::new();
+    let repo_keys_dir;
+    let keys = if args.keys_from_repo {
+        let repo = args.repo.as_deref().unwrap_or_default();
+        repo_keys_dir = tempfile::Builder::new()
+            .prefix("warden-keys-")
+            .tempdir()
+            .context("creating a temporary folder")?;
+        let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+        let names = releases::repo_keys(&session, repo, repo_keys_dir.path())?;
+        notes.push(format!(
+            "trusting {} from keys/ of {repo}'s default branch (--keys-from-repo): this trusts the repository itself; it still catches a tampered mirror or asset",
+            names.join(", ")
+        ));
+        TrustedKeys::load_dir(repo_keys_dir.path())?
+    } else if args.public_key.is_empty() {
         TrustedKeys::load_dir(&args.keys_dir)
             .context("loading trusted keys (pass --public-key FILE or --keys-dir DIR)")?
     } else {
@@ -31,12 +46,12 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
         allow_unlisted: args.allow_unlisted,
         allow_no_checksums: args.allow_no_checksums,
         allow_unbound: args.allow_unbound,
+        only: only_globs(&args.only)?,
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
     };
     // A published release: downloaded, then verified like a folder, bound to its tag, its
     // repository and the commit the tag names now.
-    let mut notes = Vec::new();
     let _temp;
     if let (Some(tag), Some(repo)) = (&args.release, &args.repo) {
         let dir: PathBuf = match &args.out {
@@ -53,7 +68,12 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
             }
         };
         let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
-        let release = releases::fetch(&session, repo, tag, &dir)?;
+        let wanted = |name: &str| {
+            let sums = &opts.checksums_name;
+            let base = name.strip_suffix(".minisig").unwrap_or(name);
+            opts.only.as_ref().is_none_or(|g| g.is_match(base)) || base == sums
+        };
+        let release = releases::fetch(&session, repo, tag, &dir, &wanted)?;
         notes.extend(release_notes(&release, repo));
         opts.inputs = vec![dir];
         opts.expect_tag = Some(tag.clone());
@@ -65,6 +85,18 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
     drop(bar);
     report.warnings.extend(notes);
     ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
+
+/// The `--only` globs, compiled.
+fn only_globs(patterns: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut set = globset::GlobSetBuilder::new();
+    for p in patterns {
+        set.add(globset::Glob::new(p).with_context(|| format!("--only {p:?}"))?);
+    }
+    Ok(Some(set.build()?))
 }
 
 /// What the user should know about the release itself.
