@@ -309,3 +309,87 @@ async fn keys_from_the_repository_are_trusted_and_said_so() {
         out.stdout
     );
 }
+
+/// Releases can have hundreds of assets: the list is read across pages (`Link`); a signature for
+/// another repository fails the binding.
+#[tokio::test(flavor = "multi_thread")]
+async fn assets_over_several_pages_and_another_repository() {
+    use wiremock::matchers::query_param;
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    for i in 0..59 {
+        write(
+            &t.path().join(format!("dist/a{i:02}")),
+            format!("artifact {i}").as_bytes(),
+        );
+    }
+    run(warden(t.path()).args([
+        "sign",
+        "dist",
+        "--secret-key",
+        "secret/demo.key",
+        "--tag",
+        "v1.2.3",
+        "--repo",
+        "fork/r",
+        "--commit",
+        COMMIT,
+    ]))
+    .expect(0);
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(t.path().join("dist"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 120);
+    let (api, _storage) = servers(&files, COMMIT).await;
+    // The same list, over two pages.
+    let list: Vec<_> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| json!({"id": 100 + i, "name": name, "size": bytes.len()}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/7/assets"))
+        .and(query_param("page", "2"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(&list[100..]))
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/7/assets"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header(
+                    "link",
+                    format!(
+                        "<{}/repos/o/r/releases/7/assets?per_page=100&page=2>; rel=\"next\"",
+                        api.uri()
+                    ),
+                )
+                .set_body_json(&list[..100]),
+        )
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(out.stderr.contains("120 assets"), "{}", out.stderr);
+    // Signed for fork/r, published as o/r: every signature fails the repository binding.
+    assert!(
+        out.stdout.ends_with("0 verified, 60 failed, 0 errors\n")
+            && out
+                .stdout
+                .contains("signed for repository fork/r, expected o/r"),
+        "{}",
+        out.stdout
+    );
+}
