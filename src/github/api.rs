@@ -192,13 +192,13 @@ impl LiveApi {
         told.unwrap_or(backoff).min(self.retry.max_wait)
     }
 
-    /// Streams one release asset into `out` (a file), following the redirect to the storage host
-    /// without the token: the token goes only to the API's own origin, and a redirect from HTTPS
-    /// to HTTP is refused. Memory stays flat whatever the asset's size.
+    /// Streams one release asset, chunk by chunk, into `out` (a bounded channel: memory stays flat
+    /// whatever the asset's size), following the redirect to the storage host without the token:
+    /// the token goes only to the API's own origin, and a redirect from HTTPS to HTTP is refused.
     pub async fn download(
         &self,
         route: &str,
-        out: &mut impl std::io::Write,
+        out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
     ) -> Result<u64, String> {
         use http_body_util::BodyExt;
         let api_https = self.base_url.starts_with("https://");
@@ -239,8 +239,10 @@ impl LiveApi {
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| e.to_string())?;
             if let Ok(data) = frame.into_data() {
-                out.write_all(&data).map_err(|e| e.to_string())?;
                 written += data.len() as u64;
+                out.send(data)
+                    .await
+                    .map_err(|_| "the writer stopped".to_string())?;
             }
         }
         Ok(written)

@@ -11,6 +11,7 @@ use super::api::{ApiSource, Fetched, LiveApi, Shape};
 use super::routes;
 use super::session::Session;
 use crate::error::{Error, Result};
+use crate::release::hash::{Digests, StreamHasher};
 
 /// Downloads at once: enough to hide a round trip per asset, few enough for a storage host.
 const CONCURRENT_DOWNLOADS: usize = 4;
@@ -115,9 +116,17 @@ pub async fn release(api: &LiveApi, repo: &str, tag: &str) -> Result<Release> {
     })
 }
 
-/// Downloads `assets` of `repo` into `dir`, each through a temp file renamed into place.
-pub async fn download(api: &LiveApi, repo: &str, assets: &[Asset], dir: &Path) -> Result<()> {
-    let results: Vec<Result<()>> = stream::iter(assets)
+/// Downloads `assets` of `repo` into `dir`, each through a temp file renamed into place, and
+/// returns each file's digests. The bytes are hashed (SHA-256 and the BLAKE2b prehash) and
+/// written on a thread per download as they arrive, so verification reads nothing again and the
+/// hashing of concurrent downloads spreads over the cores.
+pub async fn download(
+    api: &LiveApi,
+    repo: &str,
+    assets: &[Asset],
+    dir: &Path,
+) -> Result<Vec<(PathBuf, Digests)>> {
+    let results: Vec<Result<(PathBuf, Digests)>> = stream::iter(assets)
         .map(|asset| async move {
             let target: PathBuf = dir.join(&asset.name);
             let temp = tempfile::Builder::new()
@@ -125,15 +134,35 @@ pub async fn download(api: &LiveApi, repo: &str, assets: &[Asset], dir: &Path) -
                 .suffix(".tmp")
                 .tempfile_in(dir)
                 .map_err(|e| Error::io("creating a temp file in", dir, e))?;
-            let mut file = std::io::BufWriter::with_capacity(1 << 20, temp.as_file());
-            api.download(&routes::release_asset(repo, asset.id), &mut file)
-                .await
-                .map_err(|e| Error::Api(format!("downloading {}: {e}", asset.name)))?;
-            std::io::Write::flush(&mut file).map_err(|e| Error::io("writing", &target, e))?;
-            drop(file);
+            let file = temp
+                .as_file()
+                .try_clone()
+                .map_err(|e| Error::io("writing", &target, e))?;
+            let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
+            let writer = std::thread::spawn(move || -> std::io::Result<Digests> {
+                use std::io::Write as _;
+                let mut hasher = StreamHasher::default();
+                let mut out = std::io::BufWriter::with_capacity(256 << 10, file);
+                while let Some(chunk) = rx.blocking_recv() {
+                    hasher.update(&chunk);
+                    out.write_all(&chunk)?;
+                }
+                out.flush()?;
+                Ok(hasher.finish())
+            });
+            let fetched = api
+                .download(&routes::release_asset(repo, asset.id), &tx)
+                .await;
+            drop(tx);
+            let written = writer
+                .join()
+                .map_err(|_| Error::Api(format!("writing {}: the writer failed", asset.name)))?
+                .map_err(|e| Error::io("writing", &target, e));
+            fetched.map_err(|e| Error::Api(format!("downloading {}: {e}", asset.name)))?;
+            let digests = written?;
             temp.persist(&target)
                 .map_err(|e| Error::io("writing", &target, e.error))?;
-            Ok(())
+            Ok((target, digests))
         })
         .buffer_unordered(CONCURRENT_DOWNLOADS)
         .collect()
@@ -199,14 +228,15 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
     })
 }
 
-/// The release, and those of its assets that `wanted` names, downloaded into `dir`.
+/// The release, and those of its assets that `wanted` names, downloaded into `dir` (with the
+/// digests of each file, computed as it arrived).
 pub fn fetch(
     session: &Session,
     repo: &str,
     tag: &str,
     dir: &Path,
     wanted: &dyn Fn(&str) -> bool,
-) -> Result<Release> {
+) -> Result<(Release, Vec<(PathBuf, Digests)>)> {
     session.block_on(async {
         let release = release(session.api(), repo, tag).await?;
         let chosen: Vec<Asset> = release
@@ -215,8 +245,8 @@ pub fn fetch(
             .filter(|a| wanted(&a.name))
             .cloned()
             .collect();
-        download(session.api(), repo, &chosen, dir).await?;
-        Ok(release)
+        let digests = download(session.api(), repo, &chosen, dir).await?;
+        Ok((release, digests))
     })
 }
 

@@ -38,6 +38,39 @@ impl<R: Read> Read for Counted<'_, R> {
     }
 }
 
+/// Both hashes, fed as bytes arrive (a download): the same digests `hash_reader` gives.
+pub struct StreamHasher {
+    sha: Sha256,
+    blake: Blake2b512,
+    size: u64,
+}
+
+impl Default for StreamHasher {
+    fn default() -> Self {
+        StreamHasher {
+            sha: Sha256::new(),
+            blake: Blake2b512::new(),
+            size: 0,
+        }
+    }
+}
+
+impl StreamHasher {
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.sha.update(bytes);
+        self.blake.update(bytes);
+        self.size += bytes.len() as u64;
+    }
+
+    pub fn finish(self) -> Digests {
+        Digests {
+            sha256: self.sha.finalize().into(),
+            blake2b512: self.blake.finalize().into(),
+            size: self.size,
+        }
+    }
+}
+
 /// Streams `reader` once through both hashes.
 pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
     let mut sha = Sha256::new();

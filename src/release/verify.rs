@@ -48,6 +48,8 @@ pub struct VerifyOptions {
     pub only: Option<globset::GlobSet>,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
+    /// Digests already computed (as a release downloaded): these files are not read again.
+    pub known_digests: std::collections::BTreeMap<PathBuf, Digests>,
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
 }
@@ -475,6 +477,8 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
             Ok(_) => (hash_bytes(&bytes), Some(bytes)),
             Err(e) => return read_failure(out, &job.path, e),
         }
+    } else if let Some(d) = opts.known_digests.get(&job.path) {
+        (*d, None)
     } else {
         match hash_file(&job.path, split, opts.progress.as_ref()) {
             Ok(d) => (d, None),

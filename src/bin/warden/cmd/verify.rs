@@ -47,6 +47,7 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
         allow_no_checksums: args.allow_no_checksums,
         allow_unbound: args.allow_unbound,
         only: only_globs(&args.only)?,
+        known_digests: Default::default(),
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
     };
@@ -73,7 +74,8 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
             let base = name.strip_suffix(".minisig").unwrap_or(name);
             opts.only.as_ref().is_none_or(|g| g.is_match(base)) || base == sums
         };
-        let release = releases::fetch(&session, repo, tag, &dir, &wanted)?;
+        let (release, digests) = releases::fetch(&session, repo, tag, &dir, &wanted)?;
+        opts.known_digests = digests.into_iter().collect();
         notes.extend(release_notes(&release, repo));
         opts.inputs = vec![dir];
         opts.expect_tag = Some(tag.clone());
