@@ -86,6 +86,7 @@ pub fn run(root: &Path, online: Option<Online>) -> Result<CheckReport> {
         fallback_tag_patterns: vec!["v*".into()],
         repository,
         settings,
+        releases: 0,
         fail_on: Severity::Medium,
     })?;
     lines.extend(workflow_lines(&report));

@@ -42,6 +42,8 @@ async fn audit_through(api: &LiveApi) -> Vec<(String, String)> {
         signing_jobs: &jobs,
         tag_patterns: &patterns,
         secrets: &secrets,
+        keys: None,
+        releases: 0,
     };
     audit(api, &input)
         .await

@@ -80,6 +80,12 @@ async fn mount(server: &MockServer, s: &Scenario) {
             .mount(server)
             .await;
     }
+    // No release published yet: nothing for the signed-release check to judge.
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([])))
+        .mount(server)
+        .await;
 }
 
 /// Runs `warden audit` against the server (blocking work off the async runtime).
@@ -98,6 +104,9 @@ async fn audit(server: &MockServer, case: &str, extra: &[&str]) -> Run {
                 &uri,
                 "--format",
                 "json",
+                // The signed-release check has its own tests (tests/audit_releases.rs).
+                "--releases",
+                "0",
             ])
             .args(&extra))
     })
@@ -630,7 +639,7 @@ async fn snapshot_round_trip_and_fix_plan() {
     .unwrap()
     .expect(0);
     assert!(
-        saved.stdout.contains("saved 7 responses for o/r"),
+        saved.stdout.contains("saved 8 responses for o/r"),
         "{}",
         saved.stdout
     );

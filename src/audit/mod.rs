@@ -56,6 +56,8 @@ pub struct AuditRequest<'a> {
     pub repository: Option<String>,
     pub settings: SettingsSource<'a>,
     pub fail_on: Severity,
+    /// How many of the latest published releases to check online (`--releases N`).
+    pub releases: usize,
 }
 
 /// Audits the workflows, then the settings from the request's source; findings sorted.
@@ -93,7 +95,14 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
         (source, None) => return Err(Error::Usage(needs_repository(source).into())),
     };
     if let Some(repo) = repo {
+        // The repository's own keys/ verify its published releases.
+        let keys_dir = crate::files::paths::under_root(&req.root, "keys");
+        let keys = crate::release::trusted_keys::TrustedKeys::load_dir(&keys_dir)
+            .ok()
+            .filter(|k| !k.is_empty());
         let input = SettingsInput {
+            keys: keys.as_ref(),
+            releases: req.releases,
             repo,
             signing_jobs: &wf.signing_jobs,
             tag_patterns: &report.release_tag_patterns,

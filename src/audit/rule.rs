@@ -38,12 +38,16 @@ pub enum Rule {
     SecretOrgVisible,
     SuppressionExpired,
     SuppressionUnmatched,
+    ReleaseUnsigned,
+    ReleaseSignatureInvalid,
+    ReleaseBindingMismatch,
+    ReleaseMutable,
     Unverifiable,
 }
 
 impl Rule {
     /// Every rule, in the order of the README table and SARIF's rule list.
-    pub const ALL: [Rule; 29] = [
+    pub const ALL: [Rule; 33] = [
         Rule::SigningSecretOutsideEnvironment,
         Rule::TagGateIsNotABoundary,
         Rule::SigningSecretDangerousTrigger,
@@ -72,6 +76,10 @@ impl Rule {
         Rule::SecretOrgVisible,
         Rule::SuppressionExpired,
         Rule::SuppressionUnmatched,
+        Rule::ReleaseUnsigned,
+        Rule::ReleaseSignatureInvalid,
+        Rule::ReleaseBindingMismatch,
+        Rule::ReleaseMutable,
         Rule::Unverifiable,
     ];
 
@@ -122,6 +130,10 @@ impl Rule {
             Rule::SecretOrgVisible => ("secret-org-visible", High, "An organization secret with the signing secret's name is visible to the repository"),
             Rule::SuppressionExpired => ("suppression-expired", Medium, "A suppression in .github/warden.toml is past its `until` date, so its finding counts again"),
             Rule::SuppressionUnmatched => ("suppression-unmatched", Low, "A suppression in .github/warden.toml matches no finding"),
+            Rule::ReleaseUnsigned => ("release-unsigned", High, "A published release has no SHA256SUMS and SHA256SUMS.minisig"),
+            Rule::ReleaseSignatureInvalid => ("release-signature-invalid", High, "A published release's SHA256SUMS.minisig does not verify against the repository's keys/"),
+            Rule::ReleaseBindingMismatch => ("release-binding-mismatch", High, "A published release is signed for another tag, repository or commit than its own"),
+            Rule::ReleaseMutable => ("release-mutable", Low, "A published release is not immutable: its assets and tag can still change"),
             Rule::Unverifiable => ("unverifiable", Medium, "A setting could not be read; it is not assumed to be safe"),
         }
     }

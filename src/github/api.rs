@@ -11,6 +11,9 @@ use octocrab::service::middleware::retry::RetryConfig;
 use octocrab::Octocrab;
 use serde_json::Value;
 
+/// The body of an asset download, as octocrab returns it.
+type AssetBody = http_body_util::combinators::BoxBody<bytes::Bytes, octocrab::Error>;
+
 /// A token, never printed.
 #[derive(Clone)]
 pub struct Token(String);
@@ -64,6 +67,16 @@ pub enum Shape {
 /// A source of API answers: the live API or a snapshot.
 pub trait ApiSource: Sync {
     fn get(&self, route: &str, shape: Shape) -> impl std::future::Future<Output = Fetched> + Send;
+
+    /// A small binary answer (a release asset of at most `cap` bytes), as
+    /// `{"base64": "…"}`: the JSON form a snapshot records and replays.
+    fn get_bytes(
+        &self,
+        route: &str,
+        _cap: u64,
+    ) -> impl std::future::Future<Output = Fetched> + Send {
+        self.get(route, Shape::Object)
+    }
 }
 
 /// Retry policy: attempts and the longest single wait honoured.
@@ -201,6 +214,22 @@ impl LiveApi {
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
     ) -> Result<u64, String> {
         use http_body_util::BodyExt;
+        let mut body = self.open_asset(route).await?.into_body();
+        let mut written = 0u64;
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| e.to_string())?;
+            if let Ok(data) = frame.into_data() {
+                written += data.len() as u64;
+                out.send(data)
+                    .await
+                    .map_err(|_| "the writer stopped".to_string())?;
+            }
+        }
+        Ok(written)
+    }
+
+    /// An asset's response, after the redirect to the storage host (see `download`).
+    async fn open_asset(&self, route: &str) -> Result<http::Response<AssetBody>, String> {
         let api_https = self.base_url.starts_with("https://");
         let mut resp = self
             .bytes
@@ -234,18 +263,7 @@ impl LiveApi {
         if !(200..300).contains(&status) {
             return Err(format!("HTTP {status}"));
         }
-        let mut body = resp.into_body();
-        let mut written = 0u64;
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| e.to_string())?;
-            if let Ok(data) = frame.into_data() {
-                written += data.len() as u64;
-                out.send(data)
-                    .await
-                    .map_err(|_| "the writer stopped".to_string())?;
-            }
-        }
-        Ok(written)
+        Ok(resp)
     }
 
     /// A write (`POST`, `PUT` or `PATCH`) with a JSON body. Returns the status and the body; not
@@ -339,6 +357,37 @@ fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
 }
 
 impl ApiSource for LiveApi {
+    async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
+        use base64::Engine as _;
+        use http_body_util::BodyExt;
+        let failed = |message: String| Fetched::Failed {
+            status: 0,
+            message,
+            permission: None,
+        };
+        let mut body = match self.open_asset(route).await {
+            Ok(r) => r.into_body(),
+            Err(e) => return failed(format!("GET /{route}: {e}")),
+        };
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            match frame {
+                Ok(f) => {
+                    if let Ok(data) = f.into_data() {
+                        bytes.extend_from_slice(&data);
+                        if bytes.len() as u64 > cap {
+                            return failed(format!("GET /{route}: larger than {cap} bytes"));
+                        }
+                    }
+                }
+                Err(e) => return failed(format!("GET /{route}: {e}")),
+            }
+        }
+        Fetched::Ok(serde_json::json!({
+            "base64": base64::engine::general_purpose::STANDARD.encode(bytes)
+        }))
+    }
+
     async fn get(&self, route: &str, shape: Shape) -> Fetched {
         let mut route = route.to_string();
         let mut acc: Option<Value> = None;

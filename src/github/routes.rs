@@ -92,6 +92,15 @@ pub fn org_secrets(repo: &str) -> String {
     )
 }
 
+/// The latest `count` releases (one page).
+pub fn releases(repo: &str, count: usize) -> String {
+    format!(
+        "{}/releases?per_page={}",
+        repo_path(repo),
+        count.clamp(1, 100)
+    )
+}
+
 /// A release by its tag.
 pub fn release_by_tag(repo: &str, tag: &str) -> String {
     format!("{}/releases/tags/{}", repo_path(repo), encode_segment(tag))

@@ -127,6 +127,15 @@ impl<S: ApiSource> ApiSource for Recorder<'_, S> {
             .push((route.to_string(), answer.clone()));
         answer
     }
+
+    async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
+        let answer = self.inner.get_bytes(route, cap).await;
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((route.to_string(), answer.clone()));
+        answer
+    }
 }
 
 #[cfg(test)]

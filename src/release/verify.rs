@@ -719,6 +719,57 @@ fn checksum_list_jobs(
     Ok(listed)
 }
 
+/// The fields of a trusted comment a release binds (`tag:`, `repo:`, `commit:`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SignedRelease {
+    pub tag: Option<String>,
+    pub repo: Option<String>,
+    pub commit: Option<String>,
+}
+
+/// Verifies a signature (its text) over `data` named `file_name` with `keys`, the way a file is
+/// verified (trusted key, global signature, exactly one `file:` equal to the name, the data), and
+/// returns what the trusted comment binds. For the audit of published releases, which downloads
+/// only `SHA256SUMS` and its signature.
+pub fn verify_bytes(
+    signature: &str,
+    data: &[u8],
+    file_name: &str,
+    keys: &TrustedKeys,
+) -> std::result::Result<SignedRelease, String> {
+    let sig = SignatureFile::parse(signature).map_err(|e| e.to_string())?;
+    let (key, _) = keys.find(sig.key_id).ok_or_else(|| {
+        format!(
+            "signed by key {}, which is not in keys/ ({})",
+            sig.key_id,
+            keys.ids()
+        )
+    })?;
+    sig.verify_comment(key).map_err(|e| e.to_string())?;
+    let comment = &sig.trusted_comment;
+    let files: Vec<&str> = comment.values("file").collect();
+    if files != [file_name] {
+        return Err(format!(
+            "the trusted comment binds file:{}, not exactly {file_name}",
+            files.join(",file:")
+        ));
+    }
+    let digests = hash_bytes(data);
+    let message: &[u8] = if sig.is_prehashed() {
+        &digests.blake2b512
+    } else {
+        legacy_size_check(&sig, data.len() as u64)?;
+        data
+    };
+    sig.verify_data(key, message).map_err(|e| e.to_string())?;
+    let field = |k: &str| comment.value(k).ok().flatten().map(str::to_string);
+    Ok(SignedRelease {
+        tag: field("tag"),
+        repo: field("repo"),
+        commit: field("commit"),
+    })
+}
+
 /// The checksum list's own verdict (its signature over its bytes), and the list when it parses.
 fn verify_checksum_list(
     sums_path: &Path,

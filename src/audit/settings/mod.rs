@@ -7,6 +7,7 @@
 
 pub mod environments;
 pub mod fetch;
+pub mod releases;
 pub mod rulesets;
 pub mod secrets;
 
@@ -24,6 +25,10 @@ pub struct SettingsInput<'a> {
     pub signing_jobs: &'a [SigningJob],
     pub tag_patterns: &'a [String],
     pub secrets: &'a SigningSecrets,
+    /// The repository's `keys/`, to verify its published releases against.
+    pub keys: Option<&'a crate::release::trusted_keys::TrustedKeys>,
+    /// How many of the latest releases to check (`--releases N`).
+    pub releases: usize,
 }
 
 /// Audits the settings of `input.repo` read through `source`.
@@ -40,6 +45,7 @@ pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<F
     let mut out = rulesets::judge(&settings, input.repo, &tags);
     out.extend(environments::judge(&settings, input.signing_jobs, &tags));
     out.extend(secrets::judge(&settings, input.secrets));
+    out.extend(releases::judge(source, input.repo, input.keys, input.releases).await);
     for f in &mut out {
         f.subject.repository = Some(input.repo.to_string());
     }

@@ -174,6 +174,10 @@ pub struct AuditTarget {
     /// Treat only these secrets as signing keys (repeatable): replaces what warden finds.
     #[arg(long = "only-secret", value_name = "NAME")]
     pub only_secrets: Vec<String>,
+    /// Online: check that the latest N published releases are signed (SHA256SUMS and its
+    /// signature verify against keys/, bound to the release's tag, repository and commit); 0: off.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub releases: usize,
     /// Release tag pattern when no signing workflow has `on.push.tags` (repeatable).
     #[arg(long, value_name = "PATTERN", default_value = "v*")]
     pub release_tag_pattern: Vec<String>,

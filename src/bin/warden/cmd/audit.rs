@@ -83,6 +83,7 @@ fn request<'a>(
         repository: repository_name(ctx.repository(target.repo.as_deref()), &target.root),
         settings,
         fail_on,
+        releases: target.releases,
     }
 }
 
