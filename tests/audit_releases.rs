@@ -162,6 +162,58 @@ fn each_release_problem_is_a_finding() {
         found[0].starts_with("release-signature-invalid the SHA256SUMS.minisig of release v4 does not verify against keys/"),
         "{found:?}"
     );
+    // The latest release published mutable: immutability is off unless the organisation
+    // enforces it for the repository.
+    let immutable_ids = |snap: &Path| {
+        let out = run(warden(&t.path().join("repo"))
+            .args([
+                "audit",
+                "--repo",
+                "o/r",
+                "--releases",
+                "1",
+                "--format",
+                "json",
+                "--snapshot",
+            ])
+            .arg(snap));
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "immutable-releases-disabled")
+            .count()
+    };
+    put(
+        &snap,
+        "repos/o/r/releases",
+        json!([release(1, "v1", false, true)]),
+    );
+    assert_eq!(immutable_ids(&snap), 1);
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases",
+        json!({"enforced_repositories": "selected"}),
+    );
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases/repositories",
+        json!({"total_count": 1, "repositories": [{"full_name": "o/other"}]}),
+    );
+    assert_eq!(immutable_ids(&snap), 1);
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases/repositories",
+        json!({"total_count": 1, "repositories": [{"full_name": "o/r"}]}),
+    );
+    assert_eq!(immutable_ids(&snap), 0);
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases",
+        json!({"enforced_repositories": "all"}),
+    );
+    assert_eq!(immutable_ids(&snap), 0);
 }
 
 /// Live: the two files come through the asset route and its redirect to the storage host (no

@@ -42,12 +42,13 @@ pub enum Rule {
     ReleaseSignatureInvalid,
     ReleaseBindingMismatch,
     ReleaseMutable,
+    ImmutableReleasesDisabled,
     Unverifiable,
 }
 
 impl Rule {
     /// Every rule, in the order of the README table and SARIF's rule list.
-    pub const ALL: [Rule; 33] = [
+    pub const ALL: [Rule; 34] = [
         Rule::SigningSecretOutsideEnvironment,
         Rule::TagGateIsNotABoundary,
         Rule::SigningSecretDangerousTrigger,
@@ -80,6 +81,7 @@ impl Rule {
         Rule::ReleaseSignatureInvalid,
         Rule::ReleaseBindingMismatch,
         Rule::ReleaseMutable,
+        Rule::ImmutableReleasesDisabled,
         Rule::Unverifiable,
     ];
 
@@ -134,6 +136,7 @@ impl Rule {
             Rule::ReleaseSignatureInvalid => ("release-signature-invalid", High, "A published release's SHA256SUMS.minisig does not verify against the repository's keys/"),
             Rule::ReleaseBindingMismatch => ("release-binding-mismatch", High, "A published release is signed for another tag, repository or commit than its own"),
             Rule::ReleaseMutable => ("release-mutable", Low, "A published release is not immutable: its assets and tag can still change"),
+            Rule::ImmutableReleasesDisabled => ("immutable-releases-disabled", Medium, "Neither the repository nor its organisation enforces immutable releases"),
             Rule::Unverifiable => ("unverifiable", Medium, "A setting could not be read; it is not assumed to be safe"),
         }
     }

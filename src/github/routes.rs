@@ -92,6 +92,19 @@ pub fn org_secrets(repo: &str) -> String {
     )
 }
 
+/// The organisation's immutable-releases policy (`enforced_repositories`: all, none, selected).
+pub fn org_immutable_releases(org: &str) -> String {
+    format!("orgs/{}/settings/immutable-releases", encode_segment(org))
+}
+
+/// The repositories an organisation's `selected` immutable-releases policy covers.
+pub fn org_immutable_releases_repositories(org: &str) -> String {
+    format!(
+        "orgs/{}/settings/immutable-releases/repositories?per_page=100",
+        encode_segment(org)
+    )
+}
+
 /// The latest `count` releases (one page).
 pub fn releases(repo: &str, count: usize) -> String {
     format!(

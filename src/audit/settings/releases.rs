@@ -69,7 +69,55 @@ pub async fn judge<S: ApiSource>(
     for release in list.iter().take(count) {
         out.extend(one_release(source, repo, keys, release).await);
     }
+    // The latest release was published immutable: the repository had immutability on.
+    let latest_immutable = list.first().map(|r| r["immutable"].as_bool() == Some(true));
+    if latest_immutable == Some(false) && !org_enforces(source, repo).await {
+        out.push(
+            Finding::new(
+                Rule::ImmutableReleasesDisabled,
+                Location::api(&routes::org_immutable_releases(owner(repo))),
+                format!("immutable releases are not enforced for {repo}: its organisation does not enforce them, and its latest release was published mutable"),
+                "Enable release immutability in the repository's settings (Releases), or enforce it for the organisation; it applies to releases published afterwards.",
+            )
+            .about(Subject {
+                repository: Some(repo.to_string()),
+                ..Subject::default()
+            }),
+        );
+    }
     out
+}
+
+fn owner(repo: &str) -> &str {
+    repo.split('/').next().unwrap_or(repo)
+}
+
+/// Whether the repository's organisation enforces immutable releases for it (`all`, or
+/// `selected` with this repository). A user account, or a policy that cannot be read, does not.
+async fn org_enforces<S: ApiSource>(source: &S, repo: &str) -> bool {
+    let org = owner(repo);
+    let policy = match source
+        .get(&routes::org_immutable_releases(org), Shape::Object)
+        .await
+    {
+        Fetched::Ok(v) => v["enforced_repositories"]
+            .as_str()
+            .unwrap_or("none")
+            .to_string(),
+        Fetched::Failed { .. } => return false,
+    };
+    match policy.as_str() {
+        "all" => true,
+        "selected" => matches!(
+            source
+                .get(&routes::org_immutable_releases_repositories(org), Shape::Items("repositories"))
+                .await,
+            Fetched::Ok(v) if v["repositories"].as_array().is_some_and(|list| list
+                .iter()
+                .any(|r| r["full_name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(repo))))
+        ),
+        _ => false,
+    }
 }
 
 fn describe(f: &Fetched) -> String {
