@@ -87,6 +87,7 @@ pub fn run(root: &Path, online: Option<Online>) -> Result<CheckReport> {
         repository,
         settings,
         releases: 0,
+        deep: false,
         fail_on: Severity::Medium,
     })?;
     lines.extend(workflow_lines(&report));

@@ -44,6 +44,7 @@ async fn audit_through(api: &LiveApi) -> Vec<(String, String)> {
         secrets: &secrets,
         keys: None,
         releases: 0,
+        deep: false,
     };
     audit(api, &input)
         .await

@@ -238,11 +238,12 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
     get("/repos/o/r/releases")
         .respond_with(ResponseTemplate::new(200).set_body_json(json!([{
             "id": 4, "tag_name": "v4", "immutable": true,
-            "assets": [{"id": 41, "name": "SHA256SUMS"}, {"id": 42, "name": "SHA256SUMS.minisig"}]
+            "assets": [{"id": 40, "name": "app"}, {"id": 41, "name": "SHA256SUMS"}, {"id": 42, "name": "SHA256SUMS.minisig"}]
         }])))
         .mount(&api)
         .await;
-    for (id, body) in [(41, sums), (42, sig)] {
+    let app = std::fs::read(t.path().join("build/good/app")).unwrap();
+    for (id, body) in [(40, app), (41, sums), (42, sig)] {
         get(&format!("/repos/o/r/releases/assets/{id}"))
             .respond_with(
                 ResponseTemplate::new(302)
@@ -299,6 +300,25 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
                 "--snapshot",
             ])
             .arg(&snap));
+        // --deep hashes every asset as it streams.
+        let deep = run(warden(&root).env("GH_TOKEN", "ghp_t").args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            "1",
+            "--deep",
+            "--format",
+            "json",
+            "--api-url",
+            &uri,
+        ]));
+        assert_eq!(
+            release_findings(&deep),
+            Vec::<String>::new(),
+            "{}",
+            deep.stdout
+        );
         (live, replay)
     })
     .await
@@ -321,4 +341,34 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
             "token on the storage host"
         );
     }
+    // The app asset replaced after signing: --deep catches it.
+    Mock::given(method("GET"))
+        .and(path("/b/40"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(b"replaced".to_vec()))
+        .with_priority(1)
+        .mount(&storage)
+        .await;
+    let (root, uri) = (t.path().join("repo"), api.uri());
+    let deep = tokio::task::spawn_blocking(move || {
+        run(warden(&root).env("GH_TOKEN", "ghp_t").args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            "1",
+            "--deep",
+            "--format",
+            "json",
+            "--api-url",
+            &uri,
+        ]))
+    })
+    .await
+    .unwrap();
+    let found = release_findings(&deep);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("release-signature-invalid release v4 does not match its signed SHA256SUMS: app has SHA-256 "),
+        "{found:?}"
+    );
 }

@@ -58,6 +58,8 @@ pub struct AuditRequest<'a> {
     pub fail_on: Severity,
     /// How many of the latest published releases to check online (`--releases N`).
     pub releases: usize,
+    /// `--deep`: check every asset of those releases against their signed list.
+    pub deep: bool,
 }
 
 /// Audits the workflows, then the settings from the request's source; findings sorted.
@@ -103,6 +105,7 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
         let input = SettingsInput {
             keys: keys.as_ref(),
             releases: req.releases,
+            deep: req.deep,
             repo,
             signing_jobs: &wf.signing_jobs,
             tag_patterns: &report.release_tag_patterns,

@@ -77,6 +77,12 @@ pub trait ApiSource: Sync {
     ) -> impl std::future::Future<Output = Fetched> + Send {
         self.get(route, Shape::Object)
     }
+
+    /// The SHA-256 of a release asset of any size, as `{"sha256": "<hex>"}` (streamed: memory
+    /// stays flat; a snapshot records only the digest).
+    fn get_sha256(&self, route: &str) -> impl std::future::Future<Output = Fetched> + Send {
+        self.get(route, Shape::Object)
+    }
 }
 
 /// Retry policy: attempts and the longest single wait honoured.
@@ -357,6 +363,33 @@ fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
 }
 
 impl ApiSource for LiveApi {
+    async fn get_sha256(&self, route: &str) -> Fetched {
+        use http_body_util::BodyExt;
+        use sha2::Digest as _;
+        let failed = |message: String| Fetched::Failed {
+            status: 0,
+            message,
+            permission: None,
+        };
+        let mut body = match self.open_asset(route).await {
+            Ok(r) => r.into_body(),
+            Err(e) => return failed(format!("GET /{route}: {e}")),
+        };
+        let mut sha = sha2::Sha256::new();
+        while let Some(frame) = body.frame().await {
+            match frame {
+                Ok(f) => {
+                    if let Ok(data) = f.into_data() {
+                        sha.update(&data);
+                    }
+                }
+                Err(e) => return failed(format!("GET /{route}: {e}")),
+            }
+        }
+        let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Fetched::Ok(serde_json::json!({ "sha256": hex }))
+    }
+
     async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
         use base64::Engine as _;
         use http_body_util::BodyExt;

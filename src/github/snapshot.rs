@@ -128,6 +128,15 @@ impl<S: ApiSource> ApiSource for Recorder<'_, S> {
         answer
     }
 
+    async fn get_sha256(&self, route: &str) -> Fetched {
+        let answer = self.inner.get_sha256(route).await;
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((route.to_string(), answer.clone()));
+        answer
+    }
+
     async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
         let answer = self.inner.get_bytes(route, cap).await;
         self.seen

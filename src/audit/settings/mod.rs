@@ -29,6 +29,8 @@ pub struct SettingsInput<'a> {
     pub keys: Option<&'a crate::release::trusted_keys::TrustedKeys>,
     /// How many of the latest releases to check (`--releases N`).
     pub releases: usize,
+    /// `--deep`: download and check every asset of those releases, not just the signed list.
+    pub deep: bool,
 }
 
 /// Audits the settings of `input.repo` read through `source`.
@@ -45,7 +47,7 @@ pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<F
     let mut out = rulesets::judge(&settings, input.repo, &tags);
     out.extend(environments::judge(&settings, input.signing_jobs, &tags));
     out.extend(secrets::judge(&settings, input.secrets));
-    out.extend(releases::judge(source, input.repo, input.keys, input.releases).await);
+    out.extend(releases::judge(source, input.repo, input.keys, (input.releases, input.deep)).await);
     for f in &mut out {
         f.subject.repository = Some(input.repo.to_string());
     }

@@ -44,7 +44,7 @@ pub async fn judge<S: ApiSource>(
     source: &S,
     repo: &str,
     keys: Option<&TrustedKeys>,
-    count: usize,
+    (count, deep): (usize, bool),
 ) -> Vec<Finding> {
     if count == 0 {
         return Vec::new();
@@ -67,7 +67,7 @@ pub async fn judge<S: ApiSource>(
     };
     let mut out = Vec::new();
     for release in list.iter().take(count) {
-        out.extend(one_release(source, repo, keys, release).await);
+        out.extend(one_release(source, repo, keys, release, deep).await);
     }
     // The latest release was published immutable: the repository had immutability on.
     let latest_immutable = list.first().map(|r| r["immutable"].as_bool() == Some(true));
@@ -134,6 +134,7 @@ async fn one_release<S: ApiSource>(
     repo: &str,
     keys: Option<&TrustedKeys>,
     release: &Value,
+    deep: bool,
 ) -> Vec<Finding> {
     let tag = release["tag_name"].as_str().unwrap_or_default();
     let at = Location::api(&routes::release_by_tag(repo, tag));
@@ -205,6 +206,15 @@ async fn one_release<S: ApiSource>(
             return out;
         }
     };
+    if deep {
+        if let Some(why) = assets_match(source, repo, release, &sums).await {
+            out.push(finding(
+                Rule::ReleaseSignatureInvalid,
+                format!("release {tag} does not match its signed {CHECKSUMS_NAME}: {why}"),
+                "Re-upload the artifacts the list was signed for, or sign the release again; find out how the assets changed.",
+            ));
+        }
+    }
     out.extend(binding(source, repo, tag, &signed).await.map(|why| {
         finding(
             Rule::ReleaseBindingMismatch,
@@ -213,6 +223,60 @@ async fn one_release<S: ApiSource>(
         )
     }));
     out
+}
+
+/// `--deep`: every asset is listed in the signed list with its digest (or is a signature or the
+/// list itself), and every listed file is an asset. Assets are hashed as they stream.
+async fn assets_match<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    release: &Value,
+    sums: &[u8],
+) -> Option<String> {
+    let text = std::str::from_utf8(sums).ok()?;
+    let list = match crate::release::checksums::ChecksumFile::parse(text) {
+        Ok(l) => l,
+        Err(e) => return Some(format!("{CHECKSUMS_NAME} does not parse: {e}")),
+    };
+    let listed: std::collections::BTreeMap<&str, String> = list
+        .entries()
+        .map(|(n, d)| (n, crate::release::checksums::to_hex(d)))
+        .collect();
+    let assets = release["assets"].as_array().cloned().unwrap_or_default();
+    let names: Vec<&str> = assets.iter().filter_map(|a| a["name"].as_str()).collect();
+    if let Some(missing) = listed.keys().find(|n| !names.contains(n)) {
+        return Some(format!("{missing} is listed but is not an asset"));
+    }
+    for a in &assets {
+        let (Some(name), Some(id)) = (a["name"].as_str(), a["id"].as_u64()) else {
+            continue;
+        };
+        let Some(expected) = listed.get(name) else {
+            let signature = name.strip_suffix(SIGNATURE_SUFFIX);
+            if name == CHECKSUMS_NAME
+                || signature.is_some_and(|n| n == CHECKSUMS_NAME || listed.contains_key(n))
+            {
+                continue;
+            }
+            return Some(format!("the asset {name} is not listed"));
+        };
+        match source.get_sha256(&routes::release_asset(repo, id)).await {
+            Fetched::Ok(v) if v["sha256"].as_str() == Some(expected.as_str()) => {}
+            Fetched::Ok(v) => {
+                return Some(format!(
+                    "{name} has SHA-256 {}, the list says {expected}",
+                    v["sha256"].as_str().unwrap_or("?")
+                ))
+            }
+            failed => {
+                return Some(format!(
+                    "{name} could not be downloaded: {}",
+                    describe(&failed)
+                ))
+            }
+        }
+    }
+    None
 }
 
 /// What the signature binds that this release is not, if anything.

@@ -178,6 +178,10 @@ pub struct AuditTarget {
     /// signature verify against keys/, bound to the release's tag, repository and commit); 0: off.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub releases: usize,
+    /// With --releases: download and check every asset against the signed SHA256SUMS (hashed as
+    /// it streams), not just the list and its signature.
+    #[arg(long)]
+    pub deep: bool,
     /// Release tag pattern when no signing workflow has `on.push.tags` (repeatable).
     #[arg(long, value_name = "PATTERN", default_value = "v*")]
     pub release_tag_pattern: Vec<String>,

@@ -84,6 +84,7 @@ fn request<'a>(
         settings,
         fail_on,
         releases: target.releases,
+        deep: target.deep,
     }
 }
 
