@@ -393,3 +393,56 @@ async fn assets_over_several_pages_and_another_repository() {
         out.stdout
     );
 }
+
+/// A draft is said so; an artifact missing from the assets fails; a 429 on the release read is
+/// waited out and retried.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draft_a_missing_artifact_and_a_rate_limit() {
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    let without_tarball: Vec<_> = good
+        .iter()
+        .filter(|(n, _)| n != "app.tar.gz")
+        .cloned()
+        .collect();
+    let (api, _s) = servers(&without_tarball, COMMIT).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "0"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": 7, "tag_name": "v1.2.3", "draft": true, "prerelease": false}),
+        ))
+        .with_priority(2)
+        .mount(&api)
+        .await;
+    let out = verify_release(t.path(), &api, &["--out", "got"])
+        .await
+        .expect(1);
+    assert!(
+        out.stdout
+            .contains("FAIL  got/app.tar.gz  missing: got/app.tar.gz does not exist"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.starts_with(&format!(
+            "warden: warning: release v1.2.3 of o/r: 5 assets, tag at commit {COMMIT}, a draft\nwarden: warning: the API does not say whether the release is immutable\n"
+        )),
+        "{}",
+        out.stderr
+    );
+    let reads = api
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/repos/o/r/releases/tags/v1.2.3")
+        .count();
+    assert_eq!(reads, 2, "the 429 was retried");
+}

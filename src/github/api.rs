@@ -11,6 +11,38 @@ use octocrab::service::middleware::retry::RetryConfig;
 use octocrab::Octocrab;
 use serde_json::Value;
 
+/// Where an asset download may be redirected: an absolute HTTP(S) URL, and never from HTTPS down
+/// to HTTP. The signed storage URL's query is left out of the error.
+fn redirect_allowed(from_https: bool, location: &str) -> Result<(), String> {
+    if from_https && !location.starts_with("https://") {
+        return Err(format!(
+            "refused a redirect from HTTPS to {}",
+            location.split('?').next().unwrap_or_default()
+        ));
+    }
+    if !(location.starts_with("https://") || location.starts_with("http://")) {
+        return Err("a redirect to a relative or unknown location".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod redirect_tests {
+    use super::redirect_allowed;
+
+    #[test]
+    fn no_downgrade_and_no_relative_redirects() {
+        assert!(redirect_allowed(true, "https://objects.example/x?sig=1").is_ok());
+        assert_eq!(
+            redirect_allowed(true, "http://objects.example/x?sig=secret").unwrap_err(),
+            "refused a redirect from HTTPS to http://objects.example/x"
+        );
+        assert!(redirect_allowed(false, "http://127.0.0.1:9/x").is_ok());
+        assert!(redirect_allowed(false, "/relative").is_err());
+        assert!(redirect_allowed(true, "file:///etc/passwd").is_err());
+    }
+}
+
 /// The body of an asset download, as octocrab returns it.
 type AssetBody = http_body_util::combinators::BoxBody<bytes::Bytes, octocrab::Error>;
 
@@ -249,15 +281,7 @@ impl LiveApi {
             let location = header(resp.headers(), "location")
                 .ok_or("a redirect without a Location")?
                 .to_string();
-            if api_https && !location.starts_with("https://") {
-                return Err(format!(
-                    "refused a redirect from HTTPS to {}",
-                    location.split('?').next().unwrap_or_default()
-                ));
-            }
-            if !(location.starts_with("https://") || location.starts_with("http://")) {
-                return Err("a redirect to a relative or unknown location".into());
-            }
+            redirect_allowed(api_https, &location)?;
             // An absolute URL on the anonymous client: no token, whatever the host.
             resp = self
                 .anonymous
