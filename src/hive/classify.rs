@@ -43,7 +43,7 @@ pub fn split_client(name: &str) -> (&str, Option<&str>) {
     (name, None)
 }
 
-fn first_lines(text: &str) -> String {
+pub(crate) fn first_lines(text: &str) -> String {
     let mut lines: Vec<&str> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -245,7 +245,10 @@ impl SuiteState<'_, '_> {
 /// The details log a suite file names, opened only if it is a regular file inside the results
 /// directory: the name comes from the suite file, and the text read from it can end up in a
 /// public PR comment. A log that is absent (not downloaded with the results) is no error.
-fn open_details_log(dir: &Path, name: &str) -> std::result::Result<Option<File>, String> {
+pub(crate) fn open_details_log(
+    dir: &Path,
+    name: &str,
+) -> std::result::Result<Option<File>, String> {
     if !crate::files::paths::is_plain_relative(name) {
         return Err(format!(
             "testDetailsLog {name:?} is not a path inside the results directory"
@@ -266,7 +269,7 @@ fn open_details_log(dir: &Path, name: &str) -> std::result::Result<Option<File>,
         .map_err(|e| format!("testDetailsLog {name:?}: {e}"))
 }
 
-fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
+pub(crate) fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
     let len = (end - begin).min(TEXT_BYTES);
     f.seek(SeekFrom::Start(begin)).ok()?;
     let mut buf = Vec::with_capacity(len as usize);

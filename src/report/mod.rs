@@ -8,6 +8,7 @@
 pub mod audit;
 pub mod check;
 pub mod hive;
+pub mod hive_diff;
 pub mod lint;
 pub mod sign;
 pub mod summary;

@@ -374,6 +374,28 @@ pub struct SummaryArgs {
 #[derive(Debug, Subcommand)]
 pub enum HiveCommand {
     Check(HiveCheckArgs),
+    Diff(HiveDiffArgs),
+}
+
+/// What changed between two hive runs: new failures, fixed tests, failures whose text changed
+/// (the first differing lines), and tests added or removed upstream.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden hive diff runs/monday runs/tuesday\n\nExit status: 0 when NEW has no failure OLD did not have; 1 otherwise; 2 bad input."
+)]
+pub struct HiveDiffArgs {
+    /// The earlier results directory.
+    #[arg(value_name = "OLD")]
+    pub old: PathBuf,
+    /// The later results directory.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// text, json or markdown (junit is for `hive check`).
+    #[arg(long, value_enum, default_value_t)]
+    pub format: HiveFormatArg,
+    /// Also append the markdown to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

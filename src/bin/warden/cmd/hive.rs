@@ -7,8 +7,14 @@ use release_warden::known_issues::exclusions::read_test_list;
 use release_warden::known_issues::schema::Registry;
 use release_warden::report::Format;
 
-use crate::cli::HiveCheckArgs;
+use crate::cli::{HiveCheckArgs, HiveDiffArgs};
 use crate::context::Context;
+
+/// `warden hive diff OLD NEW`.
+pub fn diff(args: HiveDiffArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let report = release_warden::hive::diff::diff(&args.old, &args.new)?;
+    ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
 
 pub fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry)?;

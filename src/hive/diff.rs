@@ -1,0 +1,208 @@
+//! `warden hive diff OLD NEW`: what changed between two hive runs. New failures, fixed tests,
+//! failures whose text changed (the first differing lines), and tests added or removed upstream.
+//! Each run is streamed suite file by suite file; what is kept is one entry per test.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::classify::{first_lines, open_details_log, read_slice, suite_files};
+use super::suite::{read_suite, HiveCase, SuiteError, SuiteVisitor};
+use crate::error::{Error, Result};
+
+/// One test of a run: passed, or failed with the first lines of its failure text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct TestRun {
+    pass: bool,
+    text: Option<String>,
+}
+
+/// `suite/test (client)` → how it ran.
+type Run = BTreeMap<(String, String), TestRun>;
+
+#[derive(Default)]
+struct Collect {
+    name: Option<String>,
+    details_log: Option<String>,
+    passed: Vec<String>,
+    failed: Vec<HiveCase<'static>>,
+}
+
+impl SuiteVisitor for Collect {
+    fn suite_name(&mut self, name: &str) {
+        self.name = Some(name.to_string());
+    }
+    fn case(&mut self, case: HiveCase<'_>) {
+        if case.pass {
+            self.passed.push(case.name.into_owned());
+        } else {
+            self.failed.push(case.into_owned());
+        }
+    }
+    fn test_details_log(&mut self, path: &str) {
+        self.details_log = Some(path.to_string());
+    }
+}
+
+/// Every test of the run in `dir`.
+fn read_run(dir: &Path) -> Result<Run> {
+    let mut run = Run::new();
+    for file in suite_files(dir)? {
+        let reader = crate::files::guarded::open_regular(&file)
+            .map_err(|e| Error::io("reading", &file, e))?;
+        let mut c = Collect::default();
+        read_suite(BufReader::new(reader), &mut c).map_err(|e| match e {
+            SuiteError::Io(e) => Error::io("reading", &file, e),
+            e => Error::input(
+                file.display().to_string(),
+                None,
+                format!("not a hive suite file: {e}"),
+            ),
+        })?;
+        let suite = c.name.unwrap_or_default();
+        let mut log = match c.details_log.as_deref() {
+            None | Some("") => None,
+            Some(name) => open_details_log(dir, name)
+                .map_err(|e| Error::input(file.display().to_string(), None, e))?,
+        };
+        for name in c.passed {
+            run.insert(
+                (suite.clone(), name),
+                TestRun {
+                    pass: true,
+                    text: None,
+                },
+            );
+        }
+        for case in c.failed {
+            let text = match (&case.details, case.log, &mut log) {
+                (Some(d), _, _) if !d.is_empty() => Some(d.to_string()),
+                (_, Some((begin, end)), Some(f)) if end > begin => read_slice(f, begin, end),
+                _ => None,
+            };
+            run.insert(
+                (suite.clone(), case.name.into_owned()),
+                TestRun {
+                    pass: false,
+                    text: text.map(|t| first_lines(&t)),
+                },
+            );
+        }
+    }
+    Ok(run)
+}
+
+/// A test that changed between the runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub suite: String,
+    pub test: String,
+    /// The failure text (new failures), or the first differing lines, old then new (changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_text: Option<String>,
+    /// For tests added or removed upstream: whether they passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HiveDiff {
+    pub old: PathBuf,
+    pub new: PathBuf,
+    /// Failed in NEW, and passed (or did not run) in OLD.
+    pub new_failures: Vec<Change>,
+    /// Failed in OLD, passed in NEW.
+    pub fixed: Vec<Change>,
+    /// Failed in both, with a different failure text.
+    pub changed: Vec<Change>,
+    /// In NEW only (added upstream).
+    pub added: Vec<Change>,
+    /// In OLD only (removed upstream).
+    pub removed: Vec<Change>,
+}
+
+impl HiveDiff {
+    /// 1 when NEW has a failure OLD did not.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(!self.new_failures.is_empty())
+    }
+}
+
+/// The first line where two failure texts differ, from each.
+fn first_difference(old: &str, new: &str) -> (String, String) {
+    let (mut o, mut n) = (old.lines(), new.lines());
+    loop {
+        match (o.next(), n.next()) {
+            (Some(a), Some(b)) if a == b => continue,
+            (a, b) => {
+                return (
+                    a.unwrap_or_default().to_string(),
+                    b.unwrap_or_default().to_string(),
+                )
+            }
+        }
+    }
+}
+
+/// Compares the run in `old` with the run in `new`.
+pub fn diff(old: &Path, new: &Path) -> Result<HiveDiff> {
+    let (before, after) = (read_run(old)?, read_run(new)?);
+    let mut out = HiveDiff {
+        old: old.to_path_buf(),
+        new: new.to_path_buf(),
+        ..HiveDiff::default()
+    };
+    let change = |(suite, test): &(String, String)| Change {
+        suite: suite.clone(),
+        test: test.clone(),
+        old_text: None,
+        new_text: None,
+        passed: None,
+    };
+    for (key, now) in &after {
+        match before.get(key) {
+            None => {
+                out.added.push(Change {
+                    passed: Some(now.pass),
+                    ..change(key)
+                });
+                if !now.pass {
+                    out.new_failures.push(Change {
+                        new_text: now.text.clone(),
+                        ..change(key)
+                    });
+                }
+            }
+            Some(was) if was.pass && !now.pass => out.new_failures.push(Change {
+                new_text: now.text.clone(),
+                ..change(key)
+            }),
+            Some(was) if !was.pass && now.pass => out.fixed.push(change(key)),
+            Some(was) if !was.pass && !now.pass && was.text != now.text => {
+                let (o, n) = first_difference(
+                    was.text.as_deref().unwrap_or_default(),
+                    now.text.as_deref().unwrap_or_default(),
+                );
+                out.changed.push(Change {
+                    old_text: Some(o),
+                    new_text: Some(n),
+                    ..change(key)
+                });
+            }
+            Some(_) => {}
+        }
+    }
+    for (key, was) in &before {
+        if !after.contains_key(key) {
+            out.removed.push(Change {
+                passed: Some(was.pass),
+                ..change(key)
+            });
+        }
+    }
+    Ok(out)
+}
