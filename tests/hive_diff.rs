@@ -88,3 +88,77 @@ fn new_failures_fixed_changed_added_and_removed() {
     // A directory that is not a run is bad input.
     run(warden(t.path()).args(["hive", "diff", "old", "missing"])).expect(2);
 }
+
+/// The registry's `[upstream]` hive pin is compared with the run's `hive.json`: a mismatch is a
+/// warning, an unexpected pass in such a run is labelled as likely an upstream change, and
+/// `--require-pins` makes the mismatch a failure.
+#[test]
+fn pinned_hive_commit_is_enforced() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"ethrex\"]\n\n[upstream]\nhive = \"a74a5a7063419f570c83a271dd8b36d4731f5872\"\n",
+    );
+    write(
+        &t.path().join("known_issues/logs-field.toml"),
+        b"title = \"t\"\nstatus = \"open\"\nadded = 2025-01-01\nreview_by = 2999-01-01\nwhy = \"w\"\nremoval = \"r\"\n\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/c\"\n",
+    );
+    suite(
+        &t.path().join("run"),
+        &[("eth_call/a", true, ""), ("eth_getLogs/c", true, "")],
+    );
+    write(
+        &t.path().join("run/hive.json"),
+        br#"{"sourceCommit":"389348a0a7f04148881e90c278ece3e172dbbd4f"}"#,
+    );
+    let out = run(warden(t.path()).args(["hive", "check", "run", "--client", "ethrex"])).expect(1);
+    assert!(
+        out.stdout
+            .contains("(likely an upstream change: the run does not match the pinned hive)"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stderr,
+        "warden: warning: hive: the run used 389348a0a7f04148881e90c278ece3e172dbbd4f, the registry pins a74a5a7063419f570c83a271dd8b36d4731f5872\n"
+    );
+    let summary =
+        run(warden(t.path()).args(["known-issues", "summary", "--results", "run"])).expect(0);
+    assert!(
+        summary.stdout.contains("The run used hive `389348a0a7f04148881e90c278ece3e172dbbd4f`, not the pinned `a74a5a7063419f570c83a271dd8b36d4731f5872`"),
+        "{}",
+        summary.stdout
+    );
+    // Nothing listed failing or passing: the mismatch alone passes, unless pins are required.
+    std::fs::remove_file(t.path().join("known_issues/logs-field.toml")).unwrap();
+    run(warden(t.path()).args(["hive", "check", "run", "--client", "ethrex"])).expect(0);
+    let out = run(warden(t.path()).args([
+        "hive",
+        "check",
+        "run",
+        "--client",
+        "ethrex",
+        "--require-pins",
+    ]))
+    .expect(1);
+    assert!(
+        out.stdout.ends_with("hive check: FAILED (pin mismatch)\n"),
+        "{}",
+        out.stdout
+    );
+    // The pinned commit (abbreviated in the pin) matches.
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"ethrex\"]\n\n[upstream]\nhive = \"389348a0a7f0\"\n",
+    );
+    let out = run(warden(t.path()).args([
+        "hive",
+        "check",
+        "run",
+        "--client",
+        "ethrex",
+        "--require-pins",
+    ]))
+    .expect(0);
+    assert_eq!(out.stderr, "");
+}

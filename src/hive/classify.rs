@@ -31,6 +31,26 @@ pub struct ClassifyOptions {
     pub allow_missing: bool,
     /// Keep passing case names (JUnit needs them; costs memory per case).
     pub keep_passes: bool,
+    /// A run that does not match the registry's `[upstream]` pins fails.
+    pub require_pins: bool,
+}
+
+/// The hive commit of a run: `sourceCommit` of the results' `hive.json`, when it is there.
+pub fn hive_commit(dir: &Path) -> Option<String> {
+    let text =
+        crate::files::guarded::read_text_inside(dir, &dir.join("hive.json"), 1 << 20).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["sourceCommit"]
+        .as_str()
+        .filter(|c| !c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_ascii_lowercase)
+}
+
+/// Whether a run's commit is the pinned one (either may be abbreviated, 7 hex digits at least).
+fn same_commit(run: &str, pin: &str) -> bool {
+    let pin = pin.to_ascii_lowercase();
+    let n = run.len().min(pin.len());
+    n >= 7 && run[..n] == pin[..n]
 }
 
 /// Splits `name (client)` into the test and the client.
@@ -326,6 +346,15 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
         upstream: registry.settings.upstream.clone(),
         ..HiveReport::default()
     };
+    report.require_pins = opts.require_pins;
+    report.hive_commit = hive_commit(dir);
+    if let (Some(run), Some(pin)) = (&report.hive_commit, report.upstream.get("hive")) {
+        if !same_commit(run, pin) {
+            report
+                .pin_mismatches
+                .push(format!("hive: the run used {run}, the registry pins {pin}"));
+        }
+    }
     let files = suite_files(dir)?;
     if files.is_empty() {
         report.results.push(CaseResult::unlisted(
@@ -341,6 +370,16 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
     }
     missing_listed(&matcher, opts, &run, &mut report);
     missing_expected(&matcher, registry, opts, &run, &mut report);
+    if !report.pin_mismatches.is_empty() {
+        for r in report
+            .results
+            .iter_mut()
+            .filter(|r| r.outcome == Outcome::UnexpectedPass)
+        {
+            r.message
+                .push_str(" (likely an upstream change: the run does not match the pinned hive)");
+        }
+    }
     for r in &report.results {
         *report.counts.entry(r.outcome).or_default() += 1;
     }

@@ -121,6 +121,13 @@ pub struct HiveReport {
     pub counts: BTreeMap<Outcome, usize>,
     pub allow_missing: bool,
     pub upstream: BTreeMap<String, String>,
+    /// The hive commit the run was built from (`hive.json` `sourceCommit`), when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hive_commit: Option<String>,
+    /// Pins the run does not match: "hive: the run used X, the registry pins Y".
+    pub pin_mismatches: Vec<String>,
+    /// `--require-pins`: a pin mismatch fails the check.
+    pub require_pins: bool,
 }
 
 impl HiveReport {
@@ -128,6 +135,7 @@ impl HiveReport {
         self.results
             .iter()
             .any(|r| r.outcome.is_error(self.allow_missing))
+            || (self.require_pins && !self.pin_mismatches.is_empty())
     }
 
     pub fn exit_code(&self) -> u8 {

@@ -15,6 +15,10 @@ fn verdict(r: &HiveReport) -> String {
         .filter(|(o, n)| **n > 0 && o.is_error(r.allow_missing))
         .map(|(o, n)| format!("{n} {}", o.label()))
         .collect();
+    let mut errors = errors;
+    if r.require_pins && !r.pin_mismatches.is_empty() {
+        errors.push("pin mismatch".into());
+    }
     if errors.is_empty() {
         "ok".into()
     } else {
@@ -45,6 +49,10 @@ impl Report for HiveReport {
                 ok: !self.failed(),
             },
         )
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.pin_mismatches.clone()
     }
 
     fn exit_code(&self) -> u8 {

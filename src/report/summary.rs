@@ -68,6 +68,21 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
             ),
             count(Outcome::Missing)
         );
+        // Whether the run matched the pinned hive.
+        match (&r.hive_commit, r.upstream.get("hive")) {
+            (Some(run), Some(_)) if r.pin_mismatches.is_empty() => {
+                let _ = writeln!(out, "The run used hive {}, as pinned.", code(run));
+            }
+            (Some(run), Some(pin)) => {
+                let _ = writeln!(
+                    out,
+                    "The run used hive {}, not the pinned {}: unexpected passes are likely an upstream change.",
+                    code(run),
+                    code(pin)
+                );
+            }
+            _ => {}
+        }
     }
     if !registry.settings.upstream.is_empty() {
         let pins: Vec<String> = registry

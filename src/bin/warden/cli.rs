@@ -446,6 +446,10 @@ pub struct HiveCheckArgs {
     /// Report missing tests without failing (e.g. a run filtered with --sim.limit).
     #[arg(long)]
     pub allow_missing: bool,
+    /// Fail (exit 1) when the run does not match the registry's [upstream] pins (the hive commit
+    /// in the results' hive.json); without it, a mismatch is a warning.
+    #[arg(long)]
+    pub require_pins: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: HiveFormatArg,
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.

@@ -29,6 +29,7 @@ pub fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::R
         expected_suite: args.expected_suite,
         allow_missing: args.allow_missing,
         keep_passes: format == Format::Junit,
+        require_pins: args.require_pins,
     };
     let report = classify_run(&args.dir, &registry, &opts)?;
     ctx.emit(out, &report, format, args.step_summary)
