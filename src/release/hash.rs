@@ -73,10 +73,8 @@ impl StreamHasher {
 
 /// Streams `reader` once through both hashes.
 pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
-    let mut sha = Sha256::new();
-    let mut blake = Blake2b512::new();
+    let mut hasher = StreamHasher::default();
     let mut buf = vec![0u8; BUFFER_BYTES];
-    let mut size = 0u64;
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -84,15 +82,9 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        sha.update(&buf[..n]);
-        blake.update(&buf[..n]);
-        size += n as u64;
+        hasher.update(&buf[..n]);
     }
-    Ok(Digests {
-        sha256: sha.finalize().into(),
-        blake2b512: blake.finalize().into(),
-        size,
-    })
+    Ok(hasher.finish())
 }
 
 /// Hashes a file. With `split`, SHA-256 runs on a second thread beside BLAKE2b-512 (still one
