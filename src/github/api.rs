@@ -43,6 +43,30 @@ mod redirect_tests {
     }
 }
 
+/// The next chunk of an asset's bytes (frames without data, such as trailers, skipped).
+async fn next_chunk(body: &mut AssetBody) -> Option<Result<bytes::Bytes, String>> {
+    use http_body_util::BodyExt;
+    loop {
+        match body.frame().await? {
+            Ok(frame) => {
+                if let Ok(data) = frame.into_data() {
+                    return Some(Ok(data));
+                }
+            }
+            Err(e) => return Some(Err(e.to_string())),
+        }
+    }
+}
+
+/// A download that did not complete, as an answer (no HTTP status to report).
+fn asset_failure(route: &str, why: String) -> Fetched {
+    Fetched::Failed {
+        status: 0,
+        message: format!("GET /{route}: {why}"),
+        permission: None,
+    }
+}
+
 /// The body of an asset download, as octocrab returns it.
 type AssetBody = http_body_util::combinators::BoxBody<bytes::Bytes, octocrab::Error>;
 
@@ -251,17 +275,14 @@ impl LiveApi {
         route: &str,
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
     ) -> Result<u64, String> {
-        use http_body_util::BodyExt;
         let mut body = self.open_asset(route).await?.into_body();
         let mut written = 0u64;
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| e.to_string())?;
-            if let Ok(data) = frame.into_data() {
-                written += data.len() as u64;
-                out.send(data)
-                    .await
-                    .map_err(|_| "the writer stopped".to_string())?;
-            }
+        while let Some(data) = next_chunk(&mut body).await {
+            let data = data?;
+            written += data.len() as u64;
+            out.send(data)
+                .await
+                .map_err(|_| "the writer stopped".to_string())?;
         }
         Ok(written)
     }
@@ -388,61 +409,40 @@ fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
 
 impl ApiSource for LiveApi {
     async fn get_sha256(&self, route: &str) -> Fetched {
-        use http_body_util::BodyExt;
         use sha2::Digest as _;
-        let failed = |message: String| Fetched::Failed {
-            status: 0,
-            message,
-            permission: None,
-        };
-        let mut body = match self.open_asset(route).await {
-            Ok(r) => r.into_body(),
-            Err(e) => return failed(format!("GET /{route}: {e}")),
-        };
-        let mut sha = sha2::Sha256::new();
-        while let Some(frame) = body.frame().await {
-            match frame {
-                Ok(f) => {
-                    if let Ok(data) = f.into_data() {
-                        sha.update(&data);
-                    }
-                }
-                Err(e) => return failed(format!("GET /{route}: {e}")),
+        let digest = async {
+            let mut body = self.open_asset(route).await?.into_body();
+            let mut sha = sha2::Sha256::new();
+            while let Some(data) = next_chunk(&mut body).await {
+                sha.update(&data?);
             }
+            Ok(crate::release::checksums::to_hex(&sha.finalize()))
+        };
+        match digest.await {
+            Ok(hex) => Fetched::Ok(serde_json::json!({ "sha256": hex })),
+            Err(e) => asset_failure(route, e),
         }
-        let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        Fetched::Ok(serde_json::json!({ "sha256": hex }))
     }
 
     async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
         use base64::Engine as _;
-        use http_body_util::BodyExt;
-        let failed = |message: String| Fetched::Failed {
-            status: 0,
-            message,
-            permission: None,
-        };
-        let mut body = match self.open_asset(route).await {
-            Ok(r) => r.into_body(),
-            Err(e) => return failed(format!("GET /{route}: {e}")),
-        };
-        let mut bytes = Vec::new();
-        while let Some(frame) = body.frame().await {
-            match frame {
-                Ok(f) => {
-                    if let Ok(data) = f.into_data() {
-                        bytes.extend_from_slice(&data);
-                        if bytes.len() as u64 > cap {
-                            return failed(format!("GET /{route}: larger than {cap} bytes"));
-                        }
-                    }
+        let bytes = async {
+            let mut body = self.open_asset(route).await?.into_body();
+            let mut bytes = Vec::new();
+            while let Some(data) = next_chunk(&mut body).await {
+                bytes.extend_from_slice(&data?);
+                if bytes.len() as u64 > cap {
+                    return Err(format!("larger than {cap} bytes"));
                 }
-                Err(e) => return failed(format!("GET /{route}: {e}")),
             }
+            Ok(bytes)
+        };
+        match bytes.await {
+            Ok(b) => Fetched::Ok(serde_json::json!({
+                "base64": base64::engine::general_purpose::STANDARD.encode(b)
+            })),
+            Err(e) => asset_failure(route, e),
         }
-        Fetched::Ok(serde_json::json!({
-            "base64": base64::engine::general_purpose::STANDARD.encode(bytes)
-        }))
     }
 
     async fn get(&self, route: &str, shape: Shape) -> Fetched {
