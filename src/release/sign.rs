@@ -253,7 +253,7 @@ pub fn sign(
         }
     }
     opts.meta.validate().map_err(Error::Usage)?;
-    let (artifacts, checksums_path, skipped) = plan_outputs(opts)?;
+    let (artifacts, checksums_path, skipped, other_file_at_checksums) = plan_outputs(opts)?;
     // Validate every name and refuse clashing or existing outputs before any hashing.
     let mut names = Vec::with_capacity(artifacts.len());
     for a in &artifacts {
@@ -284,8 +284,7 @@ pub fn sign(
     refuse_clashing_outputs(&artifacts, checksums_path.as_deref())?;
     if let Some(cp) = checksums_path.as_deref() {
         // `--force` replaces an earlier run's list, never some other file.
-        let regular = fs::symlink_metadata(cp).is_ok_and(|m| m.is_file());
-        if regular && !is_checksum_list(cp) {
+        if other_file_at_checksums {
             return Err(Error::Refused(format!(
                 "{} exists and is not a checksum list: refusing to replace it, even with --force",
                 cp.display()
@@ -457,15 +456,21 @@ fn lock_output_dirs(
 /// The artifacts to sign, where the checksum file goes, and what a directory walk passed over.
 /// An existing checksum list at that path (a re-sign) is not an artifact; any other file there
 /// stays one, and `refuse_clashing_outputs` refuses to write over it.
-fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Skipped)> {
+/// Also says whether the checksum path holds a regular file that is not a checksum list (which
+/// `--force` must not replace), so the file is read once.
+fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Skipped, bool)> {
     let (mut artifacts, mut skipped) = collect_artifacts(&opts.inputs, opts.recursive)?;
     let checksums_path = if artifacts.is_empty() {
         None
     } else {
         checksums_path(opts, &artifacts)?
     };
+    let mut other_file_at_checksums = false;
     if let Some(cp) = &checksums_path {
-        if cp.exists() && is_checksum_list(cp) {
+        let is_list = cp.exists() && is_checksum_list(cp);
+        let regular = fs::symlink_metadata(cp).is_ok_and(|m| m.is_file());
+        other_file_at_checksums = regular && !is_list;
+        if is_list {
             let cp_abs = absolute_path(cp)?;
             let mut kept = Vec::new();
             for a in artifacts {
@@ -488,7 +493,7 @@ fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Sk
                 .join(", ")
         )));
     }
-    Ok((artifacts, checksums_path, skipped))
+    Ok((artifacts, checksums_path, skipped, other_file_at_checksums))
 }
 
 /// Whether the file parses as a checksum list (a previous run's `--checksums` output).
