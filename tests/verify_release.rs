@@ -33,7 +33,12 @@ fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
         ])
         .env("SOURCE_DATE_EPOCH", "1764460800"))
     .expect(0);
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(t.join("dist"))
+    release_files(&t.join("dist"))
+}
+
+/// The files of a signed release folder (name, bytes), sorted: the assets to serve.
+fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
@@ -339,17 +344,7 @@ async fn assets_over_several_pages_and_another_repository() {
         COMMIT,
     ]))
     .expect(0);
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(t.path().join("dist"))
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
+    let files = release_files(&t.path().join("dist"));
     assert_eq!(files.len(), 120);
     let (api, _storage) = servers(&files, COMMIT).await;
     // The same list, over two pages.
