@@ -40,6 +40,23 @@ fn bytes(b: &[u8]) -> Value {
     json!({"base64": base64::engine::general_purpose::STANDARD.encode(b)})
 }
 
+/// `warden audit` of the repository at `root`, its settings from the snapshot `snap`, checking
+/// the latest `releases`, as JSON.
+fn audit_snapshot(root: &Path, snap: &Path, releases: &str) -> Run {
+    run(warden(root)
+        .args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            releases,
+            "--format",
+            "json",
+            "--snapshot",
+        ])
+        .arg(snap))
+}
+
 /// Findings of the release rules: `id message`.
 fn release_findings(out: &Run) -> Vec<String> {
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -121,18 +138,7 @@ fn each_release_problem_is_a_finding() {
         "repos/o/r/commits/v1",
         json!({"sha": "ffffffffffffffffffffffffffffffffffffffff"}),
     );
-    let out = run(warden(&t.path().join("repo"))
-        .args([
-            "audit",
-            "--repo",
-            "o/r",
-            "--releases",
-            "4",
-            "--format",
-            "json",
-            "--snapshot",
-        ])
-        .arg(&snap));
+    let out = audit_snapshot(&t.path().join("repo"), &snap, "4");
     assert_eq!(
         release_findings(&out),
         [
@@ -144,18 +150,7 @@ fn each_release_problem_is_a_finding() {
     );
     // A signature that does not verify: v4's list with v1's signature.
     put(&snap, "repos/o/r/releases/assets/42", bytes(&moved.1));
-    let out = run(warden(&t.path().join("repo"))
-        .args([
-            "audit",
-            "--repo",
-            "o/r",
-            "--releases",
-            "1",
-            "--format",
-            "json",
-            "--snapshot",
-        ])
-        .arg(&snap));
+    let out = audit_snapshot(&t.path().join("repo"), &snap, "1");
     let found = release_findings(&out);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
@@ -165,18 +160,7 @@ fn each_release_problem_is_a_finding() {
     // The latest release published mutable: immutability is off unless the organisation
     // enforces it for the repository.
     let immutable_ids = |snap: &Path| {
-        let out = run(warden(&t.path().join("repo"))
-            .args([
-                "audit",
-                "--repo",
-                "o/r",
-                "--releases",
-                "1",
-                "--format",
-                "json",
-                "--snapshot",
-            ])
-            .arg(snap));
+        let out = audit_snapshot(&t.path().join("repo"), snap, "1");
         let doc: Value = serde_json::from_str(&out.stdout).unwrap();
         doc["findings"]
             .as_array()
@@ -288,18 +272,7 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
             ])
             .arg(&snap))
         .expect(0);
-        let replay = run(warden(&root)
-            .args([
-                "audit",
-                "--repo",
-                "o/r",
-                "--releases",
-                "1",
-                "--format",
-                "json",
-                "--snapshot",
-            ])
-            .arg(&snap));
+        let replay = audit_snapshot(&root, &snap, "1");
         // --deep hashes every asset as it streams.
         let deep = run(warden(&root).env("GH_TOKEN", "ghp_t").args([
             "audit",
