@@ -26,7 +26,7 @@ use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
 /// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
 const SUMS_CAP: u64 = 256 << 20;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct VerifyOptions {
     pub inputs: Vec<PathBuf>,
     pub expect_tag: Option<String>,
@@ -323,7 +323,20 @@ fn check_signature_file<'k>(
             CappedReadError::Io(e) => io_error(e),
             CappedReadError::Input(e) => (ArtifactStatus::Error, e.to_string()),
         })?;
-    let sig = SignatureFile::parse(&text).map_err(|e| {
+    check_signature_text(&text, sig_path, name, keys, opts, out)
+}
+
+/// Every check of a signature (its text, read from `sig_path`) that does not need the signed
+/// bytes: format, algorithm, trusted key, global signature, bindings, tag, dry-run.
+fn check_signature_text<'k>(
+    text: &str,
+    sig_path: &Path,
+    name: &SignedName,
+    keys: &'k TrustedKeys,
+    opts: &VerifyOptions,
+    out: &mut Verdict,
+) -> std::result::Result<CheckedSignature<'k>, (ArtifactStatus, String)> {
+    let sig = SignatureFile::parse(text).map_err(|e| {
         (
             ArtifactStatus::Error,
             format!("{}: {e}", sig_path.display()),
@@ -727,46 +740,34 @@ pub struct SignedRelease {
     pub commit: Option<String>,
 }
 
-/// Verifies a signature (its text) over `data` named `file_name` with `keys`, the way a file is
-/// verified (trusted key, global signature, exactly one `file:` equal to the name, the data), and
-/// returns what the trusted comment binds. For the audit of published releases, which downloads
-/// only `SHA256SUMS` and its signature.
+/// Verifies a signature (its text) over `data` named `file_name` with `keys`, with every check a
+/// file gets (`check_signature_text`, default options: no legacy, no dry-run, exactly one
+/// `file:` equal to the name), and returns what the trusted comment binds. For the audit of
+/// published releases, which downloads only `SHA256SUMS` and its signature.
 pub fn verify_bytes(
     signature: &str,
     data: &[u8],
     file_name: &str,
     keys: &TrustedKeys,
 ) -> std::result::Result<SignedRelease, String> {
-    let sig = SignatureFile::parse(signature).map_err(|e| e.to_string())?;
-    let (key, _) = keys.find(sig.key_id).ok_or_else(|| {
-        format!(
-            "signed by key {}, which is not in keys/ ({})",
-            sig.key_id,
-            keys.ids()
-        )
-    })?;
-    sig.verify_comment(key).map_err(|e| e.to_string())?;
-    let comment = &sig.trusted_comment;
-    let files: Vec<&str> = comment.values("file").collect();
-    if files != [file_name] {
-        return Err(format!(
-            "the trusted comment binds file:{}, not exactly {file_name}",
-            files.join(",file:")
-        ));
-    }
-    let digests = hash_bytes(data);
-    let message: &[u8] = if sig.is_prehashed() {
-        &digests.blake2b512
-    } else {
-        legacy_size_check(&sig, data.len() as u64)?;
-        data
+    let opts = VerifyOptions::default();
+    let mut out = Verdict::new();
+    let sig_path = PathBuf::from(format!("{file_name}{SIGNATURE_SUFFIX}"));
+    let name = SignedName {
+        file_name: file_name.to_string(),
+        resolved: None,
     };
-    sig.verify_data(key, message).map_err(|e| e.to_string())?;
-    let field = |k: &str| comment.value(k).ok().flatten().map(str::to_string);
+    let checked = check_signature_text(signature, &sig_path, &name, keys, &opts, &mut out)
+        .map_err(|(_, why)| why)?;
+    let digests = hash_bytes(data);
+    checked
+        .sig
+        .verify_data(checked.key, &digests.blake2b512)
+        .map_err(|e| e.to_string())?;
     Ok(SignedRelease {
-        tag: field("tag"),
-        repo: field("repo"),
-        commit: field("commit"),
+        tag: out.tag,
+        repo: out.repo,
+        commit: out.commit,
     })
 }
 
