@@ -22,6 +22,14 @@ pub fn is_plain_relative(path: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// Where a write to `path` lands: its folder resolved (links followed), its own name kept (a
+/// rename replaces a link, it does not follow it). Two paths that land on the same file compare
+/// equal.
+pub fn with_resolved_folder(path: &Path) -> std::io::Result<PathBuf> {
+    let dir = fs::canonicalize(parent_dir(path))?;
+    Ok(dir.join(path.file_name().unwrap_or_default()))
+}
+
 /// A plain relative path (`is_plain_relative`) with no `.git` component (in any case: macOS and
 /// Windows file systems fold it): what a pull request may name for warden to read or write.
 /// `.git/config` is inside the work tree, and holds the token `actions/checkout` persists.

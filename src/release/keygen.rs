@@ -45,11 +45,9 @@ fn create_dir(dir: &Path, mode: u32) -> Result<()> {
 
 /// Where a file would be written: its folder resolved when it exists, else the absolute path.
 fn landing(path: &Path) -> PathBuf {
-    let name = path.file_name().unwrap_or_default();
-    match std::fs::canonicalize(paths::parent_dir(path)) {
-        Ok(dir) => dir.join(name),
-        Err(_) => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
-    }
+    paths::with_resolved_folder(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {

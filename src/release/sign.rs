@@ -18,7 +18,7 @@ use super::names::{is_release_candidate, signature_path, CHECKSUMS_NAME, SIGNATU
 use super::signature::SignatureFile;
 use crate::error::{Error, Result};
 use crate::files::atomic::{self, DirLock, StagedFile};
-use crate::files::paths::parent_dir;
+use crate::files::paths::{parent_dir, with_resolved_folder};
 
 /// Where the checksum file goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,9 +178,7 @@ pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<Pat
 
 /// The file's path with its directory resolved (symlinks in the name itself are kept).
 fn absolute_path(path: &Path) -> Result<PathBuf> {
-    let parent = parent_dir(path);
-    let dir = fs::canonicalize(parent).map_err(|e| Error::io("resolving", parent, e))?;
-    Ok(dir.join(path.file_name().unwrap_or_default()))
+    with_resolved_folder(path).map_err(|e| Error::io("resolving", parent_dir(path), e))
 }
 
 /// Picks the checksum file path: `SHA256SUMS` in the one directory all artifacts share.
@@ -361,12 +359,6 @@ fn same_name_warnings(artifacts: &[PathBuf], names: &[ArtifactNames]) -> Vec<Str
         .collect()
 }
 
-/// Where a rename lands: the path with its folders resolved, its own name kept (a rename
-/// replaces a link, it does not follow it).
-fn landing(path: &Path) -> Result<PathBuf> {
-    absolute_path(path)
-}
-
 /// No output may be another output or an input, with or without `--force`: `--checksums
 /// dist/b.minisig` would be half the signatures, `--checksums dist/a` would replace artifact `a`.
 /// Refused before anything is read or written.
@@ -374,7 +366,7 @@ fn refuse_clashing_outputs(artifacts: &[PathBuf], checksums_path: Option<&Path>)
     let mut taken: std::collections::BTreeMap<PathBuf, String> = Default::default();
     for a in artifacts {
         let what = format!("the artifact {}", a.display());
-        taken.insert(landing(a)?, what.clone());
+        taken.insert(absolute_path(a)?, what.clone());
         if let Ok(real) = fs::canonicalize(a) {
             taken.insert(real, what);
         }
@@ -393,7 +385,7 @@ fn refuse_clashing_outputs(artifacts: &[PathBuf], checksums_path: Option<&Path>)
         outputs.push((signature_path(cp), "the checksum list's signature".into()));
     }
     for (path, what) in outputs {
-        if let Some(other) = taken.insert(landing(&path)?, what.clone()) {
+        if let Some(other) = taken.insert(absolute_path(&path)?, what.clone()) {
             return Err(Error::Usage(format!(
                 "{} would be both {other} and {what}: refusing before anything is written (choose another --checksums PATH)",
                 path.display()
@@ -430,7 +422,7 @@ fn lock_output_dirs(
     }
     let mut output_dirs: BTreeSet<PathBuf> = dirs;
     for a in artifacts {
-        if let Some(dir) = landing(a)?.parent() {
+        if let Some(dir) = absolute_path(a)?.parent() {
             output_dirs.insert(dir.to_path_buf());
         }
     }
