@@ -280,7 +280,7 @@ pub fn check_known_issues(root: &Path) -> Vec<CheckLine> {
         )];
     }
     let (registry, problems) = Registry::load(&dir);
-    let problems = lint(&registry, root, problems);
+    let problems = lint(&registry, root, problems, false);
     let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     if !problems.is_empty() {
         return problems

@@ -114,7 +114,7 @@ fn pinned_hive_commit_is_enforced() {
     let out = run(warden(t.path()).args(["hive", "check", "run", "--client", "ethrex"])).expect(1);
     assert!(
         out.stdout
-            .contains("(likely an upstream change: the run does not match the pinned hive)"),
+            .contains("(likely an upstream change: the run does not match the pinned upstream)"),
         "{}",
         out.stdout
     );
@@ -125,7 +125,7 @@ fn pinned_hive_commit_is_enforced() {
     let summary =
         run(warden(t.path()).args(["known-issues", "summary", "--results", "run"])).expect(0);
     assert!(
-        summary.stdout.contains("The run used hive `389348a0a7f04148881e90c278ece3e172dbbd4f`, not the pinned `a74a5a7063419f570c83a271dd8b36d4731f5872`"),
+        summary.stdout.contains("Pinned upstream: hive `a74a5a7063419f570c83a271dd8b36d4731f5872` (the run used `389348a0a7f04148881e90c278ece3e172dbbd4f`).\nThe run does not match the pins: unexpected passes are likely an upstream change.\n"),
         "{}",
         summary.stdout
     );

@@ -5,22 +5,20 @@
 //! design) are kept with their text. Failure text in `testDetailsLog` is read only for failures.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::fs::{self, File};
-use std::io::{BufReader, Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::io::BufReader;
+use std::path::Path;
 use std::rc::Rc;
 
 use super::outcome::{CaseResult, HiveReport, Outcome, SuiteSummary};
-use super::suite::{read_suite, HiveCase, SuiteError, SuiteVisitor};
+use super::pins::{self, RunSources};
+use super::stream::{failure_text, open_details_log, suite_files};
+use super::suite::{read_suite, HiveCase, SuiteError, SuiteSources, SuiteVisitor};
 use crate::error::{Error, Result};
 use crate::known_issues::matcher::{Matcher, Rule};
 use crate::known_issues::{Expect, Registry};
 
-/// Files in a results directory that are not suite files (hiveview skips the same).
-const NOT_SUITES: [&str; 3] = ["hive.json", "errorReport.json", "containerErrorReport.json"];
 /// Failure text shown per real failure.
 const TEXT_LINES: usize = 8;
-const TEXT_BYTES: u64 = 64 * 1024;
 
 #[derive(Clone, Debug, Default)]
 pub struct ClassifyOptions {
@@ -33,24 +31,6 @@ pub struct ClassifyOptions {
     pub keep_passes: bool,
     /// A run that does not match the registry's `[upstream]` pins fails.
     pub require_pins: bool,
-}
-
-/// The hive commit of a run: `sourceCommit` of the results' `hive.json`, when it is there.
-pub fn hive_commit(dir: &Path) -> Option<String> {
-    let text =
-        crate::files::guarded::read_text_inside(dir, &dir.join("hive.json"), 1 << 20).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["sourceCommit"]
-        .as_str()
-        .filter(|c| !c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-        .map(str::to_ascii_lowercase)
-}
-
-/// Whether a run's commit is the pinned one (either may be abbreviated, 7 hex digits at least).
-fn same_commit(run: &str, pin: &str) -> bool {
-    let pin = pin.to_ascii_lowercase();
-    let n = run.len().min(pin.len());
-    n >= 7 && run[..n] == pin[..n]
 }
 
 /// Splits `name (client)` into the test and the client.
@@ -107,6 +87,7 @@ struct SuiteState<'m, 'r> {
     /// Clients whose launch failed: their absent tests are a consequence, not news.
     launch_failed: BTreeSet<String>,
     real_cases: usize,
+    sources: Vec<SuiteSources>,
 }
 
 impl SuiteVisitor for SuiteState<'_, '_> {
@@ -130,6 +111,10 @@ impl SuiteVisitor for SuiteState<'_, '_> {
 
     fn test_details_log(&mut self, path: &str) {
         self.details_log = Some(path.to_string());
+    }
+
+    fn sources(&mut self, sources: &SuiteSources) {
+        self.sources.push(sources.clone());
     }
 }
 
@@ -251,69 +236,11 @@ impl SuiteState<'_, '_> {
             Some(name) => open_details_log(dir, name)?,
         };
         for case in pending {
-            let text = match (&case.details, case.log, &mut log) {
-                (Some(d), _, _) if !d.is_empty() => Some(d.to_string()),
-                (_, Some((begin, end)), Some(f)) if end > begin => read_slice(f, begin, end),
-                _ => None,
-            };
+            let text = failure_text(&case, log.as_mut());
             self.classify(case, text);
         }
         Ok(())
     }
-}
-
-/// The details log a suite file names, opened only if it is a regular file inside the results
-/// directory: the name comes from the suite file, and the text read from it can end up in a
-/// public PR comment. A log that is absent (not downloaded with the results) is no error.
-pub(crate) fn open_details_log(
-    dir: &Path,
-    name: &str,
-) -> std::result::Result<Option<File>, String> {
-    if !crate::files::paths::is_plain_relative(name) {
-        return Err(format!(
-            "testDetailsLog {name:?} is not a path inside the results directory"
-        ));
-    }
-    let path = dir.join(name);
-    let (Ok(real), Ok(root)) = (fs::canonicalize(&path), fs::canonicalize(dir)) else {
-        return Ok(None);
-    };
-    if !real.starts_with(&root) {
-        return Err(format!(
-            "testDetailsLog {name:?} resolves to {}, outside the results directory",
-            real.display()
-        ));
-    }
-    crate::files::guarded::open_regular(&real)
-        .map(Some)
-        .map_err(|e| format!("testDetailsLog {name:?}: {e}"))
-}
-
-pub(crate) fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
-    let len = (end - begin).min(TEXT_BYTES);
-    f.seek(SeekFrom::Start(begin)).ok()?;
-    let mut buf = Vec::with_capacity(len as usize);
-    f.take(len).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
-}
-
-/// Suite files of a results directory: top-level `*.json`, minus hive's own files.
-pub fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::io("reading", dir, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "json")
-                && !p
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| NOT_SUITES.contains(&n))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
 }
 
 /// What the suite files of a run add up to, for the checks that look across them.
@@ -327,6 +254,7 @@ struct RunState {
     suites_run: BTreeMap<String, BTreeSet<String>>,
     /// (suite, client) pairs whose client failed to launch.
     not_launched: HashSet<(String, String)>,
+    sources: RunSources,
 }
 
 /// Classifies every case of every suite file in `dir` against `registry`, then reports listed
@@ -347,14 +275,6 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
         ..HiveReport::default()
     };
     report.require_pins = opts.require_pins;
-    report.hive_commit = hive_commit(dir);
-    if let (Some(run), Some(pin)) = (&report.hive_commit, report.upstream.get("hive")) {
-        if !same_commit(run, pin) {
-            report
-                .pin_mismatches
-                .push(format!("hive: the run used {run}, the registry pins {pin}"));
-        }
-    }
     let files = suite_files(dir)?;
     if files.is_empty() {
         report.results.push(CaseResult::unlisted(
@@ -365,9 +285,17 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
         ));
     }
     let mut run = RunState::default();
+    run.sources.hive = pins::hive_commit(dir);
     for file in &files {
         classify_suite_file(file, dir, &matcher, opts, &mut run, &mut report)?;
     }
+    report.pins = pins::check(&registry.settings.upstream, &run.sources);
+    report.pin_mismatches = report
+        .pins
+        .iter()
+        .filter_map(pins::PinCheck::mismatch_message)
+        .collect();
+    report.sources = std::mem::take(&mut run.sources);
     missing_listed(&matcher, opts, &run, &mut report);
     missing_expected(&matcher, registry, opts, &run, &mut report);
     if !report.pin_mismatches.is_empty() {
@@ -376,8 +304,9 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
             .iter_mut()
             .filter(|r| r.outcome == Outcome::UnexpectedPass)
         {
-            r.message
-                .push_str(" (likely an upstream change: the run does not match the pinned hive)");
+            r.message.push_str(
+                " (likely an upstream change: the run does not match the pinned upstream)",
+            );
         }
     }
     for r in &report.results {
@@ -417,6 +346,7 @@ fn classify_suite_file(
         expected_seen: HashSet::new(),
         launch_failed: BTreeSet::new(),
         real_cases: 0,
+        sources: Vec::new(),
     };
     let reader =
         crate::files::guarded::open_regular(file).map_err(|e| Error::io("reading", file, e))?;
@@ -457,6 +387,9 @@ fn classify_suite_file(
         ));
     }
     state.results.sort_by(|a, b| a.name.cmp(&b.name));
+    for s in &state.sources {
+        run.sources.add(s);
+    }
     run.hits.extend(state.rule_hits);
     run.expected_seen.extend(state.expected_seen);
     run.not_launched.extend(

@@ -3,14 +3,15 @@
 //! Each run is streamed suite file by suite file; what is kept is one entry per test.
 
 use std::collections::BTreeMap;
-use std::io::BufReader;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::classify::{first_lines, open_details_log, read_slice, suite_files};
-use super::suite::{read_suite, HiveCase, SuiteError, SuiteVisitor};
-use crate::error::{Error, Result};
+use super::classify::first_lines;
+use super::stream::{failure_text, stream_run, RunVisitor};
+use super::suite::HiveCase;
+use crate::error::Result;
 
 /// One test of a run: passed, or failed with the first lines of its failure text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,76 +23,45 @@ struct TestRun {
 /// `suite/test (client)` → how it ran.
 type Run = BTreeMap<(String, String), TestRun>;
 
+/// Collects a run: passes at once, failures when their file's details log is open.
 #[derive(Default)]
 struct Collect {
-    name: Option<String>,
-    details_log: Option<String>,
-    passed: Vec<String>,
-    failed: Vec<HiveCase<'static>>,
+    run: Run,
+    failed: Vec<(String, HiveCase<'static>)>,
 }
 
-impl SuiteVisitor for Collect {
-    fn suite_name(&mut self, name: &str) {
-        self.name = Some(name.to_string());
-    }
-    fn case(&mut self, case: HiveCase<'_>) {
+impl RunVisitor for Collect {
+    fn case(&mut self, suite: &str, case: HiveCase<'_>) {
         if case.pass {
-            self.passed.push(case.name.into_owned());
-        } else {
-            self.failed.push(case.into_owned());
-        }
-    }
-    fn test_details_log(&mut self, path: &str) {
-        self.details_log = Some(path.to_string());
-    }
-}
-
-/// Every test of the run in `dir`.
-fn read_run(dir: &Path) -> Result<Run> {
-    let mut run = Run::new();
-    for file in suite_files(dir)? {
-        let reader = crate::files::guarded::open_regular(&file)
-            .map_err(|e| Error::io("reading", &file, e))?;
-        let mut c = Collect::default();
-        read_suite(BufReader::new(reader), &mut c).map_err(|e| match e {
-            SuiteError::Io(e) => Error::io("reading", &file, e),
-            e => Error::input(
-                file.display().to_string(),
-                None,
-                format!("not a hive suite file: {e}"),
-            ),
-        })?;
-        let suite = c.name.unwrap_or_default();
-        let mut log = match c.details_log.as_deref() {
-            None | Some("") => None,
-            Some(name) => open_details_log(dir, name)
-                .map_err(|e| Error::input(file.display().to_string(), None, e))?,
-        };
-        for name in c.passed {
-            run.insert(
-                (suite.clone(), name),
+            let key = (suite.to_string(), case.name.into_owned());
+            self.run.insert(
+                key,
                 TestRun {
                     pass: true,
                     text: None,
                 },
             );
+        } else {
+            self.failed.push((suite.to_string(), case.into_owned()));
         }
-        for case in c.failed {
-            let text = match (&case.details, case.log, &mut log) {
-                (Some(d), _, _) if !d.is_empty() => Some(d.to_string()),
-                (_, Some((begin, end)), Some(f)) if end > begin => read_slice(f, begin, end),
-                _ => None,
-            };
-            run.insert(
-                (suite.clone(), case.name.into_owned()),
-                TestRun {
-                    pass: false,
-                    text: text.map(|t| first_lines(&t)),
-                },
+    }
+
+    fn file_end(&mut self, mut log: Option<&mut File>) {
+        for (suite, case) in std::mem::take(&mut self.failed) {
+            let text = failure_text(&case, log.as_deref_mut()).map(|t| first_lines(&t));
+            self.run.insert(
+                (suite, case.name.into_owned()),
+                TestRun { pass: false, text },
             );
         }
     }
-    Ok(run)
+}
+
+/// Every test of the run in `dir`.
+fn read_run(dir: &Path) -> Result<Run> {
+    let mut c = Collect::default();
+    stream_run(dir, &mut c)?;
+    Ok(c.run)
 }
 
 /// A test that changed between the runs.

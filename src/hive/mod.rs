@@ -4,5 +4,8 @@
 
 pub mod classify;
 pub mod diff;
+pub mod history;
 pub mod outcome;
+pub mod pins;
+pub mod stream;
 pub mod suite;

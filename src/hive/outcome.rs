@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::pins::{PinCheck, RunSources};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
@@ -121,9 +123,10 @@ pub struct HiveReport {
     pub counts: BTreeMap<Outcome, usize>,
     pub allow_missing: bool,
     pub upstream: BTreeMap<String, String>,
-    /// The hive commit the run was built from (`hive.json` `sourceCommit`), when it says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hive_commit: Option<String>,
+    /// What the run records of its sources (hive commit, client versions, build arguments).
+    pub sources: RunSources,
+    /// Each `[upstream]` pin against the run.
+    pub pins: Vec<PinCheck>,
     /// Pins the run does not match: "hive: the run used X, the registry pins Y".
     pub pin_mismatches: Vec<String>,
     /// `--require-pins`: a pin mismatch fails the check.

@@ -93,6 +93,25 @@ pub trait SuiteVisitor {
     fn suite_name(&mut self, name: &str);
     fn case(&mut self, case: HiveCase<'_>);
     fn test_details_log(&mut self, path: &str);
+    /// What the run records of its sources: `clientVersions` and `runMetadata.hiveCommand`.
+    fn sources(&mut self, _sources: &SuiteSources) {}
+}
+
+/// The parts of a suite object that say what the run was built from (for pinned upstreams).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SuiteSources {
+    /// `clientVersions`: client name → the version it reported.
+    pub client_versions: Vec<(String, String)>,
+    /// `runMetadata.hiveCommand`: the hive command line (hive #1305 and later).
+    pub hive_command: Vec<String>,
+}
+
+/// Strings of a JSON value read leniently: third-party producers write other shapes.
+fn strings(v: &serde_json::Value) -> impl Iterator<Item = &str> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str())
 }
 
 /// A parse failure with the byte offset where it happened (hive writes one-line files, so a
@@ -284,6 +303,25 @@ pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<
                 }
             }
             "testCases" if c.peek()? == Some(b'{') => read_cases(&mut c, visitor)?,
+            "clientVersions" | "runMetadata" => {
+                let v: serde_json::Value = c.value(|b| one::<serde_json::Value>(b))?;
+                let sources = match key.as_str() {
+                    "clientVersions" => SuiteSources {
+                        client_versions: v
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                            .collect(),
+                        ..SuiteSources::default()
+                    },
+                    _ => SuiteSources {
+                        hive_command: strings(&v["hiveCommand"]).map(str::to_string).collect(),
+                        ..SuiteSources::default()
+                    },
+                };
+                visitor.sources(&sources);
+            }
             _ => {
                 c.value(|b| one::<IgnoredAny>(b))?;
             }

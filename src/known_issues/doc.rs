@@ -99,8 +99,10 @@ pub fn render_doc(registry: &Registry) -> String {
             format!(
                 "**Status:** {}",
                 match d.status {
-                    IssueStatus::Open => "open",
                     IssueStatus::Permanent => "permanent (not temporary)",
+                    IssueStatus::Fixed =>
+                        "fixed (its tests pass: close the issue and remove the entry)",
+                    other => other.name(),
                 }
             ),
         ];

@@ -51,12 +51,30 @@ pub fn parse_test_list(text: &str) -> Vec<String> {
 pub fn quote_meta(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
+        if c.is_control() {
+            // A line break in a test name must not end the pattern's line.
+            out.push_str(&format!("\\x{{{:x}}}", u32::from(c)));
+            continue;
+        }
         if "\\.+*?()|[]{}^$".contains(c) {
             out.push('\\');
         }
         out.push(c);
     }
     out
+}
+
+/// A `--sim.limit` pattern running exactly `tests` (names without the client suffix) of `suite`.
+/// It matches each name with and without the " (client)" suffix, as rpc-compat applies the
+/// pattern to both (see the reference note on hive's testmatch), and hive splits the pattern at
+/// the first unbracketed `/`, so a `/` in the suite name (eels/consume-engine) is written `[/]`.
+pub fn sim_limit_pattern(suite: &str, tests: &[&str]) -> String {
+    let names: Vec<String> = tests.iter().map(|t| quote_meta(t)).collect();
+    format!(
+        "{}/^(?:{})(?: \\([^)]*\\))?$\n",
+        quote_meta(suite).replace('/', "[/]"),
+        names.join("|")
+    )
 }
 
 /// Single-quoted for bash: every character stays literal (`'` becomes `'\''`).
@@ -248,23 +266,15 @@ fn sim_limit(rules: &[&Rule], query: &Query) -> Result<String, String> {
         .iter()
         .filter(|r| r.expect() == Expect::Skip && r.exclusion.suite == suite)
         .collect();
-    let kept: Vec<String> = list
+    let kept: Vec<&str> = list
         .iter()
         .filter(|n| !skipped.iter().any(|r| r.matches_name(n)))
-        .map(|n| quote_meta(n))
+        .map(String::as_str)
         .collect();
     if kept.is_empty() {
         return Err("every upstream test is skipped: nothing would run".into());
     }
-    // Matches the name with and without the " (client)" suffix: rpc-compat applies the
-    // pattern to both (see the reference note on hive's testmatch).
-    // hive splits the pattern at the first unbracketed `/`: a `/` inside the suite name
-    // (eels/consume-engine) is written `[/]`.
-    Ok(format!(
-        "{}/^(?:{})(?: \\([^)]*\\))?$\n",
-        quote_meta(&suite).replace('/', "[/]"),
-        kept.join("|")
-    ))
+    Ok(sim_limit_pattern(&suite, &kept))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::diagnostic::Diagnostic;
 use super::matcher::Matcher;
-use super::schema::{Entry, MatchKind, Registry, SETTINGS_FILE};
+use super::schema::{Entry, IssueStatus, MatchKind, Registry, SETTINGS_FILE};
 use crate::files::guarded::read_text_inside;
 use crate::files::paths::is_repo_relative;
 use crate::files::tracked::Tracked;
@@ -85,18 +85,24 @@ pub struct LintReport {
     pub problems: Vec<Diagnostic>,
 }
 
-/// Loads the registry in `dir` and lints it against the repository at `root`.
-pub fn lint_registry(dir: &Path, root: &Path) -> LintReport {
+/// Loads the registry in `dir` and lints it against the repository at `root`. `allow_draft`
+/// accepts entries `known-issues update` drafted (on a branch, before they are written up).
+pub fn lint_registry(dir: &Path, root: &Path, allow_draft: bool) -> LintReport {
     let (registry, problems) = Registry::load(dir);
     LintReport {
         entries: registry.entries.len(),
-        problems: lint(&registry, root, problems),
+        problems: lint(&registry, root, problems, allow_draft),
     }
 }
 
 /// Lints a loaded registry against the repository at `root` (paths in `where` and `coverage` are
 /// relative to it). `load_problems` are the schema errors from loading.
-pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub fn lint(
+    registry: &Registry,
+    root: &Path,
+    load_problems: Vec<Diagnostic>,
+    allow_draft: bool,
+) -> Vec<Diagnostic> {
     let mut out = load_problems;
     let today = today();
     let tracked = Tracked::of(root);
@@ -120,6 +126,15 @@ pub fn lint(registry: &Registry, root: &Path, load_problems: Vec<Diagnostic>) ->
             let (l, c) = entry.line_col(offset);
             out.push(Diagnostic::new(&entry.path, l, c, msg));
         };
+        if entry.data.status == IssueStatus::Draft && !allow_draft {
+            let at_status = entry
+                .source
+                .match_indices("status")
+                .map(|(i, _)| i)
+                .find(|&i| i == 0 || entry.source[..i].ends_with('\n'))
+                .unwrap_or(0);
+            at(at_status, "a draft written by `warden known-issues update`: fill in title, why and removal, then set status = \"open\" (or lint with --allow-draft on a work branch)".into());
+        }
         lint_where(entry, root, &tracked, &mut at);
         lint_coverage(entry, root, &tracked, &mut at);
         if let Some(review) = &entry.data.review_by {

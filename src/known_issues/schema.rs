@@ -53,6 +53,24 @@ pub enum IssueStatus {
     Open,
     /// Not temporary: the entry documents a deliberate, lasting difference.
     Permanent,
+    /// Written by `known-issues update` for new failures: `why` and `removal` are still to be
+    /// written. Lint refuses it unless `--allow-draft`.
+    Draft,
+    /// `known-issues update` removed its last exclusion because the tests pass: close the issue
+    /// and delete the entry, or keep it as documentation with another status.
+    Fixed,
+}
+
+impl IssueStatus {
+    /// The status as written in the registry (`status = "draft"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            IssueStatus::Open => "open",
+            IssueStatus::Permanent => "permanent",
+            IssueStatus::Draft => "draft",
+            IssueStatus::Fixed => "fixed",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -9,9 +9,11 @@ pub mod audit;
 pub mod check;
 pub mod hive;
 pub mod hive_diff;
+pub mod hive_history;
 pub mod lint;
 pub mod sign;
 pub mod summary;
+pub mod update;
 pub mod verify;
 
 use std::io::{self, Write};

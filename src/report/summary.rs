@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use crate::hive::outcome::{HiveReport, Outcome};
-use crate::known_issues::schema::{IssueStatus, Registry};
+use crate::hive::pins::PinStatus;
+use crate::known_issues::schema::Registry;
 use crate::markup::{self, count as n_of, markdown_code, markdown_prose, text_value};
 
 /// The hidden marker a later step finds to update the comment in place.
@@ -68,30 +69,34 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
             ),
             count(Outcome::Missing)
         );
-        // Whether the run matched the pinned hive.
-        match (&r.hive_commit, r.upstream.get("hive")) {
-            (Some(run), Some(_)) if r.pin_mismatches.is_empty() => {
-                let _ = writeln!(out, "The run used hive {}, as pinned.", code(run));
-            }
-            (Some(run), Some(pin)) => {
-                let _ = writeln!(
-                    out,
-                    "The run used hive {}, not the pinned {}: unexpected passes are likely an upstream change.",
-                    code(run),
-                    code(pin)
-                );
-            }
-            _ => {}
-        }
     }
+    let run_pins = results.map(|r| r.pins.as_slice()).unwrap_or_default();
     if !registry.settings.upstream.is_empty() {
         let pins: Vec<String> = registry
             .settings
             .upstream
             .iter()
-            .map(|(k, v)| format!("{} {}", text(k), code(v)))
+            .map(|(k, v)| {
+                let how = match run_pins.iter().find(|p| &p.name == k) {
+                    None => String::new(),
+                    Some(p) => match (p.status, &p.run) {
+                        (PinStatus::Matched, _) => " (the run matched)".into(),
+                        (PinStatus::Mismatch, Some(run)) => {
+                            format!(" (the run used {})", code(run))
+                        }
+                        _ => " (not recorded by the run)".into(),
+                    },
+                };
+                format!("{} {}{how}", text(k), code(v))
+            })
             .collect();
         let _ = writeln!(out, "Pinned upstream: {}.", pins.join(", "));
+        if run_pins.iter().any(|p| p.status == PinStatus::Mismatch) {
+            let _ = writeln!(
+                out,
+                "The run does not match the pins: unexpected passes are likely an upstream change."
+            );
+        }
     }
     for e in &registry.entries {
         let n = e.data.exclude.len();
@@ -100,10 +105,7 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
             "\n{h3}{} ({}, {})",
             text(&e.data.title),
             code(&e.id),
-            match e.data.status {
-                IssueStatus::Open => "open",
-                IssueStatus::Permanent => "permanent",
-            }
+            e.data.status.name()
         );
         if !e.data.locations.is_empty() {
             let wh: Vec<String> = e

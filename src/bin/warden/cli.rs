@@ -200,6 +200,47 @@ pub enum KnownIssuesCommand {
     Render(RenderArgs),
     Exclusions(ExclusionsArgs),
     Summary(SummaryArgs),
+    Update(UpdateArgs),
+}
+
+/// Propose registry edits from hive results (oldest run first).
+///
+/// Exclusions whose tests pass are removed as fixed (an entry left without one is marked
+/// status = "fixed" for review); a listed `fail` test that both passed and failed becomes
+/// `flaky`; exclusions that matched no test are reported (removed with --prune-missing); the last
+/// run's unlisted failures become draft entries, one file per suite and failure signature; a pin
+/// the run does not match moves when every failure is listed. Prints a unified diff; --write
+/// applies it. Comments and formatting outside the edited lines are kept byte for byte.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  warden known-issues update --from-results runs/1 runs/2 runs/3\n  warden known-issues update --from-results runs/* --write && warden known-issues lint --allow-draft\n\nExit status: 0 (with or without edits to propose); 2 bad input."
+)]
+pub struct UpdateArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    /// hive results directories, oldest first.
+    #[arg(long, value_name = "DIR", num_args = 1.., required = true)]
+    pub from_results: Vec<PathBuf>,
+    /// Only this client's cases (the " (client)" suffix).
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    /// A listed test that passed in each of the last N runs, after failing earlier, is fixed.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub fixed_after: u32,
+    /// Remove exclusions that matched no test of any run (suites that ran only).
+    #[arg(long)]
+    pub prune_missing: bool,
+    /// The full upstream test list of --expected-suite: a listed test in it is not missing.
+    #[arg(long, value_name = "FILE")]
+    pub expected_tests: Option<PathBuf>,
+    /// The suite --expected-tests describes.
+    #[arg(long, value_name = "NAME", default_value = "rpc-compat")]
+    pub expected_suite: String,
+    /// Write the edits (each file replaced atomically); without it, print the diff.
+    #[arg(long)]
+    pub write: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Args)]
@@ -237,6 +278,10 @@ impl RegistryArgs {
 pub struct LintArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
+    /// Accept draft entries (`status = "draft"`, written by `known-issues update`); without it a
+    /// draft is a problem, so one cannot reach the main branch unnoticed.
+    #[arg(long)]
+    pub allow_draft: bool,
 }
 
 /// Generate the known-issues markdown doc from the registry.
@@ -375,6 +420,44 @@ pub struct SummaryArgs {
 pub enum HiveCommand {
     Check(HiveCheckArgs),
     Diff(HiveDiffArgs),
+    History(HiveHistoryArgs),
+}
+
+/// Tests across several hive runs (oldest first): persistent, flaky, fixed, new, gone, stale.
+///
+/// Every test that failed in some run or that the registry lists, with one mark per run
+/// (✓ passed, ✗ failed, · absent), and per registry entry what it excused: an entry whose tests
+/// failed in every run is not a flake; one whose tests all pass is stale.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  warden hive history runs/1 runs/2 runs/3 --format markdown --step-summary\n  hive --sim ethereum/rpc-compat --sim.limit \"$(warden hive history runs/* --rerun-regex)\"\n\nExit status: 0; 1 only with --require-pins and a pin mismatch in the last run; 2 bad input."
+)]
+pub struct HiveHistoryArgs {
+    /// Results directories, oldest first.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The registry folder.
+    #[arg(long, value_name = "DIR", default_value = "known_issues")]
+    pub registry: PathBuf,
+    /// Only this client's cases (the " (client)" suffix).
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    /// A test that passed in each of the last N runs, after failing earlier, is fixed.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub fixed_after: u32,
+    /// Print only a --sim.limit include regex (one line per suite) of the tests that failed in
+    /// the last run, to re-run them.
+    #[arg(long, conflicts_with_all = ["format", "step_summary"])]
+    pub rerun_regex: bool,
+    /// Fail (exit 1) when the last run does not match the registry's [upstream] pins.
+    #[arg(long)]
+    pub require_pins: bool,
+    /// text, json or markdown (junit is for `hive check`).
+    #[arg(long, value_enum, default_value_t)]
+    pub format: HiveFormatArg,
+    /// Also append the markdown to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
 }
 
 /// What changed between two hive runs: new failures, fixed tests, failures whose text changed

@@ -3,16 +3,34 @@
 use std::io::Write;
 
 use release_warden::hive::classify::{classify_run, ClassifyOptions};
+use release_warden::hive::history::{self, HistoryOptions};
 use release_warden::known_issues::exclusions::read_test_list;
 use release_warden::known_issues::schema::Registry;
+use release_warden::report::hive_history::rerun_regex;
 use release_warden::report::Format;
 
-use crate::cli::{HiveCheckArgs, HiveDiffArgs};
+use crate::cli::{HiveCheckArgs, HiveDiffArgs, HiveHistoryArgs};
 use crate::context::Context;
 
 /// `warden hive diff OLD NEW`.
 pub fn diff(args: HiveDiffArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let report = release_warden::hive::diff::diff(&args.old, &args.new)?;
+    ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
+
+/// `warden hive history DIR…`.
+pub fn history(args: HiveHistoryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let registry = Registry::load_valid(&args.registry)?;
+    let opts = HistoryOptions {
+        client: args.client,
+        fixed_after: args.fixed_after as usize,
+    };
+    let mut report = history::history(&args.dirs, &registry, &opts)?;
+    report.require_pins = args.require_pins;
+    if args.rerun_regex {
+        out.write_all(rerun_regex(&report).as_bytes())?;
+        return Ok(0);
+    }
     ctx.emit(out, &report, args.format.into(), args.step_summary)
 }
 

@@ -5,26 +5,62 @@ use std::io::Write;
 use anyhow::{anyhow, Context as _};
 use release_warden::github::comments::{post, Posted, Upsert};
 use release_warden::hive::classify::{classify_run, ClassifyOptions};
+use release_warden::hive::history::{history, HistoryOptions};
 use release_warden::known_issues::doc;
 use release_warden::known_issues::exclusions::{self, read_test_list};
-use release_warden::known_issues::lint::lint_registry;
+use release_warden::known_issues::lint::{lint_registry, today};
 use release_warden::known_issues::schema::Registry;
+use release_warden::known_issues::update::{self, UpdateOptions};
 use release_warden::report::summary::{self, MARKER};
 use release_warden::report::Format;
 
-use crate::cli::{ExclusionsArgs, KnownIssuesCommand, RenderArgs, SummaryArgs};
+use crate::cli::{ExclusionsArgs, KnownIssuesCommand, RenderArgs, SummaryArgs, UpdateArgs};
 use crate::context::Context;
 
 pub fn run(cmd: KnownIssuesCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     match cmd {
         KnownIssuesCommand::Lint(args) => {
-            let report = lint_registry(&args.registry.registry_dir(), args.registry.root());
+            let report = lint_registry(
+                &args.registry.registry_dir(),
+                args.registry.root(),
+                args.allow_draft,
+            );
             ctx.emit(out, &report, Format::Text, false)
         }
         KnownIssuesCommand::Render(args) => render(args, out),
         KnownIssuesCommand::Exclusions(args) => exclusions(args, out),
         KnownIssuesCommand::Summary(args) => summary(args, ctx, out),
+        KnownIssuesCommand::Update(args) => update(args, ctx, out),
     }
+}
+
+/// `warden known-issues update --from-results DIR…`.
+fn update(args: UpdateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let registry = Registry::load_valid(&args.registry.registry_dir())?;
+    let history = history(
+        &args.from_results,
+        &registry,
+        &HistoryOptions {
+            client: args.client.clone(),
+            fixed_after: args.fixed_after as usize,
+        },
+    )?;
+    let (y, m, d) = today();
+    let opts = UpdateOptions {
+        prune_missing: args.prune_missing,
+        expected_tests: args
+            .expected_tests
+            .as_deref()
+            .map(read_test_list)
+            .transpose()?,
+        expected_suite: args.expected_suite,
+        today: format!("{y:04}-{m:02}-{d:02}"),
+    };
+    let mut update = update::plan(&registry, &history, &opts)?;
+    if args.write {
+        update.write()?;
+    }
+    ctx.emit(out, &update, args.format.into(), false)
 }
 
 fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {

@@ -1,0 +1,584 @@
+//! `warden hive history DIR…`: every test that failed at least once, or that the registry lists,
+//! across several runs (oldest first), and what each registry entry excused.
+//!
+//! Memory grows with the tests that ever failed, not with the cases or the runs. The first pass
+//! streams each run and keeps only its failures and its listed cases. A test that failed in some
+//! run but is not among another run's failures either passed there or was absent: a second pass
+//! streams just the runs where that is unknown, looking up only those names. Runs are read on
+//! every core, one run per thread at a time.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::classify::{first_lines, split_client};
+use super::pins::{self, PinCheck, RunSources};
+use super::stream::{failure_text, stream_run, RunVisitor};
+use super::suite::HiveCase;
+use crate::error::{Error, Result};
+use crate::known_issues::matcher::Matcher;
+use crate::known_issues::{Expect, Registry};
+
+#[derive(Clone, Debug, Default)]
+pub struct HistoryOptions {
+    /// Only this client's cases.
+    pub client: Option<String>,
+    /// A test that passed in each of the last `fixed_after` runs after failing earlier is fixed.
+    pub fixed_after: usize,
+}
+
+/// How a test did in one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mark {
+    Pass,
+    Fail,
+    Absent,
+}
+
+impl Mark {
+    /// One character per run in the history strip.
+    pub fn symbol(self) -> char {
+        match self {
+            Mark::Pass => '✓',
+            Mark::Fail => '✗',
+            Mark::Absent => '·',
+        }
+    }
+}
+
+/// What a test's runs add up to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestClass {
+    /// Passed or was absent, then failed in the last run.
+    New,
+    /// Failed in every run it ran in, including the last.
+    Persistent,
+    /// Both passed and failed.
+    Flaky,
+    /// Failed, then passed in each of the last `fixed_after` runs.
+    Fixed,
+    /// Failed in some run, absent from the last: renamed or removed upstream, or not run.
+    Gone,
+    /// Listed in the registry, but passed in every run it ran in, or absent from every run.
+    Stale,
+}
+
+impl TestClass {
+    pub fn label(self) -> &'static str {
+        match self {
+            TestClass::New => "new",
+            TestClass::Persistent => "persistent",
+            TestClass::Flaky => "flaky",
+            TestClass::Fixed => "fixed",
+            TestClass::Gone => "gone",
+            TestClass::Stale => "stale",
+        }
+    }
+}
+
+/// One test across the runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestHistory {
+    pub suite: String,
+    /// The name as hive wrote it, with the client suffix; for a listed pattern that matched no
+    /// test, the pattern and its client.
+    pub name: String,
+    pub class: TestClass,
+    /// One mark per run, oldest first.
+    pub marks: Vec<Mark>,
+    pub passed: usize,
+    pub failed: usize,
+    /// The registry entry listing it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// Its exclusion's index in the registry's rules (for `known-issues update`).
+    #[serde(skip)]
+    pub rule: Option<usize>,
+    /// The last run ended it by timeout (infrastructure, not the test).
+    pub timeout: bool,
+    /// First lines of its failure text in the last run it failed in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl TestHistory {
+    /// The strip of marks, oldest first: `✓✓✗·✗`.
+    pub fn strip(&self) -> String {
+        self.marks.iter().map(|m| m.symbol()).collect()
+    }
+
+    /// Passes over the runs it ran in, as a percentage.
+    pub fn pass_rate(&self) -> u32 {
+        (self.passed * 100)
+            .checked_div(self.passed + self.failed)
+            .unwrap_or(0) as u32
+    }
+}
+
+/// What a registry entry excused across the runs.
+#[derive(Clone, Debug, Serialize)]
+pub struct EntryHistory {
+    pub id: String,
+    pub file: PathBuf,
+    /// Listed tests seen, and those that failed in every run they ran in.
+    pub tests: usize,
+    pub failed_every_run: usize,
+    pub flaky: usize,
+    pub passing: usize,
+    /// Exclusions that matched no test of any run (in suites that ran).
+    pub unmatched: usize,
+    pub verdict: String,
+}
+
+/// One run: its directory, what it records of its sources, and its size.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunInfo {
+    pub dir: PathBuf,
+    pub sources: RunSources,
+    pub cases: usize,
+    pub failed: usize,
+    /// Each suite that ran, with its clients.
+    #[serde(skip)]
+    pub suites: BTreeMap<String, BTreeSet<String>>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct History {
+    pub runs: Vec<RunInfo>,
+    /// Sorted by class, then suite and name.
+    pub tests: Vec<TestHistory>,
+    pub entries: Vec<EntryHistory>,
+    /// The registry's pins against the last run.
+    pub pins: Vec<PinCheck>,
+    pub pin_mismatches: Vec<String>,
+    pub fixed_after: usize,
+    /// `--require-pins`: a pin mismatch is a failure.
+    #[serde(skip)]
+    pub require_pins: bool,
+}
+
+impl History {
+    pub fn count(&self, class: TestClass) -> usize {
+        self.tests.iter().filter(|t| t.class == class).count()
+    }
+
+    /// Tests that failed in the last run, per suite (names without the client suffix).
+    pub fn failed_last(&self) -> BTreeMap<&str, BTreeSet<&str>> {
+        let mut out: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for t in &self.tests {
+            if t.marks.last() == Some(&Mark::Fail) {
+                out.entry(t.suite.as_str())
+                    .or_default()
+                    .insert(split_client(&t.name).0);
+            }
+        }
+        out
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.require_pins && !self.pin_mismatches.is_empty())
+    }
+}
+
+/// A case the first pass keeps: a failure, or a case the registry lists.
+struct Kept {
+    suite: String,
+    name: String,
+    pass: bool,
+    timeout: bool,
+    rule: Option<usize>,
+    /// Inline text or log offsets, until the file's details log is open (last run only).
+    pending: Option<HiveCase<'static>>,
+    text: Option<String>,
+}
+
+/// The first pass over one run.
+struct Scan<'a, 'r> {
+    matcher: &'a Matcher<'r>,
+    client: Option<&'a str>,
+    want_text: bool,
+    kept: Vec<Kept>,
+    /// Where this file's cases start in `kept`.
+    file_start: usize,
+    cases: usize,
+    failed: usize,
+    suites: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Whether a case is a test of the client asked about (not a lifecycle or launch case).
+fn is_test<'c>(case: &'c HiveCase<'_>, client: Option<&str>) -> Option<(&'c str, Option<&'c str>)> {
+    let (test, c) = split_client(&case.name);
+    if client.is_some_and(|want| c.is_some_and(|c| c != want))
+        || case.multi_test_context
+        || test == "client launch"
+    {
+        return None;
+    }
+    Some((test, c))
+}
+
+impl RunVisitor for Scan<'_, '_> {
+    fn case(&mut self, suite: &str, case: HiveCase<'_>) {
+        let Some((test, client)) = is_test(&case, self.client) else {
+            return;
+        };
+        self.cases += 1;
+        let clients = self.suites.entry(suite.to_string()).or_default();
+        if let Some(c) = client {
+            if !clients.contains(c) {
+                clients.insert(c.to_string());
+            }
+        }
+        let rule = self.matcher.find(suite, test, client).map(|(i, _)| i);
+        if case.pass && rule.is_none() {
+            return;
+        }
+        if !case.pass {
+            self.failed += 1;
+        }
+        let keep_text = !case.pass && self.want_text;
+        self.kept.push(Kept {
+            suite: suite.to_string(),
+            name: case.name.to_string(),
+            pass: case.pass,
+            timeout: case.timeout,
+            rule,
+            pending: keep_text.then(|| case.into_owned()),
+            text: None,
+        });
+    }
+
+    fn file_end(&mut self, mut log: Option<&mut File>) {
+        for k in &mut self.kept[self.file_start..] {
+            if let Some(case) = k.pending.take() {
+                k.text = failure_text(&case, log.as_deref_mut()).map(|t| first_lines(&t));
+            }
+        }
+        self.file_start = self.kept.len();
+    }
+}
+
+/// The second pass over one run: which of `wanted` (suite → names) it ran.
+struct Presence<'a> {
+    wanted: &'a HashMap<String, HashSet<String>>,
+    found: Vec<(String, String)>,
+}
+
+impl RunVisitor for Presence<'_> {
+    fn case(&mut self, suite: &str, case: HiveCase<'_>) {
+        if let Some(names) = self.wanted.get(suite) {
+            if names.contains(case.name.as_ref()) {
+                self.found.push((suite.to_string(), case.name.into_owned()));
+            }
+        }
+    }
+}
+
+/// Runs `job` for every index below `n` on up to `threads` threads; results in index order.
+fn on_every_core<T: Send>(n: usize, job: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(n.max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<T>>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = job(i);
+                if let Ok(mut all) = results.lock() {
+                    all[i] = Some(r);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .map_err(|_| Error::Usage("a reader thread panicked".into()))?
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::Usage("a run was not read".into()))))
+        .collect()
+}
+
+/// Classifies one test's marks.
+fn classify(marks: &[Mark], listed: bool, fixed_after: usize) -> Option<TestClass> {
+    let failed = marks.iter().filter(|m| **m == Mark::Fail).count();
+    let passed = marks.iter().filter(|m| **m == Mark::Pass).count();
+    let last = *marks.last()?;
+    Some(if failed == 0 {
+        if !listed {
+            return None;
+        }
+        TestClass::Stale
+    } else if last == Mark::Absent {
+        TestClass::Gone
+    } else if marks.len() > 1 && last == Mark::Fail && failed == 1 {
+        TestClass::New
+    } else if passed == 0 {
+        TestClass::Persistent
+    } else if marks.len() >= fixed_after
+        && marks[marks.len() - fixed_after..]
+            .iter()
+            .all(|m| *m == Mark::Pass)
+    {
+        TestClass::Fixed
+    } else {
+        TestClass::Flaky
+    })
+}
+
+/// Reads the runs in `dirs` (oldest first) and classifies every test that failed in one of them
+/// or that the registry lists.
+pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> Result<History> {
+    if dirs.is_empty() {
+        return Err(Error::Usage(
+            "hive history needs at least one results directory".into(),
+        ));
+    }
+    let matcher = Matcher::new(registry).map_err(|errs| {
+        let (e, i, m) = &errs[0];
+        Error::input(
+            e.path.display().to_string(),
+            None,
+            format!("exclude[{i}]: {m} (run `warden known-issues lint`)"),
+        )
+    })?;
+    let n = dirs.len();
+    let fixed_after = opts.fixed_after.max(1);
+    // Pass 1: failures and listed cases of every run.
+    let scans = on_every_core(n, |i| {
+        let mut scan = Scan {
+            matcher: &matcher,
+            client: opts.client.as_deref(),
+            want_text: i + 1 == n,
+            kept: Vec::new(),
+            file_start: 0,
+            cases: 0,
+            failed: 0,
+            suites: BTreeMap::new(),
+        };
+        let sources = stream_run(&dirs[i], &mut scan)?;
+        Ok((scan, sources))
+    })?;
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    let mut tests: Vec<TestHistory> = Vec::new();
+    let mut runs = Vec::with_capacity(n);
+    for (r, (scan, sources)) in scans.into_iter().enumerate() {
+        for k in scan.kept {
+            let i = *index
+                .entry((k.suite.clone(), k.name.clone()))
+                .or_insert_with(|| {
+                    tests.push(TestHistory {
+                        suite: k.suite,
+                        name: k.name,
+                        class: TestClass::Stale,
+                        marks: vec![Mark::Absent; n],
+                        passed: 0,
+                        failed: 0,
+                        entry: None,
+                        rule: None,
+                        timeout: false,
+                        text: None,
+                    });
+                    tests.len() - 1
+                });
+            let t = &mut tests[i];
+            // A name twice in one run: a failure wins.
+            if t.marks[r] != Mark::Fail {
+                t.marks[r] = if k.pass { Mark::Pass } else { Mark::Fail };
+            }
+            t.rule = t.rule.or(k.rule);
+            if r + 1 == n && !k.pass {
+                t.timeout = k.timeout;
+                t.text = k.text.or(t.text.take());
+            }
+        }
+        runs.push(RunInfo {
+            dir: dirs[r].clone(),
+            sources,
+            cases: scan.cases,
+            failed: scan.failed,
+            suites: scan.suites,
+        });
+    }
+    // Pass 2: for tests that failed somewhere, whether each other run ran them.
+    let wanted: Vec<HashMap<String, HashSet<String>>> = (0..n)
+        .map(|r| {
+            let mut w: HashMap<String, HashSet<String>> = HashMap::new();
+            for t in &tests {
+                if t.marks[r] == Mark::Absent && t.marks.contains(&Mark::Fail) {
+                    w.entry(t.suite.clone()).or_default().insert(t.name.clone());
+                }
+            }
+            w
+        })
+        .collect();
+    let found = on_every_core(n, |r| {
+        if wanted[r].is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut p = Presence {
+            wanted: &wanted[r],
+            found: Vec::new(),
+        };
+        stream_run(&dirs[r], &mut p)?;
+        Ok(p.found)
+    })?;
+    for (r, found) in found.into_iter().enumerate() {
+        for key in found {
+            if let Some(&i) = index.get(&key) {
+                tests[i].marks[r] = Mark::Pass;
+            }
+        }
+    }
+    tests.retain_mut(|t| {
+        t.passed = t.marks.iter().filter(|m| **m == Mark::Pass).count();
+        t.failed = t.marks.iter().filter(|m| **m == Mark::Fail).count();
+        t.entry = t.rule.map(|r| matcher.rules[r].entry.id.clone());
+        match classify(&t.marks, t.rule.is_some(), fixed_after) {
+            Some(c) => {
+                t.class = c;
+                true
+            }
+            None => false,
+        }
+    });
+    unmatched_rules(&matcher, &runs, opts, &mut tests);
+    tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));
+    let entries = entry_histories(&matcher, &tests);
+    let last = runs.last().map(|r| r.sources.clone()).unwrap_or_default();
+    let pins = pins::check(&registry.settings.upstream, &last);
+    Ok(History {
+        pin_mismatches: pins.iter().filter_map(PinCheck::mismatch_message).collect(),
+        pins,
+        runs,
+        tests,
+        entries,
+        fixed_after,
+        require_pins: false,
+    })
+}
+
+/// Listed tests absent from every run: one stale row per exclusion and client that matched
+/// nothing, for suites that ran with that client (`skip` exclusions are meant to be absent).
+fn unmatched_rules(
+    matcher: &Matcher,
+    runs: &[RunInfo],
+    opts: &HistoryOptions,
+    tests: &mut Vec<TestHistory>,
+) {
+    let matched: HashSet<usize> = tests.iter().filter_map(|t| t.rule).collect();
+    for (i, rule) in matcher.rules.iter().enumerate() {
+        if matched.contains(&i) || rule.expect() == Expect::Skip {
+            continue;
+        }
+        let ran: BTreeSet<&str> = runs
+            .iter()
+            .filter_map(|r| r.suites.get(&rule.exclusion.suite))
+            .flatten()
+            .map(String::as_str)
+            .filter(|c| rule.clients.is_empty() || rule.clients.iter().any(|x| x == c))
+            .filter(|c| opts.client.as_deref().is_none_or(|want| want == *c))
+            .collect();
+        for c in ran {
+            tests.push(TestHistory {
+                suite: rule.exclusion.suite.clone(),
+                name: format!("{} ({c})", rule.pattern()),
+                class: TestClass::Stale,
+                marks: vec![Mark::Absent; runs.len()],
+                passed: 0,
+                failed: 0,
+                entry: Some(rule.entry.id.clone()),
+                rule: Some(i),
+                timeout: false,
+                text: None,
+            });
+        }
+    }
+}
+
+/// Per registry entry: how its listed tests did, and what that says about the entry.
+fn entry_histories(matcher: &Matcher, tests: &[TestHistory]) -> Vec<EntryHistory> {
+    let mut out: Vec<EntryHistory> = Vec::new();
+    for entry_rules in matcher
+        .rules
+        .iter()
+        .enumerate()
+        .collect::<Vec<_>>()
+        .chunk_by(|a, b| std::ptr::eq(a.1.entry, b.1.entry))
+    {
+        let entry = entry_rules[0].1.entry;
+        let mine: Vec<&TestHistory> = tests
+            .iter()
+            .filter(|t| {
+                t.rule
+                    .is_some_and(|r| entry_rules.iter().any(|(i, _)| *i == r))
+            })
+            .collect();
+        let seen: Vec<&&TestHistory> = mine.iter().filter(|t| t.passed + t.failed > 0).collect();
+        let every = seen.iter().filter(|t| t.passed == 0).count();
+        let flaky = seen.iter().filter(|t| t.passed > 0 && t.failed > 0).count();
+        let passing = seen.iter().filter(|t| t.failed == 0).count();
+        let unmatched = mine.len() - seen.len();
+        let listed_flaky = entry_rules.iter().any(|(_, r)| r.expect() == Expect::Flaky);
+        let verdict = if mine.is_empty() {
+            "not checked: none of its suites ran".to_string()
+        } else if every == 0 && flaky == 0 {
+            "stale: none of its tests failed in any run (passed, or absent): remove its exclusions"
+                .to_string()
+        } else if listed_flaky && every == seen.len() && unmatched == 0 {
+            "not a flake: its tests failed in every run; list them as expect = \"fail\"".to_string()
+        } else if flaky > 0 && !listed_flaky {
+            format!("flaky: {flaky} of its tests passed in some runs and failed in others")
+        } else if every == seen.len() {
+            format!(
+                "excuses {every} failing test{} in every run",
+                if every == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("{every} of its {} tests failed in every run", seen.len())
+        };
+        out.push(EntryHistory {
+            id: entry.id.clone(),
+            file: entry.path.clone(),
+            tests: seen.len(),
+            failed_every_run: every,
+            flaky,
+            passing,
+            unmatched,
+            verdict,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Mark::{Absent as A, Fail as F, Pass as P};
+
+    #[test]
+    fn classes() {
+        let c = |m: &[Mark], listed| classify(m, listed, 2);
+        assert_eq!(c(&[F, F, F], false), Some(TestClass::Persistent));
+        assert_eq!(c(&[A, F, F], false), Some(TestClass::Persistent));
+        assert_eq!(c(&[P, A, F], false), Some(TestClass::New));
+        assert_eq!(c(&[F], false), Some(TestClass::Persistent));
+        assert_eq!(c(&[F, P, P], true), Some(TestClass::Fixed));
+        assert_eq!(c(&[F, F, P], true), Some(TestClass::Flaky));
+        assert_eq!(c(&[P, F, P, F], false), Some(TestClass::Flaky));
+        assert_eq!(c(&[F, F, A], true), Some(TestClass::Gone));
+        assert_eq!(c(&[P, P, P], true), Some(TestClass::Stale));
+        assert_eq!(c(&[A, A], true), Some(TestClass::Stale));
+        assert_eq!(c(&[P, P], false), None);
+    }
+}

@@ -1,0 +1,199 @@
+//! Pinned upstreams: what a run says it was built from, against the registry's `[upstream]` table.
+//!
+//! A run records its hive commit in `hive.json` (`sourceCommit`), each client's version in the
+//! suite files' `clientVersions`, and (hive #1305 and later) the hive command line in
+//! `runMetadata.hiveCommand`, whose `--sim.buildarg branch=<ref>` is the execution-apis ref the
+//! rpc-compat simulator cloned. A pin the run does not record is reported as such, never as a
+//! match.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::suite::SuiteSources;
+
+/// What one run records about where it came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RunSources {
+    /// `hive.json` `sourceCommit` (or `hiveVersion.commit`), lower-case hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hive: Option<String>,
+    /// Client name → the version it reported (`clientVersions`).
+    pub client_versions: BTreeMap<String, String>,
+    /// `--sim.buildarg NAME=VALUE` of the hive command line.
+    pub sim_buildargs: BTreeMap<String, String>,
+}
+
+/// The pin name whose run value is the rpc-compat simulator's `branch` build argument.
+const EXECUTION_APIS: &str = "execution-apis";
+
+fn hex_commit(c: &str) -> Option<String> {
+    (!c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| c.to_ascii_lowercase())
+}
+
+/// The hive commit of a run: `sourceCommit` (or `hiveVersion.commit`) of the results' `hive.json`.
+pub fn hive_commit(dir: &Path) -> Option<String> {
+    let text =
+        crate::files::guarded::read_text_inside(dir, &dir.join("hive.json"), 1 << 20).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let commit = [&v["sourceCommit"], &v["hiveVersion"]["commit"]]
+        .into_iter()
+        .find_map(|c| c.as_str().and_then(hex_commit));
+    commit
+}
+
+impl RunSources {
+    /// Adds what one suite file records.
+    pub fn add(&mut self, s: &SuiteSources) {
+        for (client, version) in &s.client_versions {
+            self.client_versions
+                .entry(client.clone())
+                .or_insert_with(|| version.clone());
+        }
+        let mut args = s.hive_command.iter();
+        while let Some(arg) = args.next() {
+            let value = match arg.strip_prefix("--sim.buildarg") {
+                Some("") => args.next().map(String::as_str),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            };
+            if let Some((k, v)) = value.and_then(|kv| kv.split_once('=')) {
+                self.sim_buildargs
+                    .entry(k.to_string())
+                    .or_insert_with(|| v.to_string());
+            }
+        }
+    }
+
+    /// What the run records for the pin called `name`.
+    fn value(&self, name: &str) -> Option<&str> {
+        match name {
+            "hive" => self.hive.as_deref(),
+            EXECUTION_APIS => self.sim_buildargs.get("branch").map(String::as_str),
+            client => self.client_versions.get(client).map(String::as_str),
+        }
+    }
+}
+
+/// Whether a run's value is the pinned one: commits may be abbreviated on either side (7 hex
+/// digits at least); a client version matches when it contains the pinned text
+/// (`reth/v1.4.8-2d1c4a7/x86_64-unknown-linux-gnu` matches `v1.4.8` and `2d1c4a7`).
+fn matches(name: &str, run: &str, pin: &str) -> bool {
+    if let (Some(run), Some(pin)) = (hex_commit(run), hex_commit(pin)) {
+        let n = run.len().min(pin.len());
+        if n >= 7 {
+            return run[..n] == pin[..n];
+        }
+    }
+    match name {
+        "hive" | EXECUTION_APIS => run == pin,
+        _ => !pin.is_empty() && run.contains(pin),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PinStatus {
+    Matched,
+    Mismatch,
+    /// The run does not record this source: not checked.
+    NotRecorded,
+}
+
+/// One `[upstream]` pin against a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PinCheck {
+    pub name: String,
+    pub pinned: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    pub status: PinStatus,
+}
+
+impl PinCheck {
+    /// "hive: the run used X, the registry pins Y", for a mismatch.
+    pub fn mismatch_message(&self) -> Option<String> {
+        (self.status == PinStatus::Mismatch).then(|| {
+            format!(
+                "{}: the run used {}, the registry pins {}",
+                self.name,
+                self.run.as_deref().unwrap_or_default(),
+                self.pinned
+            )
+        })
+    }
+}
+
+/// Every pin of `upstream` against what the run recorded.
+pub fn check(upstream: &BTreeMap<String, String>, run: &RunSources) -> Vec<PinCheck> {
+    upstream
+        .iter()
+        .map(|(name, pinned)| {
+            let value = run.value(name);
+            PinCheck {
+                name: name.clone(),
+                pinned: pinned.clone(),
+                run: value.map(str::to_string),
+                status: match value {
+                    None => PinStatus::NotRecorded,
+                    Some(v) if matches(name, v, pinned) => PinStatus::Matched,
+                    Some(_) => PinStatus::Mismatch,
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_args_in_both_spellings_and_client_versions() {
+        let mut run = RunSources::default();
+        run.add(&SuiteSources {
+            client_versions: vec![("reth".into(), "reth/v1.4.8-2d1c4a7/x86_64".into())],
+            hive_command: [
+                "./hive",
+                "--sim.buildarg",
+                "branch=033ca6e6",
+                "--sim.buildarg=x=1",
+            ]
+            .map(String::from)
+            .to_vec(),
+        });
+        run.hive = Some("a74a5a70aa".into());
+        let pins: BTreeMap<String, String> = [
+            ("hive", "A74A5A70"),
+            ("execution-apis", "0000000"),
+            ("reth", "v1.4.8"),
+            ("geth", "v1.15.0"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let got: Vec<(String, PinStatus)> = check(&pins, &run)
+            .into_iter()
+            .map(|p| (p.name, p.status))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("execution-apis".into(), PinStatus::Mismatch),
+                ("geth".into(), PinStatus::NotRecorded),
+                ("hive".into(), PinStatus::Matched),
+                ("reth".into(), PinStatus::Matched),
+            ]
+        );
+        assert_eq!(run.sim_buildargs.get("x").map(String::as_str), Some("1"));
+    }
+
+    #[test]
+    fn short_commits_do_not_match_by_accident() {
+        assert!(!matches("hive", "abc", "abcdef0"));
+        assert!(matches("hive", "abcdef0123", "ABCDEF0"));
+        assert!(!matches("hive", "abcdef1123", "abcdef0"));
+    }
+}

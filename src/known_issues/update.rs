@@ -1,0 +1,698 @@
+//! `warden known-issues update --from-results DIR…`: registry edits proposed from hive runs.
+//!
+//! From a [`History`] of the runs: exclusions whose tests pass are removed as fixed (an entry
+//! left without one is marked `status = "fixed"` for review, never deleted: its `why`, `where`
+//! and `coverage` are human knowledge); a `fail` exclusion whose test both passed and failed
+//! becomes `flaky`; exclusions that matched nothing are reported (and removed with
+//! `--prune-missing`); the last run's unlisted failures become draft entries, one file per suite
+//! and failure signature; and a pin the run does not match moves when nothing is left unexcused.
+//!
+//! Files are edited with `toml_edit`, so comments, key order and formatting outside the edited
+//! lines stay byte for byte; a file with no edit is not rewritten.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use toml_edit::{DocumentMut, Item, Value};
+
+use super::matcher::{Matcher, Rule};
+use super::schema::{Entry, Expect, IssueStatus, MatchKind, Registry, SETTINGS_FILE};
+use crate::error::{Error, Result};
+use crate::hive::classify::split_client;
+use crate::hive::history::{History, Mark, TestClass, TestHistory};
+use crate::hive::pins::PinStatus;
+
+#[derive(Clone, Debug, Default)]
+pub struct UpdateOptions {
+    /// Remove exclusions that matched no test of any run.
+    pub prune_missing: bool,
+    /// The full upstream list of `expected_suite` (names without the client suffix): a listed
+    /// test in it is not missing, only not run.
+    pub expected_tests: Option<Vec<String>>,
+    pub expected_suite: String,
+    /// `YYYY-MM-DD`, for the `added` date of drafts.
+    pub today: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    /// An exclusion removed: its tests pass.
+    Fixed,
+    /// An exclusion moved from `fail` to `flaky`.
+    Flaky,
+    /// An entry left without exclusions, marked `status = "fixed"`.
+    Review,
+    /// An exclusion that matched no test (removed with `--prune-missing`).
+    Missing,
+    /// A draft entry for new failures.
+    Draft,
+    /// An `[upstream]` pin moved to the run's value.
+    Pin,
+    /// Needs a person; not edited.
+    Note,
+}
+
+impl ChangeKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ChangeKind::Fixed => "fixed",
+            ChangeKind::Flaky => "flaky",
+            ChangeKind::Review => "review",
+            ChangeKind::Missing => "missing",
+            ChangeKind::Draft => "draft",
+            ChangeKind::Pin => "pin",
+            ChangeKind::Note => "note",
+        }
+    }
+}
+
+/// One proposed edit or observation, explained.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub file: PathBuf,
+    pub message: String,
+    /// Whether the registry files change for it (a note, or a missing test without
+    /// `--prune-missing`, does not).
+    pub edits: bool,
+}
+
+/// A registry file as it is and as it would be.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileEdit {
+    pub path: PathBuf,
+    /// `None` for a new file.
+    #[serde(skip)]
+    pub old: Option<String>,
+    #[serde(skip)]
+    pub new: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Update {
+    pub changes: Vec<Change>,
+    pub files: Vec<FileEdit>,
+    /// `--write`: the files were written.
+    pub written: bool,
+}
+
+/// What to do to one exclusion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edit {
+    Remove,
+    MakeFlaky,
+}
+
+/// The tests of the history listed by rule `i`.
+fn rows(history: &History, i: usize) -> Vec<&TestHistory> {
+    history.tests.iter().filter(|t| t.rule == Some(i)).collect()
+}
+
+fn describe(rule: &Rule) -> String {
+    let kind = match rule.exclusion.match_kind {
+        MatchKind::Exact => String::new(),
+        k => format!(" ({} match)", k.name()),
+    };
+    format!("{}/{}{kind}", rule.exclusion.suite, rule.pattern())
+}
+
+/// Whether `rule` names a test of the upstream list (so its absence is the run's, not upstream's).
+fn in_expected(rule: &Rule, opts: &UpdateOptions) -> bool {
+    opts.expected_tests.as_ref().is_some_and(|list| {
+        rule.exclusion.suite == opts.expected_suite && list.iter().any(|t| rule.matches_name(t))
+    })
+}
+
+/// The edit (if any) for rule `i`, with its explanation.
+fn rule_edit(
+    i: usize,
+    rule: &Rule,
+    history: &History,
+    opts: &UpdateOptions,
+) -> Option<(Edit, Change)> {
+    let mine = rows(history, i);
+    let change = |kind, message: String, edits| Change {
+        kind,
+        file: rule.entry.path.clone(),
+        message,
+        edits,
+    };
+    let what = describe(rule);
+    if mine.is_empty() || rule.expect() == Expect::Skip {
+        return None;
+    }
+    let ran: Vec<&&TestHistory> = mine.iter().filter(|t| t.passed + t.failed > 0).collect();
+    if ran.is_empty() {
+        if in_expected(rule, opts) {
+            return None;
+        }
+        let runs = history.runs.len();
+        let message = format!(
+            "{what} ({}): absent from {}; renamed or removed upstream?",
+            rule.entry.id,
+            if runs == 1 {
+                "the run".to_string()
+            } else {
+                format!("all {runs} runs")
+            }
+        );
+        return if opts.prune_missing {
+            Some((
+                Edit::Remove,
+                change(ChangeKind::Missing, format!("{message} removed"), true),
+            ))
+        } else {
+            Some((
+                Edit::Remove,
+                change(
+                    ChangeKind::Missing,
+                    format!("{message} (--prune-missing removes it)"),
+                    false,
+                ),
+            ))
+        };
+    }
+    let fixed = |t: &TestHistory| match t.class {
+        TestClass::Stale => t.passed > 0,
+        // A flaky listing passes often: only a pass in every run retires it.
+        TestClass::Fixed => rule.expect() == Expect::Fail,
+        _ => false,
+    };
+    if ran.iter().all(|t| fixed(t)) {
+        let how = if ran.iter().all(|t| t.failed == 0) {
+            "passed in every run".to_string()
+        } else {
+            format!("passed in each of the last {} runs", history.fixed_after)
+        };
+        return Some((
+            Edit::Remove,
+            change(
+                ChangeKind::Fixed,
+                format!("{what} ({}): {how}; exclusion removed", rule.entry.id),
+                true,
+            ),
+        ));
+    }
+    let flaky: Vec<&str> = ran
+        .iter()
+        .filter(|t| t.class == TestClass::Flaky)
+        .map(|t| t.name.as_str())
+        .collect();
+    if rule.expect() == Expect::Fail && !flaky.is_empty() {
+        if rule.exclusion.match_kind != MatchKind::Exact {
+            return Some((
+                Edit::MakeFlaky,
+                change(
+                    ChangeKind::Note,
+                    format!(
+                        "{what} ({}): {} passed in some runs and failed in others; not edited: marking the whole pattern flaky would loosen every test it covers (list the flaky ones on their own)",
+                        rule.entry.id,
+                        flaky.join(", ")
+                    ),
+                    false,
+                ),
+            ));
+        }
+        let t = ran.iter().find(|t| t.class == TestClass::Flaky)?;
+        return Some((
+            Edit::MakeFlaky,
+            change(
+                ChangeKind::Flaky,
+                format!(
+                    "{what} ({}): passed {} of {} runs; expect = \"fail\" becomes \"flaky\"",
+                    rule.entry.id,
+                    t.passed,
+                    t.passed + t.failed
+                ),
+                true,
+            ),
+        ));
+    }
+    if rule.expect() == Expect::Flaky && ran.iter().all(|t| t.passed == 0) {
+        return Some((
+            Edit::MakeFlaky,
+            change(
+                ChangeKind::Note,
+                format!(
+                    "{what} ({}): listed flaky but failed in every run; consider expect = \"fail\"",
+                    rule.entry.id
+                ),
+                false,
+            ),
+        ));
+    }
+    None
+}
+
+/// Sets `key` to a string, keeping the old value's surrounding spaces and comment.
+fn set_string(item: Option<&mut Item>, text: &str) -> bool {
+    match item.and_then(Item::as_value_mut) {
+        Some(v) => {
+            let decor = v.decor().clone();
+            *v = Value::from(text);
+            *v.decor_mut() = decor;
+            true
+        }
+        None => false,
+    }
+}
+
+fn parse(path: &Path, text: &str) -> Result<DocumentMut> {
+    text.parse::<DocumentMut>()
+        .map_err(|e| Error::input(path.display().to_string(), None, e.to_string()))
+}
+
+/// Applies the edits of one entry's exclusions; returns the new text and whether it has none left.
+fn edit_entry(entry: &Entry, edits: &BTreeMap<usize, Edit>) -> Result<(String, bool)> {
+    let mut doc = parse(&entry.path, &entry.source)?;
+    let total = entry.data.exclude.len();
+    let removed = edits.values().filter(|e| **e == Edit::Remove).count();
+    match doc.get_mut("exclude") {
+        Some(Item::ArrayOfTables(tables)) => {
+            for (&i, edit) in edits.iter().rev() {
+                match edit {
+                    Edit::Remove if i < tables.len() => {
+                        tables.remove(i);
+                    }
+                    Edit::Remove => {}
+                    Edit::MakeFlaky => {
+                        if let Some(t) = tables.get_mut(i) {
+                            if !set_string(t.get_mut("expect"), "flaky") {
+                                t.insert("expect", toml_edit::value("flaky"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(Item::Value(Value::Array(array))) => {
+            for (&i, edit) in edits.iter().rev() {
+                match edit {
+                    Edit::Remove if i < array.len() => {
+                        // A comment after an element is stored before the next one: keep the
+                        // removed element's own lead-in for its successor instead.
+                        let lead = array.get(i).and_then(|v| v.decor().prefix().cloned());
+                        array.remove(i);
+                        if let (Some(lead), Some(next)) = (lead, array.get_mut(i)) {
+                            next.decor_mut().set_prefix(lead);
+                        }
+                    }
+                    Edit::Remove => {}
+                    Edit::MakeFlaky => {
+                        if let Some(t) = array.get_mut(i).and_then(Value::as_inline_table_mut) {
+                            match t.get_mut("expect") {
+                                Some(v) => {
+                                    let decor = v.decor().clone();
+                                    *v = Value::from("flaky");
+                                    *v.decor_mut() = decor;
+                                }
+                                None => {
+                                    t.insert("expect", Value::from("flaky"));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            return Err(Error::input(
+                entry.path.display().to_string(),
+                None,
+                "`exclude` is neither [[exclude]] tables nor an array of inline tables: edit it by hand",
+            ))
+        }
+    }
+    let emptied = total > 0 && removed == total;
+    if emptied {
+        doc.remove("exclude");
+        if !set_string(doc.get_mut("status"), IssueStatus::Fixed.name()) {
+            doc.insert("status", toml_edit::value(IssueStatus::Fixed.name()));
+        }
+    }
+    Ok((doc.to_string(), emptied))
+}
+
+/// A short, stable name for a failure: its first line with numbers and hex blurred, so failures
+/// that differ only in values group together.
+fn signature(text: Option<&str>) -> String {
+    let first: String = text
+        .and_then(|t| t.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("no failure text")
+        .chars()
+        .take(200)
+        .collect();
+    let numbers = regex::Regex::new(r"0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]{8,}\b|[0-9]+(?:\.[0-9]+)?")
+        .expect("a valid regex");
+    numbers.replace_all(&first, "N").into_owned()
+}
+
+/// `rpc-compat` → `rpc-compat`; `eels/consume-engine` → `eels-consume-engine` (kebab-case ids).
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+        if out.len() >= 40 {
+            break;
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// One line of input as a TOML comment or title: no line break, control or invisible character
+/// survives (such a line is quoted and escaped).
+fn comment_line(s: &str) -> String {
+    crate::markup::text_value(s).into_owned()
+}
+
+fn toml_string(s: &str) -> String {
+    Value::from(s).to_string().trim().to_string()
+}
+
+/// The draft entry for one group of new failures: (suite, signature) → tests.
+fn draft_text(
+    suite: &str,
+    sig: &str,
+    tests: &[&TestHistory],
+    registry: &Registry,
+    opts: &UpdateOptions,
+    runs: usize,
+) -> String {
+    let mut out = String::new();
+    out.push_str("# Draft written by `warden known-issues update` from hive results: fill in title, why and\n");
+    out.push_str("# removal, then set status = \"open\". `warden known-issues lint` refuses a draft unless\n");
+    out.push_str("# --allow-draft.\n#\n");
+    if let Some(t) = tests.first() {
+        out.push_str(&format!(
+            "# First lines of the failure of {}:\n",
+            comment_line(&t.name)
+        ));
+        for line in t.text.as_deref().unwrap_or("(no failure text)").lines() {
+            out.push_str(&format!("#   {}\n", comment_line(line)));
+        }
+    }
+    let title = format!(
+        "{suite}: {} new failure{} ({})",
+        tests.len(),
+        if tests.len() == 1 { "" } else { "s" },
+        sig
+    );
+    out.push_str(&format!("title = {}\n", toml_string(&comment_line(&title))));
+    out.push_str("status = \"draft\"\n");
+    out.push_str(&format!("added = {}\n", opts.today));
+    out.push_str("why = \"\"\nremoval = \"\"\n");
+    // One exclusion per test name, listing the clients it failed for.
+    let mut by_test: BTreeMap<&str, (BTreeSet<&str>, bool)> = BTreeMap::new();
+    for t in tests {
+        let (name, client) = split_client(&t.name);
+        let e = by_test.entry(name).or_default();
+        e.0.extend(client);
+        e.1 |= t.class == TestClass::Flaky;
+    }
+    let defaults: BTreeSet<&str> = registry
+        .settings
+        .clients
+        .iter()
+        .map(String::as_str)
+        .collect();
+    for (name, (clients, flaky)) in by_test {
+        out.push_str(&format!(
+            "\n[[exclude]]\nsuite = {}\ntest = {}\n",
+            toml_string(suite),
+            toml_string(name)
+        ));
+        if !clients.is_empty() && clients != defaults {
+            let list: Vec<String> = clients.iter().map(|c| toml_string(c)).collect();
+            out.push_str(&format!("clients = [{}]\n", list.join(", ")));
+        }
+        if flaky {
+            out.push_str(&format!(
+                "expect = \"flaky\"  # passed in some of the {runs} runs\n"
+            ));
+        }
+    }
+    out
+}
+
+/// Draft entries for the last run's failures that no entry lists.
+fn drafts(
+    registry: &Registry,
+    history: &History,
+    opts: &UpdateOptions,
+    changes: &mut Vec<Change>,
+    files: &mut Vec<FileEdit>,
+) {
+    let mut groups: BTreeMap<(String, String), Vec<&TestHistory>> = BTreeMap::new();
+    for t in &history.tests {
+        if t.rule.is_some() || t.marks.last() != Some(&Mark::Fail) {
+            continue;
+        }
+        let note = |message: String| Change {
+            kind: ChangeKind::Note,
+            file: registry.dir.clone(),
+            message,
+            edits: false,
+        };
+        if t.timeout {
+            changes.push(note(format!(
+                "{}/{}: timed out in the last run (infrastructure): not drafted",
+                t.suite, t.name
+            )));
+            continue;
+        }
+        let (name, client) = split_client(&t.name);
+        if [t.suite.as_str(), name, client.unwrap_or_default()]
+            .iter()
+            .any(|s| s.chars().any(char::is_control) || s.trim().is_empty())
+        {
+            changes.push(note(format!(
+                "{}/{}: a name with control characters (or empty) cannot be listed: not drafted",
+                t.suite, t.name
+            )));
+            continue;
+        }
+        groups
+            .entry((t.suite.clone(), signature(t.text.as_deref())))
+            .or_default()
+            .push(t);
+    }
+    for ((suite, sig), tests) in groups {
+        let hash = Sha256::digest(format!("{suite}\n{sig}").as_bytes());
+        let mut id = format!(
+            "draft-{}-{:02x}{:02x}{:02x}{:02x}",
+            slug(&suite),
+            hash[0],
+            hash[1],
+            hash[2],
+            hash[3]
+        );
+        id = id.replace("--", "-");
+        let mut path = registry.dir.join(format!("{id}.toml"));
+        let mut n = 2;
+        while path.exists() || files.iter().any(|f| f.path == path) {
+            path = registry.dir.join(format!("{id}-{n}.toml"));
+            n += 1;
+        }
+        let text = draft_text(&suite, &sig, &tests, registry, opts, history.runs.len());
+        changes.push(Change {
+            kind: ChangeKind::Draft,
+            file: path.clone(),
+            message: format!(
+                "{} new failure{} in {suite} ({sig}): drafted; write why and removal",
+                tests.len(),
+                if tests.len() == 1 { "" } else { "s" }
+            ),
+            edits: true,
+        });
+        files.push(FileEdit {
+            path,
+            old: None,
+            new: text,
+        });
+    }
+}
+
+/// Moves mismatched pins to the last run's values, when every failure of the run is excused.
+fn move_pins(
+    registry: &Registry,
+    history: &History,
+    blocked: usize,
+    changes: &mut Vec<Change>,
+    files: &mut Vec<FileEdit>,
+) -> Result<()> {
+    let mismatched: Vec<_> = history
+        .pins
+        .iter()
+        .filter(|p| p.status == PinStatus::Mismatch)
+        .collect();
+    if mismatched.is_empty() {
+        return Ok(());
+    }
+    let path = registry.dir.join(SETTINGS_FILE);
+    if blocked > 0 {
+        for p in mismatched {
+            changes.push(Change {
+                kind: ChangeKind::Note,
+                file: path.clone(),
+                message: format!(
+                    "{}: the run used {}, the registry pins {}; not moved while {blocked} failure{} of the run need{} a reviewed entry",
+                    p.name,
+                    p.run.as_deref().unwrap_or_default(),
+                    p.pinned,
+                    if blocked == 1 { "" } else { "s" },
+                    if blocked == 1 { "s" } else { "" }
+                ),
+                edits: false,
+            });
+        }
+        return Ok(());
+    }
+    let old = crate::files::guarded::read_text_inside(&registry.dir, &path, 1 << 20)
+        .map_err(|e| Error::io("reading", &path, e))?;
+    let mut doc = parse(&path, &old)?;
+    for p in mismatched {
+        let run = p.run.clone().unwrap_or_default();
+        let moved = doc
+            .get_mut("upstream")
+            .and_then(|u| u.as_table_like_mut())
+            .and_then(|u| u.get_mut(&p.name))
+            .map(|item| set_string(Some(item), &run))
+            .unwrap_or(false);
+        if moved {
+            changes.push(Change {
+                kind: ChangeKind::Pin,
+                file: path.clone(),
+                message: format!(
+                    "{}: pin moved from {} to {}, the run's (every failure of it is listed)",
+                    p.name, p.pinned, run
+                ),
+                edits: true,
+            });
+        }
+    }
+    let new = doc.to_string();
+    if new != old {
+        files.push(FileEdit {
+            path,
+            old: Some(old),
+            new,
+        });
+    }
+    Ok(())
+}
+
+/// Plans the registry edits the runs of `history` call for.
+pub fn plan(registry: &Registry, history: &History, opts: &UpdateOptions) -> Result<Update> {
+    let matcher = Matcher::new(registry).map_err(|errs| {
+        let (e, i, m) = &errs[0];
+        Error::input(
+            e.path.display().to_string(),
+            None,
+            format!("exclude[{i}]: {m}"),
+        )
+    })?;
+    let mut changes = Vec::new();
+    let mut files = Vec::new();
+    // Entry (by file) → exclusion index → edit.
+    let mut per_entry: BTreeMap<PathBuf, (&Entry, BTreeMap<usize, Edit>)> = BTreeMap::new();
+    for (i, rule) in matcher.rules.iter().enumerate() {
+        let Some((edit, change)) = rule_edit(i, rule, history, opts) else {
+            continue;
+        };
+        if change.edits {
+            let Some(index) = rule
+                .entry
+                .data
+                .exclude
+                .iter()
+                .position(|e| std::ptr::eq(e, rule.exclusion))
+            else {
+                continue;
+            };
+            per_entry
+                .entry(rule.entry.path.clone())
+                .or_insert_with(|| (rule.entry, BTreeMap::new()))
+                .1
+                .insert(index, edit);
+        }
+        changes.push(change);
+    }
+    for (path, (entry, edits)) in per_entry {
+        let (new, emptied) = edit_entry(entry, &edits)?;
+        if emptied {
+            changes.push(Change {
+                kind: ChangeKind::Review,
+                file: path.clone(),
+                message: format!(
+                    "{}: no exclusion left; marked status = \"fixed\": close its issue and delete the file, or keep it as documentation",
+                    entry.id
+                ),
+                edits: true,
+            });
+        }
+        if new != entry.source {
+            files.push(FileEdit {
+                path,
+                old: Some(entry.source.clone()),
+                new,
+            });
+        }
+    }
+    // Failures of the last run no reviewed entry lists (drafts are not reviewed yet).
+    let blocked = history
+        .tests
+        .iter()
+        .filter(|t| t.marks.last() == Some(&Mark::Fail))
+        .filter(|t| {
+            t.rule
+                .is_none_or(|r| matcher.rules[r].entry.data.status == IssueStatus::Draft)
+        })
+        .count();
+    drafts(registry, history, opts, &mut changes, &mut files);
+    move_pins(registry, history, blocked, &mut changes, &mut files)?;
+    Ok(Update {
+        changes,
+        files,
+        written: false,
+    })
+}
+
+impl Update {
+    /// Writes every changed file (temp file in the same folder, then rename).
+    pub fn write(&mut self) -> Result<()> {
+        for f in &self.files {
+            crate::files::atomic::write_atomic(&f.path, f.new.as_bytes(), 0o644, f.old.is_some())?;
+        }
+        self.written = true;
+        Ok(())
+    }
+
+    /// A unified diff of every changed file.
+    pub fn diff(&self) -> String {
+        let mut out = String::new();
+        for f in &self.files {
+            let path = f.path.display().to_string();
+            let (a, b) = match &f.old {
+                Some(_) => (format!("a/{path}"), format!("b/{path}")),
+                None => ("/dev/null".to_string(), format!("b/{path}")),
+            };
+            let old = f.old.as_deref().unwrap_or_default();
+            let diff = similar::TextDiff::from_lines(old, &f.new);
+            out.push_str(
+                &diff
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&a, &b)
+                    .to_string(),
+            );
+        }
+        out
+    }
+}

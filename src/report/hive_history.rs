@@ -1,0 +1,172 @@
+//! `warden hive history`: one line per test with its strip of runs (text), a strip table for a
+//! PR comment or step summary (markdown), JSON; and the `--sim.limit` regex of the last run's
+//! failures.
+
+use std::io::{self, Write};
+
+use super::{write_json, Report};
+use crate::hive::history::{History, TestClass, TestHistory};
+use crate::known_issues::exclusions::sim_limit_pattern;
+use crate::markup::{count, markdown_cell, markdown_code, text_value};
+
+/// Rows of the markdown table: a PR comment holds 65,536 characters.
+const MARKDOWN_ROWS: usize = 150;
+
+const CLASSES: [TestClass; 6] = [
+    TestClass::New,
+    TestClass::Persistent,
+    TestClass::Flaky,
+    TestClass::Fixed,
+    TestClass::Gone,
+    TestClass::Stale,
+];
+
+fn summary(h: &History) -> String {
+    let classes: Vec<String> = CLASSES
+        .iter()
+        .map(|c| format!("{} {}", h.count(*c), c.label()))
+        .collect();
+    format!(
+        "hive history: {}, {}",
+        count(h.runs.len(), "run", "runs"),
+        classes.join(", ")
+    )
+}
+
+fn name(t: &TestHistory) -> String {
+    format!("{}/{}", t.suite, t.name)
+}
+
+/// What follows a test's name: its pass rate when flaky, its entry when listed.
+fn detail(t: &TestHistory) -> String {
+    let mut parts = Vec::new();
+    if t.class == TestClass::Flaky {
+        parts.push(format!(
+            "passed {} of {} ({}%)",
+            t.passed,
+            t.passed + t.failed,
+            t.pass_rate()
+        ));
+    }
+    if t.timeout {
+        parts.push("timed out in the last run".into());
+    }
+    if let Some(e) = &t.entry {
+        parts.push(format!("listed in {e}"));
+    }
+    parts.join("; ")
+}
+
+impl Report for History {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        for (i, r) in self.runs.iter().enumerate() {
+            writeln!(
+                w,
+                "run {:>2}: {} ({}, {} failed)",
+                i + 1,
+                text_value(&r.dir.display().to_string()),
+                count(r.cases, "case", "cases"),
+                r.failed
+            )?;
+        }
+        for t in &self.tests {
+            // Names and failure text come from the results: one line each, never a command.
+            let d = detail(t);
+            writeln!(
+                w,
+                "{:<10} {} {}{}",
+                t.class.label().to_uppercase(),
+                t.strip(),
+                text_value(&name(t)),
+                if d.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", text_value(&d))
+                }
+            )?;
+            if t.class == TestClass::New {
+                for line in t.text.iter().flat_map(|x| x.lines()) {
+                    writeln!(w, "    | {}", text_value(line))?;
+                }
+            }
+        }
+        for e in &self.entries {
+            writeln!(
+                w,
+                "entry {} ({}): {}",
+                text_value(&e.id),
+                text_value(&e.file.display().to_string()),
+                e.verdict
+            )?;
+        }
+        writeln!(w, "{}", summary(self))
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(w, "### {}\n", summary(self))?;
+        writeln!(
+            w,
+            "One mark per run, oldest first: ✓ passed, ✗ failed, · absent.\n"
+        )?;
+        if !self.tests.is_empty() {
+            writeln!(w, "| runs | test | class | notes |\n|---|---|---|---|")?;
+            for t in self.tests.iter().take(MARKDOWN_ROWS) {
+                writeln!(
+                    w,
+                    "| `{}` | {} | {} | {} |",
+                    t.strip(),
+                    markdown_code(&name(t)),
+                    t.class.label(),
+                    markdown_cell(&detail(t))
+                )?;
+            }
+            if self.tests.len() > MARKDOWN_ROWS {
+                writeln!(
+                    w,
+                    "\n…and {} more (see `--format json`).",
+                    self.tests.len() - MARKDOWN_ROWS
+                )?;
+            }
+        }
+        if !self.entries.is_empty() {
+            writeln!(
+                w,
+                "\n| entry | tests | failed every run | verdict |\n|---|---|---|---|"
+            )?;
+            for e in &self.entries {
+                writeln!(
+                    w,
+                    "| {} | {} | {} | {} |",
+                    markdown_code(&e.id),
+                    e.tests,
+                    e.failed_every_run,
+                    markdown_cell(&e.verdict)
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn json(&self, w: &mut dyn Write) -> io::Result<()> {
+        write_json(w, self)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.pin_mismatches.clone()
+    }
+
+    fn exit_code(&self) -> u8 {
+        History::exit_code(self)
+    }
+}
+
+/// `--rerun-regex`: one `--sim.limit` pattern per suite, of the tests that failed in the last run.
+pub fn rerun_regex(h: &History) -> String {
+    h.failed_last()
+        .into_iter()
+        .map(|(suite, tests)| {
+            let names: Vec<&str> = tests.into_iter().collect();
+            sim_limit_pattern(suite, &names)
+        })
+        .collect()
+}
