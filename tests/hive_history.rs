@@ -326,3 +326,143 @@ fn update_proposes_edits_writes_them_and_is_idempotent() {
     );
     run(warden(t.path()).args(["known-issues", "lint", "--allow-draft"])).expect(0);
 }
+
+/// An entry whose only exclusion is fixed is kept and marked for review; the pin moves when every
+/// failure of the last run is listed; --prune-missing removes what matched nothing, unless the
+/// upstream test list still has it; a pattern is never loosened to flaky.
+#[test]
+fn update_marks_emptied_entries_moves_pins_and_prunes() {
+    let t = tempfile::tempdir().unwrap();
+    four_runs(t.path());
+    registry(t.path());
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"polard\"]\n\n[upstream]\nhive = \"e429a94\"  # bumped by hand\nexecution-apis = \"033ca6e6\"\n",
+    );
+    write(
+        &t.path().join("known_issues/fixture-chain.toml"),
+        br#"title = "Responses differ from the Ethereum fixtures"
+status = "open"   # tracked in polard#12
+why = "w"
+removal = "r"
+
+[[exclude]]
+suite = "rpc-compat"
+test = "eth_getBalance/get-balance"
+
+[[exclude]]
+suite = "rpc-compat"
+test = "eth_getCode/"
+match = "prefix"
+
+[[exclude]]
+suite = "rpc-compat"
+test = "eth_getStorage/get-storage"
+"#,
+    );
+    write(
+        &t.path().join("known_issues/fee-history.toml"),
+        b"title = \"eth_feeHistory rewards\"\nwhy = \"w\"\nremoval = \"r\"\n\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_feeHistory/fee-history\"\n",
+    );
+    let args = [
+        "known-issues",
+        "update",
+        "--from-results",
+        "runs/1",
+        "runs/2",
+        "runs/3",
+        "--prune-missing",
+    ];
+    let out = run(warden(t.path()).args(args)).expect(0);
+    insta::assert_snapshot!(out.stdout);
+    // The upstream list still has the missing test: the run did not include it, nothing to prune.
+    write(
+        &t.path().join("tests.tsv"),
+        b"eth_getLogs/no-such-test\teth_getLogs\n",
+    );
+    let out = run(warden(t.path())
+        .args(args)
+        .args(["--expected-tests", "tests.tsv"]))
+    .expect(0);
+    assert!(!out.stdout.contains("MISSING"), "{}", out.stdout);
+    run(warden(t.path()).args(args).arg("--write")).expect(0);
+    let again = run(warden(t.path()).args(args)).expect(0);
+    assert!(
+        again
+            .stdout
+            .ends_with("known-issues update: nothing to change (1 note)\n"),
+        "{}",
+        again.stdout
+    );
+    // The emptied entry is documented as fixed; lint accepts it.
+    run(warden(t.path()).args(["known-issues", "lint"])).expect(0);
+}
+
+/// Names and failure text from the run are hostile: no line of the output is a workflow
+/// command, and a name that cannot be listed is not drafted.
+#[test]
+fn update_and_history_escape_what_the_run_says() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"ethrex\"]\n",
+    );
+    let suite = serde_json::json!({
+        "name": "rpc-compat",
+        "testCases": {
+            "1": {"name": "eth_call/x\n::error::pwned (ethrex)", "summaryResult": {"pass": false, "details": "boom"}},
+            "2": {"name": "eth_call/y (ethrex)", "summaryResult": {"pass": false, "details": "\u{202e}::warning::x\n\u{1b}[31mred"}},
+            "3": {"name": "eth_call/z (ethrex)", "summaryResult": {"pass": false, "timeout": true, "details": "Test was terminated by host"}}
+        }
+    });
+    write(
+        &t.path().join("run/1-rpc.json"),
+        suite.to_string().as_bytes(),
+    );
+    for args in [
+        vec!["hive", "history", "run"],
+        vec!["known-issues", "update", "--from-results", "run"],
+    ] {
+        let out = run(warden(t.path()).args(&args)).expect(0);
+        for line in out.stdout.lines() {
+            assert!(!line.trim_start().starts_with("::"), "{line}");
+            assert!(
+                !line.contains('\u{1b}') && !line.contains('\u{202e}'),
+                "{line:?}"
+            );
+        }
+    }
+    let out =
+        run(warden(t.path()).args(["known-issues", "update", "--from-results", "run", "--write"]))
+            .expect(0);
+    insta::assert_snapshot!(out.stdout);
+    // The draft parses and is refused by lint as a draft, nothing else.
+    let lint = run(warden(t.path()).args(["known-issues", "lint"])).expect(1);
+    assert_eq!(
+        lint.stdout.matches("a draft written by").count(),
+        1,
+        "{}",
+        lint.stdout
+    );
+}
+
+/// The sticky comment's body gains each excluded test's strip over the earlier runs.
+#[test]
+fn summary_shows_the_history_strip() {
+    let t = tempfile::tempdir().unwrap();
+    four_runs(t.path());
+    registry(t.path());
+    std::fs::remove_file(t.path().join("known_issues/rest.toml")).unwrap();
+    let out = run(warden(t.path()).args([
+        "known-issues",
+        "summary",
+        "--results",
+        "runs/4",
+        "--history",
+        "runs/1",
+        "runs/2",
+        "runs/3",
+    ]))
+    .expect(0);
+    insta::assert_snapshot!(out.stdout);
+}

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::hive::history::{History, TestClass};
 use crate::hive::outcome::{HiveReport, Outcome};
 use crate::hive::pins::PinStatus;
 use crate::known_issues::schema::Registry;
@@ -14,7 +15,15 @@ pub const HEADING: &str = "Known issues — intentionally skipped tests";
 
 /// Every value from the registry or the results is escaped: in markdown it cannot mention, link,
 /// format or carry the marker; in text it cannot break a line or start a workflow command.
-pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool) -> String {
+///
+/// With `history` (the earlier runs and this one, oldest first), each test of the run gains its
+/// strip of marks over the runs.
+pub fn render(
+    registry: &Registry,
+    results: Option<&HiveReport>,
+    history: Option<&History>,
+    markdown: bool,
+) -> String {
     let text = |s: &str| {
         if markdown {
             markdown_prose(s)
@@ -70,6 +79,30 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
             count(Outcome::Missing)
         );
     }
+    if let Some(h) = history {
+        let classes: Vec<String> = [
+            TestClass::New,
+            TestClass::Persistent,
+            TestClass::Flaky,
+            TestClass::Fixed,
+            TestClass::Stale,
+        ]
+        .iter()
+        .map(|c| format!("{} {}", h.count(*c), c.label()))
+        .collect();
+        let _ = writeln!(
+            out,
+            "Over the last {} (oldest first; ✓ passed, ✗ failed, · absent): {}.",
+            n_of(h.runs.len(), "run", "runs"),
+            classes.join(", ")
+        );
+    }
+    let strip = |suite: &str, name: &str| -> String {
+        history
+            .and_then(|h| h.tests.iter().find(|t| t.suite == suite && t.name == name))
+            .map(|t| t.strip())
+            .unwrap_or_default()
+    };
     let run_pins = results.map(|r| r.pins.as_slice()).unwrap_or_default();
     if !registry.settings.upstream.is_empty() {
         let pins: Vec<String> = registry
@@ -145,7 +178,18 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
                 .filter(|c| c.entry.as_deref() == Some(e.id.as_str()))
                 .collect();
             if !mine.is_empty() {
-                if markdown {
+                if markdown && history.is_some() {
+                    out.push_str("\n| test | this run | runs |\n|---|---|---|\n");
+                    for c in mine {
+                        let _ = writeln!(
+                            out,
+                            "| {} | {} | `{}` |",
+                            code(&c.name),
+                            c.outcome.label(),
+                            strip(&c.suite, &c.name)
+                        );
+                    }
+                } else if markdown {
                     out.push_str("\n| test | this run |\n|---|---|\n");
                     for c in mine {
                         let _ = writeln!(out, "| {} | {} |", code(&c.name), c.outcome.label());
@@ -153,7 +197,18 @@ pub fn render(registry: &Registry, results: Option<&HiveReport>, markdown: bool)
                 } else {
                     out.push('\n');
                     for c in mine {
-                        let _ = writeln!(out, "  {:<16} {}", c.outcome.label(), text(&c.name));
+                        let marks = strip(&c.suite, &c.name);
+                        let _ = writeln!(
+                            out,
+                            "  {:<16} {}{}",
+                            c.outcome.label(),
+                            if marks.is_empty() {
+                                String::new()
+                            } else {
+                                format!("{marks} ")
+                            },
+                            text(&c.name)
+                        );
                     }
                 }
             }

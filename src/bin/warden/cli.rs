@@ -386,7 +386,7 @@ impl From<SummaryFormat> for Format {
 /// update the comment in place.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  warden known-issues summary --results hive/workspace/logs --step-summary"
+    after_help = "Examples:\n  warden known-issues summary --results hive/workspace/logs --step-summary\n  warden known-issues summary --results hive/workspace/logs --history runs/1 runs/2 --post"
 )]
 pub struct SummaryArgs {
     #[command(flatten)]
@@ -394,6 +394,10 @@ pub struct SummaryArgs {
     /// A hive results directory.
     #[arg(long, value_name = "DIR")]
     pub results: Option<PathBuf>,
+    /// Earlier results directories, oldest first: each test of --results gains its strip of
+    /// marks over them and this run (✓ passed, ✗ failed, · absent).
+    #[arg(long, value_name = "DIR", num_args = 1.., requires = "results")]
+    pub history: Vec<PathBuf>,
     /// With --results: only this client's cases.
     #[arg(long, value_name = "NAME")]
     pub client: Option<String>,

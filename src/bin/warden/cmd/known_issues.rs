@@ -133,10 +133,27 @@ fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Res
         )?),
         None => None,
     };
-    let markdown = summary::render(&registry, results.as_ref(), true);
+    let history = match &args.results {
+        Some(dir) if !args.history.is_empty() => {
+            let mut dirs = args.history.clone();
+            dirs.push(dir.clone());
+            Some(history(
+                &dirs,
+                &registry,
+                &HistoryOptions {
+                    client: args.client.clone(),
+                    fixed_after: 2,
+                },
+            )?)
+        }
+        _ => None,
+    };
+    let markdown = summary::render(&registry, results.as_ref(), history.as_ref(), true);
     match Format::from(args.format) {
         Format::Markdown => out.write_all(markdown.as_bytes())?,
-        _ => out.write_all(summary::render(&registry, results.as_ref(), false).as_bytes())?,
+        _ => out.write_all(
+            summary::render(&registry, results.as_ref(), history.as_ref(), false).as_bytes(),
+        )?,
     }
     if args.step_summary {
         ctx.actions.append_step_summary(&markdown)?;
