@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::hive::history::{History, TestClass};
-use crate::hive::outcome::{HiveReport, Outcome};
+use crate::hive::outcome::{CaseResult, HiveReport, Outcome};
 use crate::hive::pins::PinStatus;
 use crate::known_issues::schema::Registry;
 use crate::markup::{self, count as n_of, markdown_code, markdown_prose, text_value};
@@ -12,6 +12,30 @@ use crate::markup::{self, count as n_of, markdown_code, markdown_prose, text_val
 /// The hidden marker a later step finds to update the comment in place.
 pub const MARKER: &str = markup::COMMENT_MARKER;
 pub const HEADING: &str = "Known issues — intentionally skipped tests";
+
+/// How values are written: markdown (a PR comment, a step summary) or text.
+#[derive(Clone, Copy)]
+struct Escape {
+    markdown: bool,
+}
+
+impl Escape {
+    fn text(self, s: &str) -> String {
+        if self.markdown {
+            markdown_prose(s)
+        } else {
+            text_value(s).into_owned()
+        }
+    }
+
+    fn code(self, s: &str) -> String {
+        if self.markdown {
+            markdown_code(s)
+        } else {
+            text_value(s).into_owned()
+        }
+    }
+}
 
 /// Every value from the registry or the results is escaped: in markdown it cannot mention, link,
 /// format or carry the marker; in text it cannot break a line or start a workflow command.
@@ -24,20 +48,7 @@ pub fn render(
     history: Option<&History>,
     markdown: bool,
 ) -> String {
-    let text = |s: &str| {
-        if markdown {
-            markdown_prose(s)
-        } else {
-            text_value(s).into_owned()
-        }
-    };
-    let code = |s: &str| {
-        if markdown {
-            markdown_code(s)
-        } else {
-            text_value(s).into_owned()
-        }
-    };
+    let esc = Escape { markdown };
     let mut out = String::new();
     let total: usize = registry.entries.iter().map(|e| e.data.exclude.len()).sum();
     let (h2, h3) = if markdown {
@@ -48,96 +59,24 @@ pub fn render(
     let _ = writeln!(out, "{h2}{HEADING}\n");
     let _ = writeln!(
         out,
-        "{} known issue{}, {} excluded test{}.",
-        registry.entries.len(),
-        if registry.entries.len() == 1 { "" } else { "s" },
-        total,
-        if total == 1 { "" } else { "s" }
+        "{}, {}.",
+        n_of(registry.entries.len(), "known issue", "known issues"),
+        n_of(total, "excluded test", "excluded tests")
     );
     if let Some(r) = results {
-        let count = |o: Outcome| r.counts.get(&o).copied().unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "In this run ({}): {}, {} flaky, {}, {}, {} missing.",
-            code(&r.dir.display().to_string()),
-            n_of(
-                count(Outcome::ExpectedFail),
-                "expected failure",
-                "expected failures"
-            ),
-            count(Outcome::Flaky),
-            n_of(
-                count(Outcome::UnexpectedPass),
-                "unexpected pass",
-                "unexpected passes"
-            ),
-            n_of(
-                count(Outcome::WrongFailure),
-                "wrong failure",
-                "wrong failures"
-            ),
-            count(Outcome::Missing)
-        );
+        run_line(&mut out, r, esc);
     }
     if let Some(h) = history {
-        let classes: Vec<String> = [
-            TestClass::New,
-            TestClass::Persistent,
-            TestClass::Flaky,
-            TestClass::Fixed,
-            TestClass::Stale,
-        ]
-        .iter()
-        .map(|c| format!("{} {}", h.count(*c), c.label()))
-        .collect();
-        let _ = writeln!(
-            out,
-            "Over the last {} (oldest first; ✓ passed, ✗ failed, · absent): {}.",
-            n_of(h.runs.len(), "run", "runs"),
-            classes.join(", ")
-        );
+        history_line(&mut out, h);
     }
-    let strip = |suite: &str, name: &str| -> String {
-        history
-            .and_then(|h| h.tests.iter().find(|t| t.suite == suite && t.name == name))
-            .map(|t| t.strip())
-            .unwrap_or_default()
-    };
-    let run_pins = results.map(|r| r.pins.as_slice()).unwrap_or_default();
-    if !registry.settings.upstream.is_empty() {
-        let pins: Vec<String> = registry
-            .settings
-            .upstream
-            .iter()
-            .map(|(k, v)| {
-                let how = match run_pins.iter().find(|p| &p.name == k) {
-                    None => String::new(),
-                    Some(p) => match (p.status, &p.run) {
-                        (PinStatus::Matched, _) => " (the run matched)".into(),
-                        (PinStatus::Mismatch, Some(run)) => {
-                            format!(" (the run used {})", code(run))
-                        }
-                        _ => " (not recorded by the run)".into(),
-                    },
-                };
-                format!("{} {}{how}", text(k), code(v))
-            })
-            .collect();
-        let _ = writeln!(out, "Pinned upstream: {}.", pins.join(", "));
-        if run_pins.iter().any(|p| p.status == PinStatus::Mismatch) {
-            let _ = writeln!(
-                out,
-                "The run does not match the pins: unexpected passes are likely an upstream change."
-            );
-        }
-    }
+    pins(&mut out, registry, results, esc);
     for e in &registry.entries {
         let n = e.data.exclude.len();
         let _ = writeln!(
             out,
             "\n{h3}{} ({}, {})",
-            text(&e.data.title),
-            code(&e.id),
+            esc.text(&e.data.title),
+            esc.code(&e.id),
             e.data.status.name()
         );
         if !e.data.locations.is_empty() {
@@ -146,76 +85,161 @@ pub fn render(
                 .locations
                 .iter()
                 .map(|l| match &l.symbol {
-                    Some(s) => format!("{} ({})", code(l.path.get_ref()), code(s.get_ref())),
-                    None => code(l.path.get_ref()),
+                    Some(s) => {
+                        format!("{} ({})", esc.code(l.path.get_ref()), esc.code(s.get_ref()))
+                    }
+                    None => esc.code(l.path.get_ref()),
                 })
                 .collect();
-            let _ = writeln!(
-                out,
-                "\n{}Where:{} {}",
-                if markdown { "**" } else { "" },
-                if markdown { "**" } else { "" },
-                wh.join(", ")
-            );
+            let bold = if markdown { "**" } else { "" };
+            let _ = writeln!(out, "\n{bold}Where:{bold} {}", wh.join(", "));
         }
-        let _ = writeln!(
-            out,
-            "\n{}",
-            text(
-                &e.why_first_paragraph()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )
-        );
+        let why: Vec<&str> = e.why_first_paragraph().split_whitespace().collect();
+        let _ = writeln!(out, "\n{}", esc.text(&why.join(" ")));
         if n > 0 {
-            let _ = writeln!(out, "\nExcludes {n} test{}.", if n == 1 { "" } else { "s" });
+            let _ = writeln!(out, "\nExcludes {}.", n_of(n, "test", "tests"));
         }
         if let Some(r) = results {
-            let mine: Vec<_> = r
+            let mine: Vec<&CaseResult> = r
                 .results
                 .iter()
                 .filter(|c| c.entry.as_deref() == Some(e.id.as_str()))
                 .collect();
-            if !mine.is_empty() {
-                if markdown && history.is_some() {
-                    out.push_str("\n| test | this run | runs |\n|---|---|---|\n");
-                    for c in mine {
-                        let _ = writeln!(
-                            out,
-                            "| {} | {} | `{}` |",
-                            code(&c.name),
-                            c.outcome.label(),
-                            strip(&c.suite, &c.name)
-                        );
-                    }
-                } else if markdown {
-                    out.push_str("\n| test | this run |\n|---|---|\n");
-                    for c in mine {
-                        let _ = writeln!(out, "| {} | {} |", code(&c.name), c.outcome.label());
-                    }
-                } else {
-                    out.push('\n');
-                    for c in mine {
-                        let marks = strip(&c.suite, &c.name);
-                        let _ = writeln!(
-                            out,
-                            "  {:<16} {}{}",
-                            c.outcome.label(),
-                            if marks.is_empty() {
-                                String::new()
-                            } else {
-                                format!("{marks} ")
-                            },
-                            text(&c.name)
-                        );
-                    }
-                }
-            }
+            entry_results(&mut out, &mine, history, esc);
         }
     }
     if markdown {
         let _ = writeln!(out, "\n{MARKER}");
     }
     out
+}
+
+/// "In this run (…): …" for the results.
+fn run_line(out: &mut String, r: &HiveReport, esc: Escape) {
+    let count = |o: Outcome| r.counts.get(&o).copied().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "In this run ({}): {}, {} flaky, {}, {}, {} missing.",
+        esc.code(&r.dir.display().to_string()),
+        n_of(
+            count(Outcome::ExpectedFail),
+            "expected failure",
+            "expected failures"
+        ),
+        count(Outcome::Flaky),
+        n_of(
+            count(Outcome::UnexpectedPass),
+            "unexpected pass",
+            "unexpected passes"
+        ),
+        n_of(
+            count(Outcome::WrongFailure),
+            "wrong failure",
+            "wrong failures"
+        ),
+        count(Outcome::Missing)
+    );
+}
+
+/// "Over the last N runs: …" for the history.
+fn history_line(out: &mut String, h: &History) {
+    let classes: Vec<String> = [
+        TestClass::New,
+        TestClass::Persistent,
+        TestClass::Flaky,
+        TestClass::Fixed,
+        TestClass::Stale,
+    ]
+    .iter()
+    .map(|c| format!("{} {}", h.count(*c), c.label()))
+    .collect();
+    let _ = writeln!(
+        out,
+        "Over the last {} (oldest first; ✓ passed, ✗ failed, · absent): {}.",
+        n_of(h.runs.len(), "run", "runs"),
+        classes.join(", ")
+    );
+}
+
+/// The pins, and whether the run matched each.
+fn pins(out: &mut String, registry: &Registry, results: Option<&HiveReport>, esc: Escape) {
+    if registry.settings.upstream.is_empty() {
+        return;
+    }
+    let run_pins = results.map(|r| r.pins.as_slice()).unwrap_or_default();
+    let pins: Vec<String> = registry
+        .settings
+        .upstream
+        .iter()
+        .map(|(k, v)| {
+            let how = match run_pins.iter().find(|p| &p.name == k) {
+                None => String::new(),
+                Some(p) => match (p.status, &p.run) {
+                    (PinStatus::Matched, _) => " (the run matched)".into(),
+                    (PinStatus::Mismatch, Some(run)) => {
+                        format!(" (the run used {})", esc.code(run))
+                    }
+                    _ => " (not recorded by the run)".into(),
+                },
+            };
+            format!("{} {}{how}", esc.text(k), esc.code(v))
+        })
+        .collect();
+    let _ = writeln!(out, "Pinned upstream: {}.", pins.join(", "));
+    if run_pins.iter().any(|p| p.status == PinStatus::Mismatch) {
+        let _ = writeln!(
+            out,
+            "The run does not match the pins: unexpected passes are likely an upstream change."
+        );
+    }
+}
+
+/// How an entry's tests fared in the run (and over the runs, with a history).
+fn entry_results(out: &mut String, mine: &[&CaseResult], history: Option<&History>, esc: Escape) {
+    if mine.is_empty() {
+        return;
+    }
+    let strip = |c: &CaseResult| -> String {
+        history
+            .and_then(|h| {
+                h.tests
+                    .iter()
+                    .find(|t| t.suite == c.suite && t.name == c.name)
+            })
+            .map(|t| t.strip())
+            .unwrap_or_default()
+    };
+    match (esc.markdown, history.is_some()) {
+        (true, true) => {
+            out.push_str("\n| test | this run | runs |\n|---|---|---|\n");
+            for c in mine {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | `{}` |",
+                    esc.code(&c.name),
+                    c.outcome.label(),
+                    strip(c)
+                );
+            }
+        }
+        (true, false) => {
+            out.push_str("\n| test | this run |\n|---|---|\n");
+            for c in mine {
+                let _ = writeln!(out, "| {} | {} |", esc.code(&c.name), c.outcome.label());
+            }
+        }
+        (false, _) => {
+            out.push('\n');
+            for c in mine {
+                let marks = strip(c);
+                let marks = if marks.is_empty() { marks } else { marks + " " };
+                let _ = writeln!(
+                    out,
+                    "  {:<16} {marks}{}",
+                    c.outcome.label(),
+                    esc.text(&c.name)
+                );
+            }
+        }
+    }
 }
