@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use super::{write_json, Report};
 use crate::hive::history::{History, TestClass, TestHistory};
+use crate::hive::pins::PinStatus;
 use crate::known_issues::exclusions::sim_limit_pattern;
 use crate::markup::{count, markdown_cell, markdown_code, text_value};
 
@@ -31,6 +32,24 @@ fn summary(h: &History) -> String {
         count(h.runs.len(), "run", "runs"),
         classes.join(", ")
     )
+}
+
+/// "hive a74a5a70 (the last run matched)", per pin.
+fn pins(h: &History) -> Option<String> {
+    (!h.pins.is_empty()).then(|| {
+        h.pins
+            .iter()
+            .map(|p| {
+                let how = match (p.status, &p.run) {
+                    (PinStatus::Matched, _) => "the last run matched".to_string(),
+                    (PinStatus::Mismatch, Some(run)) => format!("the last run used {run}"),
+                    _ => "not recorded by the last run".to_string(),
+                };
+                format!("{} {} ({how})", p.name, p.pinned)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
 }
 
 fn name(t: &TestHistory) -> String {
@@ -68,6 +87,9 @@ impl Report for History {
                 count(r.cases, "case", "cases"),
                 r.failed
             )?;
+        }
+        if let Some(p) = pins(self) {
+            writeln!(w, "pinned upstream: {}", text_value(&p))?;
         }
         for t in &self.tests {
             // Names and failure text come from the results: one line each, never a command.
@@ -108,6 +130,9 @@ impl Report for History {
             w,
             "One mark per run, oldest first: ✓ passed, ✗ failed, · absent.\n"
         )?;
+        if let Some(p) = pins(self) {
+            writeln!(w, "Pinned upstream: {}\n", markdown_cell(&p))?;
+        }
         if !self.tests.is_empty() {
             writeln!(w, "| runs | test | class | notes |\n|---|---|---|---|")?;
             for t in self.tests.iter().take(MARKDOWN_ROWS) {

@@ -396,7 +396,8 @@ pub struct SummaryArgs {
     pub results: Option<PathBuf>,
     /// Earlier results directories, oldest first: each test of --results gains its strip of
     /// marks over them and this run (✓ passed, ✗ failed, · absent).
-    #[arg(long, value_name = "DIR", num_args = 1.., requires = "results")]
+    /// None is fine: the first run has no history.
+    #[arg(long, value_name = "DIR", num_args = 0.., requires = "results")]
     pub history: Vec<PathBuf>,
     /// With --results: only this client's cases.
     #[arg(long, value_name = "NAME")]
