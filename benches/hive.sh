@@ -4,6 +4,7 @@
 #
 #   benches/hive.sh                 # 100k and 400k cases (about 60 and 240 MB)
 #   CASES="20000" benches/hive.sh   # quicker
+#   benches/hive.sh history         # `hive history` over 30 runs of 100k cases (see history below)
 #
 # Prints wall time (best of RUNS) and peak RSS of each checker, and the ratios.
 set -euo pipefail
@@ -87,6 +88,107 @@ best() { # best-of-RUNS wall seconds and the max RSS (KiB) of "$@"
   done
   echo "$best $rss"
 }
+
+# `warden hive history` over HISTORY_RUNS runs of HISTORY_CASES cases each: 1 % failing, a tenth
+# of those flaky (each fails in a run with probability 1/2), 10 new failures in the last run.
+# Against a python3 implementation of the same classification (json.load of every run, a mark per
+# case and run); then again with the same failures and twice the passing cases, to show that
+# memory does not follow the passing cases.
+history_bench() {
+  local runs=${HISTORY_RUNS:-30} cases=${HISTORY_CASES:-100000}
+  cat > "$WORK/history.py" <<'PY'
+import json, os, sys
+dirs = sys.argv[1:]
+n = len(dirs)
+marks = {}
+for r, d in enumerate(dirs):
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".json") or f in ("hive.json", "errorReport.json", "containerErrorReport.json"):
+            continue
+        suite = json.load(open(os.path.join(d, f)))
+        for case in suite["testCases"].values():
+            name = case["name"]
+            if case.get("multiTestContext") or name.rsplit(" (", 1)[0] == "client launch":
+                continue
+            m = marks.setdefault((suite["name"], name), ["absent"] * n)
+            m[r] = "pass" if case["summaryResult"].get("pass") is True else "fail"
+counts = {}
+for m in marks.values():
+    fails, passes = m.count("fail"), m.count("pass")
+    if fails == 0:
+        continue
+    if m[-1] == "absent": c = "gone"
+    elif n > 1 and m[-1] == "fail" and fails == 1: c = "new"
+    elif passes == 0: c = "persistent"
+    elif all(x == "pass" for x in m[-2:]): c = "fixed"
+    else: c = "flaky"
+    counts[c] = counts.get(c, 0) + 1
+print(json.dumps(counts, sort_keys=True))
+PY
+  gen_history() { # gen_history DIR CASES RUNS FAILING_AMONG: failures only among the first FAILING_AMONG
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
+import json, os, random, sys
+out, n, runs, among = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+os.makedirs(out + "/known_issues", exist_ok=True)
+forks = ["Prague", "Cancun", "Shanghai", "Osaka"]
+names = []
+for i in range(1, n + 1):
+    fork = forks[i % 4]
+    names.append(f"tests/{fork.lower()}/eip7702_set_code_tx/test_set_code_txs.py::test_set_code_to_self_destruct[fork_{fork}-blockchain_test_engine_from_state_test-case_{i:06d}]-ethrex")
+listed = [names[i - 1] for i in range(1, among + 1) if i % 200 == 0 and i % 1000 != 0]
+flaky = [names[i - 1] for i in range(1000, among + 1, 1000)]
+for r in range(runs):
+    d = f"{out}/runs/{r + 1:03d}"
+    os.makedirs(d, exist_ok=True)
+    rng = random.Random(r)
+    with open(d + "/1780000000-0123456789abcdef0123456789abcdef.json", "w") as f:
+        f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"9.0.0"},"testCases":{')
+        log = 0
+        for i in range(1, n + 1):
+            fail = i % 100 == 0 and (i % 1000 != 0 or rng.random() < 0.5)
+            fail = i <= among and (fail or (r == runs - 1 and i % 10000 == 50))
+            begin = log; log += 180
+            case = {"name": names[i - 1] + " (ethrex)", "description": f"Test that a set-code transaction to self destructs correctly (variant {i}).",
+                    "start": "2026-08-01T10:00:00.123456789Z", "end": "2026-08-01T10:00:01.987654321Z",
+                    "summaryResult": {"pass": not fail, "log": {"begin": begin, "end": log}},
+                    "clientInfo": {"c0ffee42": {"id": "c0ffee42", "ip": "172.17.0.3", "name": "ethrex", "instantiatedAt": "2026-08-01T10:00:00Z", "logFile": "ethrex/client-c0ffee42.log"}}}
+            f.write(("," if i > 1 else "") + json.dumps(str(i)) + ":" + json.dumps(case, separators=(",", ":")))
+        f.write('},"simLog":"1780000000-simulator-c0ffee.log","testDetailsLog":"details/1780000000-c0ffee-1.log"}')
+with open(out + "/known_issues/registry.toml", "w") as f:
+    f.write('clients = ["ethrex"]\n')
+with open(out + "/known_issues/bench.toml", "w") as f:
+    f.write('title = "bench"\nwhy = "generated"\nremoval = "never"\n')
+    for t in listed:
+        f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\n')
+    for t in flaky:
+        f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\nexpect = "flaky"\n')
+PY
+  }
+  for n in "$cases" $((cases * 2)); do
+    local d="$WORK/history-$n"
+    gen_history "$d" "$n" "$runs" "$cases"
+    local size; size=$(du -sm "$d/runs" | cut -f1)
+    cat "$d"/runs/*/*.json > /dev/null
+    read -r tw rw < <(best "$WARDEN" hive history "$d"/runs/* --registry "$d/known_issues")
+    local line="history: $runs runs of $n cases ($size MB): warden ${tw} s / $((rw / 1024)) MiB"
+    if [ "$n" = "$cases" ]; then
+      read -r tp rp < <(RUNS=1 best python3 "$WORK/history.py" "$d"/runs/*)
+      line="$line, python json.load ${tp} s / $((rp / 1024)) MiB, ratio $(awk -v a="$tp" -v b="$tw" 'BEGIN{printf "%.1f", a/b}')×"
+      echo "$line"
+      "$WARDEN" hive history "$d"/runs/* --registry "$d/known_issues" --format json \
+        | python3 -c 'import json,sys,collections; t=json.load(sys.stdin)["tests"]; print("  warden counts:", json.dumps(dict(sorted(collections.Counter(x["class"] for x in t if x["class"] != "stale").items()))))'
+      echo "  python counts: $(python3 "$WORK/history.py" "$d"/runs/*)"
+    else
+      echo "$line (the same failures, twice the passing cases)"
+    fi
+    rm -rf "$d"
+  done
+}
+
+if [ "${1:-}" = history ]; then
+  history_bench
+  exit 0
+fi
 
 for n in $CASES; do
   d="$WORK/$n"; gen "$d" "$n"

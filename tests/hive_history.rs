@@ -466,3 +466,29 @@ fn summary_shows_the_history_strip() {
     .expect(0);
     insta::assert_snapshot!(out.stdout);
 }
+
+/// Bad input is exit 2 with the file named, and nothing is written.
+#[test]
+fn bad_runs_and_registries_are_errors_that_write_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    four_runs(t.path());
+    registry(t.path());
+    let out = run(warden(t.path()).args(["hive", "history", "runs/1", "runs/none"])).expect(2);
+    assert!(out.stderr.contains("runs/none"), "{}", out.stderr);
+    write(&t.path().join("runs/2/1-bad.json"), b"{\"name\":\"x\",\"testCases\":{\"1\":");
+    let out = run(warden(t.path()).args([
+        "known-issues",
+        "update",
+        "--from-results",
+        "runs/1",
+        "runs/2",
+        "--write",
+    ]))
+    .expect(2);
+    assert!(out.stderr.contains("runs/2/1-bad.json"), "{}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    let files = std::fs::read_dir(t.path().join("known_issues")).unwrap().count();
+    assert_eq!(files, 4, "nothing written");
+    run(warden(t.path()).args(["hive", "history", "runs/1", "--fixed-after", "0"])).expect(2);
+    run(warden(t.path()).args(["known-issues", "update"])).expect(2);
+}

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use super::{write_json, Report};
-use crate::hive::history::{History, TestClass, TestHistory};
+use crate::hive::history::{History, Mark, TestClass, TestHistory};
 use crate::hive::pins::PinStatus;
 use crate::known_issues::exclusions::sim_limit_pattern;
 use crate::markup::{count, markdown_cell, markdown_code, text_value};
@@ -56,9 +56,21 @@ fn name(t: &TestHistory) -> String {
     format!("{}/{}", t.suite, t.name)
 }
 
-/// What follows a test's name: its pass rate when flaky, its entry when listed.
-fn detail(t: &TestHistory) -> String {
+/// What follows a test's name: its pass rate when flaky, its entry when listed, and for a listed
+/// test that failed before and passes in a last run that does not match the pins, that upstream
+/// likely changed.
+fn detail(h: &History, t: &TestHistory) -> String {
     let mut parts = Vec::new();
+    if t.entry.is_some()
+        && t.failed > 0
+        && !h.pin_mismatches.is_empty()
+        && t.marks.last() == Some(&Mark::Pass)
+    {
+        parts.push(
+            "passed in the last run: likely an upstream change, the run does not match the pins"
+                .to_string(),
+        );
+    }
     if t.class == TestClass::Flaky {
         parts.push(format!(
             "passed {} of {} ({}%)",
@@ -93,7 +105,7 @@ impl Report for History {
         }
         for t in &self.tests {
             // Names and failure text come from the results: one line each, never a command.
-            let d = detail(t);
+            let d = detail(self, t);
             writeln!(
                 w,
                 "{:<10} {} {}{}",
@@ -142,7 +154,7 @@ impl Report for History {
                     t.strip(),
                     markdown_code(&name(t)),
                     t.class.label(),
-                    markdown_cell(&detail(t))
+                    markdown_cell(&detail(self, t))
                 )?;
             }
             if self.tests.len() > MARKDOWN_ROWS {
