@@ -475,7 +475,10 @@ fn bad_runs_and_registries_are_errors_that_write_nothing() {
     registry(t.path());
     let out = run(warden(t.path()).args(["hive", "history", "runs/1", "runs/none"])).expect(2);
     assert!(out.stderr.contains("runs/none"), "{}", out.stderr);
-    write(&t.path().join("runs/2/1-bad.json"), b"{\"name\":\"x\",\"testCases\":{\"1\":");
+    write(
+        &t.path().join("runs/2/1-bad.json"),
+        b"{\"name\":\"x\",\"testCases\":{\"1\":",
+    );
     let out = run(warden(t.path()).args([
         "known-issues",
         "update",
@@ -487,7 +490,9 @@ fn bad_runs_and_registries_are_errors_that_write_nothing() {
     .expect(2);
     assert!(out.stderr.contains("runs/2/1-bad.json"), "{}", out.stderr);
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
-    let files = std::fs::read_dir(t.path().join("known_issues")).unwrap().count();
+    let files = std::fs::read_dir(t.path().join("known_issues"))
+        .unwrap()
+        .count();
     assert_eq!(files, 4, "nothing written");
     run(warden(t.path()).args(["hive", "history", "runs/1", "--fixed-after", "0"])).expect(2);
     run(warden(t.path()).args(["known-issues", "update"])).expect(2);
