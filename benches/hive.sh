@@ -41,40 +41,63 @@ for f in sorted(os.listdir(results)):
 print(json.dumps(counts, sort_keys=True))
 PY
 
-gen() { # gen DIR CASES: a suite file, 1% failing, half of the failures listed
-python3 - "$1" "$2" <<'PY'
+# The generator both benchmarks use: EEST-style names, clientInfo and failure-log offsets.
+#   gen.py check DIR CASES                       one run, 1 % failing, half of those listed
+#   gen.py history DIR CASES RUNS FAILING_AMONG  RUNS runs (see history_bench)
+cat > "$WORK/gen.py" <<'PY'
 import json, os, random, sys
-out, n = sys.argv[1], int(sys.argv[2])
-random.seed(7)
-os.makedirs(out + "/results", exist_ok=True); os.makedirs(out + "/known_issues", exist_ok=True)
-forks = ["Prague", "Cancun", "Shanghai", "Osaka"]
-listed = []
-with open(out + "/results/1780000000-0123456789abcdef0123456789abcdef.json", "w") as f:
-    f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"9.0.0"},"testCases":{')
-    log = 0
-    for i in range(1, n + 1):
-        fork = forks[i % 4]
-        name = f"tests/{fork.lower()}/eip7702_set_code_tx/test_set_code_txs.py::test_set_code_to_self_destruct[fork_{fork}-blockchain_test_engine_from_state_test-case_{i:06d}]-ethrex"
-        fail = i % 100 == 0
-        if fail and i % 200 == 0:
-            listed.append(name)
-        begin = log; log += 180
-        case = {"name": name + " (ethrex)", "description": f"Test that a set-code transaction to self destructs correctly (variant {i}).",
-                "start": "2026-08-01T10:00:00.123456789Z", "end": "2026-08-01T10:00:01.987654321Z",
-                "summaryResult": {"pass": not fail, "log": {"begin": begin, "end": log}},
-                "clientInfo": {"c0ffee42": {"id": "c0ffee42", "ip": "172.17.0.3", "name": "ethrex", "instantiatedAt": "2026-08-01T10:00:00Z", "logFile": "ethrex/client-c0ffee42.log"}}}
-        f.write(("," if i > 1 else "") + json.dumps(str(i)) + ":" + json.dumps(case, separators=(",", ":")))
-    f.write('},"simLog":"1780000000-simulator-c0ffee.log","testDetailsLog":"details/1780000000-c0ffee-1.log"}')
-with open(out + "/known_issues/registry.toml", "w") as f:
-    f.write('clients = ["ethrex"]\n')
-with open(out + "/known_issues/bench.toml", "w") as f:
-    f.write('title = "bench"\nwhy = "generated"\nremoval = "never"\n')
-    for t in listed:
-        f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\n')
-# jq and python get the names with the client suffix stripped, as the registry lists them
-open(out + "/listed.txt", "w").write("\n".join(listed) + "\n")
+
+FORKS = ["Prague", "Cancun", "Shanghai", "Osaka"]
+
+def name(i):
+    fork = FORKS[i % 4]
+    return f"tests/{fork.lower()}/eip7702_set_code_tx/test_set_code_txs.py::test_set_code_to_self_destruct[fork_{fork}-blockchain_test_engine_from_state_test-case_{i:06d}]-ethrex"
+
+def write_suite(path, n, failing):
+    """A suite file of n cases; failing(i) says which fail."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"9.0.0"},"testCases":{')
+        log = 0
+        for i in range(1, n + 1):
+            begin = log; log += 180
+            case = {"name": name(i) + " (ethrex)", "description": f"Test that a set-code transaction to self destructs correctly (variant {i}).",
+                    "start": "2026-08-01T10:00:00.123456789Z", "end": "2026-08-01T10:00:01.987654321Z",
+                    "summaryResult": {"pass": not failing(i), "log": {"begin": begin, "end": log}},
+                    "clientInfo": {"c0ffee42": {"id": "c0ffee42", "ip": "172.17.0.3", "name": "ethrex", "instantiatedAt": "2026-08-01T10:00:00Z", "logFile": "ethrex/client-c0ffee42.log"}}}
+            f.write(("," if i > 1 else "") + json.dumps(str(i)) + ":" + json.dumps(case, separators=(",", ":")))
+        f.write('},"simLog":"1780000000-simulator-c0ffee.log","testDetailsLog":"details/1780000000-c0ffee-1.log"}')
+
+def write_registry(out, listed, flaky=()):
+    os.makedirs(out + "/known_issues", exist_ok=True)
+    with open(out + "/known_issues/registry.toml", "w") as f:
+        f.write('clients = ["ethrex"]\n')
+    with open(out + "/known_issues/bench.toml", "w") as f:
+        f.write('title = "bench"\nwhy = "generated"\nremoval = "never"\n')
+        for t in listed:
+            f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\n')
+        for t in flaky:
+            f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\nexpect = "flaky"\n')
+
+SUITE = "1780000000-0123456789abcdef0123456789abcdef.json"
+mode, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if mode == "check":
+    write_suite(f"{out}/results/{SUITE}", n, lambda i: i % 100 == 0)
+    listed = [name(i) for i in range(200, n + 1, 200)]
+    write_registry(out, listed)
+    # jq and python get the names with the client suffix stripped, as the registry lists them
+    open(out + "/listed.txt", "w").write("\n".join(listed) + "\n")
+else:
+    runs, among = int(sys.argv[4]), int(sys.argv[5])
+    for r in range(runs):
+        rng = random.Random(r)
+        def failing(i):
+            fail = i % 100 == 0 and (i % 1000 != 0 or rng.random() < 0.5)
+            return i <= among and (fail or (r == runs - 1 and i % 10000 == 50))
+        write_suite(f"{out}/runs/{r + 1:03d}/{SUITE}", n, failing)
+    write_registry(out, [name(i) for i in range(200, among + 1, 200) if i % 1000 != 0],
+                   [name(i) for i in range(1000, among + 1, 1000)])
 PY
-}
 
 best() { # best-of-RUNS wall seconds and the max RSS (KiB) of "$@"
   local best="" rss=0
@@ -125,48 +148,9 @@ for m in marks.values():
     counts[c] = counts.get(c, 0) + 1
 print(json.dumps(counts, sort_keys=True))
 PY
-  gen_history() { # gen_history DIR CASES RUNS FAILING_AMONG: failures only among the first FAILING_AMONG
-  python3 - "$1" "$2" "$3" "$4" <<'PY'
-import json, os, random, sys
-out, n, runs, among = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-os.makedirs(out + "/known_issues", exist_ok=True)
-forks = ["Prague", "Cancun", "Shanghai", "Osaka"]
-names = []
-for i in range(1, n + 1):
-    fork = forks[i % 4]
-    names.append(f"tests/{fork.lower()}/eip7702_set_code_tx/test_set_code_txs.py::test_set_code_to_self_destruct[fork_{fork}-blockchain_test_engine_from_state_test-case_{i:06d}]-ethrex")
-listed = [names[i - 1] for i in range(1, among + 1) if i % 200 == 0 and i % 1000 != 0]
-flaky = [names[i - 1] for i in range(1000, among + 1, 1000)]
-for r in range(runs):
-    d = f"{out}/runs/{r + 1:03d}"
-    os.makedirs(d, exist_ok=True)
-    rng = random.Random(r)
-    with open(d + "/1780000000-0123456789abcdef0123456789abcdef.json", "w") as f:
-        f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"9.0.0"},"testCases":{')
-        log = 0
-        for i in range(1, n + 1):
-            fail = i % 100 == 0 and (i % 1000 != 0 or rng.random() < 0.5)
-            fail = i <= among and (fail or (r == runs - 1 and i % 10000 == 50))
-            begin = log; log += 180
-            case = {"name": names[i - 1] + " (ethrex)", "description": f"Test that a set-code transaction to self destructs correctly (variant {i}).",
-                    "start": "2026-08-01T10:00:00.123456789Z", "end": "2026-08-01T10:00:01.987654321Z",
-                    "summaryResult": {"pass": not fail, "log": {"begin": begin, "end": log}},
-                    "clientInfo": {"c0ffee42": {"id": "c0ffee42", "ip": "172.17.0.3", "name": "ethrex", "instantiatedAt": "2026-08-01T10:00:00Z", "logFile": "ethrex/client-c0ffee42.log"}}}
-            f.write(("," if i > 1 else "") + json.dumps(str(i)) + ":" + json.dumps(case, separators=(",", ":")))
-        f.write('},"simLog":"1780000000-simulator-c0ffee.log","testDetailsLog":"details/1780000000-c0ffee-1.log"}')
-with open(out + "/known_issues/registry.toml", "w") as f:
-    f.write('clients = ["ethrex"]\n')
-with open(out + "/known_issues/bench.toml", "w") as f:
-    f.write('title = "bench"\nwhy = "generated"\nremoval = "never"\n')
-    for t in listed:
-        f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\n')
-    for t in flaky:
-        f.write(f'\n[[exclude]]\nsuite = "eels/consume-engine"\ntest = {json.dumps(t)}\nexpect = "flaky"\n')
-PY
-  }
   for n in "$cases" $((cases * 2)); do
     local d="$WORK/history-$n"
-    gen_history "$d" "$n" "$runs" "$cases"
+    python3 "$WORK/gen.py" history "$d" "$n" "$runs" "$cases"
     local size; size=$(du -sm "$d/runs" | cut -f1)
     cat "$d"/runs/*/*.json > /dev/null
     read -r tw rw < <(best "$WARDEN" hive history "$d"/runs/* --registry "$d/known_issues")
@@ -191,7 +175,7 @@ if [ "${1:-}" = history ]; then
 fi
 
 for n in $CASES; do
-  d="$WORK/$n"; gen "$d" "$n"
+  d="$WORK/$n"; python3 "$WORK/gen.py" check "$d" "$n"
   size=$(du -m "$d/results"/*.json | cut -f1)
   cat "$d/results"/*.json > /dev/null
   read -r tw rw < <(best "$WARDEN" hive check "$d/results" --registry "$d/known_issues" --allow-missing)

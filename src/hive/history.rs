@@ -344,14 +344,7 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
             "hive history needs at least one results directory".into(),
         ));
     }
-    let matcher = Matcher::new(registry).map_err(|errs| {
-        let (e, i, m) = &errs[0];
-        Error::input(
-            e.path.display().to_string(),
-            None,
-            format!("exclude[{i}]: {m} (run `warden known-issues lint`)"),
-        )
-    })?;
+    let matcher = Matcher::valid(registry)?;
     let n = dirs.len();
     let fixed_after = opts.fixed_after.max(1);
     // Pass 1: failures and listed cases of every run.

@@ -88,6 +88,19 @@ impl<'r> Matcher<'r> {
         }
     }
 
+    /// Compiles every rule for reading results: a rule that does not compile is bad input, named
+    /// with its file (lint says more).
+    pub fn valid(registry: &'r Registry) -> crate::error::Result<Self> {
+        Self::new(registry).map_err(|errs| {
+            let (e, i, m) = &errs[0];
+            crate::error::Error::input(
+                e.path.display().to_string(),
+                None,
+                format!("exclude[{i}]: {m} (run `warden known-issues lint`)"),
+            )
+        })
+    }
+
     /// Compiles what it can (a broken glob matches nothing, a broken signature is dropped) and
     /// returns the errors alongside, so lint can report them and still check the rest.
     pub fn compile(registry: &'r Registry) -> (Self, Vec<CompileError<'r>>) {

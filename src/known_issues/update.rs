@@ -590,14 +590,7 @@ fn move_pins(
 
 /// Plans the registry edits the runs of `history` call for.
 pub fn plan(registry: &Registry, history: &History, opts: &UpdateOptions) -> Result<Update> {
-    let matcher = Matcher::new(registry).map_err(|errs| {
-        let (e, i, m) = &errs[0];
-        Error::input(
-            e.path.display().to_string(),
-            None,
-            format!("exclude[{i}]: {m}"),
-        )
-    })?;
+    let matcher = Matcher::valid(registry)?;
     let mut changes = Vec::new();
     let mut files = Vec::new();
     // Entry (by file) → exclusion index → edit.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use release_warden::audit::findings::Severity;
 use release_warden::files::paths::under_root;
+use release_warden::hive::history::HistoryOptions;
 use release_warden::known_issues::exclusions::ExclusionFormat;
 use release_warden::known_issues::schema::{Expect, DEFAULT_DIR};
 use release_warden::report::Format;
@@ -221,12 +222,8 @@ pub struct UpdateArgs {
     /// hive results directories, oldest first.
     #[arg(long, value_name = "DIR", num_args = 1.., required = true)]
     pub from_results: Vec<PathBuf>,
-    /// Only this client's cases (the " (client)" suffix).
-    #[arg(long, value_name = "NAME")]
-    pub client: Option<String>,
-    /// A listed test that passed in each of the last N runs, after failing earlier, is fixed.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub fixed_after: u32,
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// Remove exclusions that matched no test of any run (suites that ran only).
     #[arg(long)]
     pub prune_missing: bool,
@@ -444,12 +441,8 @@ pub struct HiveHistoryArgs {
     /// The registry folder.
     #[arg(long, value_name = "DIR", default_value = "known_issues")]
     pub registry: PathBuf,
-    /// Only this client's cases (the " (client)" suffix).
-    #[arg(long, value_name = "NAME")]
-    pub client: Option<String>,
-    /// A test that passed in each of the last N runs, after failing earlier, is fixed.
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub fixed_after: u32,
+    #[command(flatten)]
+    pub runs: RunsArgs,
     /// Print only a --sim.limit include regex (one line per suite) of the tests that failed in
     /// the last run, to re-run them.
     #[arg(long, conflicts_with_all = ["format", "step_summary"])]
@@ -484,6 +477,26 @@ pub struct HiveDiffArgs {
     /// Also append the markdown to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
+}
+
+/// How several runs are read (`hive history`, `known-issues update`).
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Only this client's cases (the " (client)" suffix).
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    /// A test that passed in each of the last N runs, after failing earlier, is fixed.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub fixed_after: u32,
+}
+
+impl RunsArgs {
+    pub fn options(&self) -> HistoryOptions {
+        HistoryOptions {
+            client: self.client.clone(),
+            fixed_after: self.fixed_after as usize,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use release_warden::hive::classify::{classify_run, ClassifyOptions};
-use release_warden::hive::history::{self, HistoryOptions};
+use release_warden::hive::history;
 use release_warden::known_issues::exclusions::read_test_list;
 use release_warden::known_issues::schema::Registry;
 use release_warden::report::hive_history::rerun_regex;
@@ -21,11 +21,7 @@ pub fn diff(args: HiveDiffArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::R
 /// `warden hive history DIR…`.
 pub fn history(args: HiveHistoryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry)?;
-    let opts = HistoryOptions {
-        client: args.client,
-        fixed_after: args.fixed_after as usize,
-    };
-    let mut report = history::history(&args.dirs, &registry, &opts)?;
+    let mut report = history::history(&args.dirs, &registry, &args.runs.options())?;
     report.require_pins = args.require_pins;
     if args.rerun_regex {
         out.write_all(rerun_regex(&report).as_bytes())?;

@@ -37,14 +37,7 @@ pub fn run(cmd: KnownIssuesCommand, ctx: &Context, out: &mut dyn Write) -> anyho
 /// `warden known-issues update --from-results DIR…`.
 fn update(args: UpdateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry.registry_dir())?;
-    let history = history(
-        &args.from_results,
-        &registry,
-        &HistoryOptions {
-            client: args.client.clone(),
-            fixed_after: args.fixed_after as usize,
-        },
-    )?;
+    let history = history(&args.from_results, &registry, &args.runs.options())?;
     let (y, m, d) = today();
     let opts = UpdateOptions {
         prune_missing: args.prune_missing,
