@@ -187,6 +187,26 @@ impl Finding {
     }
 }
 
+/// A finding of the baseline that the new report no longer has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GoneFinding {
+    pub id: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub repository: String,
+    /// Where it was: `path:line:column (job …)` or `GET /resource`, as the baseline had it.
+    pub location: String,
+    pub message: String,
+}
+
+/// What the baseline did to a report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BaselineOutcome {
+    pub file: PathBuf,
+    /// Findings also in the baseline: not shown, not counted.
+    pub unchanged: usize,
+    pub gone: Vec<GoneFinding>,
+}
+
 /// Findings plus the threshold that decides the exit code.
 #[derive(Clone, Debug)]
 pub struct AuditReport {
@@ -203,6 +223,8 @@ pub struct AuditReport {
     /// Findings `.github/warden.toml` suppresses, with the reason: not counted for the exit code,
     /// kept in JSON and SARIF.
     pub suppressed: Vec<(Finding, Suppression)>,
+    /// `--baseline FILE`: `findings` holds only the new ones; what is unchanged and gone.
+    pub baseline: Option<BaselineOutcome>,
 }
 
 impl AuditReport {

@@ -8,6 +8,7 @@
 //! `unverifiable` finding naming the permission it needed.
 
 pub mod apply;
+pub mod baseline;
 pub mod catalogue;
 pub mod config;
 pub mod findings;
@@ -86,6 +87,7 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
         workflows: wf.workflows,
         snapshot: None,
         suppressed: Vec::new(),
+        baseline: None,
     };
     let repo = match (&req.settings, &req.repository) {
         (SettingsSource::Offline, _) => None,

@@ -9,7 +9,10 @@ use serde_json::json;
 
 use super::{unsupported, write_json, Format, Report};
 use crate::audit::apply::Applied;
-use crate::audit::findings::{AuditReport, Confidence, Finding, Location, Severity, Suppression};
+use crate::audit::baseline::FindingKey;
+use crate::audit::findings::{
+    AuditReport, BaselineOutcome, Confidence, Finding, Location, Severity, Suppression,
+};
 use crate::audit::fix_plan;
 use crate::audit::rule::Rule;
 use crate::markup::{count, github_annotation, markdown_cell, markdown_code, text_value};
@@ -99,6 +102,17 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
         writeln!(w, "       {}", text_value(&f.message))?;
         writeln!(w, "       fix: {}", text_value(&f.remediation))?;
     }
+    if let Some(b) = &r.baseline {
+        for g in &b.gone {
+            writeln!(
+                w,
+                "GONE   {}  {}",
+                text_value(&g.id),
+                text_value(&g.location)
+            )?;
+            writeln!(w, "       {}", text_value(&g.message))?;
+        }
+    }
     let c = counts(r);
     let verdict = if r.exit_code() == 0 { "ok" } else { "FAILED" };
     let suppressed = if r.suppressed.is_empty() {
@@ -110,9 +124,19 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             crate::audit::config::CONFIG_FILE
         )
     };
+    let new = if r.baseline.is_some() { "new " } else { "" };
+    let baseline = match &r.baseline {
+        Some(b) => format!(
+            "; baseline {}: {} unchanged, {} gone",
+            text_value(&b.file.display().to_string()),
+            b.unchanged,
+            b.gone.len()
+        ),
+        None => String::new(),
+    };
     writeln!(
         w,
-        "{}: {} high, {} medium, {} low, {} info{suppressed} (--fail-on {}: {verdict})",
+        "{new}{}: {} high, {} medium, {} low, {} info{suppressed}{baseline} (--fail-on {}: {verdict})",
         count(r.findings.len(), "finding", "findings"),
         c[0].1,
         c[1].1,
@@ -132,6 +156,9 @@ struct V1<'a> {
     fail_on: Severity,
     failed: bool,
     findings: Vec<V1Finding<'a>>,
+    /// With `--baseline`: `findings` are the new ones; what was unchanged and what is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a BaselineOutcome>,
 }
 
 #[derive(Serialize)]
@@ -157,6 +184,7 @@ fn v1(r: &AuditReport) -> V1<'_> {
         release_tag_patterns: &r.release_tag_patterns,
         fail_on: r.fail_on,
         failed: r.exit_code() != 0,
+        baseline: r.baseline.as_ref(),
         findings: r
             .findings
             .iter()
@@ -238,7 +266,13 @@ fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
                 "message": {"text": format!("{} Fix: {}", f.message, f.remediation)},
                 "locations": [location],
                 "properties": {"severity": f.severity, "confidence": f.confidence},
+                "partialFingerprints": {
+                    "wardenFinding/v1": FindingKey::of(f, r.repository.as_deref()).fingerprint()
+                },
             });
+            if r.baseline.is_some() && suppressed.is_none() {
+                result["baselineState"] = json!("new");
+            }
             if let Some(s) = suppressed {
                 result["suppressions"] = json!([{"kind": "external", "justification": s.reason}]);
             }
@@ -269,17 +303,51 @@ fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
         if r.exit_code() == 0 { "ok" } else { "FAILED" }
     )?;
     if let Some(repo) = &r.repository {
+        // Tag patterns come from workflows: each a code span that cannot end early.
+        let tags: Vec<String> = r
+            .release_tag_patterns
+            .iter()
+            .map(|t| markdown_code(t))
+            .collect();
         writeln!(
             w,
-            "Repository `{repo}`, release tags `{}`.\n",
-            r.release_tag_patterns.join("`, `")
+            "Repository {}, release tags {}.\n",
+            markdown_code(repo),
+            tags.join(", ")
         )?;
     }
     writeln!(
         w,
-        "{} high, {} medium, {} low, {} info (fail on {}).\n",
-        c[0].1, c[1].1, c[2].1, c[3].1, r.fail_on
+        "{}{} high, {} medium, {} low, {} info (fail on {}).\n",
+        if r.baseline.is_some() { "New: " } else { "" },
+        c[0].1,
+        c[1].1,
+        c[2].1,
+        c[3].1,
+        r.fail_on
     )?;
+    if let Some(b) = &r.baseline {
+        writeln!(
+            w,
+            "Baseline {}: {} unchanged, {} gone.\n",
+            markdown_code(&b.file.display().to_string()),
+            b.unchanged,
+            b.gone.len()
+        )?;
+        if !b.gone.is_empty() {
+            writeln!(w, "| gone | where | what |\n|---|---|---|")?;
+            for g in &b.gone {
+                writeln!(
+                    w,
+                    "| {} | {} | {} |",
+                    markdown_code(&g.id),
+                    markdown_code(&g.location),
+                    markdown_cell(&g.message)
+                )?;
+            }
+            writeln!(w)?;
+        }
+    }
     if r.findings.is_empty() {
         return Ok(());
     }

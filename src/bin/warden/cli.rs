@@ -142,6 +142,11 @@ pub struct AuditArgs {
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
+    /// A previous `--format json` report: show only new findings and those that are gone, and
+    /// decide the exit status on new findings only. Findings match by rule, repository and
+    /// subject (workflow file and job, or API resource), not by line.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use anyhow::{anyhow, bail};
 use release_warden::audit::apply::{apply, requests};
+use release_warden::audit::baseline::Baseline;
 use release_warden::audit::findings::{AuditReport, Severity};
 use release_warden::audit::fix_plan::plan;
 use release_warden::audit::secrets::SigningSecrets;
@@ -31,7 +32,11 @@ pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
         (None, Some(session)) => SettingsSource::Live(session),
         (None, None) => SettingsSource::NoToken,
     };
-    let report = audit::run(&request(&args.target, ctx, settings, args.fail_on.into()))?;
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on.into()))?;
+    if let Some(b) = &baseline {
+        b.apply(&mut report);
+    }
     let format = Format::from(args.format);
     let code = ctx.emit(out, &report, format, args.step_summary)?;
     // Machine formats keep stdout parseable: the plan and apply progress go to stderr.
