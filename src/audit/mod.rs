@@ -63,83 +63,137 @@ pub struct AuditRequest<'a> {
     pub deep: bool,
 }
 
+/// The offline half of an audit, done: the workflows of a checkout audited, with what the
+/// settings audit needs from them.
+pub struct Prepared {
+    config: config::AuditConfig,
+    secrets: SigningSecrets,
+    wf: workflows::WorkflowAudit,
+    keys: Option<crate::release::trusted_keys::TrustedKeys>,
+    report: AuditReport,
+}
+
+impl Prepared {
+    /// Audits the workflows under `root` (with its `.github/warden.toml`).
+    pub fn new(
+        root: &std::path::Path,
+        secrets: &SigningSecrets,
+        fallback_tag_patterns: &[String],
+        fail_on: Severity,
+    ) -> Result<Prepared> {
+        // `.github/warden.toml`: more key names and signing actions, and suppressions.
+        let config = config::AuditConfig::load(root)?;
+        let mut secrets = secrets.clone();
+        secrets.extra.extend(config.secrets.iter().cloned());
+        secrets.only.extend(config.only_secrets.iter().cloned());
+        secrets.actions.extend(config.actions.iter().cloned());
+        let mut wf = workflows::audit_workflows(root, &secrets)?;
+        // The settings audit judges stored secrets with the keys the workflows showed.
+        secrets.found.extend(wf.keys.iter().cloned());
+        let patterns = if wf.tag_patterns.is_empty() {
+            fallback_tag_patterns.to_vec()
+        } else {
+            wf.tag_patterns.clone()
+        };
+        // The repository's own keys/ verify its published releases.
+        let keys = crate::release::trusted_keys::TrustedKeys::load_dir(
+            &crate::files::paths::under_root(root, "keys"),
+        )
+        .ok()
+        .filter(|k| !k.is_empty());
+        let report = AuditReport {
+            findings: std::mem::take(&mut wf.findings),
+            fail_on,
+            repository: None,
+            release_tag_patterns: patterns,
+            workflows: wf.workflows.clone(),
+            snapshot: None,
+            suppressed: Vec::new(),
+            baseline: None,
+        };
+        Ok(Prepared {
+            config,
+            secrets,
+            wf,
+            keys,
+            report,
+        })
+    }
+
+    /// What the settings audit of `repo` needs.
+    pub fn settings_input<'a>(
+        &'a self,
+        repo: &'a str,
+        releases: usize,
+        deep: bool,
+    ) -> SettingsInput<'a> {
+        SettingsInput {
+            keys: self.keys.as_ref(),
+            releases,
+            deep,
+            repo,
+            signing_jobs: &self.wf.signing_jobs,
+            tag_patterns: &self.report.release_tag_patterns,
+            secrets: &self.secrets,
+        }
+    }
+
+    /// The report: the workflow findings, `settings` (the settings audit's, of `repository`),
+    /// suppressions applied, sorted.
+    pub fn finish(self, repository: Option<&str>, settings: Vec<Finding>) -> AuditReport {
+        let mut report = self.report;
+        report.findings.extend(settings);
+        report.repository = repository.map(str::to_string);
+        let (y, m, d) = crate::known_issues::lint::today();
+        let (active, suppressed) = self.config.apply(
+            std::mem::take(&mut report.findings),
+            &format!("{y:04}-{m:02}-{d:02}"),
+        );
+        report.findings = active;
+        report.suppressed = suppressed;
+        report.sort();
+        report
+    }
+}
+
 /// Audits the workflows, then the settings from the request's source; findings sorted.
 pub fn run(req: &AuditRequest) -> Result<AuditReport> {
-    // `.github/warden.toml`: more key names and signing actions, and suppressions.
-    let config = config::AuditConfig::load(&req.root)?;
-    let mut secrets = req.secrets.clone();
-    secrets.extra.extend(config.secrets.iter().cloned());
-    secrets.only.extend(config.only_secrets.iter().cloned());
-    secrets.actions.extend(config.actions.iter().cloned());
-    let wf = workflows::audit_workflows(&req.root, &secrets)?;
-    // The settings audit judges stored secrets with the keys the workflows showed.
-    secrets.found.extend(wf.keys.iter().cloned());
-    let patterns = if wf.tag_patterns.is_empty() {
-        req.fallback_tag_patterns.clone()
-    } else {
-        wf.tag_patterns.clone()
-    };
-    let mut report = AuditReport {
-        findings: wf.findings,
-        fail_on: req.fail_on,
-        repository: None,
-        release_tag_patterns: patterns,
-        workflows: wf.workflows,
-        snapshot: None,
-        suppressed: Vec::new(),
-        baseline: None,
-    };
+    let prepared = Prepared::new(
+        &req.root,
+        &req.secrets,
+        &req.fallback_tag_patterns,
+        req.fail_on,
+    )?;
     let repo = match (&req.settings, &req.repository) {
         (SettingsSource::Offline, _) => None,
         (SettingsSource::NoToken, repo) => {
-            report.findings.push(no_token(repo.as_deref()));
-            None
+            let finding = no_token(repo.as_deref());
+            return Ok(prepared.finish(None, vec![finding]));
         }
         (_, Some(repo)) => Some(repo.as_str()),
         (source, None) => return Err(Error::Usage(needs_repository(source).into())),
     };
-    if let Some(repo) = repo {
-        // The repository's own keys/ verify its published releases.
-        let keys_dir = crate::files::paths::under_root(&req.root, "keys");
-        let keys = crate::release::trusted_keys::TrustedKeys::load_dir(&keys_dir)
-            .ok()
-            .filter(|k| !k.is_empty());
-        let input = SettingsInput {
-            keys: keys.as_ref(),
-            releases: req.releases,
-            deep: req.deep,
-            repo,
-            signing_jobs: &wf.signing_jobs,
-            tag_patterns: &report.release_tag_patterns,
-            secrets: &secrets,
-        };
-        let found = match &req.settings {
-            SettingsSource::Snapshot(dir) => futures::executor::block_on(settings::audit(
-                &SnapshotSource { dir: dir.clone() },
-                &input,
-            )),
-            SettingsSource::Live(session) => {
-                session.block_on(settings::audit(session.api(), &input))
-            }
-            SettingsSource::Record(session, out) => {
-                let recorder = Recorder::new(session.api());
-                let found = session.block_on(settings::audit(&recorder, &input));
-                report.snapshot = Some((out.clone(), recorder.save(out)?));
-                found
-            }
-            SettingsSource::Offline | SettingsSource::NoToken => Vec::new(),
-        };
-        report.findings.extend(found);
-        report.repository = Some(repo.to_string());
-    }
-    let (y, m, d) = crate::known_issues::lint::today();
-    let (active, suppressed) = config.apply(
-        std::mem::take(&mut report.findings),
-        &format!("{y:04}-{m:02}-{d:02}"),
-    );
-    report.findings = active;
-    report.suppressed = suppressed;
-    report.sort();
+    let Some(repo) = repo else {
+        return Ok(prepared.finish(None, Vec::new()));
+    };
+    let input = prepared.settings_input(repo, req.releases, req.deep);
+    let mut snapshot = None;
+    let found = match &req.settings {
+        SettingsSource::Snapshot(dir) => futures::executor::block_on(settings::audit(
+            &SnapshotSource { dir: dir.clone() },
+            &input,
+        )),
+        SettingsSource::Live(session) => session.block_on(settings::audit(session.api(), &input)),
+        SettingsSource::Record(session, out) => {
+            let recorder = Recorder::new(session.api());
+            let found = session.block_on(settings::audit(&recorder, &input));
+            snapshot = Some((out.clone(), recorder.save(out)?));
+            found
+        }
+        SettingsSource::Offline | SettingsSource::NoToken => Vec::new(),
+    };
+    let mut report = prepared.finish(Some(repo), found);
+    report.snapshot = snapshot;
     Ok(report)
 }
 
