@@ -13,6 +13,7 @@ pub mod catalogue;
 pub mod config;
 pub mod findings;
 pub mod fix_plan;
+pub mod org;
 pub mod rule;
 pub mod secrets;
 pub mod settings;

@@ -162,6 +162,95 @@ impl Default for RetryPolicy {
     }
 }
 
+/// Answers kept on disk with their ETags (`--cache DIR`): a request for a cached route asks
+/// `If-None-Match`, and GitHub's 304 (which costs no rate limit) is answered from the file.
+/// Git objects named by their SHA never change and are not asked for again.
+#[derive(Clone, Debug)]
+pub struct ResponseCache {
+    dir: std::path::PathBuf,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CachedAnswer {
+    route: String,
+    etag: String,
+    #[serde(default)]
+    link: Option<String>,
+    body: String,
+}
+
+/// A cached answer is one API response: a few MB at most.
+const CACHED_ANSWER_CAP: u64 = 64 << 20;
+
+impl ResponseCache {
+    pub fn new(dir: std::path::PathBuf) -> Self {
+        ResponseCache { dir }
+    }
+
+    fn file(&self, route: &str) -> std::path::PathBuf {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(route.as_bytes());
+        self.dir.join(format!(
+            "{}.json",
+            crate::release::checksums::to_hex(&digest)
+        ))
+    }
+
+    fn get(&self, route: &str) -> Option<CachedAnswer> {
+        let file = self.file(route);
+        let text =
+            crate::files::guarded::read_text_inside(&self.dir, &file, CACHED_ANSWER_CAP).ok()?;
+        serde_json::from_str::<CachedAnswer>(&text)
+            .ok()
+            .filter(|a| a.route == route)
+    }
+
+    fn put(&self, answer: &CachedAnswer) {
+        // A cache that cannot be written only costs requests next time.
+        if std::fs::create_dir_all(&self.dir).is_ok() {
+            if let Ok(json) = serde_json::to_vec(answer) {
+                let _ = crate::files::atomic::write_atomic(
+                    &self.file(&answer.route),
+                    &json,
+                    0o600,
+                    true,
+                );
+            }
+        }
+    }
+}
+
+/// A git object named by its SHA: its content never changes.
+fn immutable(route: &str) -> bool {
+    ["/git/blobs/", "/git/trees/"].iter().any(|kind| {
+        route.split_once(kind).is_some_and(|(_, rest)| {
+            let sha = rest.split('?').next().unwrap_or(rest);
+            sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())
+        })
+    })
+}
+
+/// What the API said of the rate limit last, and how many requests went out.
+#[derive(Debug, Default)]
+pub struct Usage {
+    remaining: std::sync::atomic::AtomicI64,
+    reset: std::sync::atomic::AtomicU64,
+    sent: std::sync::atomic::AtomicUsize,
+    not_modified: std::sync::atomic::AtomicUsize,
+    from_cache: std::sync::atomic::AtomicUsize,
+}
+
+/// Requests sent, answered 304 (free), and answered from the cache without a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RequestCounts {
+    pub sent: usize,
+    pub not_modified: usize,
+    pub from_cache: usize,
+}
+
+/// How many requests may be in flight at once: GitHub's secondary limits punish bursts.
+pub const MAX_IN_FLIGHT: usize = 32;
+
 pub struct LiveApi {
     crab: Octocrab,
     /// The same client asking for raw bytes (`Accept: application/octet-stream`), for assets.
@@ -171,6 +260,9 @@ pub struct LiveApi {
     base_url: String,
     base_path: String,
     retry: RetryPolicy,
+    cache: Option<ResponseCache>,
+    usage: Usage,
+    in_flight: tokio::sync::Semaphore,
 }
 
 impl fmt::Debug for LiveApi {
@@ -212,18 +304,110 @@ impl LiveApi {
             base_url: base_url.trim_end_matches('/').to_string(),
             base_path,
             retry,
+            cache: None,
+            usage: Usage {
+                remaining: std::sync::atomic::AtomicI64::new(-1),
+                ..Usage::default()
+            },
+            in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
         })
     }
 
-    /// One GET with retries. Returns status, headers and body.
-    async fn get_once(&self, route: &str) -> Result<(u16, HeaderMap, String), String> {
+    /// Answers from and into `cache` (conditional requests).
+    pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// The last `x-ratelimit-remaining` and `x-ratelimit-reset` (epoch seconds) seen, if any.
+    pub fn rate_limit(&self) -> Option<(u64, u64)> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let remaining = self.usage.remaining.load(Relaxed);
+        (remaining >= 0).then(|| (remaining as u64, self.usage.reset.load(Relaxed)))
+    }
+
+    pub fn request_counts(&self) -> RequestCounts {
+        use std::sync::atomic::Ordering::Relaxed;
+        RequestCounts {
+            sent: self.usage.sent.load(Relaxed),
+            not_modified: self.usage.not_modified.load(Relaxed),
+            from_cache: self.usage.from_cache.load(Relaxed),
+        }
+    }
+
+    fn note_usage(&self, headers: &HeaderMap) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if let Some(r) = header(headers, "x-ratelimit-remaining").and_then(|v| v.parse().ok()) {
+            self.usage.remaining.store(r, Relaxed);
+        }
+        if let Some(r) = header(headers, "x-ratelimit-reset").and_then(|v| v.parse().ok()) {
+            self.usage.reset.store(r, Relaxed);
+        }
+    }
+
+    /// One GET, through the cache when there is one: a cached git object is not asked for
+    /// again, anything else is asked with `If-None-Match` and a 304 is answered from the cache.
+    async fn get_cached(&self, route: &str) -> Result<(u16, HeaderMap, String), String> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let cached = self.cache.as_ref().and_then(|c| c.get(route));
+        let mut cached_headers = HeaderMap::new();
+        if let Some(link) = cached.as_ref().and_then(|c| c.link.as_deref()) {
+            if let Ok(v) = http::HeaderValue::from_str(link) {
+                cached_headers.insert(http::header::LINK, v);
+            }
+        }
+        if let Some(answer) = &cached {
+            if immutable(route) {
+                self.usage.from_cache.fetch_add(1, Relaxed);
+                return Ok((200, cached_headers, answer.body.clone()));
+            }
+        }
+        let etag = cached.as_ref().map(|c| c.etag.as_str());
+        let (status, headers, body) = self.get_once(route, etag).await?;
+        match (status, cached) {
+            (304, Some(answer)) => {
+                self.usage.not_modified.fetch_add(1, Relaxed);
+                Ok((200, cached_headers, answer.body))
+            }
+            (200, _) => {
+                if let (Some(cache), Some(etag)) = (&self.cache, header(&headers, "etag")) {
+                    cache.put(&CachedAnswer {
+                        route: route.to_string(),
+                        etag: etag.to_string(),
+                        link: header(&headers, "link").map(str::to_string),
+                        body: body.clone(),
+                    });
+                }
+                Ok((status, headers, body))
+            }
+            _ => Ok((status, headers, body)),
+        }
+    }
+
+    /// One GET with retries (`If-None-Match: etag` when given). Returns status, headers and body.
+    async fn get_once(
+        &self,
+        route: &str,
+        etag: Option<&str>,
+    ) -> Result<(u16, HeaderMap, String), String> {
         let mut attempt = 0;
+        let mut conditional = HeaderMap::new();
+        if let Some(v) = etag.and_then(|e| http::HeaderValue::from_str(e).ok()) {
+            conditional.insert(http::header::IF_NONE_MATCH, v);
+        }
         loop {
             attempt += 1;
+            let permit = self.in_flight.acquire().await;
+            self.usage
+                .sent
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             // A relative route (`/repos/…`): octocrab adds the base URL and, only then, the token.
             let result = self
                 .crab
-                ._get(format!("/{}", route.trim_start_matches('/')))
+                ._get_with_headers(
+                    format!("/{}", route.trim_start_matches('/')),
+                    Some(conditional.clone()),
+                )
                 .await;
             let (status, headers, body) = match result {
                 Ok(resp) => {
@@ -236,8 +420,13 @@ impl LiveApi {
                 }
                 Err(e) => (0, HeaderMap::new(), e.to_string()),
             };
+            drop(permit);
+            self.note_usage(&headers);
+            // A secondary limit is a 403 or 429 with `retry-after`; the primary one, remaining 0.
             let rate_limited = status == 429
-                || (status == 403 && header(&headers, "x-ratelimit-remaining") == Some("0"));
+                || (status == 403
+                    && (header(&headers, "x-ratelimit-remaining") == Some("0")
+                        || header(&headers, "retry-after").is_some()));
             let retryable = status == 0 || status >= 500 || rate_limited;
             if !retryable || attempt >= self.retry.attempts {
                 if status == 0 {
@@ -249,14 +438,19 @@ impl LiveApi {
         }
     }
 
-    /// How long to wait before attempt `attempt + 1`: `retry-after`, else `x-ratelimit-reset`,
-    /// else exponential backoff; never longer than `max_wait`.
+    /// How long to wait before attempt `attempt + 1`: `retry-after`, else (when the rate limit
+    /// is spent) `x-ratelimit-reset`, else exponential backoff; never longer than `max_wait`.
+    /// GitHub sends `x-ratelimit-reset` on every answer: a 500 does not wait for it.
     fn wait(&self, attempt: u32, headers: &HeaderMap) -> Duration {
         let backoff = self.retry.base_delay * 2u32.saturating_pow(attempt - 1);
+        let spent = header(headers, "x-ratelimit-remaining") == Some("0");
         let told = header(headers, "retry-after")
             .and_then(|v| v.parse::<u64>().ok())
             .map(Duration::from_secs)
             .or_else(|| {
+                if !spent {
+                    return None;
+                }
                 let reset = header(headers, "x-ratelimit-reset")?.parse::<u64>().ok()?;
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
@@ -450,7 +644,7 @@ impl ApiSource for LiveApi {
         let mut acc: Option<Value> = None;
         // A hard stop against a server that links pages forever.
         for _ in 0..1000 {
-            let (status, headers, body) = match self.get_once(&route).await {
+            let (status, headers, body) = match self.get_cached(&route).await {
                 Ok(r) => r,
                 Err(e) => {
                     return Fetched::Failed {

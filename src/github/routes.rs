@@ -105,6 +105,26 @@ pub fn org_immutable_releases_repositories(org: &str) -> String {
     )
 }
 
+/// An organisation's repositories (all types; archived and forks are filtered by the caller).
+pub fn org_repositories(org: &str) -> String {
+    format!("orgs/{}/repos?type=all&per_page=100", encode_segment(org))
+}
+
+/// A git tree by SHA, or `HEAD` (the default branch's); with `recursive=1`, every entry below.
+pub fn git_tree(repo: &str, tree: &str, recursive: bool) -> String {
+    format!(
+        "{}/git/trees/{}{}",
+        repo_path(repo),
+        encode_segment(tree),
+        if recursive { "?recursive=1" } else { "" }
+    )
+}
+
+/// A git blob by SHA (base64 content).
+pub fn git_blob(repo: &str, sha: &str) -> String {
+    format!("{}/git/blobs/{}", repo_path(repo), encode_segment(sha))
+}
+
 /// The latest `count` releases (one page).
 pub fn releases(repo: &str, count: usize) -> String {
     format!(

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use super::api::{LiveApi, RetryPolicy, Token};
+use super::api::{LiveApi, ResponseCache, RetryPolicy, Token};
 use crate::error::{Error, Result};
 
 pub struct Session {
@@ -21,13 +21,24 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// A client of the API at `base_url` (see `api::api_base`), with `token` when there is one.
     pub fn connect(base_url: &str, token: Option<&Token>) -> Result<Session> {
+        Self::connect_cached(base_url, token, None)
+    }
+
+    /// The same, answering from and into `cache` with conditional requests (`--cache DIR`).
+    pub fn connect_cached(
+        base_url: &str,
+        token: Option<&Token>,
+        cache: Option<ResponseCache>,
+    ) -> Result<Session> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
         let api = {
             let _entered = runtime.enter();
-            LiveApi::new(base_url, token, RetryPolicy::default()).map_err(Error::Usage)?
+            LiveApi::new(base_url, token, RetryPolicy::default())
+                .map_err(Error::Usage)?
+                .with_cache(cache)
         };
         Ok(Session { runtime, api })
     }

@@ -225,6 +225,20 @@ fn api_anchor(r: &AuditReport) -> PathBuf {
 }
 
 fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
+    write_json(w, &sarif_log(vec![sarif_run(r)]))
+}
+
+/// A SARIF 2.1.0 log of `runs`.
+pub fn sarif_log(runs: Vec<serde_json::Value>) -> serde_json::Value {
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": runs,
+    })
+}
+
+/// One report as one SARIF run (an organisation's report has one per repository).
+pub fn sarif_run(r: &AuditReport) -> serde_json::Value {
     let anchor = api_anchor(r);
     let rules: Vec<_> = Rule::ALL
         .iter()
@@ -279,20 +293,19 @@ fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
             result
         })
         .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "warden",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": HELP_URI,
-                "rules": rules,
-            }},
-            "results": results,
-        }]
+    let mut run = json!({
+        "tool": {"driver": {
+            "name": "warden",
+            "version": env!("CARGO_PKG_VERSION"),
+            "informationUri": HELP_URI,
+            "rules": rules,
+        }},
+        "results": results,
     });
-    write_json(w, &doc)
+    if let Some(repo) = &r.repository {
+        run["automationDetails"] = json!({"id": format!("warden-audit/{repo}/")});
+    }
+    run
 }
 
 fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {

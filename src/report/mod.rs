@@ -11,6 +11,7 @@ pub mod hive;
 pub mod hive_diff;
 pub mod hive_history;
 pub mod lint;
+pub mod org;
 pub mod sign;
 pub mod summary;
 pub mod update;

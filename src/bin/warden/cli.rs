@@ -42,7 +42,7 @@ pub enum Command {
     KnownIssues(KnownIssuesCommand),
     #[command(subcommand)]
     Hive(HiveCommand),
-    Audit(AuditArgs),
+    Audit(Box<AuditArgs>),
     Completions(CompletionsArgs),
     Man(ManArgs),
 }
@@ -111,7 +111,7 @@ impl From<AuditFormat> for Format {
 #[derive(Debug, Args)]
 #[command(
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  warden audit --offline\n  GH_TOKEN=… warden audit --repo lambdaclass/ethrex --format sarif > warden.sarif\n  warden audit snapshot --repo lambdaclass/ethrex --out snap/ && warden audit --snapshot snap/\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 error."
+    after_help = "Examples:\n  warden audit --offline\n  GH_TOKEN=… warden audit --repo lambdaclass/ethrex --format sarif > warden.sarif\n  warden audit snapshot --repo lambdaclass/ethrex --out snap/ && warden audit --snapshot snap/\n  GH_TOKEN=… warden audit --org lambdaclass --cache ~/.cache/warden --baseline last.json\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 error."
 )]
 pub struct AuditArgs {
     #[command(subcommand)]
@@ -142,6 +142,29 @@ pub struct AuditArgs {
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
+    /// Audit every repository of this organisation through the API (no checkout): each one's
+    /// .github/ and keys/ read through the git trees and blobs endpoints, then its settings.
+    #[arg(long, value_name = "ORG", conflicts_with_all = ["snapshot", "offline", "fix_plan", "apply", "repo"])]
+    pub org: Option<String>,
+    /// With --org: also archived repositories.
+    #[arg(long, requires = "org")]
+    pub include_archived: bool,
+    /// With --org: also forks.
+    #[arg(long, requires = "org")]
+    pub include_forks: bool,
+    /// With --org: only repositories whose name matches GLOB (repeatable).
+    #[arg(long = "match", value_name = "GLOB", requires = "org")]
+    pub matching: Vec<String>,
+    /// With --org: only the repositories named in FILE (one NAME or OWNER/NAME per line).
+    #[arg(long, value_name = "FILE", requires = "org")]
+    pub repos_from: Option<PathBuf>,
+    /// With --org: repositories audited at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+    /// Keep API answers here with their ETags: a later run asks `If-None-Match` and GitHub's 304
+    /// answers cost no rate limit.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
     /// A previous `--format json` report: show only new findings and those that are gone, and
     /// decide the exit status on new findings only. Findings match by rule, repository and
     /// subject (workflow file and job, or API resource), not by line.

@@ -7,7 +7,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 use release_warden::github::actions::ActionsEnv;
-use release_warden::github::api::{api_base, Token};
+use release_warden::github::api::{api_base, ResponseCache, Token};
 use release_warden::github::session::Session;
 use release_warden::report::{Format, Report};
 
@@ -54,8 +54,22 @@ impl Context {
 
     /// A session with the API at `--api-url`, else `GITHUB_API_URL`, else github.com.
     pub fn connect(&self, api_url: Option<&str>, token: Option<&Token>) -> anyhow::Result<Session> {
+        self.connect_cached(api_url, token, None)
+    }
+
+    /// The same, with answers kept under `cache` (`--cache DIR`).
+    pub fn connect_cached(
+        &self,
+        api_url: Option<&str>,
+        token: Option<&Token>,
+        cache: Option<PathBuf>,
+    ) -> anyhow::Result<Session> {
         let base = api_base(api_url.or(self.api_url.as_deref()));
-        Ok(Session::connect(&base, token)?)
+        Ok(Session::connect_cached(
+            &base,
+            token,
+            cache.map(ResponseCache::new),
+        )?)
     }
 
     /// Writes `report` to `out` in `format`, then, in GitHub Actions, its annotations (text

@@ -8,10 +8,12 @@ use release_warden::audit::apply::{apply, requests};
 use release_warden::audit::baseline::Baseline;
 use release_warden::audit::findings::{AuditReport, Severity};
 use release_warden::audit::fix_plan::plan;
+use release_warden::audit::org::{run_org, OrgRequest};
 use release_warden::audit::secrets::SigningSecrets;
 use release_warden::audit::{self, AuditRequest, SettingsSource};
 use release_warden::github::repository::repository_name;
 use release_warden::github::session::Session;
+use release_warden::known_issues::exclusions::read_test_list;
 use release_warden::report::audit::{write_applied, write_fix_plan};
 use release_warden::report::Format;
 
@@ -22,8 +24,16 @@ pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
     if let Some(AuditCommand::Snapshot(snap)) = args.command {
         return snapshot(snap, ctx, out);
     }
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    if let Some(org) = &args.org {
+        return organisation(org, &args, baseline.as_ref(), ctx, out);
+    }
     let session = match (&ctx.token, args.offline || args.snapshot.is_some()) {
-        (Some(token), false) => Some(ctx.connect(args.target.api_url.as_deref(), Some(token))?),
+        (Some(token), false) => Some(ctx.connect_cached(
+            args.target.api_url.as_deref(),
+            Some(token),
+            args.cache.clone(),
+        )?),
         _ => None,
     };
     let settings = match (&args.snapshot, &session) {
@@ -32,7 +42,6 @@ pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
         (None, Some(session)) => SettingsSource::Live(session),
         (None, None) => SettingsSource::NoToken,
     };
-    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on.into()))?;
     if let Some(b) = &baseline {
         b.apply(&mut report);
@@ -56,6 +65,54 @@ pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
     }
     Ok(code)
 }
+
+/// `warden audit --org ORG`.
+fn organisation(
+    org: &str,
+    args: &AuditArgs,
+    baseline: Option<&Baseline>,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let token = ctx
+        .token
+        .as_ref()
+        .ok_or_else(|| anyhow!("--org reads the organisation through the API: set GH_TOKEN"))?;
+    let session = ctx.connect_cached(
+        args.target.api_url.as_deref(),
+        Some(token),
+        args.cache.clone(),
+    )?;
+    let only = match &args.repos_from {
+        Some(file) => Some(read_test_list(file)?),
+        None => None,
+    };
+    let target = &args.target;
+    let req = OrgRequest {
+        org: org.to_string(),
+        include_archived: args.include_archived,
+        include_forks: args.include_forks,
+        matching: args.matching.clone(),
+        only,
+        jobs: args.jobs as usize,
+        secrets: SigningSecrets {
+            extra: target.secrets.clone(),
+            only: target.only_secrets.clone(),
+            ..SigningSecrets::default()
+        },
+        fallback_tag_patterns: target.release_tag_pattern.clone(),
+        fail_on: args.fail_on.into(),
+        releases: target.releases,
+        deep: target.deep,
+        reserve: ORG_RESERVE,
+    };
+    let report = run_org(&session, &req, baseline)?;
+    ctx.emit(out, &report, Format::from(args.format), args.step_summary)
+}
+
+/// Requests kept back from the rate limit: below this, no further repository starts (one
+/// repository's audit takes about 20).
+const ORG_RESERVE: u64 = 100;
 
 fn snapshot(args: SnapshotArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let session = ctx.connect(args.target.api_url.as_deref(), ctx.token.as_ref())?;

@@ -1,0 +1,216 @@
+//! `warden audit --org ORG`: the full audit of every repository of an organisation, through the
+//! API only. Each repository's `.github/` and `keys/` are fetched into a temporary folder (no
+//! clone) and audited as a checkout, then its settings are read; repositories run concurrently
+//! (`--jobs`), over one client whose requests in flight are bounded. When the rate limit would
+//! run out, no further repository starts, and the report names those left.
+
+use futures::StreamExt as _;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+
+use super::baseline::Baseline;
+use super::findings::{AuditReport, Severity};
+use super::secrets::SigningSecrets;
+use super::{settings, Prepared};
+use crate::error::{Error, Result};
+use crate::github::api::{LiveApi, RequestCounts};
+use crate::github::org::{fetch_audit_files, list_repositories, OrgRepository};
+use crate::github::session::Session;
+
+/// What to audit in the organisation, and how.
+#[derive(Clone, Debug)]
+pub struct OrgRequest {
+    pub org: String,
+    pub include_archived: bool,
+    pub include_forks: bool,
+    /// Only repositories whose name (without the owner) matches one of these globs.
+    pub matching: Vec<String>,
+    /// Only these repositories (`NAME` or `OWNER/NAME`), from `--repos-from FILE`.
+    pub only: Option<Vec<String>>,
+    /// Repositories audited at once.
+    pub jobs: usize,
+    pub secrets: SigningSecrets,
+    pub fallback_tag_patterns: Vec<String>,
+    pub fail_on: Severity,
+    pub releases: usize,
+    pub deep: bool,
+    /// No repository starts while fewer requests than this are left in the rate limit.
+    pub reserve: u64,
+}
+
+/// A repository that was not audited, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotAudited {
+    pub repository: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OrgReport {
+    pub organization: String,
+    /// One report per repository audited, worst first.
+    pub reports: Vec<AuditReport>,
+    /// Repositories whose files or settings could not be read: never a pass.
+    pub unreadable: Vec<NotAudited>,
+    /// Repositories not started because the rate limit would have run out.
+    pub not_started: Vec<NotAudited>,
+    /// Archived repositories and forks left out (without --include-archived/--include-forks),
+    /// and those outside --match/--repos-from.
+    pub excluded: usize,
+    pub fail_on: Severity,
+    pub requests: RequestCounts,
+}
+
+impl OrgReport {
+    /// 1 when a repository has a finding at or above the threshold, or was not audited.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(
+            self.reports.iter().any(|r| r.exit_code() != 0)
+                || !self.unreadable.is_empty()
+                || !self.not_started.is_empty(),
+        )
+    }
+
+    /// Per repository: findings by severity, high first.
+    pub fn counts(r: &AuditReport) -> [usize; 4] {
+        [
+            Severity::High,
+            Severity::Medium,
+            Severity::Low,
+            Severity::Info,
+        ]
+        .map(|s| r.findings.iter().filter(|f| f.severity == s).count())
+    }
+}
+
+fn globs(patterns: &[String]) -> Result<Option<GlobSet>> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(Glob::new(p).map_err(|e| Error::Usage(format!("--match {p:?}: {e}")))?);
+    }
+    b.build()
+        .map(Some)
+        .map_err(|e| Error::Usage(format!("--match: {e}")))
+}
+
+/// The repositories of the listing that the request covers; and how many it leaves out.
+fn select(listing: Vec<OrgRepository>, req: &OrgRequest) -> Result<(Vec<String>, usize)> {
+    let matching = globs(&req.matching)?;
+    let total = listing.len();
+    let chosen: Vec<String> = listing
+        .into_iter()
+        .filter(|r| req.include_archived || !r.archived)
+        .filter(|r| req.include_forks || !r.fork)
+        .map(|r| r.full_name)
+        .filter(|full| {
+            let name = full.rsplit('/').next().unwrap_or(full);
+            matching.as_ref().is_none_or(|m| m.is_match(name))
+                && req
+                    .only
+                    .as_ref()
+                    .is_none_or(|only| only.iter().any(|o| o == full || o == name))
+        })
+        .collect();
+    Ok((chosen.clone(), total - chosen.len()))
+}
+
+/// How one repository's audit ended.
+enum Outcome {
+    Audited(Box<AuditReport>),
+    Unreadable(String),
+    NotStarted(String),
+}
+
+async fn audit_one(api: &LiveApi, repo: &str, req: &OrgRequest) -> Outcome {
+    if let Some((remaining, reset)) = api.rate_limit() {
+        if remaining < req.reserve {
+            return Outcome::NotStarted(format!(
+                "the rate limit would run out ({remaining} requests left, reset at {reset} seconds since the epoch): run again after the reset"
+            ));
+        }
+    }
+    let checkout = match tempfile::Builder::new().prefix(".warden-org-").tempdir() {
+        Ok(d) => d,
+        Err(e) => return Outcome::Unreadable(format!("a temporary folder: {e}")),
+    };
+    if let Err(why) = fetch_audit_files(api, repo, checkout.path()).await {
+        return Outcome::Unreadable(why);
+    }
+    let prepared = match Prepared::new(
+        checkout.path(),
+        &req.secrets,
+        &req.fallback_tag_patterns,
+        req.fail_on,
+    ) {
+        Ok(p) => p,
+        Err(e) => return Outcome::Unreadable(e.to_string()),
+    };
+    let found = {
+        let input = prepared.settings_input(repo, req.releases, req.deep);
+        settings::audit(api, &input).await
+    };
+    Outcome::Audited(Box::new(prepared.finish(Some(repo), found)))
+}
+
+/// Audits every repository of `req.org` the request covers.
+pub fn run_org(
+    session: &Session,
+    req: &OrgRequest,
+    baseline: Option<&Baseline>,
+) -> Result<OrgReport> {
+    let api = session.api();
+    let listing = session
+        .block_on(list_repositories(api, &req.org))
+        .map_err(|why| Error::Usage(format!("listing the repositories of {}: {why}", req.org)))?;
+    let (repos, excluded) = select(listing, req)?;
+    let outcomes: Vec<(String, Outcome)> = session.block_on(
+        futures::stream::iter(repos)
+            .map(|repo| async move {
+                let outcome = audit_one(api, &repo, req).await;
+                (repo, outcome)
+            })
+            .buffer_unordered(req.jobs.max(1))
+            .collect(),
+    );
+    let mut report = OrgReport {
+        organization: req.org.clone(),
+        reports: Vec::new(),
+        unreadable: Vec::new(),
+        not_started: Vec::new(),
+        excluded,
+        fail_on: req.fail_on,
+        requests: RequestCounts::default(),
+    };
+    for (repository, outcome) in outcomes {
+        match outcome {
+            Outcome::Audited(mut r) => {
+                if let Some(b) = baseline {
+                    b.apply(&mut r);
+                }
+                report.reports.push(*r);
+            }
+            Outcome::Unreadable(reason) => {
+                report.unreadable.push(NotAudited { repository, reason })
+            }
+            Outcome::NotStarted(reason) => {
+                report.not_started.push(NotAudited { repository, reason })
+            }
+        }
+    }
+    report.reports.sort_by(|a, b| {
+        OrgReport::counts(b)
+            .cmp(&OrgReport::counts(a))
+            .then_with(|| a.repository.cmp(&b.repository))
+    });
+    report
+        .unreadable
+        .sort_by(|a, b| a.repository.cmp(&b.repository));
+    report
+        .not_started
+        .sort_by(|a, b| a.repository.cmp(&b.repository));
+    report.requests = api.request_counts();
+    Ok(report)
+}

@@ -1,0 +1,239 @@
+//! An organisation through the API: its repositories, and, for each, the files the workflow audit
+//! reads (`.github/` and `keys/*.pub` of the default branch) fetched through the git trees and
+//! blobs endpoints, without a clone.
+//!
+//! Paths, sizes and kinds come from the repository, so from anyone who can push to it: only
+//! regular files (no links, no submodules) at plain relative paths are written, each at most
+//! 1 MiB, at most 500 of them and 32 MiB in all.
+
+use std::path::Path;
+
+use base64::Engine as _;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::api::{ApiSource, Fetched, Shape};
+use super::routes;
+
+/// A repository of the organisation, as the listing describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct OrgRepository {
+    /// `OWNER/NAME`.
+    pub full_name: String,
+    #[serde(default)]
+    pub archived: bool,
+    #[serde(default)]
+    pub fork: bool,
+}
+
+const FILE_CAP: u64 = 1 << 20;
+const MAX_FILES: usize = 500;
+const TOTAL_CAP: u64 = 32 << 20;
+
+/// Why a read failed, for a person: the route, the status and message, the permission needed.
+pub fn failed_read(route: &str, fetched: Fetched) -> String {
+    match fetched {
+        Fetched::Ok(_) => format!("GET /{}: unexpected answer", routes::path_of(route)),
+        Fetched::Failed {
+            status,
+            message,
+            permission,
+        } => {
+            let status = if status == 0 {
+                "no answer".to_string()
+            } else {
+                format!("HTTP {status}")
+            };
+            let needs = permission
+                .map(|p| format!(" (needs {p})"))
+                .unwrap_or_default();
+            format!(
+                "GET /{}: {status}: {message}{needs}",
+                routes::path_of(route)
+            )
+        }
+    }
+}
+
+async fn get<S: ApiSource>(api: &S, route: &str, shape: Shape) -> Result<Value, String> {
+    match api.get(route, shape).await {
+        Fetched::Ok(v) => Ok(v),
+        other => Err(failed_read(route, other)),
+    }
+}
+
+/// Every repository of `org` (all pages).
+pub async fn list_repositories<S: ApiSource>(
+    api: &S,
+    org: &str,
+) -> Result<Vec<OrgRepository>, String> {
+    let route = routes::org_repositories(org);
+    let list = get(api, &route, Shape::Array).await?;
+    serde_json::from_value(list).map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)))
+}
+
+#[derive(Deserialize)]
+struct TreeEntry {
+    path: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    mode: String,
+    sha: String,
+    #[serde(default)]
+    size: u64,
+}
+
+#[derive(Deserialize)]
+struct Tree {
+    #[serde(default)]
+    tree: Vec<TreeEntry>,
+    #[serde(default)]
+    truncated: bool,
+}
+
+async fn tree<S: ApiSource>(
+    api: &S,
+    repo: &str,
+    sha: &str,
+    recursive: bool,
+) -> Result<Tree, String> {
+    let route = routes::git_tree(repo, sha, recursive);
+    let v = get(api, &route, Shape::Object).await?;
+    let tree: Tree =
+        serde_json::from_value(v).map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)))?;
+    if tree.truncated {
+        return Err(format!(
+            "GET /{}: the tree is too large for one answer",
+            routes::path_of(&route)
+        ));
+    }
+    Ok(tree)
+}
+
+/// Whether the workflow audit reads the file at `path` (relative to the repository root).
+fn wanted(path: &str) -> bool {
+    let workflow = path
+        .strip_prefix(".github/workflows/")
+        .is_some_and(|f| !f.contains('/') && (f.ends_with(".yml") || f.ends_with(".yaml")));
+    workflow
+        || path.starts_with(".github/actions/")
+        || path == ".github/warden.toml"
+        || path
+            .strip_prefix("keys/")
+            .is_some_and(|f| !f.contains('/') && f.ends_with(".pub"))
+}
+
+/// Fetches the files of `repo`'s default branch that the workflow audit reads into `dest`.
+/// Returns how many were written. An empty repository has none.
+pub async fn fetch_audit_files<S: ApiSource>(
+    api: &S,
+    repo: &str,
+    dest: &Path,
+) -> Result<usize, String> {
+    let root_route = routes::git_tree(repo, "HEAD", false);
+    let root = match api.get(&root_route, Shape::Object).await {
+        Fetched::Ok(v) => serde_json::from_value::<Tree>(v)
+            .map_err(|e| format!("GET /{}: {e}", routes::path_of(&root_route)))?,
+        // 409: "Git Repository is empty".
+        Fetched::Failed { status: 409, .. } => return Ok(0),
+        other => return Err(failed_read(&root_route, other)),
+    };
+    let mut files: Vec<TreeEntry> = Vec::new();
+    for dir in root.tree.iter().filter(|e| e.kind == "tree") {
+        let recursive = match dir.path.as_str() {
+            ".github" => true,
+            "keys" => false,
+            _ => continue,
+        };
+        for mut e in tree(api, repo, &dir.sha, recursive).await?.tree {
+            e.path = format!("{}/{}", dir.path, e.path);
+            files.push(e);
+        }
+    }
+    // Regular files only (100644, 100755): no links (120000), no submodules.
+    files.retain(|e| {
+        e.kind == "blob" && (e.mode == "100644" || e.mode == "100755") && wanted(&e.path)
+    });
+    if files.len() > MAX_FILES {
+        return Err(format!(
+            "{} files under .github/ and keys/: more than {MAX_FILES}, not fetched",
+            files.len()
+        ));
+    }
+    let total: u64 = files.iter().map(|e| e.size).sum();
+    if total > TOTAL_CAP {
+        return Err(format!(
+            "{total} bytes under .github/ and keys/: more than {} MiB, not fetched",
+            TOTAL_CAP >> 20
+        ));
+    }
+    let reads = files.iter().map(|e| async move {
+        if !crate::files::paths::is_repo_relative(&e.path) || e.path.chars().any(char::is_control) {
+            return Err(format!(
+                "{:?}: not a plain path inside the repository",
+                e.path
+            ));
+        }
+        if e.size > FILE_CAP {
+            // Too large to be a workflow: left out, as the workflow audit leaves it out.
+            return Ok(None);
+        }
+        let route = routes::git_blob(repo, &e.sha);
+        let blob = get(api, &route, Shape::Object).await?;
+        let content: String = blob["content"]
+            .as_str()
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(content)
+            .map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)))?;
+        if bytes.len() as u64 > FILE_CAP {
+            return Ok(None);
+        }
+        Ok(Some((e.path.as_str(), bytes)))
+    });
+    let mut written = 0;
+    for read in futures::future::join_all(reads).await {
+        let Some((path, bytes)) = read? else {
+            continue;
+        };
+        let target = dest.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(&target, bytes).map_err(|e| format!("{}: {e}", target.display()))?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_the_workflow_audit_reads() {
+        for yes in [
+            ".github/workflows/release.yml",
+            ".github/workflows/a.yaml",
+            ".github/actions/sign/action.yml",
+            ".github/actions/sign/sign.sh",
+            ".github/warden.toml",
+            "keys/minisign.pub",
+        ] {
+            assert!(wanted(yes), "{yes}");
+        }
+        for no in [
+            ".github/workflows/sub/x.yml",
+            ".github/workflows/README.md",
+            ".github/CODEOWNERS",
+            "keys/old/minisign.pub",
+            "src/main.rs",
+        ] {
+            assert!(!wanted(no), "{no}");
+        }
+    }
+}

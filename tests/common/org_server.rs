@@ -1,0 +1,310 @@
+//! A local GitHub that plays an organisation of many repositories (synthetic), for
+//! `warden audit --org`: paginated listing, git trees and blobs, the settings reads, rate-limit
+//! headers, one secondary-limit `retry-after`, ETags answered with 304, a repository whose reads
+//! are forbidden and one that fails once with a 500. Every request is logged with its answer.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+use wiremock::{Request, Respond, ResponseTemplate};
+
+pub const ORG: &str = "acme";
+
+/// What a repository is like, by its number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Signing job in a reviewed `release` environment, tag ruleset, key in the environment.
+    Protected,
+    /// Signing job without an environment, key stored as a repository secret.
+    Exposed,
+    /// No `.github` at all.
+    Bare,
+    Archived,
+    Fork,
+}
+
+pub fn shape(i: usize) -> Shape {
+    match i % 5 {
+        0 => Shape::Protected,
+        1 => Shape::Exposed,
+        2 => Shape::Bare,
+        3 => Shape::Archived,
+        _ => Shape::Fork,
+    }
+}
+
+pub fn name(i: usize) -> String {
+    format!("repo-{i:03}")
+}
+
+/// The repository whose reads are forbidden, and the one whose first tree read fails.
+pub const FORBIDDEN: usize = 6;
+pub const FLAKY: usize = 11;
+
+const PROTECTED_WORKFLOW: &str = r#"name: release
+on:
+  push:
+    tags: ["v*"]
+permissions: {}
+jobs:
+  sign:
+    runs-on: ubuntu-latest
+    environment: release
+    permissions:
+      contents: read
+    steps:
+      - run: echo "$KEY" | warden sign dist/ --secret-key-stdin
+        env:
+          KEY: ${{ secrets.MINISIGN_SECRET_KEY }}
+"#;
+
+fn workflow(shape: Shape) -> String {
+    match shape {
+        Shape::Exposed => PROTECTED_WORKFLOW.replace("    environment: release\n", ""),
+        _ => PROTECTED_WORKFLOW.to_string(),
+    }
+}
+
+fn sha(text: &str) -> String {
+    use std::fmt::Write as _;
+    let mut h = 0xcbf29ce484222325u64;
+    for b in text.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+    }
+    let mut s = String::new();
+    for i in 0..5u64 {
+        let _ = write!(s, "{:08x}", (h.rotate_left(i as u32 * 13) as u32));
+    }
+    s
+}
+
+#[derive(Clone, Debug)]
+pub struct Logged {
+    pub path: String,
+    pub status: u16,
+    pub conditional: bool,
+}
+
+pub struct OrgServer {
+    pub repos: usize,
+    pub log: Arc<Mutex<Vec<Logged>>>,
+    remaining: AtomicI64,
+    flaky_failed: AtomicBool,
+    secondary_sent: AtomicBool,
+    base: String,
+    delay: Duration,
+}
+
+impl OrgServer {
+    pub fn new(repos: usize, base: &str, delay: Duration) -> Self {
+        OrgServer {
+            repos,
+            log: Arc::new(Mutex::new(Vec::new())),
+            remaining: AtomicI64::new(100_000),
+            flaky_failed: AtomicBool::new(false),
+            secondary_sent: AtomicBool::new(false),
+            base: base.to_string(),
+            delay,
+        }
+    }
+
+    fn listing(&self, page: usize) -> Value {
+        let start = (page - 1) * 100;
+        let items: Vec<Value> = (start..self.repos.min(start + 100))
+            .map(|i| {
+                json!({"full_name": format!("{ORG}/{}", name(i)), "name": name(i),
+                       "archived": shape(i) == Shape::Archived, "fork": shape(i) == Shape::Fork,
+                       "default_branch": "main"})
+            })
+            .collect();
+        Value::Array(items)
+    }
+
+    /// The answer to GET `path` (with its query), as status and body.
+    fn answer(&self, path: &str, query: &HashMap<String, String>) -> (u16, Value) {
+        let not_found = (404, json!({"message": "Not Found"}));
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        if parts.len() == 3 && parts[0] == "orgs" && parts[1] == ORG && parts[2] == "repos" {
+            let page = query.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+            return (200, self.listing(page));
+        }
+        if parts.len() < 3 || parts[0] != "repos" || parts[1] != ORG {
+            return not_found;
+        }
+        let Some(i) = parts[2]
+            .strip_prefix("repo-")
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            return not_found;
+        };
+        let repo = format!("{ORG}/{}", parts[2]);
+        let shape = shape(i);
+        if i == FORBIDDEN {
+            return (
+                403,
+                json!({"message": "Resource not accessible by integration"}),
+            );
+        }
+        let wf = workflow(shape);
+        let gh_tree = sha(&format!("{repo}/.github"));
+        let blob = sha(&wf);
+        match &parts[3..] {
+            ["git", "trees", "HEAD"] => {
+                if i == FLAKY
+                    && !self
+                        .flaky_failed
+                        .swap(true, std::sync::atomic::Ordering::SeqCst)
+                {
+                    return (500, json!({"message": "Server Error"}));
+                }
+                let tree = if shape == Shape::Bare {
+                    vec![
+                        json!({"path": "README.md", "type": "blob", "mode": "100644", "sha": sha("readme"), "size": 10}),
+                    ]
+                } else {
+                    vec![
+                        json!({"path": ".github", "type": "tree", "mode": "040000", "sha": gh_tree}),
+                    ]
+                };
+                (
+                    200,
+                    json!({"sha": sha(&repo), "tree": tree, "truncated": false}),
+                )
+            }
+            ["git", "trees", t] if *t == gh_tree => (
+                200,
+                json!({"sha": gh_tree, "truncated": false, "tree": [
+                    {"path": "workflows", "type": "tree", "mode": "040000", "sha": sha("wf")},
+                    {"path": "workflows/release.yml", "type": "blob", "mode": "100644", "sha": blob, "size": wf.len()},
+                    {"path": "workflows/link.yml", "type": "blob", "mode": "120000", "sha": sha("link"), "size": 12}
+                ]}),
+            ),
+            ["git", "blobs", b] if *b == blob => (
+                200,
+                json!({"sha": blob, "encoding": "base64", "size": wf.len(),
+                       "content": base64::engine::general_purpose::STANDARD.encode(&wf)}),
+            ),
+            ["rulesets"] => match shape {
+                Shape::Protected => (
+                    200,
+                    json!([{"id": 7, "name": "release tags", "target": "tag", "source_type": "Repository", "source": repo, "enforcement": "active"}]),
+                ),
+                _ => (200, json!([])),
+            },
+            ["rulesets", "7"] => (
+                200,
+                json!({
+                    "id": 7, "name": "release tags", "target": "tag", "source_type": "Repository", "source": repo, "enforcement": "active",
+                    "bypass_actors": [],
+                    "conditions": {"ref_name": {"include": ["refs/tags/v*"], "exclude": []}},
+                    "rules": [{"type": "creation"}, {"type": "update"}, {"type": "deletion"}, {"type": "non_fast_forward"}]
+                }),
+            ),
+            ["environments"] => match shape {
+                Shape::Protected => (
+                    200,
+                    json!({"total_count": 1, "environments": [{
+                        "id": 1, "name": "release", "can_admins_bypass": false,
+                        "protection_rules": [{"id": 2, "type": "required_reviewers", "prevent_self_review": true, "reviewers": [{"type": "Team", "reviewer": {"id": 9, "slug": "release-managers"}}]}],
+                        "deployment_branch_policy": {"protected_branches": false, "custom_branch_policies": true}
+                    }]}),
+                ),
+                _ => (200, json!({"total_count": 0, "environments": []})),
+            },
+            ["environments", "release"] => (
+                200,
+                json!({
+                    "id": 1, "name": "release", "can_admins_bypass": false,
+                    "protection_rules": [{"id": 2, "type": "required_reviewers", "prevent_self_review": true, "reviewers": [{"type": "Team", "reviewer": {"id": 9, "slug": "release-managers"}}]}],
+                    "deployment_branch_policy": {"protected_branches": false, "custom_branch_policies": true}
+                }),
+            ),
+            ["environments", "release", "deployment-branch-policies"] => (
+                200,
+                json!({"total_count": 1, "branch_policies": [{"id": 1, "name": "v*", "type": "tag"}]}),
+            ),
+            ["environments", "release", "secrets"] => (
+                200,
+                json!({"total_count": 1, "secrets": [{"name": "MINISIGN_SECRET_KEY", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}]}),
+            ),
+            ["actions", "secrets"] => match shape {
+                Shape::Exposed => (
+                    200,
+                    json!({"total_count": 1, "secrets": [{"name": "MINISIGN_SECRET_KEY", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}]}),
+                ),
+                _ => (200, json!({"total_count": 0, "secrets": []})),
+            },
+            ["actions", "organization-secrets"] => (200, json!({"total_count": 0, "secrets": []})),
+            ["releases"] => (200, json!([])),
+            _ => not_found,
+        }
+    }
+}
+
+impl Respond for OrgServer {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        use std::sync::atomic::Ordering::SeqCst;
+        let path = req.url.path().to_string();
+        let query: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
+        let if_none_match = req
+            .headers
+            .get("if-none-match")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let remaining = self.remaining.fetch_sub(1, SeqCst) - 1;
+        let limits = |t: ResponseTemplate| {
+            t.insert_header("x-ratelimit-limit", "100000")
+                .insert_header("x-ratelimit-remaining", remaining.to_string().as_str())
+                .insert_header("x-ratelimit-reset", "4102444800")
+                .set_delay(self.delay)
+        };
+        let log = |status: u16| {
+            self.log.lock().unwrap().push(Logged {
+                path: req.url.to_string(),
+                status,
+                conditional: if_none_match.is_some(),
+            });
+        };
+        // One secondary limit, on the second page of the listing.
+        if query.get("page").map(String::as_str) == Some("2")
+            && !self.secondary_sent.swap(true, SeqCst)
+        {
+            log(403);
+            return limits(
+                ResponseTemplate::new(403)
+                    .insert_header("retry-after", "1")
+                    .set_body_json(json!({"message": "You have exceeded a secondary rate limit."})),
+            );
+        }
+        let (status, body) = self.answer(&path, &query);
+        let text = body.to_string();
+        let etag = format!("W/\"{}\"", sha(&text));
+        if status == 200 && if_none_match.as_deref() == Some(etag.as_str()) {
+            log(304);
+            return limits(ResponseTemplate::new(304).insert_header("etag", etag.as_str()));
+        }
+        log(status);
+        let mut t = ResponseTemplate::new(status)
+            .insert_header("content-type", "application/json")
+            .set_body_string(text);
+        if status == 200 {
+            t = t.insert_header("etag", etag.as_str());
+        }
+        if path.ends_with("/orgs/acme/repos") || path == format!("/orgs/{ORG}/repos") {
+            let page: usize = query.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+            if page * 100 < self.repos {
+                let next = format!(
+                    "<{}/orgs/{ORG}/repos?type=all&per_page=100&page={}>; rel=\"next\"",
+                    self.base,
+                    page + 1
+                );
+                t = t.insert_header("link", next.as_str());
+            }
+        }
+        limits(t)
+    }
+}
