@@ -248,8 +248,9 @@ pub struct RequestCounts {
     pub from_cache: usize,
 }
 
-/// How many requests may be in flight at once: GitHub's secondary limits punish bursts.
-pub const MAX_IN_FLIGHT: usize = 32;
+/// How many requests may be in flight at once: GitHub asks for no more than 100 concurrent
+/// requests, and its secondary limits punish bursts.
+pub const MAX_IN_FLIGHT: usize = 64;
 
 pub struct LiveApi {
     crab: Octocrab,

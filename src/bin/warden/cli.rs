@@ -158,8 +158,8 @@ pub struct AuditArgs {
     /// With --org: only the repositories named in FILE (one NAME or OWNER/NAME per line).
     #[arg(long, value_name = "FILE", requires = "org")]
     pub repos_from: Option<PathBuf>,
-    /// With --org: repositories audited at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// With --org: repositories audited at once (requests in flight are capped at 64 whatever N).
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
     /// Keep API answers here with their ETags: a later run asks `If-None-Match` and GitHub's 304
     /// answers cost no rate limit.

@@ -1,0 +1,60 @@
+//! Benchmark (not a test): `warden audit --org` against a local server playing an organisation of
+//! 200 repositories (`tests/common/org_server.rs`) that answers every request after 100 ms. The
+//! first run reads everything (goal: ≤ 10 s, ≤ 20 requests per repository); the second, with the
+//! cache, is answered with 304s and git objects from disk (goal: ≤ 3 s).
+//!
+//!     cargo bench --bench org_audit              # --jobs 32 (the default)
+//!     JOBS="8 16 32" cargo bench --bench org_audit
+
+#[path = "../tests/common/org_server.rs"]
+#[allow(dead_code)]
+mod org_server;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use org_server::{OrgServer, ORG};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer};
+
+fn main() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let server = runtime.block_on(MockServer::start());
+    let org = OrgServer::new(200, &server.uri(), Duration::from_millis(100));
+    let log = org.log.clone();
+    runtime.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let jobs = std::env::var("JOBS").unwrap_or_else(|_| "32".into());
+    for jobs in jobs.split_whitespace() {
+        let cache = tempfile::tempdir().expect("cache");
+        for pass in ["first", "cached"] {
+            let before = log.lock().map(|l| l.len()).unwrap_or(0);
+            let started = Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_warden"))
+                .env("GH_TOKEN", "bench")
+                .args([
+                    "audit",
+                    "--org",
+                    ORG,
+                    "--api-url",
+                    &server.uri(),
+                    "--format",
+                    "json",
+                ])
+                .args(["--jobs", jobs, "--cache"])
+                .arg(cache.path())
+                .output()
+                .expect("warden");
+            let took = started.elapsed();
+            let doc: serde_json::Value =
+                serde_json::from_slice(&out.stdout).expect("a JSON report");
+            let audited = doc["repositories"].as_array().map_or(0, Vec::len);
+            let requests = log.lock().map(|l| l.len()).unwrap_or(0) - before;
+            println!(
+                "--jobs {jobs}, {pass} run: {:.2} s, {audited} repositories audited, {requests} requests received ({:.1} per audited repository; {})",
+                took.as_secs_f64(),
+                requests as f64 / audited.max(1) as f64,
+                doc["requests"]
+            );
+        }
+    }
+}
