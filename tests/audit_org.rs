@@ -174,3 +174,116 @@ fn org_audit_text_table_filters_and_baseline() {
     ]);
     run(&mut cmd).expect(2);
 }
+
+/// A snapshot of the organisation replays offline to the same report; a rate limit about to run
+/// out stops new repositories, names them and fails.
+#[test]
+fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(MockServer::start());
+    let org = OrgServer::new(12, &server.uri(), Duration::ZERO);
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let t = tempfile::tempdir().unwrap();
+    let live = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
+    let mut cmd = warden(t.path());
+    cmd.env("GH_TOKEN", "ghs_test").args([
+        "audit",
+        "snapshot",
+        "--org",
+        ORG,
+        "--api-url",
+        &server.uri(),
+        "--releases",
+        "0",
+        "--out",
+        "snap",
+    ]);
+    let saved = run(&mut cmd).expect(0);
+    assert!(saved.stdout.starts_with("saved "), "{}", saved.stdout);
+    let mut cmd = warden(t.path());
+    cmd.env_remove("GH_TOKEN").env_remove("GITHUB_TOKEN").args([
+        "audit",
+        "--org",
+        ORG,
+        "--snapshot",
+        "snap",
+        "--releases",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let replayed = run(&mut cmd).expect(1);
+    let doc = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+    assert_eq!(
+        doc(&replayed.stdout)["repositories"],
+        doc(&live.stdout)["repositories"]
+    );
+    assert_eq!(
+        doc(&replayed.stdout)["unreadable"],
+        doc(&live.stdout)["unreadable"]
+    );
+
+    let server = rt.block_on(MockServer::start());
+    let org = OrgServer::new(12, &server.uri(), Duration::ZERO).with_remaining(130);
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--jobs", "1", "--format", "json"],
+    )
+    .expect(1);
+    let doc = doc(&out.stdout);
+    let not_started = doc["not_started"].as_array().unwrap();
+    assert!(!not_started.is_empty(), "{doc}");
+    assert!(
+        not_started[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the rate limit would run out ("),
+        "{doc}"
+    );
+    let done = doc["repositories"].as_array().unwrap().len();
+    assert!(done > 0);
+    assert!(
+        out.stderr.contains(
+            "after the reset, run the same command with --resume warden-audit-acme.resume.json"
+        ),
+        "{}",
+        out.stderr
+    );
+    // After the reset: --resume keeps what was audited and audits only the rest.
+    let server = rt.block_on(MockServer::start());
+    let org = OrgServer::new(12, &server.uri(), Duration::ZERO);
+    let log = org.log.clone();
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &[
+            "--resume",
+            "warden-audit-acme.resume.json",
+            "--format",
+            "json",
+        ],
+    )
+    .expect(1);
+    let resumed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(resumed["not_started"], serde_json::json!([]));
+    assert_eq!(
+        resumed["repositories"].as_array().unwrap().len()
+            + resumed["unreadable"].as_array().unwrap().len(),
+        8,
+        "12 repositories, 4 archived or forks: {resumed}"
+    );
+    let first_done = doc["repositories"][0]["repository"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        !log.lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.path.contains(&format!("{first_done}/"))),
+        "{first_done} was audited again"
+    );
+}

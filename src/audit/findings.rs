@@ -4,14 +4,14 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::rule::Rule;
 pub use super::severity::{Confidence, Severity};
 use crate::markup::text_value;
 
 /// Where a finding is: a place in a workflow file, or a GitHub API resource.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Location {
     Workflow {
@@ -122,7 +122,7 @@ impl Subject {
 
 /// Why a finding is suppressed (`.github/warden.toml`): the entry's reason and, if any, until
 /// when.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Suppression {
     pub reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]

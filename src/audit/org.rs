@@ -4,6 +4,8 @@
 //! (`--jobs`), over one client whose requests in flight are bounded. When the rate limit would
 //! run out, no further repository starts, and the report names those left.
 
+use std::path::PathBuf;
+
 use futures::StreamExt as _;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
@@ -13,9 +15,10 @@ use super::findings::{AuditReport, Severity};
 use super::secrets::SigningSecrets;
 use super::{settings, Prepared};
 use crate::error::{Error, Result};
-use crate::github::api::{LiveApi, RequestCounts};
+use crate::github::api::{ApiSource, RequestCounts};
 use crate::github::org::{fetch_audit_files, list_repositories, OrgRepository};
 use crate::github::session::Session;
+use crate::github::snapshot::{Recorder, SnapshotSource};
 
 /// What to audit in the organisation, and how.
 #[derive(Clone, Debug)]
@@ -36,6 +39,17 @@ pub struct OrgRequest {
     pub deep: bool,
     /// No repository starts while fewer requests than this are left in the rate limit.
     pub reserve: u64,
+    /// `--resume`: an earlier run of the same organisation that stopped early.
+    pub resume: Option<Resume>,
+}
+
+/// What an earlier, interrupted run leaves: the repositories it audited (kept as they are) and
+/// those it did not start or could not read (audited now).
+#[derive(Clone, Debug, Default)]
+pub struct Resume {
+    pub audited: Vec<AuditReport>,
+    pub pending: Vec<String>,
+    pub excluded: usize,
 }
 
 /// A repository that was not audited, and why.
@@ -59,6 +73,9 @@ pub struct OrgReport {
     pub excluded: usize,
     pub fail_on: Severity,
     pub requests: RequestCounts,
+    /// `warden audit snapshot --org`: where the answers were saved, and how many.
+    #[serde(skip)]
+    pub snapshot: Option<(PathBuf, usize)>,
 }
 
 impl OrgReport {
@@ -124,8 +141,22 @@ enum Outcome {
     NotStarted(String),
 }
 
-async fn audit_one(api: &LiveApi, repo: &str, req: &OrgRequest) -> Outcome {
-    if let Some((remaining, reset)) = api.rate_limit() {
+/// Where an organisation's answers come from.
+pub enum OrgSource<'a> {
+    Live(&'a Session),
+    /// The API, every answer saved under the folder (`warden audit snapshot --org`).
+    Record(&'a Session, PathBuf),
+    /// A folder saved by `warden audit snapshot --org`.
+    Snapshot(PathBuf),
+}
+
+async fn audit_one<S: ApiSource>(
+    api: &S,
+    rate_limit: Option<(u64, u64)>,
+    repo: &str,
+    req: &OrgRequest,
+) -> Outcome {
+    if let Some((remaining, reset)) = rate_limit {
         if remaining < req.reserve {
             return Outcome::NotStarted(format!(
                 "the rate limit would run out ({remaining} requests left, reset at {reset} seconds since the epoch): run again after the reset"
@@ -155,26 +186,57 @@ async fn audit_one(api: &LiveApi, repo: &str, req: &OrgRequest) -> Outcome {
     Outcome::Audited(Box::new(prepared.finish(Some(repo), found)))
 }
 
+/// Lists the organisation and audits what the request covers; `rate_limit` says what is left.
+async fn audit_all<S: ApiSource>(
+    api: &S,
+    rate_limit: &(dyn Fn() -> Option<(u64, u64)> + Sync),
+    req: &OrgRequest,
+) -> Result<(Vec<(String, Outcome)>, usize)> {
+    let listing = list_repositories(api, &req.org)
+        .await
+        .map_err(|why| Error::Usage(format!("listing the repositories of {}: {why}", req.org)))?;
+    let (mut repos, mut excluded) = select(listing, req)?;
+    if let Some(resume) = &req.resume {
+        repos.retain(|r| resume.pending.contains(r));
+        excluded = resume.excluded;
+    }
+    let outcomes = futures::stream::iter(repos)
+        .map(|repo| async move {
+            let outcome = audit_one(api, rate_limit(), &repo, req).await;
+            (repo, outcome)
+        })
+        .buffer_unordered(req.jobs.max(1))
+        .collect()
+        .await;
+    Ok((outcomes, excluded))
+}
+
 /// Audits every repository of `req.org` the request covers.
 pub fn run_org(
-    session: &Session,
+    source: &OrgSource,
     req: &OrgRequest,
     baseline: Option<&Baseline>,
 ) -> Result<OrgReport> {
-    let api = session.api();
-    let listing = session
-        .block_on(list_repositories(api, &req.org))
-        .map_err(|why| Error::Usage(format!("listing the repositories of {}: {why}", req.org)))?;
-    let (repos, excluded) = select(listing, req)?;
-    let outcomes: Vec<(String, Outcome)> = session.block_on(
-        futures::stream::iter(repos)
-            .map(|repo| async move {
-                let outcome = audit_one(api, &repo, req).await;
-                (repo, outcome)
-            })
-            .buffer_unordered(req.jobs.max(1))
-            .collect(),
-    );
+    let mut snapshot = None;
+    let (outcomes, excluded, requests) = match source {
+        OrgSource::Live(session) => {
+            let api = session.api();
+            let (o, e) = session.block_on(audit_all(api, &|| api.rate_limit(), req))?;
+            (o, e, api.request_counts())
+        }
+        OrgSource::Record(session, out) => {
+            let api = session.api();
+            let recorder = Recorder::new(api);
+            let (o, e) = session.block_on(audit_all(&recorder, &|| api.rate_limit(), req))?;
+            snapshot = Some((out.clone(), recorder.save(out)?));
+            (o, e, api.request_counts())
+        }
+        OrgSource::Snapshot(dir) => {
+            let source = SnapshotSource { dir: dir.clone() };
+            let (o, e) = futures::executor::block_on(audit_all(&source, &|| None, req))?;
+            (o, e, RequestCounts::default())
+        }
+    };
     let mut report = OrgReport {
         organization: req.org.clone(),
         reports: Vec::new(),
@@ -182,8 +244,16 @@ pub fn run_org(
         not_started: Vec::new(),
         excluded,
         fail_on: req.fail_on,
-        requests: RequestCounts::default(),
+        requests,
+        snapshot,
     };
+    let resumed = req.resume.iter().flat_map(|r| r.audited.iter().cloned());
+    let outcomes = resumed
+        .map(|r| {
+            let name = r.repository.clone().unwrap_or_default();
+            (name, Outcome::Audited(Box::new(r)))
+        })
+        .chain(outcomes);
     for (repository, outcome) in outcomes {
         match outcome {
             Outcome::Audited(mut r) => {
@@ -211,6 +281,5 @@ pub fn run_org(
     report
         .not_started
         .sort_by(|a, b| a.repository.cmp(&b.repository));
-    report.requests = api.request_counts();
     Ok(report)
 }

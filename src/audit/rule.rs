@@ -148,6 +148,17 @@ impl fmt::Display for Rule {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = <String as serde::Deserialize>::deserialize(d)?;
+        Rule::ALL
+            .iter()
+            .copied()
+            .find(|r| r.id() == id)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown finding id {id:?}")))
+    }
+}
+
 impl Serialize for Rule {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.id())

@@ -112,6 +112,12 @@ impl OrgServer {
         }
     }
 
+    /// A rate limit with only `n` requests left.
+    pub fn with_remaining(self, n: i64) -> Self {
+        self.remaining.store(n, std::sync::atomic::Ordering::SeqCst);
+        self
+    }
+
     fn listing(&self, page: usize) -> Value {
         let start = (page - 1) * 100;
         let items: Vec<Value> = (start..self.repos.min(start + 100))

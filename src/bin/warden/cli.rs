@@ -124,17 +124,17 @@ pub struct AuditArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: AuditFormat,
     /// Only the workflow audit: no GitHub API, even with a token.
-    #[arg(long, conflicts_with = "snapshot")]
+    #[arg(long, conflicts_with_all = ["snapshot", "org"])]
     pub offline: bool,
     /// Read settings from a snapshot folder (see `warden audit snapshot`) instead of the API.
     #[arg(long, value_name = "DIR")]
     pub snapshot: Option<PathBuf>,
     /// Print, for each settings finding, the JSON body and `gh api` command that closes it.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "org")]
     pub fix_plan: bool,
     /// Apply the fix plan's ruleset and environment changes with the token, after a confirmation
     /// (secrets are moved by hand). Needs the live API, not --snapshot.
-    #[arg(long, conflicts_with_all = ["snapshot", "offline"])]
+    #[arg(long, conflicts_with_all = ["snapshot", "offline", "org"])]
     pub apply: bool,
     /// With --apply: do not ask for confirmation (non-interactive use).
     #[arg(long, requires = "apply")]
@@ -142,25 +142,8 @@ pub struct AuditArgs {
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
-    /// Audit every repository of this organisation through the API (no checkout): each one's
-    /// .github/ and keys/ read through the git trees and blobs endpoints, then its settings.
-    #[arg(long, value_name = "ORG", conflicts_with_all = ["snapshot", "offline", "fix_plan", "apply", "repo"])]
-    pub org: Option<String>,
-    /// With --org: also archived repositories.
-    #[arg(long, requires = "org")]
-    pub include_archived: bool,
-    /// With --org: also forks.
-    #[arg(long, requires = "org")]
-    pub include_forks: bool,
-    /// With --org: only repositories whose name matches GLOB (repeatable).
-    #[arg(long = "match", value_name = "GLOB", requires = "org")]
-    pub matching: Vec<String>,
-    /// With --org: only the repositories named in FILE (one NAME or OWNER/NAME per line).
-    #[arg(long, value_name = "FILE", requires = "org")]
-    pub repos_from: Option<PathBuf>,
-    /// With --org: repositories audited at once (requests in flight are capped at 64 whatever N).
-    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub jobs: u32,
+    #[command(flatten)]
+    pub org_filter: OrgFilter,
     /// Keep API answers here with their ETags: a later run asks `If-None-Match` and GitHub's 304
     /// answers cost no rate limit.
     #[arg(long, value_name = "DIR")]
@@ -180,14 +163,44 @@ pub enum AuditCommand {
 /// Save every API response the online audit needs, for an offline `warden audit --snapshot DIR`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  GH_TOKEN=… warden audit snapshot --repo lambdaclass/ethrex --out snap/"
+    after_help = "Examples:\n  GH_TOKEN=… warden audit snapshot --repo lambdaclass/ethrex --out snap/\n  GH_TOKEN=… warden audit snapshot --org lambdaclass --out snap/ && warden audit --org lambdaclass --snapshot snap/"
 )]
 pub struct SnapshotArgs {
     #[command(flatten)]
     pub target: AuditTarget,
+    #[command(flatten)]
+    pub org_filter: OrgFilter,
     /// Where to save the responses.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+}
+
+/// An organisation instead of one repository (`audit --org`, `audit snapshot --org`).
+#[derive(Debug, Args)]
+pub struct OrgFilter {
+    /// Audit every repository of this organisation through the API (no checkout): each one's
+    /// .github/ and keys/ read through the git trees and blobs endpoints, then its settings.
+    #[arg(long, value_name = "ORG", conflicts_with = "repo")]
+    pub org: Option<String>,
+    /// With --org: also archived repositories.
+    #[arg(long, requires = "org")]
+    pub include_archived: bool,
+    /// With --org: also forks.
+    #[arg(long, requires = "org")]
+    pub include_forks: bool,
+    /// With --org: only repositories whose name matches GLOB (repeatable).
+    #[arg(long = "match", value_name = "GLOB", requires = "org")]
+    pub matching: Vec<String>,
+    /// With --org: only the repositories named in FILE (one NAME or OWNER/NAME per line).
+    #[arg(long, value_name = "FILE", requires = "org")]
+    pub repos_from: Option<PathBuf>,
+    /// With --org: continue the run saved in FILE (written when a run stops before the rate limit
+    /// runs out): its audited repositories are kept, the others audited now.
+    #[arg(long, value_name = "FILE", requires = "org")]
+    pub resume: Option<PathBuf>,
+    /// With --org: repositories audited at once (requests in flight are capped at 64 whatever N).
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
 }
 
 /// What `warden audit` and `warden audit snapshot` look at.

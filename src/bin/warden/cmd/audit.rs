@@ -2,22 +2,25 @@
 //! audit pipeline, report; then the fix plan, and `--apply` after a `[y/N]` confirmation.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
 use release_warden::audit::apply::{apply, requests};
 use release_warden::audit::baseline::Baseline;
 use release_warden::audit::findings::{AuditReport, Severity};
 use release_warden::audit::fix_plan::plan;
-use release_warden::audit::org::{run_org, OrgRequest};
+use release_warden::audit::org::{run_org, OrgRequest, OrgSource, Resume};
 use release_warden::audit::secrets::SigningSecrets;
 use release_warden::audit::{self, AuditRequest, SettingsSource};
 use release_warden::github::repository::repository_name;
 use release_warden::github::session::Session;
 use release_warden::known_issues::exclusions::read_test_list;
+use release_warden::report::audit::report_from_json;
 use release_warden::report::audit::{write_applied, write_fix_plan};
 use release_warden::report::Format;
+use release_warden::report::Report as _;
 
-use crate::cli::{AuditArgs, AuditCommand, AuditTarget, SnapshotArgs};
+use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;
 
 pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -25,7 +28,7 @@ pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
         return snapshot(snap, ctx, out);
     }
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    if let Some(org) = &args.org {
+    if let Some(org) = &args.org_filter.org {
         return organisation(org, &args, baseline.as_ref(), ctx, out);
     }
     let session = match (&ctx.token, args.offline || args.snapshot.is_some()) {
@@ -74,40 +77,153 @@ fn organisation(
     ctx: &Context,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
-    let token = ctx
-        .token
-        .as_ref()
-        .ok_or_else(|| anyhow!("--org reads the organisation through the API: set GH_TOKEN"))?;
-    let session = ctx.connect_cached(
-        args.target.api_url.as_deref(),
-        Some(token),
-        args.cache.clone(),
-    )?;
-    let only = match &args.repos_from {
+    let session;
+    let source = match &args.snapshot {
+        Some(dir) => OrgSource::Snapshot(dir.clone()),
+        None => {
+            let token = ctx.token.as_ref().ok_or_else(|| {
+                anyhow!("--org reads the organisation through the API: set GH_TOKEN (or replay a snapshot with --snapshot DIR)")
+            })?;
+            session = ctx.connect_cached(
+                args.target.api_url.as_deref(),
+                Some(token),
+                args.cache.clone(),
+            )?;
+            OrgSource::Live(&session)
+        }
+    };
+    let mut req = org_request(org, args)?;
+    if let Some(file) = &args.org_filter.resume {
+        req.resume = Some(load_resume(file, org)?);
+    }
+    let report = run_org(&source, &req, baseline)?;
+    if !report.not_started.is_empty() {
+        let file = resume_file(org, args.cache.as_deref());
+        let mut json = Vec::new();
+        report.json(&mut json)?;
+        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        release_warden::files::atomic::write_atomic(&file, &json, 0o644, true)?;
+        eprintln!(
+            "warden: stopped before {} repositories to keep the rate limit: after the reset, run the same command with --resume {}",
+            report.not_started.len(),
+            file.display()
+        );
+    }
+    ctx.emit(out, &report, Format::from(args.format), args.step_summary)
+}
+
+/// `warden audit snapshot --org ORG --out DIR`.
+fn snapshot_org(
+    org: &str,
+    args: &SnapshotArgs,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let session = ctx.connect(args.target.api_url.as_deref(), ctx.token.as_ref())?;
+    let req = OrgRequest {
+        org: org.to_string(),
+        ..org_request_of(&args.target, &args.org_filter, Severity::Medium)?
+    };
+    let report = run_org(&OrgSource::Record(&session, args.out.clone()), &req, None)?;
+    if let Some((dir, n)) = &report.snapshot {
+        writeln!(
+            out,
+            "saved {n} responses for {} repositories of {org} under {}",
+            report.reports.len() + report.unreadable.len(),
+            dir.display()
+        )?;
+    }
+    Ok(0)
+}
+
+fn org_request(org: &str, args: &AuditArgs) -> anyhow::Result<OrgRequest> {
+    Ok(OrgRequest {
+        org: org.to_string(),
+        ..org_request_of(&args.target, &args.org_filter, args.fail_on.into())?
+    })
+}
+
+/// The organisation request of the flags shared by `audit --org` and `audit snapshot --org`.
+fn org_request_of(
+    target: &AuditTarget,
+    filter: &OrgFilter,
+    fail_on: Severity,
+) -> anyhow::Result<OrgRequest> {
+    let only = match &filter.repos_from {
         Some(file) => Some(read_test_list(file)?),
         None => None,
     };
-    let target = &args.target;
-    let req = OrgRequest {
-        org: org.to_string(),
-        include_archived: args.include_archived,
-        include_forks: args.include_forks,
-        matching: args.matching.clone(),
+    Ok(OrgRequest {
+        org: String::new(),
+        include_archived: filter.include_archived,
+        include_forks: filter.include_forks,
+        matching: filter.matching.clone(),
         only,
-        jobs: args.jobs as usize,
+        jobs: filter.jobs as usize,
         secrets: SigningSecrets {
             extra: target.secrets.clone(),
             only: target.only_secrets.clone(),
             ..SigningSecrets::default()
         },
         fallback_tag_patterns: target.release_tag_pattern.clone(),
-        fail_on: args.fail_on.into(),
+        fail_on,
         releases: target.releases,
         deep: target.deep,
         reserve: ORG_RESERVE,
+        resume: None,
+    })
+}
+
+/// The state an interrupted `--org` run saved (its JSON report).
+fn load_resume(file: &Path, org: &str) -> anyhow::Result<Resume> {
+    let dir = release_warden::files::paths::parent_dir(file);
+    let text = release_warden::files::guarded::read_text_inside(dir, file, 256 << 20)
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let bad =
+        |why: String| release_warden::error::Error::input(file.display().to_string(), None, why);
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON report: {e}")))?;
+    if doc["organization"].as_str() != Some(org) {
+        return Err(bad(format!("not a report of the organisation {org}")).into());
+    }
+    let mut resume = Resume {
+        excluded: doc["excluded"].as_u64().unwrap_or(0) as usize,
+        ..Resume::default()
     };
-    let report = run_org(&session, &req, baseline)?;
-    ctx.emit(out, &report, Format::from(args.format), args.step_summary)
+    for r in doc["repositories"].as_array().into_iter().flatten() {
+        resume
+            .audited
+            .push(report_from_json(r).map_err(|e| bad(format!("a repository's report: {e}")))?);
+    }
+    for key in ["not_started", "unreadable"] {
+        for r in doc[key].as_array().into_iter().flatten() {
+            if let Some(name) = r["repository"].as_str() {
+                resume.pending.push(name.to_string());
+            }
+        }
+    }
+    Ok(resume)
+}
+
+/// Where an interrupted `--org` run saves its state: the cache folder, else the working one.
+fn resume_file(org: &str, cache: Option<&Path>) -> PathBuf {
+    let safe: String = org
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = format!("warden-audit-{safe}.resume.json");
+    match cache {
+        Some(dir) => dir.join(name),
+        None => PathBuf::from(name),
+    }
 }
 
 /// Requests kept back from the rate limit: below this, no further repository starts (one
@@ -115,6 +231,9 @@ fn organisation(
 const ORG_RESERVE: u64 = 100;
 
 fn snapshot(args: SnapshotArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    if let Some(org) = &args.org_filter.org {
+        return snapshot_org(org, &args, ctx, out);
+    }
     let session = ctx.connect(args.target.api_url.as_deref(), ctx.token.as_ref())?;
     let settings = SettingsSource::Record(&session, args.out.clone());
     let report = audit::run(&request(&args.target, ctx, settings, Severity::Medium))?;
