@@ -163,6 +163,36 @@ fn org_audit_text_table_filters_and_baseline() {
     .expect(1);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["excluded"], 0);
+    // SARIF: one run per repository audited, each with its own category, valid 2.1.0.
+    let out = org_audit(t.path(), &server.uri(), &["--format", "sarif"]).expect(1);
+    let sarif: Value = serde_json::from_str(&out.stdout).unwrap();
+    let errors: Vec<String> = sarif_validator()
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let ids: Vec<&str> = sarif["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["automationDetails"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 7);
+    assert!(ids.contains(&"warden-audit/acme/repo-001/"), "{ids:?}");
+    // Markdown: the table, every name a code span.
+    let out = org_audit(t.path(), &server.uri(), &["--format", "markdown"]).expect(1);
+    assert!(
+        out.stdout.contains("| `acme/repo-001` | 3 | 0 | 0 | 0 |"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "| `acme/repo-006` | not audited: GET /repos/acme/repo-006/git/trees/HEAD: HTTP 403"
+        ),
+        "{}",
+        out.stdout
+    );
     // Without a token, --org is a usage error.
     let mut cmd = warden(t.path());
     cmd.env_remove("GH_TOKEN").env_remove("GITHUB_TOKEN").args([
