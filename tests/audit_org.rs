@@ -116,6 +116,10 @@ fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
         doc2["requests"]
     );
     assert!(!again.iter().any(|l| l.path.contains("/git/blobs/")));
+    // Organisation secrets were read once, not per repository.
+    assert!(!log
+        .iter()
+        .any(|l| l.path.contains("/actions/organization-secrets")));
 }
 
 #[test]
@@ -252,6 +256,24 @@ fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
         doc(&replayed.stdout)["unreadable"],
         doc(&live.stdout)["unreadable"]
     );
+
+    // A token that cannot read the organisation's secrets: each repository is asked instead.
+    let server = rt.block_on(MockServer::start());
+    let org = OrgServer::new(12, &server.uri(), Duration::ZERO).without_org_secrets();
+    let log = org.log.clone();
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let out = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
+    assert_eq!(
+        doc(&out.stdout)["repositories"].as_array().unwrap().len(),
+        7
+    );
+    let asked = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.path.contains("/actions/organization-secrets"))
+        .count();
+    assert_eq!(asked, 7);
 
     let server = rt.block_on(MockServer::start());
     let org = OrgServer::new(12, &server.uri(), Duration::ZERO).with_remaining(130);

@@ -16,7 +16,9 @@ use super::secrets::SigningSecrets;
 use super::{settings, Prepared};
 use crate::error::{Error, Result};
 use crate::github::api::{ApiSource, RequestCounts};
-use crate::github::org::{fetch_audit_files, list_repositories, OrgRepository};
+use crate::github::org::{
+    fetch_audit_files, list_repositories, org_secrets_by_repository, OrgOverlay, OrgRepository,
+};
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
 
@@ -195,6 +197,14 @@ async fn audit_all<S: ApiSource>(
     let listing = list_repositories(api, &req.org)
         .await
         .map_err(|why| Error::Usage(format!("listing the repositories of {}: {why}", req.org)))?;
+    // Read once for the organisation where the token may (else each repository is asked).
+    let answers = org_secrets_by_repository(api, &req.org, &listing)
+        .await
+        .unwrap_or_default();
+    let api = &OrgOverlay {
+        inner: api,
+        answers,
+    };
     let (mut repos, mut excluded) = select(listing, req)?;
     if let Some(resume) = &req.resume {
         repos.retain(|r| resume.pending.contains(r));

@@ -8,11 +8,10 @@
 
 use std::path::Path;
 
-use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::api::{ApiSource, Fetched, Shape};
+use super::api::{base64_content, ApiSource, Fetched, Shape};
 use super::routes;
 
 /// A repository of the organisation, as the listing describes it.
@@ -24,6 +23,97 @@ pub struct OrgRepository {
     pub archived: bool,
     #[serde(default)]
     pub fork: bool,
+    /// `public`, `private` or `internal` (older answers only say `private`).
+    #[serde(default)]
+    pub visibility: Option<String>,
+    #[serde(default)]
+    pub private: bool,
+}
+
+impl OrgRepository {
+    /// Whether a `private` organisation secret reaches it (private and internal repositories).
+    fn private_or_internal(&self) -> bool {
+        self.private || matches!(self.visibility.as_deref(), Some("private" | "internal"))
+    }
+}
+
+/// The organisation's secrets, read once: for each repository, the answer its own
+/// `actions/organization-secrets` route would give, by visibility (`all`; `private` for private and
+/// internal repositories; `selected` by each secret's repository list).
+pub async fn org_secrets_by_repository<S: ApiSource>(
+    api: &S,
+    org: &str,
+    repos: &[OrgRepository],
+) -> Option<std::collections::HashMap<String, Value>> {
+    let list = match api
+        .get(&routes::org_actions_secrets(org), Shape::Items("secrets"))
+        .await
+    {
+        Fetched::Ok(v) => v,
+        // No organisation permission: each repository is asked instead.
+        Fetched::Failed { .. } => return None,
+    };
+    let secrets = list["secrets"].as_array()?.clone();
+    let mut selected: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for s in &secrets {
+        if s["visibility"] == "selected" {
+            let name = s["name"].as_str()?;
+            let route = routes::org_secret_repositories(org, name);
+            let Fetched::Ok(v) = api.get(&route, Shape::Items("repositories")).await else {
+                return None;
+            };
+            let names = v["repositories"]
+                .as_array()?
+                .iter()
+                .filter_map(|r| r["full_name"].as_str().map(str::to_string))
+                .collect();
+            selected.insert(name.to_string(), names);
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    for repo in repos {
+        let visible: Vec<Value> = secrets
+            .iter()
+            .filter(|s| match s["visibility"].as_str() {
+                Some("all") => true,
+                Some("private") => repo.private_or_internal(),
+                Some("selected") => s["name"]
+                    .as_str()
+                    .and_then(|n| selected.get(n))
+                    .is_some_and(|r| r.contains(&repo.full_name)),
+                _ => true,
+            })
+            .cloned()
+            .collect();
+        out.insert(
+            routes::org_secrets(&repo.full_name),
+            serde_json::json!({"total_count": visible.len(), "secrets": visible}),
+        );
+    }
+    Some(out)
+}
+
+/// A source that answers some routes from what was read once for the organisation.
+pub struct OrgOverlay<'a, S> {
+    pub inner: &'a S,
+    pub answers: std::collections::HashMap<String, Value>,
+}
+
+impl<S: ApiSource> ApiSource for OrgOverlay<'_, S> {
+    async fn get(&self, route: &str, shape: Shape) -> Fetched {
+        match self.answers.get(route) {
+            Some(v) => Fetched::Ok(v.clone()),
+            None => self.inner.get(route, shape).await,
+        }
+    }
+
+    async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
+        self.inner.get_bytes(route, cap).await
+    }
+
+    async fn get_sha256(&self, route: &str) -> Fetched {
+        self.inner.get_sha256(route).await
+    }
 }
 
 const FILE_CAP: u64 = 1 << 20;
@@ -181,15 +271,8 @@ pub async fn fetch_audit_files<S: ApiSource>(
         }
         let route = routes::git_blob(repo, &e.sha);
         let blob = get(api, &route, Shape::Object).await?;
-        let content: String = blob["content"]
-            .as_str()
-            .unwrap_or_default()
-            .chars()
-            .filter(|c| !c.is_ascii_whitespace())
-            .collect();
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(content)
-            .map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)))?;
+        let bytes = base64_content(&blob)
+            .ok_or_else(|| format!("GET /{}: content is not base64", routes::path_of(&route)))?;
         if bytes.len() as u64 > FILE_CAP {
             return Ok(None);
         }

@@ -174,7 +174,6 @@ pub async fn download(
 /// Returns their names. This trusts the repository itself: it still catches a tampered mirror or
 /// asset, not a compromised repository.
 pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String>> {
-    use base64::Engine as _;
     session.block_on(async {
         let api = session.api();
         let what = format!("the keys/ folder of {repo}");
@@ -204,15 +203,9 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
                 Fetched::Ok(v) => v,
                 f => return Err(failed(&format!("keys/{name} of {repo}"), f)),
             };
-            let encoded: String = file["content"]
-                .as_str()
-                .unwrap_or_default()
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(encoded)
-                .map_err(|_| Error::Api(format!("keys/{name} of {repo}: content is not base64")))?;
+            let bytes = super::api::base64_content(&file).ok_or_else(|| {
+                Error::Api(format!("keys/{name} of {repo}: content is not base64"))
+            })?;
             if bytes.len() > 64 * 1024 {
                 return Err(Error::Refused(format!(
                     "keys/{name} of {repo}: larger than 64 KiB: not a public key"

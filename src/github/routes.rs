@@ -125,6 +125,20 @@ pub fn git_blob(repo: &str, sha: &str) -> String {
     format!("{}/git/blobs/{}", repo_path(repo), encode_segment(sha))
 }
 
+/// An organisation's Actions secrets, with their visibility (`all`, `private`, `selected`).
+pub fn org_actions_secrets(org: &str) -> String {
+    format!("orgs/{}/actions/secrets?per_page=100", encode_segment(org))
+}
+
+/// The repositories a `selected` organisation secret is visible to.
+pub fn org_secret_repositories(org: &str, name: &str) -> String {
+    format!(
+        "orgs/{}/actions/secrets/{}/repositories?per_page=100",
+        encode_segment(org),
+        encode_segment(name)
+    )
+}
+
 /// The latest `count` releases (one page).
 pub fn releases(repo: &str, count: usize) -> String {
     format!(

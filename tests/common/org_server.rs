@@ -44,6 +44,8 @@ pub fn name(i: usize) -> String {
 /// The repository whose reads are forbidden, and the one whose first tree read fails.
 pub const FORBIDDEN: usize = 6;
 pub const FLAKY: usize = 11;
+/// The protected repository an organisation signing secret is (wrongly) visible to.
+pub const SELECTED: usize = 5;
 
 const PROTECTED_WORKFLOW: &str = r#"name: release
 on:
@@ -95,6 +97,8 @@ pub struct OrgServer {
     remaining: AtomicI64,
     flaky_failed: AtomicBool,
     secondary_sent: AtomicBool,
+    /// The token may not read the organisation's secrets (403): each repository is asked.
+    org_secrets_forbidden: bool,
     base: String,
     delay: Duration,
 }
@@ -107,9 +111,16 @@ impl OrgServer {
             remaining: AtomicI64::new(100_000),
             flaky_failed: AtomicBool::new(false),
             secondary_sent: AtomicBool::new(false),
+            org_secrets_forbidden: false,
             base: base.to_string(),
             delay,
         }
+    }
+
+    /// A token without the organisation's secrets permission.
+    pub fn without_org_secrets(mut self) -> Self {
+        self.org_secrets_forbidden = true;
+        self
     }
 
     /// A rate limit with only `n` requests left.
@@ -137,6 +148,33 @@ impl OrgServer {
         if parts.len() == 3 && parts[0] == "orgs" && parts[1] == ORG && parts[2] == "repos" {
             let page = query.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
             return (200, self.listing(page));
+        }
+        // Organisation secrets: one visible to all, one to a selected repository.
+        match parts.as_slice() {
+            ["orgs", ORG, "actions", ..] if self.org_secrets_forbidden => {
+                return (
+                    403,
+                    json!({"message": "Resource not accessible by integration"}),
+                )
+            }
+            ["orgs", ORG, "actions", "secrets"] => {
+                return (
+                    200,
+                    json!({"total_count": 2, "secrets": [
+                        {"name": "NPM_TOKEN", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "visibility": "all"},
+                        {"name": "RELEASE_SIGNING_KEY", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "visibility": "selected"}
+                    ]}),
+                )
+            }
+            ["orgs", ORG, "actions", "secrets", "RELEASE_SIGNING_KEY", "repositories"] => {
+                return (
+                    200,
+                    json!({"total_count": 1, "repositories": [
+                        {"full_name": format!("{ORG}/{}", name(SELECTED))}
+                    ]}),
+                )
+            }
+            _ => {}
         }
         if parts.len() < 3 || parts[0] != "repos" || parts[1] != ORG {
             return not_found;
@@ -244,7 +282,11 @@ impl OrgServer {
                 ),
                 _ => (200, json!({"total_count": 0, "secrets": []})),
             },
-            ["actions", "organization-secrets"] => (200, json!({"total_count": 0, "secrets": []})),
+            // Read once at the organisation instead, unless the token may not.
+            ["actions", "organization-secrets"] if self.org_secrets_forbidden => {
+                (200, json!({"total_count": 0, "secrets": []}))
+            }
+            ["actions", "organization-secrets"] => (500, json!({"message": "not expected"})),
             ["releases"] => (200, json!([])),
             _ => not_found,
         }
