@@ -8,6 +8,7 @@ mod common;
 mod org_server;
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
@@ -15,6 +16,19 @@ use org_server::*;
 use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer};
+
+/// A local organisation of `repos` repositories, shaped by `shape`; its server and request log.
+fn serve(
+    rt: &tokio::runtime::Runtime,
+    repos: usize,
+    shape: impl FnOnce(OrgServer) -> OrgServer,
+) -> (MockServer, Arc<Mutex<Vec<Logged>>>) {
+    let server = rt.block_on(MockServer::start());
+    let org = shape(OrgServer::new(repos, &server.uri(), Duration::ZERO));
+    let log = org.log.clone();
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    (server, log)
+}
 
 fn org_audit(dir: &Path, uri: &str, extra: &[&str]) -> Run {
     let mut cmd = warden(dir);
@@ -27,10 +41,7 @@ fn org_audit(dir: &Path, uri: &str, extra: &[&str]) -> Run {
 #[test]
 fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(MockServer::start());
-    let org = OrgServer::new(200, &server.uri(), Duration::ZERO);
-    let log = org.log.clone();
-    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let (server, log) = serve(&rt, 200, |o| o);
     let t = tempfile::tempdir().unwrap();
 
     let started = std::time::Instant::now();
@@ -125,9 +136,7 @@ fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
 #[test]
 fn org_audit_text_table_filters_and_baseline() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(MockServer::start());
-    let org = OrgServer::new(12, &server.uri(), Duration::ZERO);
-    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let (server, _) = serve(&rt, 12, |o| o);
     let t = tempfile::tempdir().unwrap();
     let out = org_audit(t.path(), &server.uri(), &["--match", "repo-00*"]).expect(1);
     insta::assert_snapshot!(out.stdout);
@@ -214,9 +223,7 @@ fn org_audit_text_table_filters_and_baseline() {
 #[test]
 fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(MockServer::start());
-    let org = OrgServer::new(12, &server.uri(), Duration::ZERO);
-    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let (server, _) = serve(&rt, 12, |o| o);
     let t = tempfile::tempdir().unwrap();
     let live = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
     let mut cmd = warden(t.path());
@@ -258,10 +265,7 @@ fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
     );
 
     // A token that cannot read the organisation's secrets: each repository is asked instead.
-    let server = rt.block_on(MockServer::start());
-    let org = OrgServer::new(12, &server.uri(), Duration::ZERO).without_org_secrets();
-    let log = org.log.clone();
-    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let (server, log) = serve(&rt, 12, |o| o.without_org_secrets());
     let out = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
     assert_eq!(
         doc(&out.stdout)["repositories"].as_array().unwrap().len(),
@@ -275,9 +279,7 @@ fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
         .count();
     assert_eq!(asked, 7);
 
-    let server = rt.block_on(MockServer::start());
-    let org = OrgServer::new(12, &server.uri(), Duration::ZERO).with_remaining(130);
-    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let (server, _) = serve(&rt, 12, |o| o.with_remaining(130));
     let out = org_audit(
         t.path(),
         &server.uri(),
@@ -304,10 +306,7 @@ fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
         out.stderr
     );
     // After the reset: --resume keeps what was audited and audits only the rest.
-    let server = rt.block_on(MockServer::start());
-    let org = OrgServer::new(12, &server.uri(), Duration::ZERO);
-    let log = org.log.clone();
-    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    let (server, log) = serve(&rt, 12, |o| o);
     let out = org_audit(
         t.path(),
         &server.uri(),
