@@ -497,3 +497,32 @@ fn bad_runs_and_registries_are_errors_that_write_nothing() {
     run(warden(t.path()).args(["hive", "history", "runs/1", "--fixed-after", "0"])).expect(2);
     run(warden(t.path()).args(["known-issues", "update"])).expect(2);
 }
+
+/// Real runs: polard's rpc-compat run, then a run where its client failed to launch (and the
+/// legacy `rpc` suite did not run at all). That run says nothing about the tests: `?`, not gone.
+#[test]
+fn a_run_whose_client_did_not_launch_is_not_news() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hive");
+    let out = run(warden(&root).args([
+        "hive",
+        "history",
+        "berachain-rpc",
+        "berachain-launch-failed",
+        "--registry",
+        "registry-polard",
+        "--format",
+        "json",
+    ]))
+    .expect(0);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let tests = doc["tests"].as_array().unwrap();
+    assert!(tests
+        .iter()
+        .all(|t| t["class"] != "gone" && t["class"] != "new"));
+    let getcode = tests
+        .iter()
+        .find(|t| t["name"] == "eth_getCode/get-code (polard)")
+        .unwrap();
+    assert_eq!(getcode["marks"], serde_json::json!(["fail", "not-run"]));
+    assert_eq!(getcode["class"], "persistent");
+}

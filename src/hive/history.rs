@@ -38,6 +38,9 @@ pub enum Mark {
     Pass,
     Fail,
     Absent,
+    /// Not run: its suite did not run for its client in that run (not part of the run, or the
+    /// client failed to launch), so that run says nothing about it and is left out of its class.
+    NotRun,
 }
 
 impl Mark {
@@ -47,6 +50,7 @@ impl Mark {
             Mark::Pass => '✓',
             Mark::Fail => '✗',
             Mark::Absent => '·',
+            Mark::NotRun => '?',
         }
     }
 }
@@ -309,8 +313,13 @@ fn on_every_core<T: Send>(n: usize, job: impl Fn(usize) -> Result<T> + Sync) -> 
         .collect()
 }
 
-/// Classifies one test's marks.
+/// Classifies one test's marks (runs where its client did not launch left out).
 fn classify(marks: &[Mark], listed: bool, fixed_after: usize) -> Option<TestClass> {
+    let marks: Vec<Mark> = marks
+        .iter()
+        .copied()
+        .filter(|m| *m != Mark::NotRun)
+        .collect();
     let failed = marks.iter().filter(|m| **m == Mark::Fail).count();
     let passed = marks.iter().filter(|m| **m == Mark::Pass).count();
     let last = *marks.last()?;
@@ -430,6 +439,19 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
         for key in found {
             if let Some(&i) = index.get(&key) {
                 tests[i].marks[r] = Mark::Pass;
+            }
+        }
+    }
+    // Absent only where its suite ran for its client: otherwise the run says nothing of it.
+    for t in &mut tests {
+        let client = split_client(&t.name).1;
+        for (r, mark) in t.marks.iter_mut().enumerate() {
+            let ran = runs[r]
+                .suites
+                .get(&t.suite)
+                .is_some_and(|clients| client.is_none_or(|c| clients.contains(c)));
+            if *mark == Mark::Absent && !ran {
+                *mark = Mark::NotRun;
             }
         }
     }
@@ -557,7 +579,7 @@ fn entry_histories(matcher: &Matcher, tests: &[TestHistory]) -> Vec<EntryHistory
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Mark::{Absent as A, Fail as F, Pass as P};
+    use Mark::{Absent as A, Fail as F, NotRun as N, Pass as P};
 
     #[test]
     fn classes() {
@@ -573,5 +595,9 @@ mod tests {
         assert_eq!(c(&[P, P, P], true), Some(TestClass::Stale));
         assert_eq!(c(&[A, A], true), Some(TestClass::Stale));
         assert_eq!(c(&[P, P], false), None);
+        // A run where the client did not launch says nothing.
+        assert_eq!(c(&[F, F, N], true), Some(TestClass::Persistent));
+        assert_eq!(c(&[P, N], false), None);
+        assert_eq!(c(&[N, N], true), None);
     }
 }

@@ -140,7 +140,7 @@ impl Report for History {
         writeln!(w, "### {}\n", summary(self))?;
         writeln!(
             w,
-            "One mark per run, oldest first: ✓ passed, ✗ failed, · absent.\n"
+            "One mark per run, oldest first: ✓ passed, ✗ failed, · absent, ? its suite did not run for its client.\n"
         )?;
         if let Some(p) = pins(self) {
             writeln!(w, "Pinned upstream: {}\n", markdown_cell(&p))?;

@@ -155,7 +155,7 @@ fn history_line(out: &mut String, h: &History) {
     .collect();
     let _ = writeln!(
         out,
-        "Over the last {} (oldest first; ✓ passed, ✗ failed, · absent): {}.",
+        "Over the last {} (oldest first; ✓ passed, ✗ failed, · absent, ? not run): {}.",
         n_of(h.runs.len(), "run", "runs"),
         classes.join(", ")
     );
