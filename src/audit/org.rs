@@ -21,6 +21,7 @@ use crate::github::org::{
 };
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
+use crate::report::audit::report_from_json;
 
 /// What to audit in the organisation, and how.
 #[derive(Clone, Debug)]
@@ -52,6 +53,38 @@ pub struct Resume {
     pub audited: Vec<AuditReport>,
     pub pending: Vec<String>,
     pub excluded: usize,
+}
+
+impl Resume {
+    /// The state an interrupted run of `org` saved: its JSON report.
+    pub fn load(file: &std::path::Path, org: &str) -> Result<Resume> {
+        let dir = crate::files::paths::parent_dir(file);
+        let text = crate::files::guarded::read_text_inside(dir, file, 256 << 20)
+            .map_err(|e| Error::io("reading", file, e))?;
+        let bad = |why: String| Error::input(file.display().to_string(), None, why);
+        let doc: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON report: {e}")))?;
+        if doc["organization"].as_str() != Some(org) {
+            return Err(bad(format!("not a report of the organisation {org}")));
+        }
+        let mut resume = Resume {
+            excluded: doc["excluded"].as_u64().unwrap_or(0) as usize,
+            ..Resume::default()
+        };
+        for r in doc["repositories"].as_array().into_iter().flatten() {
+            resume
+                .audited
+                .push(report_from_json(r).map_err(|e| bad(format!("a repository's report: {e}")))?);
+        }
+        for key in ["not_started", "unreadable"] {
+            for r in doc[key].as_array().into_iter().flatten() {
+                if let Some(name) = r["repository"].as_str() {
+                    resume.pending.push(name.to_string());
+                }
+            }
+        }
+        Ok(resume)
+    }
 }
 
 /// A repository that was not audited, and why.

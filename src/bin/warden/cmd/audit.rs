@@ -15,7 +15,6 @@ use release_warden::audit::{self, AuditRequest, SettingsSource};
 use release_warden::github::repository::repository_name;
 use release_warden::github::session::Session;
 use release_warden::known_issues::exclusions::read_test_list;
-use release_warden::report::audit::report_from_json;
 use release_warden::report::audit::{write_applied, write_fix_plan};
 use release_warden::report::Format;
 use release_warden::report::Report as _;
@@ -94,7 +93,7 @@ fn organisation(
     };
     let mut req = org_request(org, args)?;
     if let Some(file) = &args.org_filter.resume {
-        req.resume = Some(load_resume(file, org)?);
+        req.resume = Some(Resume::load(file, org)?);
     }
     let report = run_org(&source, &req, baseline)?;
     if !report.not_started.is_empty() {
@@ -174,37 +173,6 @@ fn org_request_of(
         reserve: ORG_RESERVE,
         resume: None,
     })
-}
-
-/// The state an interrupted `--org` run saved (its JSON report).
-fn load_resume(file: &Path, org: &str) -> anyhow::Result<Resume> {
-    let dir = release_warden::files::paths::parent_dir(file);
-    let text = release_warden::files::guarded::read_text_inside(dir, file, 256 << 20)
-        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
-    let bad =
-        |why: String| release_warden::error::Error::input(file.display().to_string(), None, why);
-    let doc: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON report: {e}")))?;
-    if doc["organization"].as_str() != Some(org) {
-        return Err(bad(format!("not a report of the organisation {org}")).into());
-    }
-    let mut resume = Resume {
-        excluded: doc["excluded"].as_u64().unwrap_or(0) as usize,
-        ..Resume::default()
-    };
-    for r in doc["repositories"].as_array().into_iter().flatten() {
-        resume
-            .audited
-            .push(report_from_json(r).map_err(|e| bad(format!("a repository's report: {e}")))?);
-    }
-    for key in ["not_started", "unreadable"] {
-        for r in doc[key].as_array().into_iter().flatten() {
-            if let Some(name) = r["repository"].as_str() {
-                resume.pending.push(name.to_string());
-            }
-        }
-    }
-    Ok(resume)
 }
 
 /// Where an interrupted `--org` run saves its state: the cache folder, else the working one.
