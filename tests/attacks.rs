@@ -22,22 +22,18 @@ fn attack(dir: &Path, args: &[&str]) -> Run {
 
 /// A signed release: `keys/demo.pub` (trusted), `secret/demo.key`, and `dist/` with two artifacts,
 /// their signatures and a signed `SHA256SUMS` for tag v1.2.3.
+/// `warden sign dist --secret-key secret/demo.key ARGS…` in `dir`.
+fn sign_dist(dir: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["sign", "dist", "--secret-key", "secret/demo.key"];
+    all.extend_from_slice(args);
+    attack(dir, &all)
+}
+
 fn release(t: &Path) {
     demo_keypair(&t.join("keys/demo.pub"), &t.join("secret/demo.key"));
     write(&t.join("dist/a.tar.gz"), b"artifact a");
     write(&t.join("dist/b.bin"), b"artifact b");
-    attack(
-        t,
-        &[
-            "sign",
-            "dist",
-            "--secret-key",
-            "secret/demo.key",
-            "--tag",
-            "v1.2.3",
-        ],
-    )
-    .expect(0);
+    sign_dist(t, &["--tag", "v1.2.3"]).expect(0);
 }
 
 const VERIFIED: &str = "\
@@ -405,19 +401,7 @@ fn force_replaces_an_earlier_list_never_another_file() {
     let t = tempfile::tempdir().unwrap();
     release(t.path());
     write(&t.path().join("notes.txt"), b"not a checksum list\n");
-    let out = attack(
-        t.path(),
-        &[
-            "sign",
-            "dist",
-            "--secret-key",
-            "secret/demo.key",
-            "--checksums",
-            "notes.txt",
-            "--force",
-        ],
-    )
-    .expect(2);
+    let out = sign_dist(t.path(), &["--checksums", "notes.txt", "--force"]).expect(2);
     assert_eq!(
         out.stderr,
         "warden: notes.txt exists and is not a checksum list: refusing to replace it, even with --force\n"
@@ -427,19 +411,7 @@ fn force_replaces_an_earlier_list_never_another_file() {
         b"not a checksum list\n"
     );
     // An earlier run's list is replaced.
-    attack(
-        t.path(),
-        &[
-            "sign",
-            "dist",
-            "--secret-key",
-            "secret/demo.key",
-            "--tag",
-            "v1.2.3",
-            "--force",
-        ],
-    )
-    .expect(0);
+    sign_dist(t.path(), &["--tag", "v1.2.3", "--force"]).expect(0);
     attack(t.path(), &["verify", "dist"]).expect(0);
 }
 
@@ -523,19 +495,7 @@ fn more_artifacts_than_open_files_are_signed() {
 fn signatures_and_lists_skipped_as_inputs_are_named() {
     let t = tempfile::tempdir().unwrap();
     release(t.path());
-    let out = attack(
-        t.path(),
-        &[
-            "sign",
-            "dist",
-            "--secret-key",
-            "secret/demo.key",
-            "--tag",
-            "v1.2.3",
-            "--force",
-        ],
-    )
-    .expect(0);
+    let out = sign_dist(t.path(), &["--tag", "v1.2.3", "--force"]).expect(0);
     assert_eq!(
         out.stderr,
         "\
@@ -1009,13 +969,9 @@ fn repo_and_commit_bindings_are_checked_and_reported() {
     );
     write(&t.path().join("dist/a.tar.gz"), b"artifact a");
     let commit = "3470838ef50e566f292860fb1d8aee4937d11849";
-    attack(
+    sign_dist(
         t.path(),
         &[
-            "sign",
-            "dist",
-            "--secret-key",
-            "secret/demo.key",
             "--tag",
             "v1.2.3",
             "--repo",
