@@ -238,6 +238,17 @@ impl AuditReport {
         });
     }
 
+    /// How many findings of each severity: high, medium, low, info.
+    pub fn severity_counts(&self) -> [usize; 4] {
+        [
+            Severity::High,
+            Severity::Medium,
+            Severity::Low,
+            Severity::Info,
+        ]
+        .map(|s| self.findings.iter().filter(|f| f.severity == s).count())
+    }
+
     /// 0 no finding at or above `fail_on`, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         u8::from(self.findings.iter().any(|f| f.severity >= self.fail_on))

@@ -122,17 +122,6 @@ impl OrgReport {
                 || !self.not_started.is_empty(),
         )
     }
-
-    /// Per repository: findings by severity, high first.
-    pub fn counts(r: &AuditReport) -> [usize; 4] {
-        [
-            Severity::High,
-            Severity::Medium,
-            Severity::Low,
-            Severity::Info,
-        ]
-        .map(|s| r.findings.iter().filter(|f| f.severity == s).count())
-    }
 }
 
 fn globs(patterns: &[String]) -> Result<Option<GlobSet>> {
@@ -314,8 +303,8 @@ pub fn run_org(
         }
     }
     report.reports.sort_by(|a, b| {
-        OrgReport::counts(b)
-            .cmp(&OrgReport::counts(a))
+        b.severity_counts()
+            .cmp(&a.severity_counts())
             .then_with(|| a.repository.cmp(&b.repository))
     });
     report

@@ -19,16 +19,6 @@ use crate::markup::{count, github_annotation, markdown_cell, markdown_code, text
 
 const HELP_URI: &str = "https://github.com/release-warden/release-warden#audit-findings";
 
-fn counts(r: &AuditReport) -> [(Severity, usize); 4] {
-    [
-        Severity::High,
-        Severity::Medium,
-        Severity::Low,
-        Severity::Info,
-    ]
-    .map(|s| (s, r.findings.iter().filter(|f| f.severity == s).count()))
-}
-
 impl Report for AuditReport {
     fn text(&self, w: &mut dyn Write, color: bool) -> io::Result<()> {
         text(w, self, color)
@@ -113,7 +103,7 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             writeln!(w, "       {}", text_value(&g.message))?;
         }
     }
-    let c = counts(r);
+    let [high, medium, low, info] = r.severity_counts();
     let verdict = if r.exit_code() == 0 { "ok" } else { "FAILED" };
     let suppressed = if r.suppressed.is_empty() {
         String::new()
@@ -138,10 +128,10 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
         w,
         "{new}{}: {} high, {} medium, {} low, {} info{suppressed}{baseline} (--fail-on {}: {verdict})",
         count(r.findings.len(), "finding", "findings"),
-        c[0].1,
-        c[1].1,
-        c[2].1,
-        c[3].1,
+        high,
+        medium,
+        low,
+        info,
         r.fail_on
     )
 }
@@ -373,7 +363,7 @@ pub fn sarif_run(r: &AuditReport) -> serde_json::Value {
 }
 
 fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
-    let c = counts(r);
+    let [high, medium, low, info] = r.severity_counts();
     writeln!(
         w,
         "### warden audit: {}\n",
@@ -397,10 +387,10 @@ fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
         w,
         "{}{} high, {} medium, {} low, {} info (fail on {}).\n",
         if r.baseline.is_some() { "New: " } else { "" },
-        c[0].1,
-        c[1].1,
-        c[2].1,
-        c[3].1,
+        high,
+        medium,
+        low,
+        info,
         r.fail_on
     )?;
     if let Some(b) = &r.baseline {

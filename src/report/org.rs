@@ -54,7 +54,7 @@ impl Report for OrgReport {
             .max(10);
         writeln!(w, "{:<width$}  HIGH MEDIUM  LOW INFO", "REPOSITORY")?;
         for r in &self.reports {
-            let [h, m, l, i] = OrgReport::counts(r);
+            let [h, m, l, i] = r.severity_counts();
             writeln!(
                 w,
                 "{:<width$}  {h:>4} {m:>6} {l:>4} {i:>4}",
@@ -94,7 +94,7 @@ impl Report for OrgReport {
             "| repository | high | medium | low | info |\n|---|---|---|---|---|"
         )?;
         for r in &self.reports {
-            let [h, m, l, i] = OrgReport::counts(r);
+            let [h, m, l, i] = r.severity_counts();
             writeln!(w, "| {} | {h} | {m} | {l} | {i} |", markdown_code(name(r)))?;
         }
         for u in self.unreadable.iter().chain(&self.not_started) {

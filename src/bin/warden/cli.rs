@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use release_warden::audit::findings::Severity;
+use release_warden::audit::secrets::SigningSecrets;
 use release_warden::files::paths::under_root;
 use release_warden::hive::history::HistoryOptions;
 use release_warden::known_issues::exclusions::ExclusionFormat;
@@ -233,6 +234,17 @@ pub struct AuditTarget {
     /// API base URL [default: GITHUB_API_URL, else https://api.github.com]; GHES: https://HOST/api/v3.
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
+}
+
+impl AuditTarget {
+    /// The signing secrets named on the command line (`--secret`, `--only-secret`).
+    pub fn signing_secrets(&self) -> SigningSecrets {
+        SigningSecrets {
+            extra: self.secrets.clone(),
+            only: self.only_secrets.clone(),
+            ..SigningSecrets::default()
+        }
+    }
 }
 
 /// The known-issues registry: known_issues/<id>.toml, one file per issue.

@@ -10,7 +10,6 @@ use release_warden::audit::baseline::Baseline;
 use release_warden::audit::findings::{AuditReport, Severity};
 use release_warden::audit::fix_plan::plan;
 use release_warden::audit::org::{run_org, OrgRequest, OrgSource, Resume};
-use release_warden::audit::secrets::SigningSecrets;
 use release_warden::audit::{self, AuditRequest, SettingsSource};
 use release_warden::github::repository::repository_name;
 use release_warden::github::session::Session;
@@ -161,11 +160,7 @@ fn org_request_of(
         matching: filter.matching.clone(),
         only,
         jobs: filter.jobs as usize,
-        secrets: SigningSecrets {
-            extra: target.secrets.clone(),
-            only: target.only_secrets.clone(),
-            ..SigningSecrets::default()
-        },
+        secrets: target.signing_secrets(),
         fallback_tag_patterns: target.release_tag_pattern.clone(),
         fail_on,
         releases: target.releases,
@@ -223,11 +218,7 @@ fn request<'a>(
 ) -> AuditRequest<'a> {
     AuditRequest {
         root: target.root.clone(),
-        secrets: SigningSecrets {
-            extra: target.secrets.clone(),
-            only: target.only_secrets.clone(),
-            ..SigningSecrets::default()
-        },
+        secrets: target.signing_secrets(),
         fallback_tag_patterns: target.release_tag_pattern.clone(),
         repository: repository_name(ctx.repository(target.repo.as_deref()), &target.root),
         settings,
