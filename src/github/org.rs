@@ -258,16 +258,19 @@ pub async fn fetch_audit_files<S: ApiSource>(
             TOTAL_CAP >> 20
         ));
     }
+    // Every path is checked before anything is fetched or written.
+    if let Some(e) = files.iter().find(|e| {
+        !crate::files::paths::is_repo_relative(&e.path) || e.path.chars().any(char::is_control)
+    }) {
+        return Err(format!(
+            "{:?}: not a plain path inside the repository",
+            e.path
+        ));
+    }
     let reads = files.iter().map(|e| async move {
-        if !crate::files::paths::is_repo_relative(&e.path) || e.path.chars().any(char::is_control) {
-            return Err(format!(
-                "{:?}: not a plain path inside the repository",
-                e.path
-            ));
-        }
         if e.size > FILE_CAP {
             // Too large to be a workflow: left out, as the workflow audit leaves it out.
-            return Ok(None);
+            return Ok::<_, String>(None);
         }
         let route = routes::git_blob(repo, &e.sha);
         let blob = get(api, &route, Shape::Object).await?;
@@ -296,6 +299,57 @@ pub async fn fetch_audit_files<S: ApiSource>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Answers from a map of routes (everything else: 404).
+    struct Fake(std::collections::HashMap<String, Value>);
+
+    impl ApiSource for Fake {
+        async fn get(&self, route: &str, _shape: Shape) -> Fetched {
+            match self.0.get(route) {
+                Some(v) => Fetched::Ok(v.clone()),
+                None => Fetched::Failed {
+                    status: 404,
+                    message: "Not Found".into(),
+                    permission: None,
+                },
+            }
+        }
+    }
+
+    /// A repository whose `.github` tree names a path out of the folder: nothing is written, the
+    /// repository is unreadable with the path named.
+    #[test]
+    fn a_tree_path_out_of_the_folder_is_refused_and_nothing_is_written() {
+        let blob = serde_json::json!({"content": "bmFtZTogeAo=", "encoding": "base64"});
+        let answers = [
+            (
+                routes::git_tree("o/r", "HEAD", false),
+                serde_json::json!({"tree": [{"path": ".github", "type": "tree", "mode": "040000", "sha": "a".repeat(40)}]}),
+            ),
+            (
+                routes::git_tree("o/r", &"a".repeat(40), true),
+                serde_json::json!({"tree": [
+                    {"path": "workflows/ok.yml", "type": "blob", "mode": "100644", "sha": "b".repeat(40), "size": 8},
+                    {"path": "actions/../../../escape.yml", "type": "blob", "mode": "100644", "sha": "b".repeat(40), "size": 8}
+                ]}),
+            ),
+            (routes::git_blob("o/r", &"b".repeat(40)), blob),
+        ];
+        let api = Fake(answers.into_iter().collect());
+        let outer = tempfile::tempdir().unwrap();
+        let dest = outer.path().join("checkout");
+        std::fs::create_dir(&dest).unwrap();
+        let err = futures::executor::block_on(fetch_audit_files(&api, "o/r", &dest)).unwrap_err();
+        assert_eq!(
+            err,
+            "\".github/actions/../../../escape.yml\": not a plain path inside the repository"
+        );
+        assert!(!outer.path().join("escape.yml").exists());
+        assert!(
+            !dest.join(".github/workflows/ok.yml").exists(),
+            "nothing written"
+        );
+    }
 
     #[test]
     fn only_what_the_workflow_audit_reads() {
