@@ -153,7 +153,35 @@ pub trait ApiSource: Sync {
     fn get_sha256(&self, route: &str) -> impl std::future::Future<Output = Fetched> + Send {
         self.get(route, Shape::Object)
     }
+
+    /// A release asset of any size, chunk by chunk into `out`; returns the bytes sent. A recorded
+    /// answer is the `get_bytes` form, replayed in one chunk.
+    fn download(
+        &self,
+        route: &str,
+        out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
+    ) -> impl std::future::Future<Output = Result<u64, String>> + Send {
+        async move {
+            use base64::Engine as _;
+            let bytes = match self.get_bytes(route, RECORDED_ASSET_CAP).await {
+                Fetched::Ok(v) => base64::engine::general_purpose::STANDARD
+                    .decode(v["base64"].as_str().unwrap_or_default())
+                    .map_err(|_| format!("GET /{route}: the recorded answer is not base64"))?,
+                Fetched::Failed {
+                    status, message, ..
+                } => return Err(format!("{status} {message}")),
+            };
+            let sent = bytes.len() as u64;
+            out.send(bytes::Bytes::from(bytes))
+                .await
+                .map_err(|_| "the writer stopped".to_string())?;
+            Ok(sent)
+        }
+    }
 }
+
+/// The largest asset a snapshot records (as base64 in one JSON file, under the snapshot cap).
+pub const RECORDED_ASSET_CAP: u64 = 40 << 20;
 
 /// Retry policy: attempts and the longest single wait honoured.
 #[derive(Clone, Copy, Debug)]
@@ -479,7 +507,7 @@ impl LiveApi {
     /// Streams one release asset, chunk by chunk, into `out` (a bounded channel: memory stays flat
     /// whatever the asset's size), following the redirect to the storage host without the token:
     /// the token goes only to the API's own origin, and a redirect from HTTPS to HTTP is refused.
-    pub async fn download(
+    async fn stream_asset(
         &self,
         route: &str,
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
@@ -617,6 +645,14 @@ fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
 }
 
 impl ApiSource for LiveApi {
+    async fn download(
+        &self,
+        route: &str,
+        out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
+    ) -> Result<u64, String> {
+        self.stream_asset(route, out).await
+    }
+
     async fn get_sha256(&self, route: &str) -> Fetched {
         use sha2::Digest as _;
         let digest = async {

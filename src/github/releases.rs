@@ -1,15 +1,19 @@
-//! A published release, for `warden verify --release TAG --repo OWNER/NAME`: the release by tag,
-//! every asset (paginated), the commit the tag names (peeled), and the assets downloaded
-//! concurrently into a folder, streamed to disk (memory flat in asset size).
+//! Published releases: the one model of a GitHub release and every read about one, through
+//! [`ApiSource`] (so `audit snapshot` / `verify --record` record them and `--snapshot` replays
+//! them). `warden verify --release` takes a release by tag, every asset (paginated), the commit
+//! the tag names (peeled) and downloads the assets concurrently, streamed to disk (memory flat in
+//! asset size); the audit's release check takes the latest releases and two small assets.
 
 use std::path::{Path, PathBuf};
 
+use base64::Engine as _;
 use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::api::{ApiSource, Fetched, LiveApi, Shape};
+use super::api::{ApiSource, Fetched, Shape};
 use super::routes;
 use super::session::Session;
+use super::snapshot::{Recorder, SnapshotSource};
 use crate::error::{Error, Result};
 use crate::release::hash::{Digests, StreamHasher};
 
@@ -26,14 +30,184 @@ pub struct Asset {
 /// What the API says about a release.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Release {
+    pub id: u64,
     pub tag: String,
     pub draft: bool,
     pub prerelease: bool,
     /// `None` when the API does not say (older GHES).
     pub immutable: Option<bool>,
     pub assets: Vec<Asset>,
-    /// The commit the tag names now, peeled through annotated tags.
-    pub commit: String,
+}
+
+impl Release {
+    /// A release object of the API; assets without an id or a name are left out.
+    fn from_json(v: &Value) -> Release {
+        Release {
+            id: v["id"].as_u64().unwrap_or(0),
+            tag: v["tag_name"].as_str().unwrap_or_default().to_string(),
+            draft: v["draft"].as_bool().unwrap_or(false),
+            prerelease: v["prerelease"].as_bool().unwrap_or(false),
+            immutable: v["immutable"].as_bool(),
+            assets: v["assets"]
+                .as_array()
+                .map(|list| list.iter().filter_map(asset_from_json).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The asset named `name`.
+    pub fn asset(&self, name: &str) -> Option<&Asset> {
+        self.assets.iter().find(|a| a.name == name)
+    }
+}
+
+fn asset_from_json(a: &Value) -> Option<Asset> {
+    Some(Asset {
+        id: a["id"].as_u64()?,
+        name: a["name"].as_str()?.to_string(),
+        size: a["size"].as_u64().unwrap_or(0),
+    })
+}
+
+/// A read that failed: the status (0 = no HTTP answer) and GitHub's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadFailure {
+    pub status: u16,
+    pub message: String,
+}
+
+impl std::fmt::Display for ReadFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status, self.message)
+    }
+}
+
+fn read_failure(f: Fetched) -> ReadFailure {
+    match f {
+        Fetched::Failed {
+            status, message, ..
+        } => ReadFailure { status, message },
+        Fetched::Ok(_) => ReadFailure {
+            status: 0,
+            message: "unexpected answer".into(),
+        },
+    }
+}
+
+/// The latest `count` releases of `repo` (with the assets the list carries).
+pub async fn latest<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    count: usize,
+) -> std::result::Result<Vec<Release>, ReadFailure> {
+    match source
+        .get(&routes::releases(repo, count), Shape::Object)
+        .await
+    {
+        Fetched::Ok(Value::Array(list)) => {
+            Ok(list.iter().take(count).map(Release::from_json).collect())
+        }
+        Fetched::Ok(_) => Ok(Vec::new()),
+        failed => Err(read_failure(failed)),
+    }
+}
+
+/// The commit the tag `tag` of `repo` names now (peeled through annotated tags).
+pub async fn tag_commit<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    tag: &str,
+) -> std::result::Result<String, ReadFailure> {
+    match source
+        .get(&routes::commit_of(repo, tag), Shape::Object)
+        .await
+    {
+        Fetched::Ok(v) => Ok(v["sha"].as_str().unwrap_or_default().to_string()),
+        failed => Err(read_failure(failed)),
+    }
+}
+
+/// A small asset's bytes (at most `cap`).
+pub async fn asset_bytes<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    asset: &Asset,
+    cap: u64,
+) -> std::result::Result<Vec<u8>, ReadFailure> {
+    match source
+        .get_bytes(&routes::release_asset(repo, asset.id), cap)
+        .await
+    {
+        Fetched::Ok(v) => base64::engine::general_purpose::STANDARD
+            .decode(v["base64"].as_str().unwrap_or_default())
+            .map_err(|_| ReadFailure {
+                status: 0,
+                message: "not base64".into(),
+            }),
+        failed => Err(read_failure(failed)),
+    }
+}
+
+/// An asset's SHA-256 (lowercase hex), streamed.
+pub async fn asset_sha256<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    asset: &Asset,
+) -> std::result::Result<String, String> {
+    match source
+        .get_sha256(&routes::release_asset(repo, asset.id))
+        .await
+    {
+        Fetched::Ok(v) => Ok(v["sha256"].as_str().unwrap_or("?").to_string()),
+        failed => Err(read_failure(failed).to_string()),
+    }
+}
+
+/// Whether the organisation owning `repo` enforces immutable releases for it (`all`, or
+/// `selected` with this repository). A user account, or a policy that cannot be read, does not.
+pub async fn org_enforces_immutable<S: ApiSource>(source: &S, repo: &str) -> bool {
+    let org = owner(repo);
+    let policy = match source
+        .get(&routes::org_immutable_releases(org), Shape::Object)
+        .await
+    {
+        Fetched::Ok(v) => v["enforced_repositories"]
+            .as_str()
+            .unwrap_or("none")
+            .to_string(),
+        Fetched::Failed { .. } => return false,
+    };
+    match policy.as_str() {
+        "all" => true,
+        "selected" => matches!(
+            source
+                .get(&routes::org_immutable_releases_repositories(org), Shape::Items("repositories"))
+                .await,
+            Fetched::Ok(v) if v["repositories"].as_array().is_some_and(|list| list
+                .iter()
+                .any(|r| r["full_name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(repo))))
+        ),
+        _ => false,
+    }
+}
+
+/// Where the organisation's immutable-releases policy is read (a finding's location).
+pub fn org_immutable_route(repo: &str) -> String {
+    routes::org_immutable_releases(owner(repo))
+}
+
+/// Where a release is read (a finding's location).
+pub fn release_route(repo: &str, tag: &str) -> String {
+    routes::release_by_tag(repo, tag)
+}
+
+/// Where the latest releases are read (a finding's location).
+pub fn releases_route(repo: &str, count: usize) -> String {
+    routes::releases(repo, count)
+}
+
+fn owner(repo: &str) -> &str {
+    repo.split('/').next().unwrap_or(repo)
 }
 
 fn failed(what: &str, f: Fetched) -> Error {
@@ -65,10 +239,10 @@ fn plain_name(name: &str) -> bool {
         && !name.chars().any(char::is_control)
 }
 
-/// The release `tag` of `repo`, its assets and its commit.
-pub async fn release(api: &LiveApi, repo: &str, tag: &str) -> Result<Release> {
+/// The release `tag` of `repo` with every asset (paginated), and the commit its tag names.
+pub async fn by_tag<S: ApiSource>(source: &S, repo: &str, tag: &str) -> Result<(Release, String)> {
     let what = format!("release {tag} of {repo}");
-    let body = match api
+    let body = match source
         .get(&routes::release_by_tag(repo, tag), Shape::Object)
         .await
     {
@@ -78,7 +252,7 @@ pub async fn release(api: &LiveApi, repo: &str, tag: &str) -> Result<Release> {
     let id = body["id"]
         .as_u64()
         .ok_or_else(|| Error::Api(format!("{what}: no release id in the answer")))?;
-    let list = match api
+    let list = match source
         .get(&routes::release_assets(repo, id), Shape::Array)
         .await
     {
@@ -88,40 +262,36 @@ pub async fn release(api: &LiveApi, repo: &str, tag: &str) -> Result<Release> {
     };
     let mut assets = Vec::new();
     for a in &list {
-        let (Some(id), Some(name)) = (a["id"].as_u64(), a["name"].as_str()) else {
+        let Some(asset) = asset_from_json(a) else {
             return Err(Error::Api(format!("{what}: an asset without id or name")));
         };
-        if !plain_name(name) {
+        if !plain_name(&asset.name) {
             return Err(Error::Refused(format!(
-                "{what}: the asset name {name:?} is not a plain file name: refusing to download it"
+                "{what}: the asset name {:?} is not a plain file name: refusing to download it",
+                asset.name
             )));
         }
-        assets.push(Asset {
-            id,
-            name: name.to_string(),
-            size: a["size"].as_u64().unwrap_or(0),
-        });
+        assets.push(asset);
     }
-    let commit = match api.get(&routes::commit_of(repo, tag), Shape::Object).await {
+    let commit = match source
+        .get(&routes::commit_of(repo, tag), Shape::Object)
+        .await
+    {
         Fetched::Ok(v) => v["sha"].as_str().unwrap_or_default().to_string(),
         f => return Err(failed(&format!("the commit of tag {tag}"), f)),
     };
-    Ok(Release {
-        tag: tag.to_string(),
-        draft: body["draft"].as_bool().unwrap_or(false),
-        prerelease: body["prerelease"].as_bool().unwrap_or(false),
-        immutable: body["immutable"].as_bool(),
-        assets,
-        commit,
-    })
+    let mut release = Release::from_json(&body);
+    release.tag = tag.to_string();
+    release.assets = assets;
+    Ok((release, commit))
 }
 
 /// Downloads `assets` of `repo` into `dir`, each through a temp file renamed into place, and
 /// returns each file's digests. The bytes are hashed (SHA-256 and the BLAKE2b prehash) and
 /// written on a thread per download as they arrive, so verification reads nothing again and the
 /// hashing of concurrent downloads spreads over the cores.
-pub async fn download(
-    api: &LiveApi,
+pub async fn download<S: ApiSource>(
+    source: &S,
     repo: &str,
     assets: &[Asset],
     dir: &Path,
@@ -150,7 +320,7 @@ pub async fn download(
                 out.flush()?;
                 Ok(hasher.finish())
             });
-            let fetched = api
+            let fetched = source
                 .download(&routes::release_asset(repo, asset.id), &tx)
                 .await;
             drop(tx);
@@ -221,25 +391,75 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
     })
 }
 
+/// Where `verify --release` reads a release from: the API, a snapshot (`--snapshot DIR`), or the
+/// API while recording every answer (`--record DIR`).
+#[derive(Debug)]
+pub enum ReleaseSource<'a> {
+    Live(&'a Session),
+    Snapshot(PathBuf),
+    Record(&'a Session, PathBuf),
+}
+
+/// A release as `verify --release` takes it: what the API says, the commit its tag names, and
+/// the files downloaded with their digests.
+#[derive(Debug)]
+pub struct Downloaded {
+    pub release: Release,
+    pub commit: String,
+    pub files: Vec<(PathBuf, Digests)>,
+}
+
 /// The release, and those of its assets that `wanted` names, downloaded into `dir` (with the
-/// digests of each file, computed as it arrived).
+/// digests of each file, computed as it arrived), and the commit the tag names.
 pub fn fetch(
-    session: &Session,
+    from: &ReleaseSource<'_>,
     repo: &str,
     tag: &str,
     dir: &Path,
     wanted: &dyn Fn(&str) -> bool,
-) -> Result<(Release, Vec<(PathBuf, Digests)>)> {
-    session.block_on(async {
-        let release = release(session.api(), repo, tag).await?;
-        let chosen: Vec<Asset> = release
-            .assets
-            .iter()
-            .filter(|a| wanted(&a.name))
-            .cloned()
-            .collect();
-        let digests = download(session.api(), repo, &chosen, dir).await?;
-        Ok((release, digests))
+) -> Result<Downloaded> {
+    match from {
+        ReleaseSource::Live(session) => {
+            session.block_on(fetch_from(session.api(), repo, tag, dir, wanted))
+        }
+        ReleaseSource::Snapshot(snapshot) => {
+            let source = SnapshotSource {
+                dir: snapshot.clone(),
+            };
+            // The snapshot answers at once; downloads still hand their bytes to a writer task.
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
+            runtime.block_on(fetch_from(&source, repo, tag, dir, wanted))
+        }
+        ReleaseSource::Record(session, out) => {
+            let recorder = Recorder::new(session.api());
+            let fetched = session.block_on(fetch_from(&recorder, repo, tag, dir, wanted));
+            recorder.save(out)?;
+            fetched
+        }
+    }
+}
+
+async fn fetch_from<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    tag: &str,
+    dir: &Path,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<Downloaded> {
+    let (release, commit) = by_tag(source, repo, tag).await?;
+    let chosen: Vec<Asset> = release
+        .assets
+        .iter()
+        .filter(|a| wanted(&a.name))
+        .cloned()
+        .collect();
+    let files = download(source, repo, &chosen, dir).await?;
+    Ok(Downloaded {
+        release,
+        commit,
+        files,
     })
 }
 

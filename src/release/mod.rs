@@ -1,7 +1,10 @@
 //! Release integrity: minisign formats (`keys`, `signature`, `comment`, `checksums`), how release
 //! files are named (`names`), the keys a verification trusts (`trusted_keys`), hashing
-//! (`hash`), finding committed secret keys (`key_scan`), and the `keygen`, `sign` and `verify` operations built on them.
+//! (`hash`), finding committed secret keys (`key_scan`), what a signature binds (`binding`), the
+//! `keygen`, `sign` and `verify` operations built on them, and the one judgement of a published
+//! release (`published`).
 
+pub mod binding;
 pub mod checksums;
 pub mod comment;
 pub mod hash;
@@ -9,6 +12,7 @@ pub mod key_scan;
 pub mod keygen;
 pub mod keys;
 pub mod names;
+pub mod published;
 pub mod sign;
 pub mod signature;
 pub mod trusted_keys;

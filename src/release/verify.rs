@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::binding::{binding_mismatch, Expected, SignedRelease};
 use super::checksums::{self, ChecksumFile};
 use super::comment::DRY_RUN_MARKER;
 use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
@@ -392,23 +393,18 @@ fn check_signature_text<'k>(
     out.path = field("path")?.map(str::to_string);
     out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
     check_bindings(comment, name, opts).map_err(|e| (ArtifactStatus::Failed, e))?;
-    check_release(out, opts).map_err(|e| (ArtifactStatus::Failed, e))?;
-    if let Some(expected) = &opts.expect_tag {
-        match field("tag")? {
-            Some(tag) if tag == expected => {}
-            Some(tag) => {
-                return Err((
-                    ArtifactStatus::Failed,
-                    format!("signed for tag {tag}, expected {expected}"),
-                ))
-            }
-            None => {
-                return Err((
-                    ArtifactStatus::Failed,
-                    format!("the trusted comment has no tag: field, expected tag {expected}"),
-                ))
-            }
-        }
+    let expected = Expected {
+        tag: opts.expect_tag.as_deref(),
+        repo: opts.expect_repo.as_deref(),
+        commit: opts.expect_commit.as_deref(),
+    };
+    let signed = SignedRelease {
+        tag: out.tag.clone(),
+        repo: out.repo.clone(),
+        commit: out.commit.clone(),
+    };
+    if let Some(mismatch) = binding_mismatch(&signed, &expected) {
+        return Err((ArtifactStatus::Failed, mismatch.to_string()));
     }
     if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
         return Err((
@@ -417,44 +413,6 @@ fn check_signature_text<'k>(
         ));
     }
     Ok(CheckedSignature { sig, key })
-}
-
-/// `--expect-repo` and `--expect-commit`: the signature must carry them. The repository compares
-/// without case (GitHub's names do); the signed commit must be a full 40-hex SHA, which the
-/// expected one (at least 12 hex digits) must begin.
-fn check_release(out: &Verdict, opts: &VerifyOptions) -> std::result::Result<(), String> {
-    if let Some(expected) = &opts.expect_repo {
-        match &out.repo {
-            Some(repo) if repo.eq_ignore_ascii_case(expected) => {}
-            Some(repo) => return Err(format!("signed for repository {repo}, expected {expected}")),
-            None => {
-                return Err(format!(
-                    "the trusted comment has no repo: field, expected repository {expected}"
-                ))
-            }
-        }
-    }
-    if let Some(expected) = &opts.expect_commit {
-        let full = |c: &str| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit());
-        match &out.commit {
-            Some(commit) if !full(commit) => {
-                return Err(format!(
-                    "the trusted comment's commit:{commit} is not a full 40-hex commit"
-                ))
-            }
-            Some(commit)
-                if commit
-                    .to_ascii_lowercase()
-                    .starts_with(&expected.to_ascii_lowercase()) => {}
-            Some(commit) => return Err(format!("signed for commit {commit}, expected {expected}")),
-            None => {
-                return Err(format!(
-                    "the trusted comment has no commit: field, expected commit {expected}"
-                ))
-            }
-        }
-    }
-    Ok(())
 }
 
 fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Verdict {
@@ -732,19 +690,11 @@ fn checksum_list_jobs(
     Ok(listed)
 }
 
-/// The fields of a trusted comment a release binds (`tag:`, `repo:`, `commit:`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SignedRelease {
-    pub tag: Option<String>,
-    pub repo: Option<String>,
-    pub commit: Option<String>,
-}
-
 /// Verifies a signature (its text) over `data` named `file_name` with `keys`, with every check a
 /// file gets (`check_signature_text`, default options: no legacy, no dry-run, exactly one
-/// `file:` equal to the name), and returns what the trusted comment binds. For the audit of
-/// published releases, which downloads only `SHA256SUMS` and its signature.
-pub fn verify_bytes(
+/// `file:` equal to the name), and returns what the trusted comment binds. For the judgement of
+/// published releases (`published::judge`), which downloads only `SHA256SUMS` and its signature.
+pub(crate) fn verify_bytes(
     signature: &str,
     data: &[u8],
     file_name: &str,

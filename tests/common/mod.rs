@@ -243,3 +243,6 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
         _ => 0,
     }
 }
+
+/// A local server playing an organisation of 200 repositories (also used by the org bench).
+pub mod org_server;

@@ -725,7 +725,7 @@ pub struct SignArgs {
 /// key can both be trusted. The keys may not lie inside a directory being verified.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n\nExit status: 0 all verified, 1 a verification failed (including an unlisted entry, a missing\nSHA256SUMS, or a signature bound to no file), 2 bad input or usage (a signature given without\nits artifact, trusted keys inside a verified directory)."
+    after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n  warden verify --release v1.2.3 --repo lambdaclass/ethrex --record snap/ && warden verify --release v1.2.3 --repo lambdaclass/ethrex --snapshot snap/\n\nExit status: 0 all verified, 1 a verification failed (including an unlisted entry, a missing\nSHA256SUMS, or a signature bound to no file), 2 bad input or usage (a signature given without\nits artifact, trusted keys inside a verified directory)."
 )]
 pub struct VerifyArgs {
     /// Artifacts and/or release directories.
@@ -756,6 +756,13 @@ pub struct VerifyArgs {
     /// API base URL [default: GITHUB_API_URL, else https://api.github.com]; GHES: https://HOST/api/v3.
     #[arg(long, value_name = "URL", requires = "release")]
     pub api_url: Option<String>,
+    /// Read the release from a folder that --record wrote instead of the API (offline replay).
+    #[arg(long, value_name = "DIR", requires = "release", conflicts_with_all = ["record", "keys_from_repo"])]
+    pub snapshot: Option<PathBuf>,
+    /// Save every API answer (release, assets, tag commit, the downloaded files up to 40 MiB each)
+    /// under DIR, for `--snapshot DIR`.
+    #[arg(long, value_name = "DIR", requires = "release")]
+    pub record: Option<PathBuf>,
     /// Trust this public key (repeatable). Replaces --keys-dir.
     #[arg(long, value_name = "FILE")]
     pub public_key: Vec<PathBuf>,

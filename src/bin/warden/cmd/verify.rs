@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use release_warden::github::releases;
+use release_warden::github::releases::{self, ReleaseSource};
 use release_warden::release::hash::Progress;
 use release_warden::release::trusted_keys::TrustedKeys;
 use release_warden::release::verify::{verify, VerifyOptions};
@@ -68,19 +68,28 @@ pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resu
                 _temp.path().to_path_buf()
             }
         };
-        let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+        let session;
+        let from = if let Some(snapshot) = &args.snapshot {
+            ReleaseSource::Snapshot(snapshot.clone())
+        } else {
+            session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+            match &args.record {
+                Some(out) => ReleaseSource::Record(&session, out.clone()),
+                None => ReleaseSource::Live(&session),
+            }
+        };
         let wanted = |name: &str| {
             let sums = &opts.checksums_name;
             let base = name.strip_suffix(".minisig").unwrap_or(name);
             opts.only.as_ref().is_none_or(|g| g.is_match(base)) || base == sums
         };
-        let (release, digests) = releases::fetch(&session, repo, tag, &dir, &wanted)?;
-        opts.known_digests = digests.into_iter().collect();
-        notes.extend(release_notes(&release, repo));
+        let got = releases::fetch(&from, repo, tag, &dir, &wanted)?;
+        opts.known_digests = got.files.into_iter().collect();
+        notes.extend(release_notes(&got.release, &got.commit, repo));
         opts.inputs = vec![dir];
         opts.expect_tag = Some(tag.clone());
         opts.expect_repo = Some(repo.clone());
-        opts.expect_commit = Some(release.commit.clone());
+        opts.expect_commit = Some(got.commit);
     }
     let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
     let mut report = verify(&opts, &keys)?;
@@ -102,12 +111,12 @@ fn only_globs(patterns: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
 }
 
 /// What the user should know about the release itself.
-fn release_notes(release: &releases::Release, repo: &str) -> Vec<String> {
+fn release_notes(release: &releases::Release, commit: &str, repo: &str) -> Vec<String> {
     let mut notes = vec![format!(
         "release {} of {repo}: {} assets, tag at commit {}{}{}",
         release.tag,
         release.assets.len(),
-        release.commit,
+        commit,
         if release.draft { ", a draft" } else { "" },
         if release.prerelease {
             ", a prerelease"

@@ -1,0 +1,225 @@
+//! What a signature binds of a release (`tag:`, `repo:`, `commit:`) against what is expected:
+//! `verify --expect-*`, `verify --release` and the audit's release check ask this one question
+//! and word the answer each in its own place.
+
+use std::fmt;
+
+/// The fields of a trusted comment a release binds (`tag:`, `repo:`, `commit:`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SignedRelease {
+    pub tag: Option<String>,
+    pub repo: Option<String>,
+    pub commit: Option<String>,
+}
+
+/// What a signature must bind: each field given is required. A repository compares without case
+/// (GitHub's names do); the signed commit must be a full 40-hex SHA that begins with the expected
+/// one (at least 12 hex digits; the full SHA for a published release).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Expected<'a> {
+    pub tag: Option<&'a str>,
+    pub repo: Option<&'a str>,
+    pub commit: Option<&'a str>,
+}
+
+/// Which bound field disagrees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundField {
+    Tag,
+    Repo,
+    Commit,
+}
+
+/// A binding the signature does not hold: what it says (`None`: the field is absent) and what
+/// was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingMismatch {
+    pub field: BoundField,
+    pub signed: Option<String>,
+    pub expected: String,
+}
+
+fn full_commit(c: &str) -> bool {
+    c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The first binding `signed` does not hold, checked in the order repository, commit, tag.
+pub fn binding_mismatch(
+    signed: &SignedRelease,
+    expected: &Expected<'_>,
+) -> Option<BindingMismatch> {
+    let mismatch = |field, signed: &Option<String>, expected: &str| BindingMismatch {
+        field,
+        signed: signed.clone(),
+        expected: expected.to_string(),
+    };
+    if let Some(repo) = expected.repo {
+        if !signed
+            .repo
+            .as_deref()
+            .is_some_and(|r| r.eq_ignore_ascii_case(repo))
+        {
+            return Some(mismatch(BoundField::Repo, &signed.repo, repo));
+        }
+    }
+    if let Some(commit) = expected.commit {
+        let holds = signed.commit.as_deref().is_some_and(|c| {
+            full_commit(c)
+                && c.to_ascii_lowercase()
+                    .starts_with(&commit.to_ascii_lowercase())
+        });
+        if !holds {
+            return Some(mismatch(BoundField::Commit, &signed.commit, commit));
+        }
+    }
+    if let Some(tag) = expected.tag {
+        if signed.tag.as_deref() != Some(tag) {
+            return Some(mismatch(BoundField::Tag, &signed.tag, tag));
+        }
+    }
+    None
+}
+
+impl BindingMismatch {
+    fn field_name(&self) -> (&'static str, &'static str) {
+        match self.field {
+            BoundField::Tag => ("tag", "tag"),
+            BoundField::Repo => ("repo", "repository"),
+            BoundField::Commit => ("commit", "commit"),
+        }
+    }
+
+    /// The audit's words: "release v1 is signed for {this}", where the expected value is what the
+    /// release is now.
+    pub fn as_release_finding(&self) -> String {
+        let (key, noun) = self.field_name();
+        let expected = &self.expected;
+        match (&self.signed, self.field) {
+            (None, _) => format!("no {noun} (no {key}: field), not {expected}"),
+            (Some(c), BoundField::Commit) if !full_commit(c) => {
+                format!("commit {c}, which is not a full 40-hex commit, not {expected}")
+            }
+            (Some(c), BoundField::Commit) => format!(
+                "commit {c}, but the tag now names {expected} (moved or recreated after signing)"
+            ),
+            (Some(v), _) => format!("{noun} {v}, not {expected}"),
+        }
+    }
+}
+
+/// verify's words for a result line.
+impl fmt::Display for BindingMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (key, noun) = self.field_name();
+        let expected = &self.expected;
+        match (&self.signed, self.field) {
+            (None, _) => write!(
+                f,
+                "the trusted comment has no {key}: field, expected {noun} {expected}"
+            ),
+            (Some(c), BoundField::Commit) if !full_commit(c) => write!(
+                f,
+                "the trusted comment's commit:{c} is not a full 40-hex commit"
+            ),
+            (Some(v), _) => write!(f, "signed for {noun} {v}, expected {expected}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const C1: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+    const C2: &str = "ffffffffffffffffffffffffffffffffffffffff";
+
+    fn signed(tag: Option<&str>, repo: Option<&str>, commit: Option<&str>) -> SignedRelease {
+        SignedRelease {
+            tag: tag.map(str::to_string),
+            repo: repo.map(str::to_string),
+            commit: commit.map(str::to_string),
+        }
+    }
+
+    fn release() -> Expected<'static> {
+        Expected {
+            tag: Some("v1"),
+            repo: Some("o/r"),
+            commit: Some(C1),
+        }
+    }
+
+    #[test]
+    fn a_signature_binding_the_release_holds_and_the_repository_ignores_case() {
+        assert_eq!(
+            binding_mismatch(&signed(Some("v1"), Some("O/R"), Some(C1)), &release()),
+            None
+        );
+        let prefix = Expected {
+            commit: Some(&C1[..12]),
+            ..Expected::default()
+        };
+        assert_eq!(
+            binding_mismatch(&signed(None, None, Some(C1)), &prefix),
+            None
+        );
+    }
+
+    #[test]
+    fn a_missing_field_is_a_mismatch_in_both_wordings() {
+        // The disagreement issue 22 found: no `commit:` passed the audit and failed verify.
+        let m = binding_mismatch(&signed(Some("v1"), Some("o/r"), None), &release()).unwrap();
+        assert_eq!(m.field, BoundField::Commit);
+        assert_eq!(
+            m.to_string(),
+            format!("the trusted comment has no commit: field, expected commit {C1}")
+        );
+        assert_eq!(
+            m.as_release_finding(),
+            format!("no commit (no commit: field), not {C1}")
+        );
+        let m = binding_mismatch(&signed(None, Some("o/r"), Some(C1)), &release()).unwrap();
+        assert_eq!(m.as_release_finding(), "no tag (no tag: field), not v1");
+        let m = binding_mismatch(&signed(Some("v1"), None, Some(C1)), &release()).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "the trusted comment has no repo: field, expected repository o/r"
+        );
+    }
+
+    #[test]
+    fn each_wrong_field_is_named_repository_first() {
+        let m = binding_mismatch(&signed(Some("v0"), Some("fork/r"), Some(C2)), &release());
+        let m = m.unwrap();
+        assert_eq!(m.to_string(), "signed for repository fork/r, expected o/r");
+        assert_eq!(m.as_release_finding(), "repository fork/r, not o/r");
+        let m = binding_mismatch(&signed(Some("v1"), Some("o/r"), Some(C2)), &release()).unwrap();
+        assert_eq!(
+            m.as_release_finding(),
+            format!("commit {C2}, but the tag now names {C1} (moved or recreated after signing)")
+        );
+        assert_eq!(
+            m.to_string(),
+            format!("signed for commit {C2}, expected {C1}")
+        );
+        let m = binding_mismatch(&signed(Some("v0"), Some("o/r"), Some(C1)), &release()).unwrap();
+        assert_eq!(m.to_string(), "signed for tag v0, expected v1");
+        assert_eq!(m.as_release_finding(), "tag v0, not v1");
+    }
+
+    #[test]
+    fn a_short_signed_commit_never_matches() {
+        let m = binding_mismatch(
+            &signed(Some("v1"), Some("o/r"), Some(&C1[..12])),
+            &release(),
+        );
+        let m = m.unwrap();
+        assert_eq!(
+            m.to_string(),
+            format!(
+                "the trusted comment's commit:{} is not a full 40-hex commit",
+                &C1[..12]
+            )
+        );
+    }
+}

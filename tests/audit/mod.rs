@@ -1,0 +1,10 @@
+//! `warden audit`: workflows offline, settings and releases against local servers, organisations,
+//! baselines, the corpus.
+
+mod api_faults;
+mod baseline;
+mod corpus;
+mod org;
+mod releases;
+mod settings;
+mod workflows;

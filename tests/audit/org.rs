@@ -1,0 +1,336 @@
+//! `warden audit --org` against a local server playing an organisation of 200 repositories
+//! (`common/org_server.rs`): listing with pagination and a secondary limit, archived and forks
+//! left out, a forbidden repository listed as unreadable, a 500 retried, the per-repository
+//! request budget, and a cached second run that GitHub would answer with 304s only.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::common::org_server::*;
+use crate::common::*;
+use serde_json::Value;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer};
+
+/// A local organisation of `repos` repositories, shaped by `shape`; its server and request log.
+fn serve(
+    rt: &tokio::runtime::Runtime,
+    repos: usize,
+    shape: impl FnOnce(OrgServer) -> OrgServer,
+) -> (MockServer, Arc<Mutex<Vec<Logged>>>) {
+    let server = rt.block_on(MockServer::start());
+    let org = shape(OrgServer::new(repos, &server.uri(), Duration::ZERO));
+    let log = org.log.clone();
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    (server, log)
+}
+
+fn org_audit(dir: &Path, uri: &str, extra: &[&str]) -> Run {
+    let mut cmd = warden(dir);
+    cmd.env("GH_TOKEN", "ghs_test")
+        .args(["audit", "--org", ORG, "--api-url", uri, "--releases", "0"])
+        .args(extra);
+    run(&mut cmd)
+}
+
+#[test]
+fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, log) = serve(&rt, 200, |o| o);
+    let t = tempfile::tempdir().unwrap();
+
+    let started = std::time::Instant::now();
+    let first = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--cache", "cache", "--format", "json"],
+    )
+    .expect(1);
+    eprintln!("first run: {:?}", started.elapsed());
+    let doc: Value = serde_json::from_str(&first.stdout).unwrap();
+    let repos = doc["repositories"].as_array().unwrap();
+    // 200 listed; 40 archived and 40 forks left out; repo-006 forbidden.
+    assert_eq!(doc["excluded"], 80);
+    assert_eq!(repos.len(), 119);
+    assert_eq!(doc["unreadable"][0]["repository"], "acme/repo-006");
+    assert!(
+        doc["unreadable"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 403: Resource not accessible by integration"),
+        "{}",
+        doc["unreadable"]
+    );
+    assert_eq!(doc["unreadable"].as_array().unwrap().len(), 1);
+    // The repository whose first read failed with a 500 was retried and audited.
+    let by_name = |n: &str| repos.iter().find(|r| r["repository"] == n).unwrap();
+    let flaky = by_name("acme/repo-011");
+    assert!(!flaky["findings"].as_array().unwrap().is_empty());
+    // An exposed repository: its key outside an environment, stored as a repository secret.
+    let ids = |r: &Value| -> Vec<String> {
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        ids(by_name("acme/repo-001")).contains(&"signing-secret-outside-environment".to_string())
+    );
+    // A protected one passes; a repository without workflows has nothing to sign with.
+    assert_eq!(
+        by_name("acme/repo-000")["failed"],
+        false,
+        "{}",
+        by_name("acme/repo-000")
+    );
+    // (the tag ruleset is still judged against the default release tags, as for one repository)
+    assert_eq!(ids(by_name("acme/repo-002")), ["no-tag-ruleset"]);
+    // At most 20 requests per repository on the first run (listing included).
+    let sent = doc["requests"]["sent"].as_u64().unwrap();
+    assert!(sent <= 20 * 120, "{sent} requests for 120 repositories");
+    let first_log = log.lock().unwrap().len();
+    assert_eq!(first_log as u64, sent);
+
+    // The second run, with the cache: GitHub answers nothing but 304 (free) or the errors it
+    // answered before; git objects are not asked for again.
+    let second = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--cache", "cache", "--format", "json"],
+    )
+    .expect(1);
+    let doc2: Value = serde_json::from_str(&second.stdout).unwrap();
+    assert_eq!(doc2["repositories"], doc["repositories"]);
+    let log = log.lock().unwrap();
+    let again = &log[first_log..];
+    let ok: Vec<&Logged> = again.iter().filter(|l| l.status == 200).collect();
+    assert!(
+        ok.is_empty(),
+        "answered 200 on the cached run: {:?}",
+        &ok[..ok.len().min(5)]
+    );
+    assert!(again
+        .iter()
+        .all(|l| l.status != 200 && (l.conditional || l.status >= 400)));
+    // The .github tree and the workflow blob of the 79 repositories that have them.
+    assert_eq!(
+        doc2["requests"]["from_cache"],
+        2 * 79,
+        "{}",
+        doc2["requests"]
+    );
+    assert!(!again.iter().any(|l| l.path.contains("/git/blobs/")));
+    // Organisation secrets were read once, not per repository.
+    assert!(!log
+        .iter()
+        .any(|l| l.path.contains("/actions/organization-secrets")));
+}
+
+#[test]
+fn org_audit_text_table_filters_and_baseline() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, _) = serve(&rt, 12, |o| o);
+    let t = tempfile::tempdir().unwrap();
+    let out = org_audit(t.path(), &server.uri(), &["--match", "repo-00*"]).expect(1);
+    insta::assert_snapshot!(out.stdout);
+    // The report as a baseline: nothing new, and exit 1 only for what was not audited.
+    let base = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--match", "repo-00*", "--format", "json"],
+    )
+    .expect(1);
+    write(&t.path().join("base.json"), base.stdout.as_bytes());
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--match", "repo-00[0-5]", "--baseline", "base.json"],
+    )
+    .expect(0);
+    assert!(out.stdout.ends_with(": ok\n"), "{}", out.stdout);
+    // --repos-from narrows to the named ones; --include-archived and --include-forks widen.
+    write(
+        &t.path().join("repos.txt"),
+        b"# the two we care about\nrepo-000\nacme/repo-001\n",
+    );
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--repos-from", "repos.txt", "--format", "json"],
+    )
+    .expect(1);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["repositories"].as_array().unwrap().len(), 2);
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--include-archived", "--include-forks", "--format", "json"],
+    )
+    .expect(1);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["excluded"], 0);
+    // SARIF: one run per repository audited, each with its own category, valid 2.1.0.
+    let out = org_audit(t.path(), &server.uri(), &["--format", "sarif"]).expect(1);
+    let sarif: Value = serde_json::from_str(&out.stdout).unwrap();
+    let errors: Vec<String> = sarif_validator()
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let ids: Vec<&str> = sarif["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["automationDetails"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 7);
+    assert!(ids.contains(&"warden-audit/acme/repo-001/"), "{ids:?}");
+    // Markdown: the table, every name a code span.
+    let out = org_audit(t.path(), &server.uri(), &["--format", "markdown"]).expect(1);
+    assert!(
+        out.stdout.contains("| `acme/repo-001` | 3 | 0 | 0 | 0 |"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "| `acme/repo-006` | not audited: GET /repos/acme/repo-006/git/trees/HEAD: HTTP 403"
+        ),
+        "{}",
+        out.stdout
+    );
+    // Without a token, --org is a usage error.
+    let mut cmd = warden(t.path());
+    cmd.env_remove("GH_TOKEN").env_remove("GITHUB_TOKEN").args([
+        "audit",
+        "--org",
+        ORG,
+        "--api-url",
+        &server.uri(),
+    ]);
+    run(&mut cmd).expect(2);
+}
+
+/// A snapshot of the organisation replays offline to the same report; a rate limit about to run
+/// out stops new repositories, names them and fails.
+#[test]
+fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, _) = serve(&rt, 12, |o| o);
+    let t = tempfile::tempdir().unwrap();
+    let live = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
+    let mut cmd = warden(t.path());
+    cmd.env("GH_TOKEN", "ghs_test").args([
+        "audit",
+        "snapshot",
+        "--org",
+        ORG,
+        "--api-url",
+        &server.uri(),
+        "--releases",
+        "0",
+        "--out",
+        "snap",
+    ]);
+    let saved = run(&mut cmd).expect(0);
+    assert!(saved.stdout.starts_with("saved "), "{}", saved.stdout);
+    let mut cmd = warden(t.path());
+    cmd.env_remove("GH_TOKEN").env_remove("GITHUB_TOKEN").args([
+        "audit",
+        "--org",
+        ORG,
+        "--snapshot",
+        "snap",
+        "--releases",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let replayed = run(&mut cmd).expect(1);
+    let doc = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+    assert_eq!(
+        doc(&replayed.stdout)["repositories"],
+        doc(&live.stdout)["repositories"]
+    );
+    assert_eq!(
+        doc(&replayed.stdout)["unreadable"],
+        doc(&live.stdout)["unreadable"]
+    );
+
+    // A token that cannot read the organisation's secrets: each repository is asked instead.
+    let (server, log) = serve(&rt, 12, |o| o.without_org_secrets());
+    let out = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
+    assert_eq!(
+        doc(&out.stdout)["repositories"].as_array().unwrap().len(),
+        7
+    );
+    let asked = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.path.contains("/actions/organization-secrets"))
+        .count();
+    assert_eq!(asked, 7);
+
+    let (server, _) = serve(&rt, 12, |o| o.with_remaining(130));
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--jobs", "1", "--format", "json"],
+    )
+    .expect(1);
+    let doc = doc(&out.stdout);
+    let not_started = doc["not_started"].as_array().unwrap();
+    assert!(!not_started.is_empty(), "{doc}");
+    assert!(
+        not_started[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the rate limit would run out ("),
+        "{doc}"
+    );
+    let done = doc["repositories"].as_array().unwrap().len();
+    assert!(done > 0);
+    assert!(
+        out.stderr.contains(
+            "after the reset, run the same command with --resume warden-audit-acme.resume.json"
+        ),
+        "{}",
+        out.stderr
+    );
+    // After the reset: --resume keeps what was audited and audits only the rest.
+    let (server, log) = serve(&rt, 12, |o| o);
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &[
+            "--resume",
+            "warden-audit-acme.resume.json",
+            "--format",
+            "json",
+        ],
+    )
+    .expect(1);
+    let resumed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(resumed["not_started"], serde_json::json!([]));
+    assert_eq!(
+        resumed["repositories"].as_array().unwrap().len()
+            + resumed["unreadable"].as_array().unwrap().len(),
+        8,
+        "12 repositories, 4 archived or forks: {resumed}"
+    );
+    let first_done = doc["repositories"][0]["repository"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        !log.lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.path.contains(&format!("{first_done}/"))),
+        "{first_done} was audited again"
+    );
+}

@@ -1,0 +1,345 @@
+//! The signed-release check of `warden audit`: the latest releases' `SHA256SUMS` and
+//! `SHA256SUMS.minisig` must verify against the repository's `keys/` and bind the release's tag,
+//! repository and commit. Read from a snapshot written here (the same reads the live API gives),
+//! and once live against a local server.
+
+use std::path::Path;
+
+use crate::common::*;
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+
+/// `SHA256SUMS` and its signature for a release signed with `args` (in a folder of its own).
+fn signed(t: &Path, name: &str, args: &[&str]) -> (Vec<u8>, Vec<u8>) {
+    let dir = t.join("build").join(name);
+    write(&dir.join("app"), format!("app of {name}").as_bytes());
+    let mut all = vec!["sign", "--secret-key"];
+    let key = t.join("secret/demo.key");
+    all.push(key.to_str().unwrap());
+    all.push(dir.to_str().unwrap());
+    all.extend_from_slice(args);
+    run(warden(t).args(&all)).expect(0);
+    (
+        std::fs::read(dir.join("SHA256SUMS")).unwrap(),
+        std::fs::read(dir.join("SHA256SUMS.minisig")).unwrap(),
+    )
+}
+
+fn put(snap: &Path, route: &str, body: Value) {
+    write(
+        &snap.join(format!("{route}.json")),
+        serde_json::to_string_pretty(&body).unwrap().as_bytes(),
+    );
+}
+
+fn bytes(b: &[u8]) -> Value {
+    json!({"base64": base64::engine::general_purpose::STANDARD.encode(b)})
+}
+
+/// `warden audit` of the repository at `root`, its settings from the snapshot `snap`, checking
+/// the latest `releases`, as JSON.
+fn audit_snapshot(root: &Path, snap: &Path, releases: &str) -> Run {
+    run(warden(root)
+        .args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            releases,
+            "--format",
+            "json",
+            "--snapshot",
+        ])
+        .arg(snap))
+}
+
+/// Findings of the release rules: `id message`.
+fn release_findings(out: &Run) -> Vec<String> {
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"].as_str().unwrap().starts_with("release-"))
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["id"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_release_problem_is_a_finding() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("repo/keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let snap = t.path().join("snap");
+    let good = signed(
+        t.path(),
+        "good",
+        &["--tag", "v4", "--repo", "o/r", "--commit", COMMIT],
+    );
+    let other_repo = signed(
+        t.path(),
+        "fork",
+        &["--tag", "v2", "--repo", "fork/r", "--commit", COMMIT],
+    );
+    let moved = signed(
+        t.path(),
+        "moved",
+        &["--tag", "v1", "--repo", "o/r", "--commit", COMMIT],
+    );
+    let release = |id: u64, tag: &str, immutable: bool, signed: bool| {
+        let assets = if signed {
+            json!([
+                {"id": id * 10, "name": "app"},
+                {"id": id * 10 + 1, "name": "SHA256SUMS"},
+                {"id": id * 10 + 2, "name": "SHA256SUMS.minisig"}
+            ])
+        } else {
+            json!([{"id": id * 10, "name": "app"}])
+        };
+        json!({"id": id, "tag_name": tag, "immutable": immutable, "assets": assets})
+    };
+    put(
+        &snap,
+        "repos/o/r/releases",
+        json!([
+            release(4, "v4", true, true),
+            release(3, "v3", true, false),
+            release(2, "v2", true, true),
+            release(1, "v1", false, true),
+        ]),
+    );
+    for (id, (sums, sig)) in [(4, &good), (2, &other_repo), (1, &moved)] {
+        put(
+            &snap,
+            &format!("repos/o/r/releases/assets/{}", id * 10 + 1),
+            bytes(sums),
+        );
+        put(
+            &snap,
+            &format!("repos/o/r/releases/assets/{}", id * 10 + 2),
+            bytes(sig),
+        );
+    }
+    put(&snap, "repos/o/r/commits/v4", json!({"sha": COMMIT}));
+    put(
+        &snap,
+        "repos/o/r/commits/v1",
+        json!({"sha": "ffffffffffffffffffffffffffffffffffffffff"}),
+    );
+    let out = audit_snapshot(&t.path().join("repo"), &snap, "4");
+    assert_eq!(
+        release_findings(&out),
+        [
+            "release-binding-mismatch release v1 is signed for commit 3470838ef50e566f292860fb1d8aee4937d11849, but the tag now names ffffffffffffffffffffffffffffffffffffffff (moved or recreated after signing)",
+            "release-binding-mismatch release v2 is signed for repository fork/r, not o/r",
+            "release-unsigned release v3 has no SHA256SUMS and SHA256SUMS.minisig among its assets",
+            "release-mutable release v1 is not immutable: its assets and tag can still be changed",
+        ]
+    );
+    // A signature that does not verify: v4's list with v1's signature.
+    put(&snap, "repos/o/r/releases/assets/42", bytes(&moved.1));
+    let out = audit_snapshot(&t.path().join("repo"), &snap, "1");
+    let found = release_findings(&out);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("release-signature-invalid the SHA256SUMS.minisig of release v4 does not verify against keys/"),
+        "{found:?}"
+    );
+    // The latest release published mutable: immutability is off unless the organisation
+    // enforces it for the repository.
+    let immutable_ids = |snap: &Path| {
+        let out = audit_snapshot(&t.path().join("repo"), snap, "1");
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "immutable-releases-disabled")
+            .count()
+    };
+    put(
+        &snap,
+        "repos/o/r/releases",
+        json!([release(1, "v1", false, true)]),
+    );
+    assert_eq!(immutable_ids(&snap), 1);
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases",
+        json!({"enforced_repositories": "selected"}),
+    );
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases/repositories",
+        json!({"total_count": 1, "repositories": [{"full_name": "o/other"}]}),
+    );
+    assert_eq!(immutable_ids(&snap), 1);
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases/repositories",
+        json!({"total_count": 1, "repositories": [{"full_name": "o/r"}]}),
+    );
+    assert_eq!(immutable_ids(&snap), 0);
+    put(
+        &snap,
+        "orgs/o/settings/immutable-releases",
+        json!({"enforced_repositories": "all"}),
+    );
+    assert_eq!(immutable_ids(&snap), 0);
+}
+
+/// Live: the two files come through the asset route and its redirect to the storage host (no
+/// token there), and `audit snapshot` records them for a replay with the same findings.
+#[tokio::test(flavor = "multi_thread")]
+async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("repo/keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let (sums, sig) = signed(
+        t.path(),
+        "good",
+        &["--tag", "v4", "--repo", "o/r", "--commit", COMMIT],
+    );
+    let api = MockServer::start().await;
+    let storage = MockServer::start().await;
+    let get = |p: &str| Mock::given(method("GET")).and(path(p.to_string()));
+    get("/repos/o/r/releases")
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([{
+            "id": 4, "tag_name": "v4", "immutable": true,
+            "assets": [{"id": 40, "name": "app"}, {"id": 41, "name": "SHA256SUMS"}, {"id": 42, "name": "SHA256SUMS.minisig"}]
+        }])))
+        .mount(&api)
+        .await;
+    let app = std::fs::read(t.path().join("build/good/app")).unwrap();
+    for (id, body) in [(40, app), (41, sums), (42, sig)] {
+        get(&format!("/repos/o/r/releases/assets/{id}"))
+            .respond_with(
+                ResponseTemplate::new(302)
+                    .insert_header("location", format!("{}/b/{id}", storage.uri())),
+            )
+            .mount(&api)
+            .await;
+        get(&format!("/b/{id}"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(body))
+            .mount(&storage)
+            .await;
+    }
+    get("/repos/o/r/commits/v4")
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": COMMIT})))
+        .mount(&api)
+        .await;
+    let (root, uri, snap) = (t.path().join("repo"), api.uri(), t.path().join("snap"));
+    let out = tokio::task::spawn_blocking(move || {
+        let live = run(warden(&root).env("GH_TOKEN", "ghp_t").args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            "1",
+            "--format",
+            "json",
+            "--api-url",
+            &uri,
+        ]));
+        run(warden(&root)
+            .env("GH_TOKEN", "ghp_t")
+            .args([
+                "audit",
+                "snapshot",
+                "--repo",
+                "o/r",
+                "--releases",
+                "1",
+                "--api-url",
+                &uri,
+                "--out",
+            ])
+            .arg(&snap))
+        .expect(0);
+        let replay = audit_snapshot(&root, &snap, "1");
+        // --deep hashes every asset as it streams.
+        let deep = run(warden(&root).env("GH_TOKEN", "ghp_t").args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            "1",
+            "--deep",
+            "--format",
+            "json",
+            "--api-url",
+            &uri,
+        ]));
+        assert_eq!(
+            release_findings(&deep),
+            Vec::<String>::new(),
+            "{}",
+            deep.stdout
+        );
+        (live, replay)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        release_findings(&out.0),
+        Vec::<String>::new(),
+        "{}",
+        out.0.stdout
+    );
+    assert_eq!(
+        release_findings(&out.1),
+        Vec::<String>::new(),
+        "{}",
+        out.1.stdout
+    );
+    for r in storage.received_requests().await.unwrap() {
+        assert!(
+            r.headers.get("authorization").is_none(),
+            "token on the storage host"
+        );
+    }
+    // The app asset replaced after signing: --deep catches it.
+    Mock::given(method("GET"))
+        .and(path("/b/40"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(b"replaced".to_vec()))
+        .with_priority(1)
+        .mount(&storage)
+        .await;
+    let (root, uri) = (t.path().join("repo"), api.uri());
+    let deep = tokio::task::spawn_blocking(move || {
+        run(warden(&root).env("GH_TOKEN", "ghp_t").args([
+            "audit",
+            "--repo",
+            "o/r",
+            "--releases",
+            "1",
+            "--deep",
+            "--format",
+            "json",
+            "--api-url",
+            &uri,
+        ]))
+    })
+    .await
+    .unwrap();
+    let found = release_findings(&deep);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("release-signature-invalid release v4 does not match its signed SHA256SUMS: app has SHA-256 "),
+        "{found:?}"
+    );
+}

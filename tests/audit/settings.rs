@@ -1,0 +1,845 @@
+//! `warden audit` online, against a local wiremock server fed with GitHub's own example responses
+//! (tests/fixtures/github-api) and synthetic tag-ruleset / environment scenarios.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::*;
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const REPO: &str = "o/r";
+
+fn fixture(name: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/github-api")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn workflows(case: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/workflows")
+        .join(case)
+}
+
+/// A repository with every protection in place (synthetic): the scenario tests take it apart.
+struct Scenario {
+    rulesets: Value,
+    ruleset: Value,
+    environments: Value,
+    policies: Value,
+    repo_secrets: Value,
+    org_secrets: Value,
+    env_secrets: Value,
+}
+
+fn protected() -> Scenario {
+    Scenario {
+        // synthetic: a tag ruleset (GitHub's examples are all branch rulesets)
+        rulesets: json!([{"id": 7, "name": "release tags", "target": "tag", "source_type": "Repository", "source": REPO, "enforcement": "active"}]),
+        ruleset: json!({
+            "id": 7, "name": "release tags", "target": "tag", "source_type": "Repository", "source": REPO, "enforcement": "active",
+            "bypass_actors": [{"actor_id": 5, "actor_type": "RepositoryRole", "bypass_mode": "always"}],
+            "conditions": {"ref_name": {"include": ["refs/tags/v*"], "exclude": []}},
+            "rules": [{"type": "creation"}, {"type": "update"}, {"type": "deletion"}, {"type": "non_fast_forward"}]
+        }),
+        // synthetic: a protected `release` environment
+        environments: json!({"total_count": 1, "environments": [{
+            "id": 1, "name": "release", "can_admins_bypass": false,
+            "protection_rules": [{"id": 2, "type": "required_reviewers", "prevent_self_review": true, "reviewers": [{"type": "Team", "reviewer": {"id": 9, "slug": "release-managers"}}]}],
+            "deployment_branch_policy": {"protected_branches": false, "custom_branch_policies": true}
+        }]}),
+        // synthetic: GitHub's tag-policy example is named `v1`, which does not cover `v*` releases
+        policies: json!({"total_count": 1, "branch_policies": [{"id": 364663, "node_id": "MDE2OkdhdGVCcmFuY2hQb2xpY3kzNjQ2NjM=", "name": "v*", "type": "tag"}]}),
+        repo_secrets: fixture("repos-actions-secrets-list.json"),
+        org_secrets: json!({"total_count": 0, "secrets": []}),
+        env_secrets: json!({"total_count": 1, "secrets": [{"name": "MINISIGN_SECRET_KEY", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}]}),
+    }
+}
+
+async fn mount(server: &MockServer, s: &Scenario) {
+    let routes: [(&str, &Value); 7] = [
+        ("/repos/o/r/rulesets", &s.rulesets),
+        ("/repos/o/r/rulesets/7", &s.ruleset),
+        ("/repos/o/r/environments", &s.environments),
+        (
+            "/repos/o/r/environments/release/deployment-branch-policies",
+            &s.policies,
+        ),
+        ("/repos/o/r/actions/secrets", &s.repo_secrets),
+        ("/repos/o/r/actions/organization-secrets", &s.org_secrets),
+        ("/repos/o/r/environments/release/secrets", &s.env_secrets),
+    ];
+    for (p, body) in routes {
+        Mock::given(method("GET"))
+            .and(path(p))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+            .mount(server)
+            .await;
+    }
+    // No release published yet: nothing for the signed-release check to judge.
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!([])))
+        .mount(server)
+        .await;
+}
+
+/// Runs `warden audit` against the server (blocking work off the async runtime).
+async fn audit(server: &MockServer, case: &str, extra: &[&str]) -> Run {
+    let uri = server.uri();
+    let root = workflows(case);
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        run(warden(&root)
+            .env("GH_TOKEN", "ghp_test_token_value")
+            .args([
+                "audit",
+                "--repo",
+                REPO,
+                "--api-url",
+                &uri,
+                "--format",
+                "json",
+                // The signed-release check has its own tests (tests/audit_releases.rs).
+                "--releases",
+                "0",
+            ])
+            .args(&extra))
+    })
+    .await
+    .unwrap()
+}
+
+fn ids(r: &Run) -> Vec<String> {
+    let doc: Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", r.stdout, r.stderr));
+    let mut v: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn messages(r: &Run) -> String {
+    r.stdout.clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fully_protected_repository_has_no_findings() {
+    let server = MockServer::start().await;
+    mount(&server, &protected()).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(0);
+    assert_eq!(ids(&out), Vec::<String>::new(), "{}", out.stdout);
+    assert!(
+        !out.all().contains("ghp_test_token_value"),
+        "the token never appears"
+    );
+    // The token was sent on every request, relative routes only.
+    for req in server.received_requests().await.unwrap() {
+        assert_eq!(
+            req.headers.get("authorization").unwrap().to_str().unwrap(),
+            "Bearer ghp_test_token_value",
+            "{}",
+            req.url
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn github_examples_branch_rulesets_only_and_no_release_environment() {
+    let server = MockServer::start().await;
+    let mut s = protected();
+    // GitHub's own examples: two branch rulesets (enforcement "enabled"), a `staging` environment.
+    s.rulesets = fixture("repos-rulesets-list.json");
+    s.ruleset = fixture("repos-ruleset-get.json");
+    s.environments = fixture("environments-list.json");
+    mount(&server, &s).await;
+    for id in [42, 314] {
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/o/r/rulesets/{id}")))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(fixture("repos-ruleset-get.json")),
+            )
+            .mount(&server)
+            .await;
+    }
+    let out = audit(&server, "clean-release", &[]).await.expect(1);
+    assert_eq!(
+        ids(&out),
+        ["environment-missing", "no-tag-ruleset"],
+        "{}",
+        out.stdout
+    );
+    assert!(
+        messages(&out).contains(
+            "environment `release` (used by .github/workflows/release.yml:sign) does not exist"
+        ),
+        "{}",
+        out.stdout
+    );
+    // The list uses "enabled" (not in GitHub's enum): tolerated, not a parse failure.
+    assert!(!messages(&out).contains("unverifiable"), "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_finding_per_ruleset_problem() {
+    type Change = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Change)> = vec![
+        (
+            "tag-ruleset-incomplete",
+            Box::new(|r: &mut Value| {
+                r["rules"] = json!([{"type": "creation"}, {"type": "non_fast_forward"}])
+            }),
+        ),
+        (
+            "tag-ruleset-bypass",
+            Box::new(|r: &mut Value| {
+                r["bypass_actors"] = json!([{"actor_id": 4, "actor_type": "RepositoryRole", "bypass_mode": "always"}])
+            }),
+        ),
+        (
+            "tag-ruleset-bypass",
+            Box::new(|r: &mut Value| {
+                r["bypass_actors"] = json!([{"actor_id": 11, "actor_type": "DeployKey"}])
+            }),
+        ),
+        (
+            "unverifiable",
+            Box::new(|r: &mut Value| {
+                r.as_object_mut().unwrap().remove("bypass_actors");
+            }),
+        ),
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| r["enforcement"] = json!("evaluate")),
+        ),
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| {
+                r["conditions"]["ref_name"]["include"] = json!(["refs/tags/pkg-v*"])
+            }),
+        ),
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| {
+                r["conditions"]["ref_name"]["exclude"] = json!(["refs/tags/v1*"])
+            }),
+        ),
+        // Narrower than the release tags `v*`: v2.0.0 or vfoo would still run the release.
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| {
+                r["conditions"]["ref_name"]["include"] = json!(["refs/tags/v1.*"])
+            }),
+        ),
+        (
+            "no-tag-ruleset",
+            Box::new(|r: &mut Value| {
+                r["conditions"]["ref_name"]["include"] = json!(["refs/tags/v[0-9]*"])
+            }),
+        ),
+    ];
+    for (expected, change) in cases {
+        let server = MockServer::start().await;
+        let mut s = protected();
+        change(&mut s.ruleset);
+        mount(&server, &s).await;
+        let out = audit(&server, "clean-release", &[]).await;
+        assert_eq!(ids(&out), [expected], "{}", out.stdout);
+        assert_eq!(out.code, 1);
+    }
+    // The finding names a release tag the narrower ruleset misses.
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.ruleset["conditions"]["ref_name"]["include"] = json!(["refs/tags/v1.*"]);
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await;
+    assert!(
+        messages(&out)
+            .contains("tag protections seen: release tags (active, does not cover v99.0.0-rc.1)"),
+        "{}",
+        out.stdout
+    );
+    // ~ALL covers every tag; a write-role bypass only "for pull requests" is not a bypass.
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.ruleset["conditions"]["ref_name"]["include"] = json!(["~ALL"]);
+    s.ruleset["bypass_actors"] =
+        json!([{"actor_id": 4, "actor_type": "RepositoryRole", "bypass_mode": "pull_request"}]);
+    mount(&server, &s).await;
+    audit(&server, "clean-release", &[]).await.expect(0);
+}
+
+/// GHES ≤ 3.19 may protect tags the legacy way; it is read only when no ruleset covers them.
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
+    async fn legacy(server: &MockServer, status: u16, body: Value) -> wiremock::MockGuard {
+        Mock::given(method("GET"))
+            .and(path("/repos/o/r/tags/protection"))
+            .respond_with(ResponseTemplate::new(status).set_body_json(body))
+            .expect(1..)
+            .mount_as_scoped(server)
+            .await
+    }
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    mount(&server, &s).await;
+
+    // GHES's own example protects `v1.*`, which does not cover `v*` releases.
+    {
+        let _m = legacy(
+            &server,
+            200,
+            fixture("ghes-3.19-repos-tag-protection-list.json"),
+        )
+        .await;
+        let out = audit(&server, "clean-release", &[]).await.expect(1);
+        assert_eq!(ids(&out), ["no-tag-ruleset"]);
+        assert!(
+            messages(&out).contains(
+                "tag protections seen: legacy tag protection v1.* (does not cover v99.0.0-rc.1)"
+            ),
+            "{}",
+            out.stdout
+        );
+    }
+    // synthetic: a legacy protection of `v*` protects them, less well than a ruleset.
+    {
+        let _m = legacy(&server, 200, json!([{"id": 3, "pattern": "v*"}])).await;
+        let out = audit(&server, "clean-release", &[]).await.expect(1);
+        assert_eq!(ids(&out), ["legacy-tag-protection"]);
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(doc["findings"][0]["severity"], "medium");
+        assert!(
+            messages(&out).contains("protected only by legacy tag protection `v*`"),
+            "{}",
+            out.stdout
+        );
+        // --fail-on high lets it pass; the fix plan replaces it with a ruleset.
+        audit(&server, "clean-release", &["--fail-on", "high"])
+            .await
+            .expect(0);
+        // (with --format json, the plan goes to stderr)
+        let plan = audit(&server, "clean-release", &["--fix-plan"]).await;
+        assert!(
+            plan.stderr
+                .contains("gh api --method POST repos/o/r/rulesets --input - <<'JSON'"),
+            "{}",
+            plan.stderr
+        );
+    }
+    // github.com: 410 Gone means there is none.
+    {
+        let gone = json!({"message": "Tag protections have been fully deprecated. Please use tag rulesets instead.", "documentation_url": "https://github.blog/changelog/2024-05-29-sunset-notice-tag-protections/", "status": "410"});
+        let _m = legacy(&server, 410, gone).await;
+        let out = audit(&server, "clean-release", &[]).await.expect(1);
+        assert_eq!(ids(&out), ["no-tag-ruleset"]);
+    }
+    // With a covering ruleset the legacy endpoint is not asked at all.
+    let server = MockServer::start().await;
+    mount(&server, &protected()).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/tags/protection"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .expect(0)
+        .mount(&server)
+        .await;
+    audit(&server, "clean-release", &[]).await.expect(0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_finding_per_environment_problem() {
+    let env = |f: &dyn Fn(&mut Value)| {
+        let mut s = protected();
+        f(&mut s.environments["environments"][0]);
+        s
+    };
+    let cases = vec![
+        (
+            "environment-no-reviewers",
+            env(&|e| e["protection_rules"] = json!([])),
+        ),
+        (
+            "environment-self-review",
+            env(&|e| e["protection_rules"][0]["prevent_self_review"] = json!(false)),
+        ),
+        (
+            "environment-admin-bypass",
+            env(&|e| e["can_admins_bypass"] = json!(true)),
+        ),
+        (
+            "environment-any-ref",
+            env(&|e| e["deployment_branch_policy"] = Value::Null),
+        ),
+        ("environment-no-tag-policy", {
+            let mut s = protected();
+            s.policies = fixture("deployment-branch-policies-list.json"); // GitHub's example: branch policies only
+            s
+        }),
+        ("environment-no-tag-policy", {
+            let mut s = protected();
+            // GitHub's tag-policy example: a tag policy for `v1` only.
+            s.policies = json!({"total_count": 1, "branch_policies": [fixture("deployment-branch-policy-create-tag.json")]});
+            s
+        }),
+        ("environment-no-tag-policy", {
+            let mut s = protected();
+            // synthetic: `v1.*` is narrower than the release tags `v*`
+            s.policies = json!({"total_count": 1, "branch_policies": [{"id": 1, "name": "v1.*", "type": "tag"}]});
+            s
+        }),
+    ];
+    for (expected, s) in cases {
+        let server = MockServer::start().await;
+        let narrow = s.policies.to_string().contains("v1.*");
+        mount(&server, &s).await;
+        let out = audit(&server, "clean-release", &[]).await;
+        assert_eq!(ids(&out), [expected], "{}", out.stdout);
+        if narrow {
+            assert!(
+                messages(&out).contains("tag policies: v1.* (none covers v99.0.0-rc.1)"),
+                "{}",
+                out.stdout
+            );
+        }
+    }
+    // GitHub's own environment example: no can_admins_bypass field → unverifiable (low), plus self-review.
+    let server = MockServer::start().await;
+    let mut s = protected();
+    let mut e = fixture("environment-get.json");
+    e["name"] = json!("release");
+    s.environments = json!({"total_count": 1, "environments": [e]});
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await;
+    assert_eq!(
+        ids(&out),
+        ["environment-self-review", "unverifiable"],
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("without `can_admins_bypass`"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_finding_per_secret_problem() {
+    let named = |n: &str| json!({"total_count": 1, "secrets": [{"name": n, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}]});
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.repo_secrets = named("MINISIGN_SECRET_KEY");
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(1);
+    assert_eq!(
+        ids(&out),
+        ["secret-repo-level", "secret-shadowed"],
+        "{}",
+        out.stdout
+    );
+
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.org_secrets = named("MINISIGN_SECRET_KEY");
+    s.env_secrets = json!({"total_count": 0, "secrets": []});
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(1);
+    assert_eq!(ids(&out), ["secret-org-visible"], "{}", out.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn permission_failures_are_unverifiable_with_the_permission_named() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .insert_header("X-Accepted-GitHub-Permissions", "administration=read")
+                .set_body_json(json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com", "status": "403"})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/actions/secrets"))
+        .respond_with(
+            ResponseTemplate::new(404)
+                .set_body_json(json!({"message": "Not Found", "status": "404"})),
+        )
+        .mount(&server)
+        .await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(1);
+    assert_eq!(
+        ids(&out),
+        ["unverifiable", "unverifiable"],
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "GET /repos/o/r/rulesets answered 403: Resource not accessible by integration"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(
+            "a token with `administration=read` (GitHub's X-Accepted-GitHub-Permissions)"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("GET /repos/o/r/actions/secrets answered 404: Not Found"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn server_errors_and_rate_limits_are_retried() {
+    let server = MockServer::start().await;
+    // 500 once, then the real answer.
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/environments"))
+        .respond_with(ResponseTemplate::new(500))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    // 429 with retry-after once, then the real answer.
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_json(json!({"message": "You have exceeded a secondary rate limit"})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    mount(&server, &protected()).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(0);
+    assert_eq!(ids(&out), Vec::<String>::new(), "{}", out.stdout);
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(
+        requests
+            .iter()
+            .filter(|r| r.url.path() == "/repos/o/r/rulesets")
+            .count(),
+        2
+    );
+    assert_eq!(
+        requests
+            .iter()
+            .filter(|r| r.url.path() == "/repos/o/r/environments")
+            .count(),
+        2
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_page_of_a_list_is_read() {
+    let server = MockServer::start().await;
+    let s = protected();
+    let release = s.environments["environments"][0].clone();
+    let page = |n: u64, envs: Value, next: Option<u64>| {
+        let mut t = ResponseTemplate::new(200)
+            .set_body_json(json!({"total_count": 3, "environments": envs}));
+        if let Some(p) = next {
+            // An absolute next link: warden must follow it as a relative route (keeping the token).
+            t = t.insert_header("link", format!("<{}/repos/o/r/environments?per_page=100&page={p}>; rel=\"next\", <{}/repos/o/r/environments?per_page=100&page=3>; rel=\"last\"", server.uri(), server.uri()));
+        }
+        (n, t)
+    };
+    for (n, t) in [
+        page(
+            2,
+            json!([{"name": "staging", "protection_rules": []}]),
+            Some(3),
+        ),
+        page(3, json!([release]), None),
+    ] {
+        Mock::given(method("GET"))
+            .and(path("/repos/o/r/environments"))
+            .and(query_param("page", n.to_string()))
+            .respond_with(t)
+            .with_priority(1)
+            .mount(&server)
+            .await;
+    }
+    let (_, first) = page(
+        1,
+        json!([{"name": "docs", "protection_rules": []}]),
+        Some(2),
+    );
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/environments"))
+        .respond_with(first)
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    mount(&server, &s).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(0);
+    assert_eq!(
+        ids(&out),
+        Vec::<String>::new(),
+        "the release environment is on page 3: {}",
+        out.stdout
+    );
+    let pages = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.url.path() == "/repos/o/r/environments")
+        .count();
+    assert_eq!(pages, 3);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn snapshot_round_trip_and_fix_plan() {
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.repo_secrets = json!({"total_count": 1, "secrets": [{"name": "MINISIGN_SECRET_KEY", "created_at": "x", "updated_at": "x"}]});
+    s.environments["environments"][0]["can_admins_bypass"] = json!(true);
+    mount(&server, &s).await;
+    let snap = tempfile::tempdir().unwrap();
+    let uri = server.uri();
+    let root = workflows("clean-release");
+    let dir = snap.path().to_path_buf();
+    let saved = tokio::task::spawn_blocking(move || {
+        run(warden(&root)
+            .env("GH_TOKEN", "t")
+            .args([
+                "audit",
+                "snapshot",
+                "--repo",
+                REPO,
+                "--api-url",
+                &uri,
+                "--out",
+            ])
+            .arg(&dir))
+    })
+    .await
+    .unwrap()
+    .expect(0);
+    assert!(
+        saved.stdout.contains("saved 8 responses for o/r"),
+        "{}",
+        saved.stdout
+    );
+    assert!(snap.path().join("repos/o/r/rulesets/7.json").is_file());
+    assert!(snap.path().join("repos/o/r/environments.json").is_file());
+    // Offline from the snapshot, no server, no token: the same findings.
+    drop(server);
+    let out = run(warden(&workflows("clean-release"))
+        .args(["audit", "--repo", REPO, "--format", "json", "--snapshot"])
+        .arg(snap.path()))
+    .expect(1);
+    assert_eq!(
+        ids(&out),
+        [
+            "environment-admin-bypass",
+            "secret-repo-level",
+            "secret-shadowed"
+        ],
+        "{}",
+        out.stdout
+    );
+    let plan = run(warden(&workflows("clean-release"))
+        .args(["audit", "--repo", REPO, "--fix-plan", "--snapshot"])
+        .arg(snap.path()))
+    .expect(1);
+    assert!(
+        plan.stdout
+            .contains("gh api --method PUT repos/o/r/environments/release --input - <<'JSON'"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout.contains("\"can_admins_bypass\": false"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout
+            .contains("gh secret delete MINISIGN_SECRET_KEY --repo o/r"),
+        "{}",
+        plan.stdout
+    );
+    // A route absent from the snapshot is unverifiable, not a pass.
+    std::fs::remove_file(snap.path().join("repos/o/r/actions/secrets.json")).unwrap();
+    let out = run(warden(&workflows("clean-release"))
+        .args(["audit", "--repo", REPO, "--format", "json", "--snapshot"])
+        .arg(snap.path()))
+    .expect(1);
+    assert!(out.stdout.contains("not in the snapshot"), "{}", out.stdout);
+}
+
+#[test]
+fn without_a_token_settings_are_unverifiable_not_passed() {
+    let out = run(warden(&workflows("clean-release")).args(["audit", "--repo", REPO])).expect(1);
+    assert!(
+        out.stdout
+            .contains("were not audited: no GH_TOKEN or GITHUB_TOKEN"),
+        "{}",
+        out.stdout
+    );
+    run(warden(&workflows("clean-release")).args(["audit", "--offline"])).expect(0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_sends_the_ruleset_and_environment_changes_and_keeps_reviewers() {
+    let server = MockServer::start().await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    s.environments["environments"][0]["protection_rules"][0]["prevent_self_review"] = json!(false);
+    s.environments["environments"][0]["protection_rules"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": 3, "type": "wait_timer", "wait_timer": 15}));
+    let env = s.environments["environments"][0].clone();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/environments/release"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(&env))
+        .mount(&server)
+        .await;
+    for (m, p) in [
+        ("POST", "/repos/o/r/rulesets"),
+        ("PUT", "/repos/o/r/environments/release"),
+        (
+            "POST",
+            "/repos/o/r/environments/release/deployment-branch-policies",
+        ),
+    ] {
+        Mock::given(method(m))
+            .and(path(p))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!({})))
+            .mount(&server)
+            .await;
+    }
+    mount(&server, &s).await;
+    // Without --yes and without a terminal: refused, nothing written.
+    let out = audit(&server, "clean-release", &["--apply"])
+        .await
+        .expect(2);
+    assert!(
+        out.stderr.contains("--apply needs a confirmation"),
+        "{}",
+        out.stderr
+    );
+    assert!(server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .all(|r| r.method.as_str() == "GET"));
+    let out = audit(&server, "clean-release", &["--apply", "--yes"])
+        .await
+        .expect(1);
+    assert_eq!(
+        ids(&out),
+        ["environment-self-review", "no-tag-ruleset"],
+        "stdout stays valid JSON: {}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("applied  POST repos/o/r/rulesets (201)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("applied  PUT repos/o/r/environments/release (201)"),
+        "{}",
+        out.stderr
+    );
+    let writes: Vec<_> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .collect();
+    let body = |m: &str, p: &str| -> Value {
+        let r = writes
+            .iter()
+            .find(|r| r.method.as_str() == m && r.url.path() == p)
+            .unwrap_or_else(|| panic!("no {m} {p}"));
+        serde_json::from_slice(&r.body).unwrap()
+    };
+    let ruleset = body("POST", "/repos/o/r/rulesets");
+    assert_eq!(ruleset["target"], "tag");
+    assert_eq!(ruleset["enforcement"], "active");
+    assert_eq!(
+        ruleset["conditions"]["ref_name"]["include"],
+        json!(["refs/tags/v*"])
+    );
+    assert_eq!(
+        ruleset["bypass_actors"],
+        json!([{"actor_id": 5, "actor_type": "RepositoryRole", "bypass_mode": "always"}])
+    );
+    let environment = body("PUT", "/repos/o/r/environments/release");
+    assert_eq!(environment["prevent_self_review"], true);
+    assert_eq!(environment["can_admins_bypass"], false);
+    assert_eq!(
+        environment["reviewers"],
+        json!([{"type": "Team", "id": 9}]),
+        "existing reviewers kept"
+    );
+    assert_eq!(environment["wait_timer"], 15, "existing wait timer kept");
+    assert_eq!(
+        body(
+            "POST",
+            "/repos/o/r/environments/release/deployment-branch-policies"
+        ),
+        json!({"name": "v*", "type": "tag"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn check_runs_the_settings_audit_when_a_token_is_present() {
+    let server = MockServer::start().await;
+    mount(&server, &protected()).await;
+    let uri = server.uri();
+    let check = move |uri: String| {
+        tokio::task::spawn_blocking(move || {
+            run(warden(&workflows("clean-release"))
+                .env("GH_TOKEN", "t")
+                .env("GITHUB_REPOSITORY", REPO)
+                .env("GITHUB_API_URL", uri)
+                .arg("check"))
+        })
+    };
+    let out = check(uri.clone()).await.unwrap();
+    assert!(out.stdout.contains("ok    settings     o/r: tag ruleset, signing environments and secrets: no finding at medium or above"), "{}", out.stdout);
+    let server2 = MockServer::start().await;
+    let mut s = protected();
+    s.rulesets = json!([]);
+    mount(&server2, &s).await;
+    let out = check(server2.uri()).await.unwrap();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("FAIL  settings     GET /repos/o/r/rulesets: no-tag-ruleset"),
+        "{}",
+        out.stdout
+    );
+    // Without a token the offline check does not touch the network and has no settings line.
+    let out = run(warden(&workflows("clean-release")).arg("check"));
+    assert!(!out.stdout.contains("settings"), "{}", out.stdout);
+}

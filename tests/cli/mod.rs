@@ -1,0 +1,14 @@
+//! The binary as a whole: help, `check`, `--root`, README examples, bad input, attacks, faults,
+//! whole outputs, and the code's layout.
+
+mod attacks;
+mod bad_corpus;
+mod bad_input;
+mod check;
+mod faults;
+mod fuzz_regressions;
+mod help;
+mod layout;
+mod readme;
+mod root;
+mod whole_output;

@@ -1,0 +1,332 @@
+//! Every ```console block of README.md runs here, so the README and warden cannot drift apart.
+//!
+//! A block is `$ command` lines (a trailing `\` continues one), each followed by the output it
+//! must print (stdout and stderr, in order). A line that is only `…` stands for any number of
+//! lines, and `…` inside a line for any text. The blocks run in order, in one sandbox, through bash, with `warden` on PATH:
+//!
+//! - the working directory holds `dist/` (two artifacts), `known_issues/` and `workspace/logs/`
+//!   (a hive run), `runs/1`…`runs/3` (that run three times, some failures passing in the first
+//!   two), and `tests.tsv`; `../ethrex` is an ethrex-like checkout; `HOME` is a folder of
+//!   the sandbox, written `~` in outputs;
+//! - `cargo run --release --` runs the `warden` under test.
+//!
+//! HTML comments right before a block steer it (GitHub does not show them):
+//! - `<!-- readme-test: skip: REASON -->`: not run (it needs the network or a secret), with why;
+//! - `<!-- readme-test: in repo -->`: run in this repository (read-only commands);
+//! - `<!-- readme-test: any REGEX -->`: output text matching REGEX may differ (a random key id);
+//! - `<!-- readme-test: setup demo-key -->`: first write the fixed demo key pair to
+//!   `keys/minisign.pub` and `~/.minisign/demo.key`, so later signatures are reproducible.
+//!
+//! To update an example, `README_PRINT=1 cargo test --test readme -- --nocapture` prints what
+//! every command prints now, in the README's form, instead of comparing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::*;
+
+const DIRECTIVE: &str = "<!-- readme-test:";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[derive(Debug, Default)]
+struct Block {
+    /// 1-based line of the opening fence.
+    line: usize,
+    skip: Option<String>,
+    in_repo: bool,
+    any: Vec<String>,
+    setup: Vec<String>,
+    /// Each command and the output lines it must print.
+    steps: Vec<(String, Vec<String>)>,
+}
+
+/// The console blocks of `readme`, with their directives.
+fn blocks(readme: &str) -> Vec<Block> {
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != "```console" {
+            i += 1;
+            continue;
+        }
+        let mut block = Block {
+            line: i + 1,
+            ..Block::default()
+        };
+        for d in lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.starts_with(DIRECTIVE))
+        {
+            let d = d[DIRECTIVE.len()..].trim_end_matches("-->").trim();
+            if let Some(reason) = d.strip_prefix("skip:") {
+                assert!(
+                    !reason.trim().is_empty(),
+                    "README line {}: a skip needs a reason",
+                    i + 1
+                );
+                block.skip = Some(reason.trim().to_string());
+            } else if d == "in repo" {
+                block.in_repo = true;
+            } else if let Some(re) = d.strip_prefix("any ") {
+                block.any.push(re.to_string());
+            } else if let Some(name) = d.strip_prefix("setup ") {
+                block.setup.push(name.to_string());
+            } else {
+                panic!("README line {}: unknown directive {d:?}", i + 1);
+            }
+        }
+        i += 1;
+        while i < lines.len() && lines[i].trim() != "```" {
+            let line = lines[i];
+            if let Some(cmd) = line.strip_prefix("$ ") {
+                let mut cmd = cmd.to_string();
+                while cmd.ends_with('\\') {
+                    i += 1;
+                    cmd.push('\n');
+                    cmd.push_str(lines[i]);
+                }
+                block.steps.push((cmd, Vec::new()));
+            } else {
+                let step = block.steps.last_mut().unwrap_or_else(|| {
+                    panic!("README line {}: output before any `$ ` command", i + 1)
+                });
+                step.1.push(line.to_string());
+            }
+            i += 1;
+        }
+        out.push(block);
+        i += 1;
+    }
+    out
+}
+
+/// The sandbox the blocks share: `work/` (the working directory), `ethrex/` and `home/`.
+fn sandbox() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let work = t.path().join("work");
+    let fixtures = repo().join("tests/fixtures");
+    write(
+        &work.join("dist/ethrex-linux-x86_64"),
+        b"ethrex binary (README example)\n",
+    );
+    write(
+        &work.join("dist/ethrex-linux-x86_64.tar.gz"),
+        b"ethrex release tarball (README example)\n",
+    );
+    copy_dir(
+        &fixtures.join("hive/registry-current"),
+        &work.join("known_issues"),
+    );
+    copy_dir(
+        &fixtures.join("hive/current-format"),
+        &work.join("workspace/logs"),
+    );
+    std::fs::copy(
+        fixtures.join("hive/tests-033ca6e6.tsv"),
+        work.join("tests.tsv"),
+    )
+    .unwrap();
+    // runs/1..3: the same run three times, the first two with some of its failures passing.
+    for (run, passing) in [
+        ("runs/1", &["eth_call/call-simple (ethrex)"][..]),
+        (
+            "runs/2",
+            &[
+                "eth_call/call-simple (ethrex)",
+                "eth_getLogs/no-topics (ethrex)",
+            ][..],
+        ),
+        ("runs/3", &[][..]),
+    ] {
+        let dir = work.join(run);
+        copy_dir(&fixtures.join("hive/current-format"), &dir);
+        let file = dir.join("1780000000-0123456789abcdef0123456789abcdef.json");
+        let mut suite: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        for case in suite["testCases"].as_object_mut().unwrap().values_mut() {
+            if passing.contains(&case["name"].as_str().unwrap()) {
+                case["summaryResult"] = serde_json::json!({"pass": true});
+            }
+        }
+        write(&file, suite.to_string().as_bytes());
+    }
+    copy_dir(&fixtures.join("ethrex"), &t.path().join("ethrex"));
+    copy_dir(
+        &fixtures.join("workflows/ethrex-release"),
+        &t.path().join("ethrex"),
+    );
+    std::fs::create_dir_all(t.path().join("home")).unwrap();
+    t
+}
+
+/// Runs one command as a reader would type it; stdout and stderr together, `$HOME` as `~`.
+fn shell(cmd: &str, dir: &Path, home: &Path) -> String {
+    let bin = warden_bin();
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = cmd.replace("cargo run --release --", "warden");
+    let out = without_developer_env(Command::new("bash").current_dir(dir))
+        .arg("-c")
+        .arg(format!("{{\n{script}\n}} 2>&1"))
+        .env("PATH", path)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).replace(&home.display().to_string(), "~")
+}
+
+/// Whether `actual` reads as `expected`: `…` lines match any run of lines, and text matching
+/// an `any` pattern may differ.
+fn matches(expected: &[String], actual: &[&str], any: &[regex::Regex]) -> bool {
+    let Some((first, rest)) = expected.split_first() else {
+        return actual.is_empty();
+    };
+    if first.trim() == "…" {
+        return (0..=actual.len()).any(|n| matches(rest, &actual[n..], any));
+    }
+    let Some((line, more)) = actual.split_first() else {
+        return false;
+    };
+    let mut pattern = regex::escape(first).replace('…', ".*");
+    for re in any {
+        // What the README shows for it stands for anything the pattern matches.
+        for m in re.find_iter(first) {
+            pattern = pattern.replace(&regex::escape(m.as_str()), re.as_str());
+        }
+    }
+    regex::Regex::new(&format!("^{pattern}$"))
+        .unwrap()
+        .is_match(line)
+        && matches(rest, more, any)
+}
+
+fn setup(name: &str, work: &Path, home: &Path) {
+    match name {
+        "demo-key" => demo_keypair(
+            &work.join("keys/minisign.pub"),
+            &home.join(".minisign/demo.key"),
+        ),
+        other => panic!("unknown setup {other:?}"),
+    }
+}
+
+#[test]
+fn every_console_block_of_the_readme_runs() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let blocks = blocks(&readme);
+    assert!(
+        blocks.len() >= 8,
+        "README has {} console blocks",
+        blocks.len()
+    );
+    let t = sandbox();
+    let (work, home) = (t.path().join("work"), t.path().join("home"));
+    let mut ran = 0;
+    for block in &blocks {
+        if let Some(why) = &block.skip {
+            eprintln!("README line {}: not run: {why}", block.line);
+            continue;
+        }
+        for name in &block.setup {
+            setup(name, &work, &home);
+        }
+        let any: Vec<regex::Regex> = block
+            .any
+            .iter()
+            .map(|re| regex::Regex::new(re).unwrap())
+            .collect();
+        let dir: PathBuf = if block.in_repo {
+            repo().to_path_buf()
+        } else {
+            work.clone()
+        };
+        for (cmd, expected) in &block.steps {
+            let actual = shell(cmd, &dir, &home);
+            if std::env::var_os("README_PRINT").is_some() {
+                eprint!("README line {}:\n$ {cmd}\n{actual}", block.line);
+                ran += 1;
+                continue;
+            }
+            let lines: Vec<&str> = actual.lines().collect();
+            assert!(
+                matches(expected, &lines, &any),
+                "README line {}: `{cmd}` printed:\n{actual}\nbut the README shows:\n{}",
+                block.line,
+                expected.join("\n")
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 15, "only {ran} README commands ran");
+}
+
+#[test]
+fn the_matcher_understands_ellipses_and_wildcards() {
+    let exp = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+    let any = [regex::Regex::new("[0-9A-F]{16}").unwrap()];
+    assert!(matches(
+        &exp("key id 8F457D1A3C3B50B5"),
+        &["key id 0123456789ABCDEF"],
+        &any
+    ));
+    assert!(!matches(
+        &exp("key id 8F457D1A3C3B50B5"),
+        &["key id 0123"],
+        &any
+    ));
+    assert!(!matches(&exp("a\nb"), &["a"], &[]));
+    assert!(matches(&exp("a\n…\nd"), &["a", "b", "c", "d"], &[]));
+    assert!(matches(&exp("a\n  …\nd"), &["a", "d"], &[]));
+    assert!(!matches(&exp("a (x)"), &["a (y)"], &[]));
+    assert!(matches(&exp("r/^(?:a|…)$"), &["r/^(?:a|b|c)$"], &[]));
+    assert!(!matches(&exp("r/^(?:a|…)$"), &["r/^(?:b|c)$"], &[]));
+    let readme =
+        "<!-- readme-test: skip: needs a token -->\n```console\n$ warden a \\\n  --b\nout\n```\n";
+    let b = blocks(readme);
+    assert_eq!(b[0].skip.as_deref(), Some("needs a token"));
+    assert_eq!(
+        b[0].steps,
+        [("warden a \\\n  --b".to_string(), vec!["out".to_string()])]
+    );
+}
+
+/// The README's table of audit findings lists every rule, in `Rule::ALL`'s order, with its
+/// default severity (`unverifiable` takes that of the check it stands for).
+#[test]
+fn the_findings_table_is_the_rule_list() {
+    use release_warden::audit::rule::Rule;
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let table = readme
+        .split("### Audit findings")
+        .nth(1)
+        .expect("an Audit findings section");
+    let rows: Vec<(String, String)> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("| id |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].trim_matches('`').to_string(), cells[2].to_string())
+        })
+        .collect();
+    let expected: Vec<(String, String)> = Rule::ALL
+        .iter()
+        .map(|r| {
+            let severity = match r {
+                Rule::Unverifiable => "that of the check".to_string(),
+                r => r.default_severity().to_string(),
+            };
+            (r.id().to_string(), severity)
+        })
+        .collect();
+    assert_eq!(rows, expected);
+}

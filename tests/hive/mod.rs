@@ -1,0 +1,5 @@
+//! `warden hive check`, `diff` and `history` on real and generated runs.
+
+mod check;
+mod diff;
+mod history;

@@ -1,0 +1,7 @@
+//! keygen, sign and verify (folders and published releases), minisign interop, the Action's installer.
+
+mod install_script;
+mod keygen_secrets;
+mod minisign_interop;
+mod sign_verify;
+mod verify_release;

@@ -1,0 +1,490 @@
+//! `warden sign` and `warden verify` end to end: round trip, bindings, tampering, checksums.
+
+use std::fs;
+use std::path::Path;
+
+use crate::common::*;
+use base64::Engine as _;
+
+fn release(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (pk, sk) = keypair(dir, "k");
+    write(&dir.join("dist/app-linux-x86_64"), &[7u8; 4096]);
+    write(&dir.join("dist/app.tar.gz"), b"tarball");
+    (pk, sk)
+}
+
+fn sign_dist(dir: &Path, sk: &Path, extra: &[&str]) -> Run {
+    run(warden(dir)
+        .args(["sign", "dist", "--secret-key"])
+        .arg(sk)
+        .args(extra))
+}
+
+fn verify(dir: &Path, pk: &Path, extra: &[&str]) -> Run {
+    run(warden(dir)
+        .arg("verify")
+        .args(extra)
+        .arg("--public-key")
+        .arg(pk))
+}
+
+#[test]
+fn sign_then_verify_directory_and_files() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    let out = sign_dist(
+        t.path(),
+        &sk,
+        &["--tag", "v1.2.3", "--commit", "deadbeef", "--repo", "o/n"],
+    )
+    .expect(0);
+    assert!(
+        out.stdout.contains("2 artifacts signed with key"),
+        "{}",
+        out.stdout
+    );
+    for f in [
+        "app-linux-x86_64.minisig",
+        "app.tar.gz.minisig",
+        "SHA256SUMS",
+        "SHA256SUMS.minisig",
+    ] {
+        assert!(t.path().join("dist").join(f).is_file(), "{f}");
+    }
+    let sums = fs::read_to_string(t.path().join("dist/SHA256SUMS")).unwrap();
+    let names: Vec<&str> = sums.lines().map(|l| &l[66..]).collect();
+    assert_eq!(
+        names,
+        ["app-linux-x86_64", "app.tar.gz"],
+        "sorted, no signatures, not itself"
+    );
+    let sig = fs::read_to_string(t.path().join("dist/app.tar.gz.minisig")).unwrap();
+    let comment = sig.lines().nth(2).unwrap();
+    assert!(
+        comment.starts_with("trusted comment: timestamp:"),
+        "{comment}"
+    );
+    assert!(
+        comment.ends_with("\tfile:app.tar.gz\thashed\ttag:v1.2.3\tcommit:deadbeef\trepo:o/n"),
+        "{comment}"
+    );
+
+    let out = verify(t.path(), &pk, &["dist", "--expect-tag", "v1.2.3"]).expect(0);
+    assert!(
+        out.stdout.contains("OK    dist/app.tar.gz  key "),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("tag v1.2.3"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("3 verified, 0 failed, 0 errors"),
+        "{}",
+        out.stdout
+    );
+    verify(t.path(), &pk, &["dist/app.tar.gz"]).expect(0);
+
+    let json = verify(t.path(), &pk, &["dist", "--format", "json"]).expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["verified"], 3);
+    assert_eq!(doc["results"][1]["status"], "ok");
+    assert_eq!(
+        doc["results"][1]["checked"],
+        serde_json::json!(["signature", "sha256"])
+    );
+}
+
+#[test]
+fn sha256sum_accepts_names_with_space_and_backslash() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("dist/with space.bin"), b"a");
+    write(&t.path().join("dist/back\\slash.bin"), b"b");
+    sign_dist(t.path(), &sk, &[]).expect(0);
+    let sums = fs::read_to_string(t.path().join("dist/SHA256SUMS")).unwrap();
+    assert!(
+        sums.contains("  back\\\\slash.bin\n") && sums.starts_with('\\'),
+        "{sums}"
+    );
+    let out = std::process::Command::new("sha256sum")
+        .args(["-c", "--strict", "SHA256SUMS"])
+        .current_dir(t.path().join("dist"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("with space.bin: OK") && text.contains("back\\slash.bin: OK"),
+        "{text}"
+    );
+    verify(t.path(), &pk, &["dist"]).expect(0);
+}
+
+#[test]
+fn every_single_byte_flip_fails_verification() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    let artifact: Vec<u8> = (0u8..48).collect();
+    write(&t.path().join("dist/a.bin"), &artifact);
+    sign_dist(t.path(), &sk, &["--no-checksums", "--tag", "v1"]).expect(0);
+    let a = t.path().join("dist/a.bin");
+    let s = t.path().join("dist/a.bin.minisig");
+    let sig_text = fs::read_to_string(&s).unwrap();
+    let check = |label: &str| {
+        let r = run(warden(t.path())
+            .arg("verify")
+            .arg(&a)
+            .arg("--public-key")
+            .arg(&pk));
+        assert_eq!(r.code, 1, "{label}: {}", r.all());
+    };
+    // The artifact: every byte.
+    for i in 0..artifact.len() {
+        let mut bad = artifact.clone();
+        bad[i] ^= 0x01;
+        fs::write(&a, &bad).unwrap();
+        check(&format!("artifact byte {i}"));
+    }
+    fs::write(&a, &artifact).unwrap();
+    let lines: Vec<&str> = sig_text.lines().collect();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    // The signature line (algorithm, key id, signature) and the global signature: every decoded byte.
+    for line_no in [1usize, 3] {
+        let raw = b64.decode(lines[line_no]).unwrap();
+        for i in 0..raw.len() {
+            let mut bad = raw.clone();
+            bad[i] ^= 0x01;
+            let mut l = lines.clone();
+            let enc = b64.encode(&bad);
+            l[line_no] = &enc;
+            fs::write(&s, l.join("\n") + "\n").unwrap();
+            check(&format!("line {} byte {i}", line_no + 1));
+        }
+    }
+    // The trusted comment: every byte after the prefix.
+    let prefix = "trusted comment: ".len();
+    for i in prefix..lines[2].len() {
+        let mut bad = lines[2].as_bytes().to_vec();
+        bad[i] ^= 0x01;
+        let mut l = lines.clone();
+        let bad = String::from_utf8(bad).unwrap();
+        l[2] = &bad;
+        fs::write(&s, l.join("\n") + "\n").unwrap();
+        check(&format!("comment byte {i}"));
+    }
+    fs::write(&s, &sig_text).unwrap();
+    run(warden(t.path())
+        .arg("verify")
+        .arg(&a)
+        .arg("--public-key")
+        .arg(&pk))
+    .expect(0);
+}
+
+#[test]
+fn tampered_checksum_file_and_artifact_in_a_directory_fail() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &[]).expect(0);
+    let sums = t.path().join("dist/SHA256SUMS");
+    let orig = fs::read(&sums).unwrap();
+    let mut bad = orig.clone();
+    bad[0] = if bad[0] == b'0' { b'1' } else { b'0' };
+    fs::write(&sums, &bad).unwrap();
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
+    assert!(
+        out.stdout.contains("FAIL  dist/SHA256SUMS"),
+        "{}",
+        out.stdout
+    );
+    fs::write(&sums, &orig).unwrap();
+    // Replace an artifact and remove its own signature: the checksum still catches it.
+    fs::write(t.path().join("dist/app.tar.gz"), b"evil").unwrap();
+    fs::remove_file(t.path().join("dist/app.tar.gz.minisig")).unwrap();
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
+    assert!(out.stdout.contains("SHA-256 mismatch"), "{}", out.stdout);
+}
+
+#[test]
+fn signature_copied_to_another_name_fails_on_the_file_binding() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &[]).expect(0);
+    let d = t.path().join("dist");
+    fs::copy(d.join("app.tar.gz"), d.join("renamed.tar.gz")).unwrap();
+    fs::copy(
+        d.join("app.tar.gz.minisig"),
+        d.join("renamed.tar.gz.minisig"),
+    )
+    .unwrap();
+    let out = verify(t.path(), &pk, &["dist/renamed.tar.gz"]).expect(1);
+    assert!(
+        out.stdout
+            .contains("the signature is for file:app.tar.gz, not renamed.tar.gz"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn tag_mismatch_missing_tag_and_dry_run_fail() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &["--tag", "v1.0.0", "--dry-run"]).expect(0);
+    let out = verify(
+        t.path(),
+        &pk,
+        &[
+            "dist/app.tar.gz",
+            "--allow-dry-run",
+            "--expect-tag",
+            "v2.0.0",
+        ],
+    )
+    .expect(1);
+    assert!(
+        out.stdout
+            .contains("signed for tag v1.0.0, expected v2.0.0"),
+        "{}",
+        out.stdout
+    );
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
+    assert!(
+        out.stdout.contains("dry-run (rehearsal) signature"),
+        "{}",
+        out.stdout
+    );
+    verify(
+        t.path(),
+        &pk,
+        &["dist", "--allow-dry-run", "--expect-tag", "v1.0.0"],
+    )
+    .expect(0);
+
+    let u = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(u.path());
+    sign_dist(u.path(), &sk, &[]).expect(0);
+    let out = verify(u.path(), &pk, &["dist/app.tar.gz", "--expect-tag", "v1"]).expect(1);
+    assert!(out.stdout.contains("has no tag: field"), "{}", out.stdout);
+}
+
+#[test]
+fn key_rotation_trusts_old_and_new_keys_by_key_id() {
+    let t = tempfile::tempdir().unwrap();
+    let keys = t.path().join("keys");
+    fs::create_dir(&keys).unwrap();
+    let (old_pk, old_sk) = keypair(&keys, "old");
+    let (_new_pk, new_sk) = keypair(&keys, "new");
+    for p in [&old_sk, &new_sk] {
+        // secret keys must not sit among the trusted public keys
+        fs::rename(p, t.path().join(p.file_name().unwrap())).unwrap();
+    }
+    write(&t.path().join("a/x"), b"x");
+    write(&t.path().join("b/y"), b"y");
+    run(warden(t.path()).args(["sign", "a", "--secret-key", "old.key"])).expect(0);
+    run(warden(t.path()).args(["sign", "b", "--secret-key", "new.key"])).expect(0);
+    let out = run(warden(t.path()).args(["verify", "a", "b"])).expect(0);
+    assert!(out.stdout.contains("4 verified"), "{}", out.stdout);
+    // Trusting only the old key: the new release fails, naming the unknown key id.
+    let out = run(warden(t.path())
+        .args(["verify", "b", "--public-key"])
+        .arg(&old_pk))
+    .expect(1);
+    assert!(
+        out.stdout.contains("which is not trusted"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn directory_problems_missing_unlisted_and_unsigned() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &[]).expect(0);
+    write(&t.path().join("dist/extra.txt"), b"extra");
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
+    assert!(
+        out.stdout
+            .contains("FAIL  dist/extra.txt  a file, not listed in SHA256SUMS: unverified content in the release (pass --allow-unlisted to accept it)"),
+        "{}",
+        out.stdout
+    );
+    let out = verify(t.path(), &pk, &["dist", "--allow-unlisted"]).expect(0);
+    assert!(
+        out.stdout
+            .contains("SKIP  dist/extra.txt  a file, not listed in SHA256SUMS\n"),
+        "{}",
+        out.stdout
+    );
+    fs::remove_file(t.path().join("dist/extra.txt")).unwrap();
+    fs::remove_file(t.path().join("dist/app.tar.gz")).unwrap();
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
+    assert!(
+        out.stdout.contains("FAIL  dist/app.tar.gz  missing"),
+        "{}",
+        out.stdout
+    );
+    fs::remove_file(t.path().join("dist/SHA256SUMS.minisig")).unwrap();
+    let out = verify(t.path(), &pk, &["dist"]).expect(1);
+    assert!(out.stdout.contains("missing signature"), "{}", out.stdout);
+    let empty = t.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    write(&empty.join("unsigned"), b"u");
+    let out = verify(t.path(), &pk, &["empty"]).expect(1);
+    assert!(
+        out.stdout.contains(
+            "no SHA256SUMS: a release directory is verified against its signed checksum list"
+        ),
+        "{}",
+        out.stdout
+    );
+    let out = verify(t.path(), &pk, &["empty", "--allow-no-checksums"]).expect(1);
+    assert!(
+        out.stdout
+            .contains("FAIL  empty/unsigned  missing signature"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn existing_signatures_need_force_and_stay_unchanged() {
+    let t = tempfile::tempdir().unwrap();
+    let (_pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &["--tag", "v1"]).expect(0);
+    let before = fs::read(t.path().join("dist/app.tar.gz.minisig")).unwrap();
+    let out = sign_dist(t.path(), &sk, &["--tag", "v2"]).expect(2);
+    assert!(
+        out.stderr.contains("already exist") && out.stderr.contains("--force"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        fs::read(t.path().join("dist/app.tar.gz.minisig")).unwrap(),
+        before
+    );
+    assert!(temp_files(&t.path().join("dist")).is_empty());
+    sign_dist(t.path(), &sk, &["--tag", "v2", "--force"]).expect(0);
+    let after = fs::read_to_string(t.path().join("dist/app.tar.gz.minisig")).unwrap();
+    assert!(after.contains("tag:v2"), "{after}");
+}
+
+#[test]
+fn reproducible_with_source_date_epoch() {
+    let t = tempfile::tempdir().unwrap();
+    let (_pk, sk) = release(t.path());
+    let sign = || {
+        run(warden(t.path())
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .args(["sign", "dist", "--force", "--secret-key"])
+            .arg(&sk))
+        .expect(0)
+    };
+    sign();
+    let first = fs::read(t.path().join("dist/SHA256SUMS.minisig")).unwrap();
+    sign();
+    assert_eq!(
+        fs::read(t.path().join("dist/SHA256SUMS.minisig")).unwrap(),
+        first
+    );
+    assert!(String::from_utf8_lossy(&first).contains("timestamp:1700000000\t"));
+}
+
+#[test]
+fn sign_refuses_a_key_that_does_not_match_the_public_key() {
+    let t = tempfile::tempdir().unwrap();
+    let (_pk, sk) = release(t.path());
+    let (other_pk, _) = keypair(t.path(), "other");
+    let out = sign_dist(t.path(), &sk, &["--public-key", other_pk.to_str().unwrap()]).expect(2);
+    assert!(
+        out.stderr.contains("does not belong to the public key"),
+        "{}",
+        out.stderr
+    );
+    assert!(!t.path().join("dist/app.tar.gz.minisig").exists());
+}
+
+#[test]
+fn sign_rejects_bad_metadata_values() {
+    let t = tempfile::tempdir().unwrap();
+    let (_pk, sk) = release(t.path());
+    for bad in ["v1\tx", "v1 ", " v1", "v1\nx"] {
+        let out = sign_dist(t.path(), &sk, &["--tag", bad]).expect(2);
+        assert!(out.stderr.contains("--tag"), "{}", out.stderr);
+    }
+    assert!(!t.path().join("dist/SHA256SUMS").exists());
+}
+
+#[test]
+fn verify_output_signatures_are_accepted_by_minisign_verify_crate() {
+    // An independent implementation (minisign-verify 0.3) agrees with warden's signatures.
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &["--tag", "v1"]).expect(0);
+    let pk_text = fs::read_to_string(&pk).unwrap();
+    let key = minisign_verify::PublicKey::decode(&pk_text).unwrap();
+    for name in ["app.tar.gz", "SHA256SUMS"] {
+        let data = fs::read(t.path().join("dist").join(name)).unwrap();
+        let sig = minisign_verify::Signature::decode(
+            &fs::read_to_string(t.path().join(format!("dist/{name}.minisig"))).unwrap(),
+        )
+        .unwrap();
+        key.verify(&data, &sig, false).unwrap();
+    }
+}
+
+#[test]
+fn every_byte_of_sha256sums_matters_and_the_untrusted_comment_does_not() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = keypair(t.path(), "k");
+    write(&t.path().join("dist/a.bin"), b"alpha");
+    write(&t.path().join("dist/b.bin"), b"beta");
+    sign_dist(t.path(), &sk, &["--tag", "v1"]).expect(0);
+    let sums = t.path().join("dist/SHA256SUMS");
+    let orig = fs::read(&sums).unwrap();
+    for i in 0..orig.len() {
+        let mut bad = orig.clone();
+        bad[i] ^= 0x01;
+        fs::write(&sums, &bad).unwrap();
+        let r = run(warden(t.path())
+            .arg("verify")
+            .arg("dist")
+            .arg("--public-key")
+            .arg(&pk));
+        // Signed bytes: any flip breaks SHA256SUMS.minisig (1), or the line no longer parses (2).
+        assert!(
+            r.code == 1 || r.code == 2,
+            "byte {i}: exit {}\n{}",
+            r.code,
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains("dist/SHA256SUMS"),
+            "byte {i}: {}",
+            r.stdout
+        );
+    }
+    fs::write(&sums, &orig).unwrap();
+    // The untrusted comment is not signed (minisign's design): changing it cannot change what
+    // verifies, so every flip still verifies. The signed metadata lives in the trusted comment.
+    let sig = t.path().join("dist/a.bin.minisig");
+    let text = fs::read_to_string(&sig).unwrap();
+    let first = text.lines().next().unwrap().to_string();
+    let prefix = "untrusted comment: ".len();
+    for i in prefix..first.len() {
+        let mut bytes = first.clone().into_bytes();
+        bytes[i] ^= 0x01;
+        let changed = text.replacen(&first, &String::from_utf8(bytes).unwrap(), 1);
+        fs::write(&sig, changed).unwrap();
+        run(warden(t.path())
+            .arg("verify")
+            .arg("dist/a.bin")
+            .arg("--public-key")
+            .arg(&pk))
+        .expect(0);
+    }
+}

@@ -1,0 +1,441 @@
+//! `warden verify --release TAG --repo OWNER/NAME` against two local servers: one plays the
+//! GitHub API, the other the storage host that asset downloads redirect to.
+
+use std::path::Path;
+
+use crate::common::*;
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+const TOKEN: &str = "ghp_release_token_never_on_storage";
+
+/// A release signed by `warden sign`: the files of `dist/` (artifacts, signatures, SHA256SUMS).
+fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
+    demo_keypair(&t.join("keys/demo.pub"), &t.join("secret/demo.key"));
+    write(&t.join("dist/app-linux"), b"linux binary");
+    write(&t.join("dist/app.tar.gz"), b"tarball");
+    run(warden(t)
+        .args([
+            "sign",
+            "dist",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--commit",
+            COMMIT,
+        ])
+        .env("SOURCE_DATE_EPOCH", "1764460800"))
+    .expect(0);
+    release_files(&t.join("dist"))
+}
+
+/// The files of a signed release folder (name, bytes), sorted: the assets to serve.
+fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The API and storage servers for `assets`, with the tag at `commit`.
+async fn servers(assets: &[(String, Vec<u8>)], commit: &str) -> (MockServer, MockServer) {
+    let api = MockServer::start().await;
+    let storage = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": 7, "tag_name": "v1.2.3", "draft": false, "prerelease": true, "immutable": false}),
+        ))
+        .mount(&api)
+        .await;
+    let list: Vec<_> = assets
+        .iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| json!({"id": 100 + i, "name": name, "size": bytes.len()}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/7/assets"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(list))
+        .mount(&api)
+        .await;
+    for (i, (_, bytes)) in assets.iter().enumerate() {
+        let id = 100 + i;
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/o/r/releases/assets/{id}")))
+            .respond_with(
+                ResponseTemplate::new(302)
+                    .insert_header("location", format!("{}/blob/{id}?sig=x", storage.uri())),
+            )
+            .mount(&api)
+            .await;
+        Mock::given(method("GET"))
+            .and(path(format!("/blob/{id}")))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
+            .mount(&storage)
+            .await;
+    }
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/commits/v1.2.3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": commit})))
+        .mount(&api)
+        .await;
+    (api, storage)
+}
+
+async fn verify_release(dir: &Path, api: &MockServer, extra: &[&str]) -> Run {
+    let (dir, uri) = (dir.to_path_buf(), api.uri());
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.arg("60").arg(warden_bin()).current_dir(&dir);
+        without_developer_env(&mut cmd);
+        cmd.env("GH_TOKEN", TOKEN)
+            .args([
+                "verify",
+                "--release",
+                "v1.2.3",
+                "--repo",
+                "o/r",
+                "--keys-dir",
+                "keys",
+                "--api-url",
+                &uri,
+            ])
+            .args(&extra);
+        run(&mut cmd)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_good_release_verifies_and_the_token_stays_with_the_api() {
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, storage) = servers(&assets, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--out", "got"])
+        .await
+        .expect(0);
+    assert_eq!(
+        out.stdout,
+        "\
+OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    got/app-linux  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    got/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+3 verified, 0 failed, 0 errors
+"
+    );
+    assert_eq!(
+        out.stderr,
+        format!("warden: warning: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: warning: GitHub says the release is not immutable: its assets and tag can still change\n")
+    );
+    let to_storage = storage.received_requests().await.unwrap();
+    assert_eq!(to_storage.len(), 6);
+    for r in &to_storage {
+        assert!(
+            r.headers.get("authorization").is_none(),
+            "the token reached the storage host: {:?}",
+            r.headers
+        );
+    }
+    let to_api = api.received_requests().await.unwrap();
+    assert!(to_api.iter().all(|r| r
+        .headers
+        .get("authorization")
+        .is_some_and(|v| v.to_str().unwrap().contains(TOKEN))));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_altered_missing_or_extra_asset_and_a_moved_tag_fail() {
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    // One asset altered.
+    let mut altered = good.clone();
+    altered[2].1 = b"tampered".to_vec();
+    let (api, _s) = servers(&altered, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(out.stdout.contains("SHA-256 mismatch"), "{}", out.stdout);
+    // SHA256SUMS.minisig missing.
+    let missing: Vec<_> = good
+        .iter()
+        .filter(|(n, _)| n != "SHA256SUMS.minisig")
+        .cloned()
+        .collect();
+    let (api, _s) = servers(&missing, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(out.stdout.contains("missing signature"), "{}", out.stdout);
+    // An extra unsigned asset.
+    let mut extra = good.clone();
+    extra.push(("notes.txt".into(), b"unsigned".to_vec()));
+    let (api, _s) = servers(&extra, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(
+        out.stdout
+            .contains("notes.txt  a file, not listed in SHA256SUMS"),
+        "{}",
+        out.stdout
+    );
+    // The tag now names another commit: moved or recreated after signing.
+    let (api, _s) = servers(&good, "ffffffffffffffffffffffffffffffffffffffff").await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(
+        out.stdout.contains(&format!(
+            "signed for commit {COMMIT}, expected ffffffffffffffffffffffffffffffffffffffff"
+        )),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_tag_or_a_hostile_asset_name_is_bad_input() {
+    let t = tempfile::tempdir().unwrap();
+    let api = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+        .mount(&api)
+        .await;
+    demo_keypair(
+        &t.path().join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let out = verify_release(t.path(), &api, &[]).await.expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: release v1.2.3 of o/r: not found (404: Not Found)\n"
+    );
+    let (api, _s) = servers(&[("../escape".into(), b"x".to_vec())], COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(2);
+    assert!(
+        out.stderr
+            .contains("the asset name \"../escape\" is not a plain file name"),
+        "{}",
+        out.stderr
+    );
+    assert!(!t.path().join("escape").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_downloads_and_verifies_the_chosen_assets() {
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, storage) = servers(&assets, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--out", "got", "--only", "app-l*"])
+        .await
+        .expect(0);
+    assert_eq!(
+        out.stdout,
+        "\
+OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    got/app-linux  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+SKIP  got/app.tar.gz  not selected by --only
+2 verified, 0 failed, 0 errors, 1 skipped
+"
+    );
+    let mut fetched: Vec<String> = storage
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.url.path().to_string())
+        .collect();
+    fetched.sort();
+    assert_eq!(fetched.len(), 4, "{fetched:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_from_the_repository_are_trusted_and_said_so() {
+    use base64::Engine as _;
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, _storage) = servers(&assets, COMMIT).await;
+    let public = std::fs::read(t.path().join("keys/demo.pub")).unwrap();
+    std::fs::remove_dir_all(t.path().join("keys")).unwrap();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([
+            {"name": "demo.pub", "type": "file"},
+            {"name": "README.md", "type": "file"},
+            {"name": "old", "type": "dir"}
+        ])))
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/demo.pub"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "encoding": "base64",
+            "content": base64::engine::general_purpose::STANDARD.encode(public)
+        })))
+        .mount(&api)
+        .await;
+    let (dir, uri) = (t.path().to_path_buf(), api.uri());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.arg("60").arg(warden_bin()).current_dir(&dir);
+        without_developer_env(&mut cmd);
+        run(cmd.args([
+            "verify",
+            "--release",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--keys-from-repo",
+            "--api-url",
+            &uri,
+        ]))
+    })
+    .await
+    .unwrap()
+    .expect(0);
+    assert!(
+        out.stderr.starts_with("warden: warning: trusting demo.pub from keys/ of o/r's default branch (--keys-from-repo): this trusts the repository itself"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.ends_with("3 verified, 0 failed, 0 errors\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// Releases can have hundreds of assets: the list is read across pages (`Link`); a signature for
+/// another repository fails the binding.
+#[tokio::test(flavor = "multi_thread")]
+async fn assets_over_several_pages_and_another_repository() {
+    use wiremock::matchers::query_param;
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    for i in 0..59 {
+        write(
+            &t.path().join(format!("dist/a{i:02}")),
+            format!("artifact {i}").as_bytes(),
+        );
+    }
+    run(warden(t.path()).args([
+        "sign",
+        "dist",
+        "--secret-key",
+        "secret/demo.key",
+        "--tag",
+        "v1.2.3",
+        "--repo",
+        "fork/r",
+        "--commit",
+        COMMIT,
+    ]))
+    .expect(0);
+    let files = release_files(&t.path().join("dist"));
+    assert_eq!(files.len(), 120);
+    let (api, _storage) = servers(&files, COMMIT).await;
+    // The same list, over two pages.
+    let list: Vec<_> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| json!({"id": 100 + i, "name": name, "size": bytes.len()}))
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/7/assets"))
+        .and(query_param("page", "2"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(&list[100..]))
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/7/assets"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header(
+                    "link",
+                    format!(
+                        "<{}/repos/o/r/releases/7/assets?per_page=100&page=2>; rel=\"next\"",
+                        api.uri()
+                    ),
+                )
+                .set_body_json(&list[..100]),
+        )
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert!(out.stderr.contains("120 assets"), "{}", out.stderr);
+    // Signed for fork/r, published as o/r: every signature fails the repository binding.
+    assert!(
+        out.stdout.ends_with("0 verified, 60 failed, 0 errors\n")
+            && out
+                .stdout
+                .contains("signed for repository fork/r, expected o/r"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A draft is said so; an artifact missing from the assets fails; a 429 on the release read is
+/// waited out and retried.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draft_a_missing_artifact_and_a_rate_limit() {
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    let without_tarball: Vec<_> = good
+        .iter()
+        .filter(|(n, _)| n != "app.tar.gz")
+        .cloned()
+        .collect();
+    let (api, _s) = servers(&without_tarball, COMMIT).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "0"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/releases/tags/v1.2.3"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": 7, "tag_name": "v1.2.3", "draft": true, "prerelease": false}),
+        ))
+        .with_priority(2)
+        .mount(&api)
+        .await;
+    let out = verify_release(t.path(), &api, &["--out", "got"])
+        .await
+        .expect(1);
+    assert!(
+        out.stdout
+            .contains("FAIL  got/app.tar.gz  missing: got/app.tar.gz does not exist"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.starts_with(&format!(
+            "warden: warning: release v1.2.3 of o/r: 5 assets, tag at commit {COMMIT}, a draft\nwarden: warning: the API does not say whether the release is immutable\n"
+        )),
+        "{}",
+        out.stderr
+    );
+    let reads = api
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/repos/o/r/releases/tags/v1.2.3")
+        .count();
+    assert_eq!(reads, 2, "the 429 was retried");
+}
