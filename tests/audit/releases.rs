@@ -198,6 +198,64 @@ fn each_release_problem_is_a_finding() {
     assert_eq!(immutable_ids(&snap), 0);
 }
 
+/// The rule `verify --release` applies: a signature that binds no `commit:` binds no release,
+/// and a tag whose commit cannot be read leaves the signature unverifiable (never a pass).
+#[test]
+fn a_signature_without_commit_or_an_unreadable_tag_is_not_a_pass() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("repo/keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let snap = t.path().join("snap");
+    let no_commit = signed(t.path(), "nocommit", &["--tag", "v1", "--repo", "o/r"]);
+    put(
+        &snap,
+        "repos/o/r/releases",
+        json!([{"id": 1, "tag_name": "v1", "immutable": true, "assets": [
+            {"id": 10, "name": "app"},
+            {"id": 11, "name": "SHA256SUMS"},
+            {"id": 12, "name": "SHA256SUMS.minisig"}
+        ]}]),
+    );
+    put(&snap, "repos/o/r/releases/assets/11", bytes(&no_commit.0));
+    put(&snap, "repos/o/r/releases/assets/12", bytes(&no_commit.1));
+    put(&snap, "repos/o/r/commits/v1", json!({"sha": COMMIT}));
+    let out = audit_snapshot(&t.path().join("repo"), &snap, "1");
+    assert_eq!(
+        release_findings(&out),
+        [format!("release-binding-mismatch release v1 is signed for no commit (no commit: field), not {COMMIT}")]
+    );
+    let good = signed(
+        t.path(),
+        "good",
+        &["--tag", "v1", "--repo", "o/r", "--commit", COMMIT],
+    );
+    put(&snap, "repos/o/r/releases/assets/11", bytes(&good.0));
+    put(&snap, "repos/o/r/releases/assets/12", bytes(&good.1));
+    assert_eq!(
+        release_findings(&audit_snapshot(&t.path().join("repo"), &snap, "1")),
+        Vec::<String>::new()
+    );
+    std::fs::remove_file(snap.join("repos/o/r/commits/v1.json")).unwrap();
+    let doc: Value =
+        serde_json::from_str(&audit_snapshot(&t.path().join("repo"), &snap, "1").stdout).unwrap();
+    let unverifiable: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("tag v1"))
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        unverifiable,
+        [format!(
+            "the commit that tag v1 names could not be read, so the signature's commit: cannot be checked: 0 not in the snapshot ({}/repos/o/r/commits/v1.json is missing)",
+            snap.display()
+        )]
+    );
+}
+
 /// Live: the two files come through the asset route and its redirect to the storage host (no
 /// token there), and `audit snapshot` records them for a replay with the same findings.
 #[tokio::test(flavor = "multi_thread")]

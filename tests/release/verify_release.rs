@@ -439,3 +439,98 @@ async fn a_draft_a_missing_artifact_and_a_rate_limit() {
         .count();
     assert_eq!(reads, 2, "the 429 was retried");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_release_replays_offline_with_the_same_output() {
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, _storage) = servers(&assets, COMMIT).await;
+    let live = verify_release(t.path(), &api, &["--out", "got", "--record", "snap"])
+        .await
+        .expect(0);
+    let requests = api.received_requests().await.unwrap().len();
+    drop(api);
+    // No server now: every answer comes from the snapshot, the assets included.
+    let mut cmd = warden(t.path());
+    cmd.args([
+        "verify",
+        "--release",
+        "v1.2.3",
+        "--repo",
+        "o/r",
+        "--keys-dir",
+        "keys",
+        "--out",
+        "again",
+        "--snapshot",
+        "snap",
+    ]);
+    let replay = run(&mut cmd).expect(0);
+    assert_eq!(replay.stdout, live.stdout.replace("got/", "again/"));
+    assert_eq!(replay.stderr, live.stderr);
+    assert_eq!(requests, 3 + assets.len());
+    // A replayed asset that was tampered with fails like a downloaded one (102: app-linux).
+    let asset = t.path().join("snap/repos/o/r/releases/assets/102.json");
+    let tampered = serde_json::json!({"base64": "dGFtcGVyZWQ="});
+    std::fs::write(&asset, tampered.to_string()).unwrap();
+    let mut cmd = warden(t.path());
+    cmd.args([
+        "verify",
+        "--release",
+        "v1.2.3",
+        "--repo",
+        "o/r",
+        "--keys-dir",
+        "keys",
+        "--out",
+        "third",
+        "--snapshot",
+        "snap",
+    ]);
+    let out = run(&mut cmd).expect(1);
+    assert_eq!(
+        out.stdout,
+        "\
+OK    third/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+FAIL  third/app-linux  SHA-256 mismatch: 6e19f8ee94bd465d67f62861d35a8f7c2c59c111f73a22f17e6c013e9641f651 listed, d121be3103007b41edf96f8262925f8c7d61894afe9a041843b631f69445bc57 found
+OK    third/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+2 verified, 1 failed, 0 errors
+"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_release_signed_without_commit_fails_verify_as_it_fails_the_audit() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keypair(
+        &t.path().join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    write(&t.path().join("dist/app-linux"), b"linux binary");
+    run(warden(t.path()).args([
+        "sign",
+        "dist",
+        "--secret-key",
+        "secret/demo.key",
+        "--tag",
+        "v1.2.3",
+        "--repo",
+        "o/r",
+    ]))
+    .expect(0);
+    let assets = release_files(&t.path().join("dist"));
+    let (api, _storage) = servers(&assets, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--out", "got"])
+        .await
+        .expect(1);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "\
+FAIL  got/SHA256SUMS  the trusted comment has no commit: field, expected commit {COMMIT}
+FAIL  got/app-linux  the trusted comment has no commit: field, expected commit {COMMIT}
+0 verified, 2 failed, 0 errors
+"
+        )
+    );
+}
