@@ -11,7 +11,8 @@
 //! - `hive`: the streaming suite reader and the classifier.
 //! - `repo_check`: `warden check`.
 //! - `report`: one `Report` trait and its renderers; `markup`: escaping for what interprets text.
-//! - `files`: atomic writes, guarded reads, path rules; `error`: the one error type.
+//! - `files`: atomic writes, guarded reads, path rules; `error`: the one error type; `util`: hex,
+//!   a parallel map, today's date (a leaf).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod audit;
@@ -24,5 +25,6 @@ pub mod markup;
 pub mod release;
 pub mod repo_check;
 pub mod report;
+pub mod util;
 
 pub use error::{Error, Result};

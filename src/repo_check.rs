@@ -224,7 +224,7 @@ pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
         }
     }
     // Both cores: each file is streamed once, in 1 MiB chunks.
-    let found = crate::release::hash::parallel_map(&files, |path| {
+    let found = crate::util::parallel_map(&files, |path| {
         // Opened without blocking and checked on the handle: a FIFO is never read.
         crate::files::guarded::open_regular(path).and_then(find_secret_key_in)
     });

@@ -64,7 +64,7 @@ impl FindingKey {
             self.subject,
             self.secrets.join(",")
         );
-        crate::release::checksums::to_hex(&Sha256::digest(text.as_bytes()))[..32].to_string()
+        crate::util::to_hex(&Sha256::digest(text.as_bytes()))[..32].to_string()
     }
 
     /// The key of a finding as JSON v1 wrote it (`repository` from its report).

@@ -145,7 +145,7 @@ impl Prepared {
         let mut report = self.report;
         report.findings.extend(settings);
         report.repository = repository.map(str::to_string);
-        let (y, m, d) = crate::known_issues::lint::today();
+        let (y, m, d) = crate::util::today();
         let (active, suppressed) = self.config.apply(
             std::mem::take(&mut report.findings),
             &format!("{y:04}-{m:02}-{d:02}"),

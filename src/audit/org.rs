@@ -8,10 +8,11 @@ use std::path::PathBuf;
 
 use futures::StreamExt as _;
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Serialize;
+use serde::{Deserialize as _, Serialize};
 
 use super::baseline::Baseline;
-use super::findings::{AuditReport, Severity};
+use super::findings::{AuditReport, Confidence, Finding, Location, Severity, Suppression};
+use super::rule::Rule;
 use super::secrets::SigningSecrets;
 use super::{settings, Prepared};
 use crate::error::{Error, Result};
@@ -21,7 +22,6 @@ use crate::github::org::{
 };
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
-use crate::report::audit::report_from_json;
 
 /// What to audit in the organisation, and how.
 #[derive(Clone, Debug)]
@@ -313,5 +313,67 @@ pub fn run_org(
     report
         .not_started
         .sort_by(|a, b| a.repository.cmp(&b.repository));
+    Ok(report)
+}
+
+/// A report read back from its JSON v1 (a saved organisation run, for `--resume`): the fields
+/// `report::audit` writes that a resumed run needs.
+fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
+    #[derive(serde::Deserialize)]
+    struct Owned {
+        version: u32,
+        repository: Option<String>,
+        #[serde(default)]
+        release_tag_patterns: Vec<String>,
+        #[serde(default)]
+        workflows: Vec<PathBuf>,
+        fail_on: Severity,
+        findings: Vec<OwnedFinding>,
+    }
+    #[derive(serde::Deserialize)]
+    struct OwnedFinding {
+        id: Rule,
+        severity: Severity,
+        confidence: Confidence,
+        location: Location,
+        #[serde(default)]
+        secrets: Vec<String>,
+        message: String,
+        remediation: String,
+        suppressed: Option<Suppression>,
+    }
+    let o = Owned::deserialize(v).map_err(|e| e.to_string())?;
+    if o.version != 1 {
+        return Err(format!("version {} is not 1", o.version));
+    }
+    let mut report = AuditReport {
+        findings: Vec::new(),
+        fail_on: o.fail_on,
+        repository: o.repository.clone(),
+        release_tag_patterns: o.release_tag_patterns,
+        workflows: o.workflows,
+        snapshot: None,
+        suppressed: Vec::new(),
+        baseline: None,
+    };
+    for f in o.findings {
+        let finding = Finding {
+            rule: f.id,
+            severity: f.severity,
+            confidence: f.confidence,
+            location: f.location,
+            subject: crate::audit::findings::Subject {
+                repository: o.repository.clone(),
+                secrets: f.secrets,
+                ..Default::default()
+            },
+            message: f.message,
+            remediation: f.remediation,
+        };
+        match f.suppressed {
+            Some(s) => report.suppressed.push((finding, s)),
+            None => report.findings.push(finding),
+        }
+    }
     Ok(report)
 }

@@ -232,10 +232,8 @@ impl ResponseCache {
     fn file(&self, route: &str) -> std::path::PathBuf {
         use sha2::Digest as _;
         let digest = sha2::Sha256::digest(route.as_bytes());
-        self.dir.join(format!(
-            "{}.json",
-            crate::release::checksums::to_hex(&digest)
-        ))
+        self.dir
+            .join(format!("{}.json", crate::util::to_hex(&digest)))
     }
 
     fn get(&self, route: &str) -> Option<CachedAnswer> {
@@ -661,7 +659,7 @@ impl ApiSource for LiveApi {
             while let Some(data) = next_chunk(&mut body).await {
                 sha.update(&data?);
             }
-            Ok(crate::release::checksums::to_hex(&sha.finalize()))
+            Ok(crate::util::to_hex(&sha.finalize()))
         };
         match digest.await {
             Ok(hex) => Fetched::Ok(serde_json::json!({ "sha256": hex })),

@@ -1,11 +1,13 @@
 //! hive results: a streaming suite-file reader (`suite`), the classifier that judges every case
-//! against the known-issues registry (`classify`), what a run came to (`outcome`), and what
-//! changed between two runs (`diff`).
+//! against the known-issues registry (`classify`), what a run came to (`outcome`), what changed
+//! between two runs (`diff`), a test's history over many runs (`history`, `stream`), the pinned
+//! upstream (`pins`), and the registry edits those runs propose (`registry_update`).
 
 pub mod classify;
 pub mod diff;
 pub mod history;
 pub mod outcome;
 pub mod pins;
+pub mod registry_update;
 pub mod stream;
 pub mod suite;

@@ -1,6 +1,7 @@
 //! `warden known-issues lint`: everything that can be wrong with a registry, each problem with
 //! file, line and column.
 
+use crate::util::today;
 use std::path::Path;
 
 use serde::Serialize;
@@ -55,27 +56,6 @@ fn read_source(root: &Path, rel: &str, field: &str, tracked: &Tracked) -> Result
             .map_err(|why| Unread::Outside(format!("{field} {rel:?} {why}: not read")))?;
     }
     read_text_inside(root, &file, SOURCE_CAP).map_err(|e| Unread::Unreadable(e.to_string()))
-}
-
-/// Today's date as (year, month, day), UTC.
-pub fn today() -> (i64, u8, u8) {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    civil_from_days(secs.div_euclid(86_400))
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u8, u8) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// What `warden known-issues lint` found: how many entries loaded, and every problem.
@@ -294,18 +274,5 @@ fn lint_rules(registry: &Registry, out: &mut Vec<Diagnostic>) {
                 ));
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_422), (2025, 11, 30));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 }

@@ -10,7 +10,6 @@ pub mod exclusions;
 pub mod lint;
 pub mod matcher;
 pub mod schema;
-pub mod update;
 
 pub use diagnostic::Diagnostic;
 pub use lint::lint;

@@ -6,6 +6,7 @@
 //! `SHA256 (name) = hex` lines. Names that escape the release directory (absolute, `..`, NUL) are
 //! rejected, as is a raw CR (a CRLF file was not written by warden and is treated as malformed).
 
+use crate::util::to_hex;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -15,10 +16,6 @@ use crate::error::ParseError;
 pub struct ChecksumFile {
     /// Relative name (`/`-separated) → SHA-256. Sorted by name, as the file is written.
     entries: BTreeMap<String, [u8; 32]>,
-}
-
-pub fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn from_hex<const N: usize>(s: &str) -> Option<[u8; N]> {

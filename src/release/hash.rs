@@ -151,46 +151,8 @@ pub fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Digests> {
     })
 }
 
-/// Whether `jobs` parallel jobs leave cores idle (then each job splits its hashing).
-pub fn cores_to_spare(jobs: usize) -> bool {
-    std::thread::available_parallelism().is_ok_and(|n| jobs < n.get())
-}
-
 pub fn hash_bytes(bytes: &[u8]) -> Digests {
     hash_reader(bytes).expect("reading from memory cannot fail")
-}
-
-/// Runs `f` over `items` on up to `available_parallelism()` threads, keeping the input order.
-/// Work is handed out one item at a time, so one large artifact does not stall the others.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .unwrap_or_else(|p| p.into_inner())
-                .expect("every item is processed")
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -201,11 +163,11 @@ mod tests {
     fn known_digests_of_abc() {
         let d = hash_bytes(b"abc");
         assert_eq!(
-            super::super::checksums::to_hex(&d.sha256),
+            crate::util::to_hex(&d.sha256),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         assert_eq!(
-            super::super::checksums::to_hex(&d.blake2b512),
+            crate::util::to_hex(&d.blake2b512),
             "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"
         );
         assert_eq!(d.size, 3);
@@ -221,15 +183,5 @@ mod tests {
             let split = hash_reader_split(&data[..len]).unwrap();
             assert_eq!(one, split, "length {len}");
         }
-    }
-
-    #[test]
-    fn parallel_map_keeps_order() {
-        let items: Vec<u32> = (0..100).collect();
-        assert_eq!(
-            parallel_map(&items, |x| x * 2),
-            items.iter().map(|x| x * 2).collect::<Vec<_>>()
-        );
-        assert!(parallel_map(&Vec::<u32>::new(), |x| *x).is_empty());
     }
 }

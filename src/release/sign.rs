@@ -10,15 +10,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::checksums::{self, ChecksumFile};
+use super::checksums::ChecksumFile;
 use super::comment::{ReleaseMeta, TrustedComment};
-use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
+use super::hash::{hash_bytes, hash_file, Digests};
 use super::keys::{KeyId, PublicKey, SecretKey};
 use super::names::{is_release_candidate, signature_path, CHECKSUMS_NAME, SIGNATURE_SUFFIX};
 use super::signature::SignatureFile;
 use crate::error::{Error, Result};
 use crate::files::atomic::{self, DirLock, StagedFile};
 use crate::files::paths::{parent_dir, with_resolved_folder};
+use crate::util::{cores_to_spare, parallel_map};
 
 /// Where the checksum file goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,7 +53,7 @@ pub struct SignedFile {
 }
 
 fn hex_digest<S: serde::Serializer>(d: &[u8; 32], s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(&checksums::to_hex(d))
+    s.serialize_str(&crate::util::to_hex(d))
 }
 
 #[derive(Clone, Debug, Serialize)]

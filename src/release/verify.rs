@@ -14,15 +14,16 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::binding::{binding_mismatch, Expected, SignedRelease};
-use super::checksums::{self, ChecksumFile};
+use super::checksums::ChecksumFile;
 use super::comment::DRY_RUN_MARKER;
-use super::hash::{cores_to_spare, hash_bytes, hash_file, parallel_map, Digests};
+use super::hash::{hash_bytes, hash_file, Digests};
 use super::keys::{KeyId, PublicKey};
 use super::names::{signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
 use super::trusted_keys::TrustedKeys;
 use crate::error::{Error, Result};
 use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
+use crate::util::{cores_to_spare, parallel_map};
 
 /// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
 const SUMS_CAP: u64 = 256 << 20;
@@ -460,8 +461,8 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
         if expected != digests.sha256 {
             return out.fail(format!(
                 "SHA-256 mismatch: {} listed, {} found",
-                checksums::to_hex(&expected),
-                checksums::to_hex(&digests.sha256)
+                crate::util::to_hex(&expected),
+                crate::util::to_hex(&digests.sha256)
             ));
         }
         out.checked.push("sha256");

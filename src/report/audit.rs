@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use serde::{Deserialize as _, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use serde_json::json;
 
 use super::{unsupported, write_json, Format, Report};
@@ -195,67 +195,6 @@ fn v1(r: &AuditReport) -> V1<'_> {
             })
             .collect(),
     }
-}
-
-/// A report read back from its JSON v1 (a saved organisation run, for `--resume`).
-pub fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
-    #[derive(serde::Deserialize)]
-    struct Owned {
-        version: u32,
-        repository: Option<String>,
-        #[serde(default)]
-        release_tag_patterns: Vec<String>,
-        #[serde(default)]
-        workflows: Vec<PathBuf>,
-        fail_on: Severity,
-        findings: Vec<OwnedFinding>,
-    }
-    #[derive(serde::Deserialize)]
-    struct OwnedFinding {
-        id: Rule,
-        severity: Severity,
-        confidence: Confidence,
-        location: Location,
-        #[serde(default)]
-        secrets: Vec<String>,
-        message: String,
-        remediation: String,
-        suppressed: Option<Suppression>,
-    }
-    let o = Owned::deserialize(v).map_err(|e| e.to_string())?;
-    if o.version != 1 {
-        return Err(format!("version {} is not 1", o.version));
-    }
-    let mut report = AuditReport {
-        findings: Vec::new(),
-        fail_on: o.fail_on,
-        repository: o.repository.clone(),
-        release_tag_patterns: o.release_tag_patterns,
-        workflows: o.workflows,
-        snapshot: None,
-        suppressed: Vec::new(),
-        baseline: None,
-    };
-    for f in o.findings {
-        let finding = Finding {
-            rule: f.id,
-            severity: f.severity,
-            confidence: f.confidence,
-            location: f.location,
-            subject: crate::audit::findings::Subject {
-                repository: o.repository.clone(),
-                secrets: f.secrets,
-                ..Default::default()
-            },
-            message: f.message,
-            remediation: f.remediation,
-        };
-        match f.suppressed {
-            Some(s) => report.suppressed.push((finding, s)),
-            None => report.findings.push(finding),
-        }
-    }
-    Ok(report)
 }
 
 fn sarif_level(s: Severity) -> &'static str {

@@ -4,8 +4,8 @@ use std::io::{self, Write};
 
 use super::Report;
 use crate::markup::{count, markdown_code, text_value};
-use crate::release::checksums::to_hex;
 use crate::release::sign::SignReport;
+use crate::util::to_hex;
 
 impl Report for SignReport {
     fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{write_json, Report};
-use crate::known_issues::update::Update;
+use crate::hive::registry_update::Update;
 use crate::markup::{count, markdown_prose, text_value};
 
 fn summary(u: &Update) -> String {

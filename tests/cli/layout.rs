@@ -191,8 +191,8 @@ fn resolve(
         .find_map(|n| modules.get(&full[..n]).cloned())
 }
 
-#[test]
-fn no_import_cycles_between_files() {
+/// Which file names which: the import graph of the library and the binary.
+fn import_graph() -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let modules = modules();
     let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for (module, file) in &modules {
@@ -207,13 +207,18 @@ fn no_import_cycles_between_files() {
             }
         }
     }
-    // Depth-first search for a back edge; the path to it is the cycle.
-    fn visit(
-        node: &PathBuf,
-        graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
-        stack: &mut Vec<PathBuf>,
-        done: &mut BTreeSet<PathBuf>,
-    ) -> Option<Vec<PathBuf>> {
+    graph
+}
+
+/// A cycle of `graph`, if it has one: depth-first search for a back edge; the path to it is
+/// the cycle.
+fn find_cycle<N: Ord + Clone>(graph: &BTreeMap<N, BTreeSet<N>>) -> Option<Vec<N>> {
+    fn visit<N: Ord + Clone>(
+        node: &N,
+        graph: &BTreeMap<N, BTreeSet<N>>,
+        stack: &mut Vec<N>,
+        done: &mut BTreeSet<N>,
+    ) -> Option<Vec<N>> {
         if let Some(i) = stack.iter().position(|n| n == node) {
             let mut cycle = stack[i..].to_vec();
             cycle.push(node.clone());
@@ -232,20 +237,107 @@ fn no_import_cycles_between_files() {
         None
     }
     let mut done = BTreeSet::new();
-    for node in graph.keys() {
-        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
-            let names: Vec<String> = cycle
-                .iter()
-                .map(|p| p.strip_prefix(src()).unwrap().display().to_string())
-                .collect();
-            panic!("import cycle: {}", names.join(" -> "));
-        }
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_import_cycles_between_files() {
+    let graph = import_graph();
+    if let Some(cycle) = find_cycle(&graph) {
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|p| p.strip_prefix(src()).unwrap().display().to_string())
+            .collect();
+        panic!("import cycle: {}", names.join(" -> "));
     }
     // The check sees real edges: the binary's main reaches its commands, and a command the
     // library.
     let main = src().join("bin/warden/main.rs");
     assert!(graph[&main].contains(&src().join("bin/warden/cmd/keygen.rs")));
     assert!(graph[&src().join("bin/warden/cmd/audit.rs")].contains(&src().join("audit/mod.rs")));
+}
+
+/// The folder of a file under `src/` (`audit/settings`; `` for `lib.rs`, `markup.rs`, …).
+fn folder_of(file: &Path) -> String {
+    let rel = file.strip_prefix(src()).unwrap();
+    rel.parent().unwrap().display().to_string()
+}
+
+/// The folder graph at `depth` components (1: `audit`, `github`, …; 2: `audit/settings`, …):
+/// an edge where a file of one folder names a file of another, neither inside the other. Files
+/// at the top (`lib.rs`, `markup.rs`, `error.rs`) are one-file folders of their own.
+fn folder_graph(
+    files: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    depth: usize,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let key = |f: &Path| folder_key(f, depth);
+    let inside = |a: &str, b: &str| a == b || a.starts_with(&format!("{b}/"));
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (file, deps) in files {
+        let from = key(file);
+        let out = graph.entry(from.clone()).or_default();
+        for dep in deps {
+            let to = key(dep);
+            if !inside(&from, &to) && !inside(&to, &from) && to != "lib.rs" {
+                out.insert(to);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_import_cycles_between_folders() {
+    let files = import_graph();
+    for depth in [1, 2, 3] {
+        let graph = folder_graph(&files, depth);
+        if let Some(cycle) = find_cycle(&graph) {
+            // The files behind each edge, so the fix is clear.
+            let mut edges = Vec::new();
+            for pair in cycle.windows(2) {
+                for (file, deps) in &files {
+                    for dep in deps {
+                        let key = |f: &Path| folder_key(f, depth);
+                        if key(file) == pair[0] && key(dep) == pair[1] {
+                            edges.push(format!(
+                                "{} -> {}",
+                                file.strip_prefix(src()).unwrap().display(),
+                                dep.strip_prefix(src()).unwrap().display()
+                            ));
+                        }
+                    }
+                }
+            }
+            panic!(
+                "import cycle between folders: {}\n{}",
+                cycle.join(" -> "),
+                edges.join("\n")
+            );
+        }
+    }
+    // The check sees real folder edges: the binary uses the library's folders.
+    let top = folder_graph(&files, 1);
+    assert!(top["bin"].contains("audit") && top["audit"].contains("github"));
+    // And a cycle through two files of different folders is one (the shape `audit/org.rs` ->
+    // `report/audit.rs` -> `audit/findings.rs` had).
+    let mut files = files;
+    let (org, report) = (src().join("audit/org.rs"), src().join("report/audit.rs"));
+    files.get_mut(&org).unwrap().insert(report);
+    assert_eq!(
+        find_cycle(&folder_graph(&files, 1)),
+        Some(vec!["audit".into(), "report".into(), "audit".into()])
+    );
+}
+
+/// A file's folder cut to `depth` components; a file at the top is its own folder.
+fn folder_key(f: &Path, depth: usize) -> String {
+    let folder = folder_of(f);
+    if folder.is_empty() {
+        return f.strip_prefix(src()).unwrap().display().to_string();
+    }
+    folder.split('/').take(depth).collect::<Vec<_>>().join("/")
 }
 
 #[test]

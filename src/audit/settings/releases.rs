@@ -179,7 +179,7 @@ async fn assets_match<S: ApiSource>(
     };
     let listed: std::collections::BTreeMap<&str, String> = list
         .entries()
-        .map(|(n, d)| (n, crate::release::checksums::to_hex(d)))
+        .map(|(n, d)| (n, crate::util::to_hex(d)))
         .collect();
     if let Some(missing) = listed.keys().find(|n| release.asset(n).is_none()) {
         return Some(format!("{missing} is listed but is not an asset"));

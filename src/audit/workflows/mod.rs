@@ -66,7 +66,7 @@ pub fn audit_workflows(
     files.sort();
     let mut parsed = Vec::new();
     // Parsing is most of the time: both cores.
-    let results = crate::release::hash::parallel_map(&files, |file| {
+    let results = crate::util::parallel_map(&files, |file| {
         let rel = file.strip_prefix(root).unwrap_or(file).to_path_buf();
         (parse(root, file, &rel), rel)
     });
@@ -115,10 +115,10 @@ pub fn audit_workflows(
         known: &known,
         exposed: &exposed,
     };
-    let per_file = crate::release::hash::parallel_map(
-        &parsed.iter().zip(jobs).collect::<Vec<_>>(),
-        |(p, jobs)| file_findings(p, jobs.clone(), &context),
-    );
+    let per_file =
+        crate::util::parallel_map(&parsed.iter().zip(jobs).collect::<Vec<_>>(), |(p, jobs)| {
+            file_findings(p, jobs.clone(), &context)
+        });
     for (findings, signing_jobs, tags) in per_file {
         audit.findings.extend(findings);
         audit.signing_jobs.extend(signing_jobs);

@@ -6,13 +6,14 @@ use anyhow::{anyhow, Context as _};
 use release_warden::github::comments::{post, Posted, Upsert};
 use release_warden::hive::classify::{classify_run, ClassifyOptions};
 use release_warden::hive::history::{history, HistoryOptions};
+use release_warden::hive::registry_update::{self, UpdateOptions};
 use release_warden::known_issues::doc;
 use release_warden::known_issues::exclusions::{self, read_test_list};
-use release_warden::known_issues::lint::{lint_registry, today};
+use release_warden::known_issues::lint::lint_registry;
 use release_warden::known_issues::schema::Registry;
-use release_warden::known_issues::update::{self, UpdateOptions};
 use release_warden::report::summary::{self, MARKER};
 use release_warden::report::Format;
+use release_warden::util::today;
 
 use crate::cli::{ExclusionsArgs, KnownIssuesCommand, RenderArgs, SummaryArgs, UpdateArgs};
 use crate::context::Context;
@@ -49,7 +50,7 @@ fn update(args: UpdateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
         expected_suite: args.expected_suite,
         today: format!("{y:04}-{m:02}-{d:02}"),
     };
-    let mut update = update::plan(&registry, &history, &opts)?;
+    let mut update = registry_update::plan(&registry, &history, &opts)?;
     if args.write {
         update.write()?;
     }

@@ -1,4 +1,5 @@
-//! `warden known-issues update --from-results DIR…`: registry edits proposed from hive runs.
+//! `warden known-issues update --from-results DIR…`: registry edits proposed from hive runs
+//! (here, beside the history it reads, so the registry does not depend on hive).
 //!
 //! From a [`History`] of the runs: exclusions whose tests pass are removed as fixed (an entry
 //! left without one is marked `status = "fixed"` for review, never deleted: its `why`, `where`
@@ -17,12 +18,12 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use toml_edit::{DocumentMut, Item, Value};
 
-use super::matcher::{Matcher, Rule};
-use super::schema::{Entry, Expect, IssueStatus, MatchKind, Registry, SETTINGS_FILE};
+use super::classify::split_client;
+use super::history::{History, Mark, TestClass, TestHistory};
+use super::pins::PinStatus;
 use crate::error::{Error, Result};
-use crate::hive::classify::split_client;
-use crate::hive::history::{History, Mark, TestClass, TestHistory};
-use crate::hive::pins::PinStatus;
+use crate::known_issues::matcher::{Matcher, Rule};
+use crate::known_issues::schema::{Entry, Expect, IssueStatus, MatchKind, Registry, SETTINGS_FILE};
 
 #[derive(Clone, Debug, Default)]
 pub struct UpdateOptions {
