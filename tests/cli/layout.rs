@@ -407,3 +407,78 @@ fn main_only_dispatches() {
         "src/bin/warden/main.rs has {lines} lines: commands go in cmd/, logic in the library"
     );
 }
+
+/// The first sentence of a file's `//!` doc (its first paragraph when it has no full stop).
+fn first_sentence(text: &str) -> String {
+    let mut paragraph = Vec::new();
+    for line in text.lines() {
+        let Some(doc) = line.strip_prefix("//!") else {
+            break;
+        };
+        let doc = doc.trim();
+        if doc.is_empty() {
+            break;
+        }
+        paragraph.push(doc);
+    }
+    let joined = paragraph.join(" ");
+    let end = joined
+        .match_indices(". ")
+        .map(|(i, _)| i + 1)
+        .next()
+        .unwrap_or(joined.len());
+    joined[..end].to_string()
+}
+
+const LAYOUT_BEGIN: &str = "<!-- layout: generated from each file's first //! sentence; tests/cli/layout.rs checks it (UPDATE_README_LAYOUT=1 rewrites it) -->";
+const LAYOUT_END: &str = "<!-- layout end -->";
+
+/// README's list of source files: every file under `src/`, with the first sentence of its own
+/// module doc, so the list cannot drift from the code.
+#[test]
+fn readme_layout_is_each_files_own_doc() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut block = vec![LAYOUT_BEGIN.to_string(), String::new()];
+    for file in rust_files(&src()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let sentence = first_sentence(&text);
+        let rel = file.strip_prefix(root).unwrap().display().to_string();
+        assert!(!sentence.is_empty(), "{rel} has no //! module doc");
+        block.push(format!("- `{rel}`: {sentence}"));
+    }
+    block.push(String::new());
+    block.push(LAYOUT_END.to_string());
+    let expected = block.join("\n");
+    let readme_path = root.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let begin = readme
+        .find(LAYOUT_BEGIN)
+        .expect("README has the layout markers");
+    let end = readme
+        .find(LAYOUT_END)
+        .expect("README has the layout end marker")
+        + LAYOUT_END.len();
+    let current = &readme[begin..end];
+    if current != expected && std::env::var_os("UPDATE_README_LAYOUT").is_some() {
+        let updated = format!("{}{expected}{}", &readme[..begin], &readme[end..]);
+        std::fs::write(&readme_path, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        current, expected,
+        "README's layout drifted from the files' //! docs: run UPDATE_README_LAYOUT=1 cargo test --test integration cli::layout"
+    );
+}
+
+#[test]
+fn a_first_sentence_ends_at_the_first_full_stop_or_paragraph() {
+    assert_eq!(
+        first_sentence("//! One thing. Then more\n//! text.\n\nuse x;"),
+        "One thing."
+    );
+    assert_eq!(
+        first_sentence("//! `warden x`: a, b\n//! and c\n//!\n//! Later."),
+        "`warden x`: a, b and c"
+    );
+    assert_eq!(first_sentence("use x;"), "");
+}
