@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rule::Rule;
 pub use super::severity::{Confidence, Severity};
+use crate::github::settings::Read;
 use crate::markup::text_value;
 
 /// Where a finding is: a place in a workflow file, or a GitHub API resource.
@@ -172,6 +173,29 @@ impl Finding {
             severity,
             ..Finding::new(Rule::Unverifiable, location, message, remediation)
         }
+    }
+
+    /// The `unverifiable` finding for a settings read that failed: what could not be checked, at
+    /// the severity of the check, and the permission that would have let it be read.
+    pub fn unreadable<T>(
+        read: &Read<T>,
+        severity: Severity,
+        what: &str,
+        fallback_permission: &str,
+    ) -> Option<Finding> {
+        let failure = read.answer.as_ref().err()?;
+        Some(Finding::unverifiable(
+            severity,
+            Location::api(&read.route),
+            format!(
+                "could not read {what}: {}. Not assumed to be safe",
+                failure.describe()
+            ),
+            format!(
+                "Run the audit with {}, or from a snapshot taken with one (`warden audit snapshot`).",
+                failure.needs(fallback_permission)
+            ),
+        ))
     }
 
     /// The same finding, about `subject`.

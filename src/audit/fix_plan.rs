@@ -1,37 +1,12 @@
 //! `warden audit --fix-plan`: for each settings finding, the change that closes it, as a request
-//! (method, route, JSON body) or as steps a person must take. Built from each finding's rule and
-//! subject, never from its text. `apply` sends the requests.
+//! (`github::changes` builds it) or as steps a person must take. Built from each finding's rule
+//! and subject, never from its text. `apply` sends the requests.
 
 use std::collections::BTreeSet;
 
-use serde_json::{json, Value};
-
 use super::findings::{AuditReport, Finding, SecretScope};
 use super::rule::Rule;
-use crate::github::routes;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    Post,
-    Put,
-}
-
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Post => "POST",
-            Method::Put => "PUT",
-        }
-    }
-}
-
-/// An API write that closes a finding.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    pub method: Method,
-    pub route: String,
-    pub body: Value,
-}
+use crate::github::changes::{self, Request};
 
 /// One step of the plan.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,21 +16,14 @@ pub struct Change {
     pub request: Option<Request>,
     /// Extra commands or instructions shown with the step.
     pub manual: Vec<String>,
-    /// For environment updates: the environment whose reviewers and wait timer must be kept.
-    pub environment: Option<String>,
 }
 
 impl Change {
-    fn request(title: String, method: Method, route: String, body: Value) -> Self {
+    fn request(title: String, request: Request) -> Self {
         Change {
             title,
-            request: Some(Request {
-                method,
-                route,
-                body,
-            }),
+            request: Some(request),
             manual: Vec::new(),
-            environment: None,
         }
     }
 
@@ -64,34 +32,8 @@ impl Change {
             title,
             request: None,
             manual: steps,
-            environment: None,
         }
     }
-}
-
-fn tag_ruleset(patterns: &[String], with_name: bool) -> Value {
-    let tags: Vec<String> = patterns.iter().map(|p| format!("refs/tags/{p}")).collect();
-    let mut body = json!({
-        "target": "tag",
-        "enforcement": "active",
-        "conditions": {"ref_name": {"include": tags, "exclude": []}},
-        "rules": [{"type": "creation"}, {"type": "update"}, {"type": "deletion"}, {"type": "non_fast_forward"}],
-        // RepositoryRole 5 = admin: only admins may bypass.
-        "bypass_actors": [{"actor_id": 5, "actor_type": "RepositoryRole", "bypass_mode": "always"}]
-    });
-    if with_name {
-        body["name"] = json!("release tags");
-    }
-    body
-}
-
-/// The environment protection warden applies; reviewers are added from the live environment.
-pub fn environment_body() -> Value {
-    json!({
-        "prevent_self_review": true,
-        "can_admins_bypass": false,
-        "deployment_branch_policy": {"protected_branches": false, "custom_branch_policies": true}
-    })
 }
 
 /// The steps that close the settings findings of `r`, each once.
@@ -138,9 +80,7 @@ fn changes_for(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
     match f.rule {
         Rule::NoTagRuleset | Rule::LegacyTagProtection => vec![Change::request(
             "create a tag ruleset on the release tags (only admins may bypass)".into(),
-            Method::Post,
-            routes::ruleset_write(repo, None),
-            tag_ruleset(patterns, true),
+            changes::create_tag_ruleset(repo, patterns),
         )],
         Rule::TagRulesetIncomplete | Rule::TagRulesetBypass => {
             let id = f.subject.ruleset;
@@ -149,9 +89,7 @@ fn changes_for(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
                     "set the rules, conditions and bypass list of tag ruleset {}",
                     id.map_or("ID".to_string(), |i| i.to_string())
                 ),
-                Method::Put,
-                routes::ruleset_write(repo, id),
-                tag_ruleset(patterns, false),
+                changes::replace_tag_ruleset(repo, id, patterns),
             )]
         }
         Rule::SecretRepoLevel | Rule::SecretShadowed => secret_change(f, repo),
@@ -202,20 +140,15 @@ fn environment_changes(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> 
     }
     let mut steps = vec![Change {
         manual,
-        environment: Some(env.to_string()),
         ..Change::request(
             format!("protect environment `{env}`: no self-review, no admin bypass, selected tags only (existing reviewers kept)"),
-            Method::Put,
-            routes::environment(repo, env),
-            environment_body(),
+            changes::protect_environment(repo, env),
         )
     }];
     for p in &r.release_tag_patterns {
         steps.push(Change::request(
             format!("allow tags `{p}` to deploy to `{env}`"),
-            Method::Post,
-            routes::deployment_policy_create(repo, env),
-            json!({"name": p, "type": "tag"}),
+            changes::allow_tag_deployments(repo, env, p),
         ));
     }
     steps

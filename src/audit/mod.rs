@@ -24,7 +24,7 @@ pub mod workflows;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
-use crate::github::routes;
+use crate::github::repository::repository_route;
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
 use findings::{AuditReport, Finding, Location, Severity, Subject};
@@ -209,7 +209,7 @@ fn needs_repository(source: &SettingsSource) -> &'static str {
 fn no_token(repo: Option<&str>) -> Finding {
     Finding::unverifiable(
         Severity::Medium,
-        Location::api(&routes::repository(repo.unwrap_or("OWNER/NAME"))),
+        Location::api(&repository_route(repo.unwrap_or("OWNER/NAME"))),
         "the repository settings (tag rulesets, environments, secrets) were not audited: no GH_TOKEN or GITHUB_TOKEN",
         "Set GH_TOKEN (or GITHUB_TOKEN) to a token that can read the repository settings, audit a snapshot with --snapshot DIR, or pass --offline to audit the workflows only.",
     )

@@ -1,6 +1,7 @@
 //! Release tags: the patterns a signing workflow runs on, the sample tags each stands for, and
 //! whether a ruleset, legacy protection or deployment policy pattern covers them all.
 
+use crate::github::settings::{LegacyProtection, Ruleset};
 /// fnmatch as GitHub applies it to ref patterns: `*` does not cross `/`, `**` does.
 pub fn ref_glob(pattern: &str) -> Option<globset::GlobMatcher> {
     globset::GlobBuilder::new(pattern)
@@ -126,6 +127,33 @@ impl ReleaseTags {
             .find(|s| !covers(s))
             .map(|s| s.trim_start_matches("refs/tags/"))
     }
+}
+
+/// Whether a ruleset's `ref_name` condition covers `tag_ref` (`refs/tags/…`).
+pub fn ruleset_covers(rs: &Ruleset, tag_ref: &str) -> bool {
+    let (include, exclude) = rs.ref_patterns();
+    let matches = |p: &String| p == "~ALL" || ref_glob(p).is_some_and(|g| g.is_match(tag_ref));
+    include.iter().any(matches) && !exclude.iter().any(matches)
+}
+
+/// An active ruleset that covers every release tag.
+pub fn ruleset_protects(rs: &Ruleset, tags: &ReleaseTags) -> bool {
+    rs.is_active() && tags.missed(|t| ruleset_covers(rs, t)).is_none()
+}
+
+/// Why a legacy tag protection leaves some release tag unprotected; `None` when it protects
+/// them all.
+pub fn legacy_gap(p: &LegacyProtection, tags: &ReleaseTags) -> Option<String> {
+    let Some(pattern) = &p.pattern else {
+        return Some("no pattern".into());
+    };
+    let Some(glob) = ref_glob(&format!("refs/tags/{pattern}")) else {
+        return Some("not a valid pattern".into());
+    };
+    if let Some(tag) = tags.missed(|t| glob.is_match(t)) {
+        return Some(format!("does not cover {tag}"));
+    }
+    (p.enabled == Some(false)).then(|| "disabled".into())
 }
 
 #[cfg(test)]

@@ -126,6 +126,69 @@ pub enum Fetched {
     },
 }
 
+/// A read the API did not answer usefully: where, the status (0 = no HTTP answer), GitHub's
+/// message, and the permission GitHub says it needs (`X-Accepted-GitHub-Permissions`), when it
+/// says. The one error type of a read; [`ApiError::describe`] is its one wording.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    pub route: String,
+    pub status: u16,
+    pub message: String,
+    pub permission: Option<String>,
+}
+
+impl ApiError {
+    /// The failure of `fetched` (an `Ok` here is "an unexpected answer").
+    pub fn from_fetched(route: &str, fetched: Fetched) -> ApiError {
+        let (status, message, permission) = match fetched {
+            Fetched::Failed {
+                status,
+                message,
+                permission,
+            } => (status, message, permission),
+            Fetched::Ok(_) => (0, "unexpected answer".to_string(), None),
+        };
+        ApiError {
+            route: route.to_string(),
+            status,
+            message,
+            permission,
+        }
+    }
+
+    /// `GET /repos/o/r/rulesets answered 403: Resource not accessible by integration`.
+    pub fn describe(&self) -> String {
+        let answered = match self.status {
+            0 => "failed".to_string(),
+            status => format!("answered {status}"),
+        };
+        format!(
+            "GET /{} {answered}: {}",
+            super::routes::path_of(&self.route),
+            self.message
+        )
+    }
+
+    /// The status and message alone (`403 Forbidden`), where the route is said already.
+    pub fn brief(&self) -> String {
+        format!("{} {}", self.status, self.message)
+    }
+
+    /// What would have allowed the read: GitHub's own word, else `fallback`.
+    pub fn needs(&self, fallback: &str) -> String {
+        match &self.permission {
+            Some(p) => format!("a token with `{p}` (GitHub's X-Accepted-GitHub-Permissions)"),
+            None => format!("a token with {fallback}"),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
 /// Where list items live in a response: a bare array, or under a key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::api::{ApiSource, Fetched, Shape};
+use super::api::{ApiError, ApiSource, Fetched, Shape};
 use super::routes;
 use super::session::Session;
 use super::snapshot::{Recorder, SnapshotSource};
@@ -69,46 +69,19 @@ fn asset_from_json(a: &Value) -> Option<Asset> {
     })
 }
 
-/// A read that failed: the status (0 = no HTTP answer) and GitHub's message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReadFailure {
-    pub status: u16,
-    pub message: String,
-}
-
-impl std::fmt::Display for ReadFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.status, self.message)
-    }
-}
-
-fn read_failure(f: Fetched) -> ReadFailure {
-    match f {
-        Fetched::Failed {
-            status, message, ..
-        } => ReadFailure { status, message },
-        Fetched::Ok(_) => ReadFailure {
-            status: 0,
-            message: "unexpected answer".into(),
-        },
-    }
-}
-
 /// The latest `count` releases of `repo` (with the assets the list carries).
 pub async fn latest<S: ApiSource>(
     source: &S,
     repo: &str,
     count: usize,
-) -> std::result::Result<Vec<Release>, ReadFailure> {
-    match source
-        .get(&routes::releases(repo, count), Shape::Object)
-        .await
-    {
+) -> std::result::Result<Vec<Release>, ApiError> {
+    let route = routes::releases(repo, count);
+    match source.get(&route, Shape::Object).await {
         Fetched::Ok(Value::Array(list)) => {
             Ok(list.iter().take(count).map(Release::from_json).collect())
         }
         Fetched::Ok(_) => Ok(Vec::new()),
-        failed => Err(read_failure(failed)),
+        failed => Err(ApiError::from_fetched(&route, failed)),
     }
 }
 
@@ -117,13 +90,11 @@ pub async fn tag_commit<S: ApiSource>(
     source: &S,
     repo: &str,
     tag: &str,
-) -> std::result::Result<String, ReadFailure> {
-    match source
-        .get(&routes::commit_of(repo, tag), Shape::Object)
-        .await
-    {
+) -> std::result::Result<String, ApiError> {
+    let route = routes::commit_of(repo, tag);
+    match source.get(&route, Shape::Object).await {
         Fetched::Ok(v) => Ok(v["sha"].as_str().unwrap_or_default().to_string()),
-        failed => Err(read_failure(failed)),
+        failed => Err(ApiError::from_fetched(&route, failed)),
     }
 }
 
@@ -133,18 +104,18 @@ pub async fn asset_bytes<S: ApiSource>(
     repo: &str,
     asset: &Asset,
     cap: u64,
-) -> std::result::Result<Vec<u8>, ReadFailure> {
-    match source
-        .get_bytes(&routes::release_asset(repo, asset.id), cap)
-        .await
-    {
+) -> std::result::Result<Vec<u8>, ApiError> {
+    let route = routes::release_asset(repo, asset.id);
+    match source.get_bytes(&route, cap).await {
         Fetched::Ok(v) => base64::engine::general_purpose::STANDARD
             .decode(v["base64"].as_str().unwrap_or_default())
-            .map_err(|_| ReadFailure {
+            .map_err(|_| ApiError {
+                route: route.clone(),
                 status: 0,
+                permission: None,
                 message: "not base64".into(),
             }),
-        failed => Err(read_failure(failed)),
+        failed => Err(ApiError::from_fetched(&route, failed)),
     }
 }
 
@@ -154,12 +125,10 @@ pub async fn asset_sha256<S: ApiSource>(
     repo: &str,
     asset: &Asset,
 ) -> std::result::Result<String, String> {
-    match source
-        .get_sha256(&routes::release_asset(repo, asset.id))
-        .await
-    {
+    let route = routes::release_asset(repo, asset.id);
+    match source.get_sha256(&route).await {
         Fetched::Ok(v) => Ok(v["sha256"].as_str().unwrap_or("?").to_string()),
-        failed => Err(read_failure(failed).to_string()),
+        failed => Err(ApiError::from_fetched(&route, failed).brief()),
     }
 }
 

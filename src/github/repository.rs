@@ -5,6 +5,11 @@ use std::path::Path;
 
 use crate::files::guarded::{read_small_file, SMALL_FILE_CAP};
 
+/// Where the repository itself is read (what a finding about the whole repository points at).
+pub fn repository_route(repo: &str) -> String {
+    super::routes::repository(repo)
+}
+
 /// `named` when it has the `OWNER/NAME` shape, else the GitHub origin remote in `root/.git/config`.
 pub fn repository_name(named: Option<&str>, root: &Path) -> Option<String> {
     if let Some(r) = named.filter(|r| r.contains('/')) {

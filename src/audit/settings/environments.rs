@@ -2,11 +2,11 @@
 //! `environment-self-review`, `environment-admin-bypass`, `environment-any-ref` and
 //! `environment-no-tag-policy`. Pure functions of what `fetch` read.
 
-use super::fetch::{Environment, EnvironmentReads, Settings};
 use crate::audit::findings::{Confidence, Finding, Location, Severity, Subject};
 use crate::audit::rule::Rule;
 use crate::audit::tags::{ref_glob, ReleaseTags};
 use crate::audit::workflows::signing_job::SigningJob;
+use crate::github::settings::{Environment, EnvironmentReads, Settings};
 
 const ENV_PERMISSION: &str = "Actions: read (fine-grained) or `repo` (classic)";
 
@@ -15,11 +15,12 @@ pub fn judge(settings: &Settings, jobs: &[SigningJob], tags: &ReleaseTags) -> Ve
     if settings.signing_environments.is_empty() {
         return Vec::new();
     }
-    if let Some(f) =
-        settings
-            .environments
-            .unverifiable(Severity::High, "the environments", ENV_PERMISSION)
-    {
+    if let Some(f) = Finding::unreadable(
+        &settings.environments,
+        Severity::High,
+        "the environments",
+        ENV_PERMISSION,
+    ) {
         return vec![f];
     }
     let mut out = Vec::new();
@@ -121,7 +122,8 @@ fn deployment_policy(
     }
     let read = &reads.policies;
     let Some(policies) = read.ok() else {
-        return read.unverifiable(
+        return Finding::unreadable(
+            read,
             Severity::Medium,
             &format!("the deployment policies of `{name}`"),
             ENV_PERMISSION,

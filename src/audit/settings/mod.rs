@@ -1,12 +1,12 @@
 //! Online audits of repository settings, from the API or a snapshot: tag rulesets, the signing
 //! environments, and where the signing secret is stored.
 //!
-//! `fetch` reads everything in waves of concurrent requests into typed, lenient structs; the
-//! judges (`rulesets`, `environments`, `secrets`) are pure functions of what it read, one module
-//! per rule family. A read that fails is an `unverifiable` finding, never a pass.
+//! `github::settings` reads everything in waves of concurrent requests into typed, lenient
+//! structs; the judges (`rulesets`, `environments`, `secrets`) are pure functions of what it
+//! read, one module per rule family. A read that fails is an `unverifiable` finding, never a
+//! pass.
 
 pub mod environments;
-pub mod fetch;
 pub mod releases;
 pub mod rulesets;
 pub mod secrets;
@@ -15,9 +15,11 @@ use std::collections::BTreeSet;
 
 use crate::audit::findings::Finding;
 use crate::audit::secrets::SigningSecrets;
+use crate::audit::tags::ruleset_protects;
 use crate::audit::tags::ReleaseTags;
 use crate::audit::workflows::signing_job::SigningJob;
 use crate::github::api::ApiSource;
+use crate::github::settings::read_settings;
 
 pub struct SettingsInput<'a> {
     /// `owner/name`.
@@ -43,7 +45,10 @@ pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<F
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let settings = fetch::fetch(source, input.repo, &environments, &tags).await;
+    let settings = read_settings(source, input.repo, &environments, |rs| {
+        ruleset_protects(rs, &tags)
+    })
+    .await;
     let mut out = rulesets::judge(&settings, input.repo, &tags);
     out.extend(environments::judge(&settings, input.signing_jobs, &tags));
     out.extend(secrets::judge(&settings, input.secrets));

@@ -34,7 +34,10 @@ pub async fn judge<S: ApiSource>(
             return vec![Finding::unverifiable(
                 Severity::High,
                 Location::api(&releases::releases_route(repo, count)),
-                format!("the releases of {repo} could not be read: {failed}"),
+                format!(
+                    "the releases of {repo} could not be read: {}",
+                    failed.brief()
+                ),
                 "Give the token `contents: read` on the repository.",
             )]
         }
@@ -119,7 +122,8 @@ async fn one_release<S: ApiSource>(
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
             out.push(unverifiable(format!(
-                "the signature of release {tag} could not be downloaded: {e}"
+                "the signature of release {tag} could not be downloaded: {}",
+                e.brief()
             )));
             return out;
         }
@@ -157,7 +161,8 @@ async fn one_release<S: ApiSource>(
             "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.",
         )),
         (_, Err(e)) => out.push(unverifiable(format!(
-            "the commit that tag {tag} names could not be read, so the signature's commit: cannot be checked: {e}"
+            "the commit that tag {tag} names could not be read, so the signature's commit: cannot be checked: {}",
+            e.brief()
         ))),
         _ => {}
     }

@@ -1,17 +1,22 @@
 //! Tag protection: `no-tag-ruleset`, `legacy-tag-protection`, `tag-ruleset-incomplete` and
 //! `tag-ruleset-bypass`. Pure functions of what `fetch` read.
 
-use super::fetch::{BypassActor, Read, Ruleset, Settings};
 use crate::audit::findings::{Finding, Location, Severity, Subject};
 use crate::audit::rule::Rule;
-use crate::audit::tags::ReleaseTags;
+use crate::audit::tags::{legacy_gap, ruleset_covers, ruleset_protects, ReleaseTags};
+use crate::github::settings::{BypassActor, Read, Ruleset, Settings};
 
 const RULESET_PERMISSION: &str = "Administration: read (fine-grained) or `repo` (classic)";
 
 /// Findings about the rulesets (and legacy protections) that guard the release tags.
 pub fn judge(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Vec<Finding> {
     let list = &settings.rulesets;
-    if let Some(f) = list.unverifiable(Severity::High, "the tag rulesets", RULESET_PERMISSION) {
+    if let Some(f) = Finding::unreadable(
+        list,
+        Severity::High,
+        "the tag rulesets",
+        RULESET_PERMISSION,
+    ) {
         return vec![f];
     }
     let mut covering: Vec<(&Read<Ruleset>, &Ruleset)> = Vec::new();
@@ -23,18 +28,19 @@ pub fn judge(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Vec<Finding
                 if rs.target.as_deref().is_some_and(|t| t != "tag") {
                     continue;
                 }
-                let missed = tags.missed(|t| rs.covers(t));
+                let missed = tags.missed(|t| ruleset_covers(rs, t));
                 seen.push(format!(
                     "{} ({}{})",
                     rs.name(),
                     rs.enforcement.as_deref().unwrap_or("?"),
                     missed.map_or(String::new(), |tag| format!(", does not cover {tag}"))
                 ));
-                if rs.protects(tags) {
+                if ruleset_protects(rs, tags) {
                     covering.push((read, rs));
                 }
             }
-            Err(_) => unreadable.extend(read.unverifiable(
+            Err(_) => unreadable.extend(Finding::unreadable(
+                read,
                 Severity::High,
                 "a tag ruleset",
                 RULESET_PERMISSION,
@@ -72,7 +78,7 @@ fn unprotected(
         .unwrap_or_default();
     if let (Some(legacy), Some(p)) = (
         &settings.legacy,
-        legacy_list.iter().find(|p| p.gap(tags).is_none()),
+        legacy_list.iter().find(|p| legacy_gap(p, tags).is_none()),
     ) {
         return Finding::new(
             Rule::LegacyTagProtection,
@@ -88,7 +94,7 @@ fn unprotected(
         seen.push(format!(
             "legacy tag protection {} ({})",
             p.pattern.as_deref().unwrap_or("?"),
-            p.gap(tags).unwrap_or_default()
+            legacy_gap(p, tags).unwrap_or_default()
         ));
     }
     Finding::new(

@@ -1,10 +1,10 @@
 //! Where the signing secret is stored: `secret-repo-level`, `secret-org-visible` and
 //! `secret-shadowed`. Pure functions of what `fetch` read.
 
-use super::fetch::{Read, SecretList, Settings};
 use crate::audit::findings::{Finding, Location, SecretScope, Severity, Subject};
 use crate::audit::rule::Rule;
 use crate::audit::secrets::SigningSecrets;
+use crate::github::settings::{Read, SecretList, Settings};
 
 const SECRETS_PERMISSION: &str = "Secrets: read (fine-grained) or `repo` (classic)";
 const ENV_SECRETS_PERMISSION: &str = "Environments: read (fine-grained) or `repo` (classic)";
@@ -49,7 +49,8 @@ pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
             continue; // reported as missing
         }
         let Some(in_env) = reads.secrets.ok() else {
-            out.extend(reads.secrets.unverifiable(
+            out.extend(Finding::unreadable(
+                &reads.secrets,
                 Severity::Medium,
                 &format!("the secrets of environment `{env}`"),
                 ENV_SECRETS_PERMISSION,
@@ -93,8 +94,7 @@ fn stored_outside(
             .filter(|n| secrets.is_signing(n))
             .map(|n| finding(n))
             .collect(),
-        None => list
-            .unverifiable(severity, what, SECRETS_PERMISSION)
+        None => Finding::unreadable(list, severity, what, SECRETS_PERMISSION)
             .into_iter()
             .collect(),
     }

@@ -1,64 +1,26 @@
-//! Reading the settings the audit judges: typed, lenient views of GitHub's answers (every field
-//! optional, enum values kept as strings, unknown fields ignored), read in waves of concurrent
-//! requests. A read that fails is kept as a [`Failure`] for the judges to report.
+//! The repository settings the audit judges, as typed answers: tag rulesets (and legacy tag
+//! protection), environments with their secrets and deployment policies, repository and
+//! organisation secrets. Lenient views of GitHub's answers (every field optional, enum values
+//! kept as strings, unknown fields ignored), read through [`ApiSource`] in waves of concurrent
+//! requests. A read that fails is kept as an [`ApiError`] for the audit to report.
 
 use futures::future::join_all;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 
-use crate::audit::findings::{Finding, Location, Severity};
-use crate::audit::tags::{ref_glob, ReleaseTags};
-use crate::github::api::{ApiSource, Fetched, Shape};
-use crate::github::routes;
+use super::api::{ApiError, ApiSource, Fetched, Shape};
+use super::routes;
 
-/// A read that did not give a usable answer: status (0 = no HTTP answer), GitHub's message, and
-/// the permission GitHub says it needs (`X-Accepted-GitHub-Permissions`), when it says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    pub status: u16,
-    pub message: String,
-    pub permission: Option<String>,
-}
-
-/// One GET: its route and what came of it.
+/// One GET: where it was read and what came of it.
 #[derive(Clone, Debug)]
 pub struct Read<T> {
     pub route: String,
-    pub answer: Result<T, Failure>,
+    pub answer: Result<T, ApiError>,
 }
 
 impl<T> Read<T> {
     pub fn ok(&self) -> Option<&T> {
         self.answer.as_ref().ok()
-    }
-
-    /// The `unverifiable` finding for this read when it failed: what could not be checked, at
-    /// the severity of the check, and the permission that would have let it be read.
-    pub fn unverifiable(
-        &self,
-        severity: Severity,
-        what: &str,
-        fallback_permission: &str,
-    ) -> Option<Finding> {
-        let failure = self.answer.as_ref().err()?;
-        let answered = match failure.status {
-            0 => "failed".to_string(),
-            status => format!("answered {status}"),
-        };
-        let needs = match &failure.permission {
-            Some(p) => format!("a token with `{p}` (GitHub's X-Accepted-GitHub-Permissions)"),
-            None => format!("a token with {fallback_permission}"),
-        };
-        Some(Finding::unverifiable(
-            severity,
-            Location::api(&self.route),
-            format!(
-                "could not read {what}: GET /{} {answered}: {}. Not assumed to be safe",
-                routes::path_of(&self.route),
-                failure.message
-            ),
-            format!("Run the audit with {needs}, or from a snapshot taken with one (`warden audit snapshot`)."),
-        ))
     }
 }
 
@@ -120,19 +82,14 @@ impl Ruleset {
         matches!(self.enforcement.as_deref(), Some("active" | "enabled"))
     }
 
-    /// Whether the `ref_name` condition covers `tag_ref` (`refs/tags/…`).
-    pub fn covers(&self, tag_ref: &str) -> bool {
+    /// The `ref_name` condition's include and exclude patterns.
+    pub fn ref_patterns(&self) -> (Vec<String>, Vec<String>) {
         let cond = self.conditions.as_ref().and_then(|c| c.ref_name.as_ref());
         let list = |l: Option<&Vec<String>>| l.cloned().unwrap_or_default();
-        let include = list(cond.and_then(|c| c.include.as_ref()));
-        let exclude = list(cond.and_then(|c| c.exclude.as_ref()));
-        let matches = |p: &String| p == "~ALL" || ref_glob(p).is_some_and(|g| g.is_match(tag_ref));
-        include.iter().any(matches) && !exclude.iter().any(matches)
-    }
-
-    /// An active ruleset that covers every release tag.
-    pub fn protects(&self, tags: &ReleaseTags) -> bool {
-        self.is_active() && tags.missed(|t| self.covers(t)).is_none()
+        (
+            list(cond.and_then(|c| c.include.as_ref())),
+            list(cond.and_then(|c| c.exclude.as_ref())),
+        )
     }
 
     pub fn rule_types(&self) -> Vec<&str> {
@@ -150,22 +107,6 @@ impl Ruleset {
 pub struct LegacyProtection {
     pub pattern: Option<String>,
     pub enabled: Option<bool>,
-}
-
-impl LegacyProtection {
-    /// Why it leaves some release tag unprotected; `None` when it protects them all.
-    pub fn gap(&self, tags: &ReleaseTags) -> Option<String> {
-        let Some(pattern) = &self.pattern else {
-            return Some("no pattern".into());
-        };
-        let Some(glob) = ref_glob(&format!("refs/tags/{pattern}")) else {
-            return Some("not a valid pattern".into());
-        };
-        if let Some(tag) = tags.missed(|t| glob.is_match(t)) {
-            return Some(format!("does not cover {tag}"));
-        }
-        (self.enabled == Some(false)).then(|| "disabled".into())
-    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -292,7 +233,8 @@ async fn read<T: DeserializeOwned, S: ApiSource>(
     shape: Shape,
 ) -> Read<T> {
     let answer = match source.get(&route, shape).await {
-        Fetched::Ok(value) => serde_json::from_value(value).map_err(|e| Failure {
+        Fetched::Ok(value) => serde_json::from_value(value).map_err(|e| ApiError {
+            route: route.clone(),
             status: 0,
             message: format!(
                 "unexpected response from GET /{}: {e}",
@@ -300,27 +242,19 @@ async fn read<T: DeserializeOwned, S: ApiSource>(
             ),
             permission: None,
         }),
-        Fetched::Failed {
-            status,
-            message,
-            permission,
-        } => Err(Failure {
-            status,
-            message,
-            permission,
-        }),
+        failed => Err(ApiError::from_fetched(&route, failed)),
     };
     Read { route, answer }
 }
 
 /// Reads the settings of `repo` in waves: the lists; then every ruleset in full and each signing
-/// environment's secrets and deployment policies; then, only when no ruleset protects the release
-/// tags, legacy tag protection (github.com answers 410 Gone, read as "none").
-pub async fn fetch<S: ApiSource>(
+/// environment's secrets and deployment policies; then, only when no ruleset `protects` the
+/// release tags, legacy tag protection (github.com answers 410 Gone, read as "none").
+pub async fn read_settings<S: ApiSource>(
     source: &S,
     repo: &str,
     environments: &[String],
-    tags: &ReleaseTags,
+    protects: impl Fn(&Ruleset) -> bool,
 ) -> Settings {
     let (rulesets, environment_list, repo_secrets, org_secrets) = futures::join!(
         read::<Vec<RulesetSummary>, _>(source, routes::rulesets(repo), Shape::Array),
@@ -364,7 +298,7 @@ pub async fn fetch<S: ApiSource>(
     );
     let protected = ruleset_details
         .iter()
-        .any(|d| d.ok().is_some_and(|rs: &Ruleset| rs.protects(tags)));
+        .any(|d| d.ok().is_some_and(&protects));
     let legacy = if rulesets.answer.is_ok() && !protected {
         Some(read(source, routes::legacy_tag_protection(repo), Shape::Array).await)
     } else {
@@ -395,13 +329,13 @@ mod tests {
             serde_json::json!({"enforcement": "enabled", "conditions": {"ref_name": {"include": ["refs/tags/v*"], "exclude": ["refs/tags/v0*"]}}}),
         );
         assert!(rs.is_active());
-        assert!(rs.covers("refs/tags/v1.2.3"));
-        assert!(!rs.covers("refs/tags/v0.1"));
-        assert!(!rs.covers("refs/tags/pkg-v1"));
-        let all = ruleset(
-            serde_json::json!({"conditions": {"ref_name": {"include": ["~ALL"], "exclude": []}}}),
+        assert_eq!(
+            rs.ref_patterns(),
+            (
+                vec!["refs/tags/v*".to_string()],
+                vec!["refs/tags/v0*".to_string()]
+            )
         );
-        assert!(all.covers("refs/tags/anything"));
         assert!(!ruleset(serde_json::json!({"enforcement": "evaluate"})).is_active());
     }
 
