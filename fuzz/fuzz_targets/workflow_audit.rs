@@ -1,6 +1,7 @@
 //! The offline workflow audit on arbitrary YAML.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use release_warden::audit::rules::workflow_checks;
 use release_warden::audit::workflows::audit_workflows;
 use release_warden::audit::secrets::SigningSecrets;
 
@@ -9,5 +10,5 @@ fuzz_target!(|data: &[u8]| {
     let wf = dir.path().join(".github/workflows");
     std::fs::create_dir_all(&wf).unwrap();
     std::fs::write(wf.join("fuzzed.yml"), data).unwrap();
-    let _ = audit_workflows(dir.path(), &SigningSecrets::default());
+    let _ = audit_workflows(dir.path(), &SigningSecrets::default(), &workflow_checks());
 });

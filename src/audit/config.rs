@@ -23,7 +23,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::findings::{Finding, Location, Suppression};
-use super::rule::Rule;
+use super::rules::{suppression_expired, suppression_unmatched};
+use super::secrets::ExtraAction;
 use crate::error::{Error, Result};
 
 /// Where the configuration lives, under the repository root.
@@ -47,15 +48,6 @@ pub struct AuditConfig {
     pub path: PathBuf,
     #[serde(skip)]
     text: String,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExtraAction {
-    pub uses: String,
-    #[serde(default)]
-    pub label: Option<String>,
-    pub inputs: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -88,7 +80,7 @@ impl AuditConfig {
         })?;
         for ignore in &config.ignores {
             let i = ignore.get_ref();
-            if Rule::ALL.iter().all(|r| r.id() != i.rule) {
+            if super::rules::by_id(&i.rule).is_none() {
                 return Err(Error::input(
                     path.display().to_string(),
                     Some(line_of(&text, ignore.span().start)),
@@ -157,31 +149,19 @@ impl AuditConfig {
                 job: None,
             };
             if expired(i) {
-                active.push(Finding::new(
-                    Rule::SuppressionExpired,
+                let until = i.until.as_ref().map(ToString::to_string);
+                active.push(suppression_expired::finding(
                     at,
-                    format!(
-                        "the suppression of {} in {} expired on {}: its finding counts again",
-                        i.rule,
-                        i.path,
-                        i.until
-                            .as_ref()
-                            .map(ToString::to_string)
-                            .unwrap_or_default()
-                    ),
-                    "Fix the finding, or review the reason and move `until`.",
+                    &i.rule,
+                    &i.path,
+                    until.as_deref().unwrap_or_default(),
                 ));
             } else if !used[n] {
-                active.push(Finding::new(
-                    Rule::SuppressionUnmatched,
+                active.push(suppression_unmatched::finding(
                     at,
-                    format!(
-                        "the suppression of {} in {}{} matches no finding",
-                        i.rule,
-                        i.path,
-                        i.job.as_ref().map(|j| format!(" (job {j})")).unwrap_or_default()
-                    ),
-                    "Remove the suppression: what it excused is gone (or the rule, path or job is misspelt).",
+                    &i.rule,
+                    &i.path,
+                    i.job.as_deref(),
                 ));
             }
         }

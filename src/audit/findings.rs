@@ -171,7 +171,12 @@ impl Finding {
     ) -> Self {
         Finding {
             severity,
-            ..Finding::new(Rule::Unverifiable, location, message, remediation)
+            ..Finding::new(
+                super::rules::unverifiable::RULE,
+                location,
+                message,
+                remediation,
+            )
         }
     }
 

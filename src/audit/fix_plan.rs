@@ -6,6 +6,12 @@ use std::collections::BTreeSet;
 
 use super::findings::{AuditReport, Finding, SecretScope};
 use super::rule::Rule;
+use super::rules::{
+    environment_admin_bypass, environment_any_ref, environment_missing, environment_no_reviewers,
+    environment_no_tag_policy, environment_self_review, legacy_tag_protection, no_tag_ruleset,
+    secret_org_visible, secret_repo_level, secret_shadowed, tag_ruleset_bypass,
+    tag_ruleset_incomplete,
+};
 use crate::github::changes::{self, Request};
 
 /// One step of the plan.
@@ -36,30 +42,62 @@ impl Change {
     }
 }
 
+/// What closing a settings finding changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fixes {
+    /// A new tag ruleset.
+    NewRuleset,
+    /// The covering ruleset.
+    Ruleset,
+    /// The signing environment.
+    Environment,
+    /// Where the secret is stored.
+    Secret,
+    /// An organization secret's visibility.
+    OrgSecret,
+}
+
+fn fixes(rule: Rule) -> Option<Fixes> {
+    let any = |rules: &[Rule]| rules.contains(&rule);
+    if any(&[no_tag_ruleset::RULE, legacy_tag_protection::RULE]) {
+        Some(Fixes::NewRuleset)
+    } else if any(&[tag_ruleset_incomplete::RULE, tag_ruleset_bypass::RULE]) {
+        Some(Fixes::Ruleset)
+    } else if any(&[
+        environment_missing::RULE,
+        environment_no_reviewers::RULE,
+        environment_self_review::RULE,
+        environment_admin_bypass::RULE,
+        environment_any_ref::RULE,
+        environment_no_tag_policy::RULE,
+    ]) {
+        Some(Fixes::Environment)
+    } else if any(&[secret_repo_level::RULE, secret_shadowed::RULE]) {
+        Some(Fixes::Secret)
+    } else if rule == secret_org_visible::RULE {
+        Some(Fixes::OrgSecret)
+    } else {
+        None
+    }
+}
+
 /// The steps that close the settings findings of `r`, each once.
 pub fn plan(r: &AuditReport) -> Vec<Change> {
     let mut steps = Vec::new();
     let mut done = BTreeSet::new();
     for f in &r.findings {
-        let key = match f.rule {
-            Rule::NoTagRuleset | Rule::LegacyTagProtection => "ruleset".to_string(),
-            Rule::TagRulesetIncomplete | Rule::TagRulesetBypass => {
-                format!("ruleset {:?}", f.subject.ruleset)
-            }
-            Rule::EnvironmentMissing
-            | Rule::EnvironmentNoReviewers
-            | Rule::EnvironmentSelfReview
-            | Rule::EnvironmentAdminBypass
-            | Rule::EnvironmentAnyRef
-            | Rule::EnvironmentNoTagPolicy => format!("env {:?}", f.subject.environment),
-            Rule::SecretRepoLevel | Rule::SecretShadowed => {
+        let key = match fixes(f.rule) {
+            Some(Fixes::NewRuleset) => "ruleset".to_string(),
+            Some(Fixes::Ruleset) => format!("ruleset {:?}", f.subject.ruleset),
+            Some(Fixes::Environment) => format!("env {:?}", f.subject.environment),
+            Some(Fixes::Secret) => {
                 format!(
                     "secret {:?} {:?}",
                     f.subject.secrets, f.subject.secret_scope
                 )
             }
-            Rule::SecretOrgVisible => "org secret".to_string(),
-            _ => continue,
+            Some(Fixes::OrgSecret) => "org secret".to_string(),
+            None => continue,
         };
         let repo = f
             .subject
@@ -77,12 +115,12 @@ pub fn plan(r: &AuditReport) -> Vec<Change> {
 /// The changes that close one finding.
 fn changes_for(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
     let patterns = &r.release_tag_patterns;
-    match f.rule {
-        Rule::NoTagRuleset | Rule::LegacyTagProtection => vec![Change::request(
+    match fixes(f.rule) {
+        Some(Fixes::NewRuleset) => vec![Change::request(
             "create a tag ruleset on the release tags (only admins may bypass)".into(),
             changes::create_tag_ruleset(repo, patterns),
         )],
-        Rule::TagRulesetIncomplete | Rule::TagRulesetBypass => {
+        Some(Fixes::Ruleset) => {
             let id = f.subject.ruleset;
             vec![Change::request(
                 format!(
@@ -92,8 +130,8 @@ fn changes_for(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
                 changes::replace_tag_ruleset(repo, id, patterns),
             )]
         }
-        Rule::SecretRepoLevel | Rule::SecretShadowed => secret_change(f, repo),
-        Rule::SecretOrgVisible => vec![Change::manual(
+        Some(Fixes::Secret) => secret_change(f, repo),
+        Some(Fixes::OrgSecret) => vec![Change::manual(
             format!("stop sharing the organization secret with {repo} (manual)"),
             vec!["remove the repository from the secret's selected repositories, or `gh secret delete NAME --org ORG`".into()],
         )],
@@ -130,10 +168,10 @@ fn secret_change(f: &Finding, repo: &str) -> Vec<Change> {
 fn environment_changes(f: &Finding, r: &AuditReport, repo: &str) -> Vec<Change> {
     let env = f.subject.environment.as_deref().unwrap_or("release");
     let no_reviewers = |g: &Finding| {
-        g.rule == Rule::EnvironmentNoReviewers && g.subject.environment.as_deref() == Some(env)
+        g.rule == environment_no_reviewers::RULE && g.subject.environment.as_deref() == Some(env)
     };
     let mut manual = Vec::new();
-    if f.rule == Rule::EnvironmentMissing || r.findings.iter().any(no_reviewers) {
+    if f.rule == environment_missing::RULE || r.findings.iter().any(no_reviewers) {
         manual.push(format!(
             "add required reviewers to `{env}` (Settings → Environments → {env}), or add `\"reviewers\": [{{\"type\": \"Team\", \"id\": TEAM_ID}}]` to the body (`gh api orgs/ORG/teams/TEAM --jq .id`)"
         ));

@@ -15,6 +15,7 @@ pub mod findings;
 pub mod fix_plan;
 pub mod org;
 pub mod rule;
+pub mod rules;
 pub mod secrets;
 pub mod settings;
 pub mod severity;
@@ -88,7 +89,7 @@ impl Prepared {
         secrets.extra.extend(config.secrets.iter().cloned());
         secrets.only.extend(config.only_secrets.iter().cloned());
         secrets.actions.extend(config.actions.iter().cloned());
-        let mut wf = workflows::audit_workflows(root, &secrets)?;
+        let mut wf = workflows::audit_workflows(root, &secrets, &rules::workflow_checks())?;
         // The settings audit judges stored secrets with the keys the workflows showed.
         secrets.found.extend(wf.keys.iter().cloned());
         let patterns = if wf.tag_patterns.is_empty() {

@@ -7,6 +7,17 @@ use std::collections::BTreeSet;
 
 use super::catalogue::{Catalogue, NameClass};
 
+/// A signing action a repository names in `.github/warden.toml` (`[[action]]`): its `uses`, a
+/// label for messages, and the inputs that carry the key.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraAction {
+    pub uses: String,
+    #[serde(default)]
+    pub label: Option<String>,
+    pub inputs: Option<Vec<String>>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct SigningSecrets {
     /// `--secret NAME`: signing keys in addition to what warden finds.
@@ -19,7 +30,7 @@ pub struct SigningSecrets {
     /// which key from where.
     pub passed: std::collections::BTreeMap<String, String>,
     /// Signing actions from `.github/warden.toml`, besides the catalogue's.
-    pub actions: Vec<super::config::ExtraAction>,
+    pub actions: Vec<ExtraAction>,
 }
 
 impl SigningSecrets {

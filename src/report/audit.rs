@@ -233,7 +233,7 @@ pub fn sarif_log(runs: Vec<serde_json::Value>) -> serde_json::Value {
 /// One report as one SARIF run (an organisation's report has one per repository).
 pub fn sarif_run(r: &AuditReport) -> serde_json::Value {
     let anchor = api_anchor(r);
-    let rules: Vec<_> = Rule::ALL
+    let rules: Vec<_> = crate::audit::rules::ALL
         .iter()
         .map(|rule| {
             json!({
@@ -268,7 +268,7 @@ pub fn sarif_run(r: &AuditReport) -> serde_json::Value {
             }
             let mut result = json!({
                 "ruleId": f.rule.id(),
-                "ruleIndex": f.rule as usize,
+                "ruleIndex": crate::audit::rules::ALL.iter().position(|r| *r == f.rule).unwrap_or_default(),
                 "level": sarif_level(f.severity),
                 "message": {"text": format!("{} Fix: {}", f.message, f.remediation)},
                 "locations": [location],

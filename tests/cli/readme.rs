@@ -298,35 +298,50 @@ fn the_matcher_understands_ellipses_and_wildcards() {
     );
 }
 
-/// The README's table of audit findings lists every rule, in `Rule::ALL`'s order, with its
-/// default severity (`unverifiable` takes that of the check it stands for).
+/// The README's table of audit findings is the rule list: every rule, in list order, with its
+/// default severity (`unverifiable` takes that of the check it stands for) and the explanation
+/// written in its file. `UPDATE_README_RULES=1` rewrites the table.
 #[test]
 fn the_findings_table_is_the_rule_list() {
-    use release_warden::audit::rule::Rule;
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let table = readme
-        .split("### Audit findings")
-        .nth(1)
+    use release_warden::audit::rules;
+    let path = repo().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let section = readme
+        .find("### Audit findings")
         .expect("an Audit findings section");
-    let rows: Vec<(String, String)> = table
-        .lines()
-        .skip_while(|l| !l.starts_with("| id |"))
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells[1].trim_matches('`').to_string(), cells[2].to_string())
-        })
-        .collect();
-    let expected: Vec<(String, String)> = Rule::ALL
-        .iter()
-        .map(|r| {
-            let severity = match r {
-                Rule::Unverifiable => "that of the check".to_string(),
-                r => r.default_severity().to_string(),
-            };
-            (r.id().to_string(), severity)
-        })
-        .collect();
-    assert_eq!(rows, expected);
+    let start = section + readme[section..].find("| id |").expect("the table");
+    let end = start
+        + readme[start..]
+            .find("\n\n")
+            .expect("a blank line after the table");
+    let mut expected = vec![
+        "| id | severity | meaning |".to_string(),
+        "|---|---|---|".into(),
+    ];
+    for r in rules::ALL {
+        let severity = if *r == rules::unverifiable::RULE {
+            "that of the check".to_string()
+        } else {
+            r.default_severity().to_string()
+        };
+        expected.push(format!(
+            "| `{}` | {severity} | {} |",
+            r.id(),
+            r.explanation()
+        ));
+    }
+    let expected = expected.join("\n");
+    if readme[start..end] != expected && std::env::var_os("UPDATE_README_RULES").is_some() {
+        std::fs::write(
+            &path,
+            format!("{}{expected}{}", &readme[..start], &readme[end..]),
+        )
+        .unwrap();
+        return;
+    }
+    assert_eq!(
+        readme[start..end],
+        expected,
+        "README's findings table drifted from src/audit/rules/: UPDATE_README_RULES=1 rewrites it"
+    );
 }

@@ -5,8 +5,11 @@
 //! the tag names. Only those two small files are downloaded. Every read goes through
 //! `github::releases` over the `ApiSource`, so snapshots record and replay it.
 
-use crate::audit::findings::{Finding, Location, Subject};
-use crate::audit::rule::Rule;
+use crate::audit::findings::{Finding, Location};
+use crate::audit::rules::{
+    immutable_releases_disabled, release_binding_mismatch, release_mutable,
+    release_signature_invalid, release_unsigned,
+};
 use crate::audit::severity::Severity;
 use crate::github::api::ApiSource;
 use crate::github::releases::{self, Release};
@@ -49,18 +52,10 @@ pub async fn judge<S: ApiSource>(
     // The latest release was published immutable: the repository had immutability on.
     let latest_immutable = list.first().map(|r| r.immutable == Some(true));
     if latest_immutable == Some(false) && !releases::org_enforces_immutable(source, repo).await {
-        out.push(
-            Finding::new(
-                Rule::ImmutableReleasesDisabled,
-                Location::api(&releases::org_immutable_route(repo)),
-                format!("immutable releases are not enforced for {repo}: its organisation does not enforce them, and its latest release was published mutable"),
-                "Enable release immutability in the repository's settings (Releases), or enforce it for the organisation; it applies to releases published afterwards.",
-            )
-            .about(Subject {
-                repository: Some(repo.to_string()),
-                ..Subject::default()
-            }),
-        );
+        out.push(immutable_releases_disabled::finding(
+            Location::api(&releases::org_immutable_route(repo)),
+            repo,
+        ));
     }
     out
 }
@@ -74,12 +69,6 @@ async fn one_release<S: ApiSource>(
 ) -> Vec<Finding> {
     let tag = release.tag.as_str();
     let at = Location::api(&releases::release_route(repo, tag));
-    let finding = |rule: Rule, message: String, fix: &str| {
-        Finding::new(rule, at.clone(), message, fix).about(Subject {
-            repository: Some(repo.to_string()),
-            ..Subject::default()
-        })
-    };
     let unverifiable = |message: String| {
         Finding::unverifiable(
             Severity::High,
@@ -90,20 +79,17 @@ async fn one_release<S: ApiSource>(
     };
     let mut out = Vec::new();
     if release.immutable == Some(false) {
-        out.push(finding(
-            Rule::ReleaseMutable,
-            format!("release {tag} is not immutable: its assets and tag can still be changed"),
-            "Enable immutable releases for the repository (or the organisation); releases published from then on cannot change.",
-        ));
+        out.push(release_mutable::finding(&at, repo, tag));
     }
     let sig_name = format!("{CHECKSUMS_NAME}{SIGNATURE_SUFFIX}");
     let (Some(sums_asset), Some(sig_asset)) =
         (release.asset(CHECKSUMS_NAME), release.asset(&sig_name))
     else {
-        out.push(finding(
-            Rule::ReleaseUnsigned,
-            format!("release {tag} has no {CHECKSUMS_NAME} and {sig_name} among its assets"),
-            "Sign the release in its workflow (`warden sign dist/`) and upload SHA256SUMS and SHA256SUMS.minisig with the artifacts.",
+        out.push(release_unsigned::finding(
+            &at,
+            repo,
+            tag,
+            (CHECKSUMS_NAME, &sig_name),
         ));
         return out;
     };
@@ -138,27 +124,30 @@ async fn one_release<S: ApiSource>(
     let sig = String::from_utf8_lossy(&sig);
     let verdict = published::judge(&sig, &sums, CHECKSUMS_NAME, keys, &published);
     if let Err(Rejection::Invalid(why)) = &verdict {
-        out.push(finding(
-            Rule::ReleaseSignatureInvalid,
-            format!("the {sig_name} of release {tag} does not verify against keys/: {why}"),
-            "Re-sign the release with the key in keys/, and find out how this signature got there.",
+        out.push(release_signature_invalid::invalid(
+            &at,
+            repo,
+            (tag, &sig_name),
+            why,
         ));
         return out;
     }
     if deep {
         if let Some(why) = assets_match(source, repo, release, &sums).await {
-            out.push(finding(
-                Rule::ReleaseSignatureInvalid,
-                format!("release {tag} does not match its signed {CHECKSUMS_NAME}: {why}"),
-                "Re-upload the artifacts the list was signed for, or sign the release again; find out how the assets changed.",
+            out.push(release_signature_invalid::assets_differ(
+                &at,
+                repo,
+                (tag, CHECKSUMS_NAME),
+                &why,
             ));
         }
     }
     match (verdict, commit) {
-        (Err(Rejection::Binding(mismatch)), _) => out.push(finding(
-            Rule::ReleaseBindingMismatch,
-            format!("release {tag} is signed for {}", mismatch.as_release_finding()),
-            "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.",
+        (Err(Rejection::Binding(mismatch)), _) => out.push(release_binding_mismatch::finding(
+            &at,
+            repo,
+            tag,
+            &mismatch.as_release_finding(),
         )),
         (_, Err(e)) => out.push(unverifiable(format!(
             "the commit that tag {tag} names could not be read, so the signature's commit: cannot be checked: {}",

@@ -1,8 +1,9 @@
 //! Where the signing secret is stored: `secret-repo-level`, `secret-org-visible` and
-//! `secret-shadowed`. Pure functions of what `fetch` read.
+//! `secret-shadowed` (each finding made in its rule's file). Pure functions of what
+//! `github::settings` read.
 
-use crate::audit::findings::{Finding, Location, SecretScope, Severity, Subject};
-use crate::audit::rule::Rule;
+use crate::audit::findings::{Finding, SecretScope, Severity};
+use crate::audit::rules::{secret_org_visible, secret_repo_level, secret_shadowed};
 use crate::audit::secrets::SigningSecrets;
 use crate::github::settings::{Read, SecretList, Settings};
 
@@ -18,29 +19,16 @@ pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
         &settings.repo_secrets,
         secrets,
         (Severity::High, "the repository secrets"),
-        |n| {
-            Finding::new(
-                Rule::SecretRepoLevel,
-                Location::api(&settings.repo_secrets.route),
-                format!("{n} is a repository secret: every job of every workflow can read it, whatever its environment"),
-                format!("Store {n} in the signing environment only: `gh secret set {n} --env release`, then `gh secret delete {n}`."),
-            )
-            .about(Subject::stored_secret(n, SecretScope::Repository, None))
-        },
+        |n| secret_repo_level::finding(settings, n),
     );
     out.extend(stored_outside(
         &settings.org_secrets,
         secrets,
-        (Severity::Medium, "the organization secrets visible to the repository"),
-        |n| {
-            Finding::new(
-                Rule::SecretOrgVisible,
-                Location::api(&settings.org_secrets.route),
-                format!("an organization secret named {n} is visible to this repository: any job can read it"),
-                format!("Remove this repository from the organization secret {n}'s selected repositories, or delete it; keep the key in the environment."),
-            )
-            .about(Subject::stored_secret(n, SecretScope::Organization, None))
-        },
+        (
+            Severity::Medium,
+            "the organization secrets visible to the repository",
+        ),
+        |n| secret_org_visible::finding(settings, n),
     ));
     for reads in &settings.signing_environments {
         let env = reads.name.as_str();
@@ -60,20 +48,12 @@ pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
         for n in in_env.names().iter().filter(|n| secrets.is_signing(n)) {
             let at_repo = repo_names.as_ref().is_some_and(|l| l.contains(n));
             let at_org = org_names.as_ref().is_some_and(|l| l.contains(n));
-            let (scope, level) = match (at_repo, at_org) {
-                (true, _) => (SecretScope::Repository, "repository"),
-                (false, true) => (SecretScope::Organization, "organization"),
+            let scope = match (at_repo, at_org) {
+                (true, _) => SecretScope::Repository,
+                (false, true) => SecretScope::Organization,
                 (false, false) => continue,
             };
-            out.push(
-                Finding::new(
-                    Rule::SecretShadowed,
-                    Location::api(&reads.secrets.route),
-                    format!("{n} is in environment `{env}` and also at {level} level: a job without the environment silently gets the other copy"),
-                    format!("Delete the {level} copy of {n}; keep only the one in `{env}`."),
-                )
-                .about(Subject::stored_secret(n, scope, Some(env))),
-            );
+            out.push(secret_shadowed::finding(reads, n, scope));
         }
     }
     out

@@ -1,16 +1,18 @@
 //! Offline audit of `.github/workflows/*.yml`: where can the signing secret be reached without an
 //! enforced boundary? Parsed with github-actions-models; positions come from yamlpath.
 //!
-//! `source` reads a file, `signing_job` builds the view of each job that holds a signing secret,
-//! and `rules` has one function per rule over those views.
+//! `source` reads a file, `flow` finds which secrets of a job are keys, `signing_job` builds the
+//! view of each job that holds one, `calls` follows reusable-workflow calls and `triggers` reads
+//! what starts a workflow. The rules (`audit/rules/`) come in as [`Checks`]: this folder runs
+//! them over its views and never names one.
 
-pub mod beside;
 pub mod calls;
+pub mod checks;
 pub mod expr;
 pub mod flow;
-pub mod rules;
 pub mod signing_job;
 pub mod source;
+pub mod triggers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -22,6 +24,8 @@ use yamlpath::Document;
 use crate::audit::findings::Finding;
 use crate::audit::secrets::SigningSecrets;
 use crate::files::guarded::read_text_inside;
+pub use checks::Checks;
+use checks::{JobContext, WorkflowView};
 use flow::JobSecrets;
 use signing_job::JobView;
 pub use signing_job::SigningJob;
@@ -44,6 +48,7 @@ pub struct WorkflowAudit {
 pub fn audit_workflows(
     root: &Path,
     secrets: &SigningSecrets,
+    checks: &Checks,
 ) -> crate::error::Result<WorkflowAudit> {
     use crate::error::Error;
     let mut audit = WorkflowAudit::default();
@@ -74,7 +79,7 @@ pub fn audit_workflows(
         audit.workflows.push(rel.clone());
         match result {
             Ok(p) => parsed.push(p),
-            Err((at, why)) => audit.findings.push(rules::unparseable(&rel, at, &why)),
+            Err((at, why)) => audit.findings.push((checks.unparseable)(&rel, at, &why)),
         }
     }
     let callers = calls::callers(&parsed, secrets);
@@ -114,6 +119,7 @@ pub fn audit_workflows(
         callers: &callers,
         known: &known,
         exposed: &exposed,
+        checks,
     };
     let per_file =
         crate::util::parallel_map(&parsed.iter().zip(jobs).collect::<Vec<_>>(), |(p, jobs)| {
@@ -135,6 +141,7 @@ struct FileContext<'c> {
     callers: &'c BTreeMap<PathBuf, calls::Caller>,
     known: &'c BTreeSet<String>,
     exposed: &'c BTreeMap<PathBuf, Vec<String>>,
+    checks: &'c Checks,
 }
 
 /// The findings, signing jobs and release tag patterns of one workflow.
@@ -148,50 +155,47 @@ fn file_findings(
         Ok(doc) => Source::new(rel.clone(), doc),
         Err(e) => {
             return (
-                vec![rules::unparseable(rel, (1, 1), &e.to_string())],
+                vec![(cx.checks.unparseable)(rel, (1, 1), &e.to_string())],
                 signing_jobs,
                 tags,
             )
         }
     };
     let caller = cx.callers.get(rel);
-    let tag_trigger = rules::has_tag_trigger(wf) || caller.is_some_and(|c| c.tag_trigger);
+    let tag_trigger = triggers::has_tag_trigger(wf) || caller.is_some_and(|c| c.tag_trigger);
+    let job_cx = JobContext {
+        known: cx.known,
+        tag_trigger,
+    };
     let mut file_keys = BTreeSet::new();
     for (id, secrets) in jobs {
         let Some(Job::NormalJob(job)) = wf.jobs.get(&id) else {
             continue;
         };
         let v = JobView::new(&src, (wf, value), (&id, job), secrets);
-        if !v.secrets.keys.is_empty() {
+        if v.holds_key() {
             file_keys.extend(v.names());
             signing_jobs.push(v.signing_job());
-            tags.extend(rules::release_tag_patterns(wf));
+            tags.extend(triggers::release_tag_patterns(wf));
             if let Some(c) = caller {
                 tags.extend(c.tag_patterns.iter().cloned());
             }
         }
-        findings.extend(
-            [
-                rules::outside_environment(&v, cx.known),
-                rules::tag_gate(&v, tag_trigger),
-                rules::write_permissions(&v),
-                beside::default_permissions(&v),
-                beside::self_hosted(&v),
-            ]
-            .into_iter()
-            .flatten(),
-        );
-        if !v.secrets.keys.is_empty() {
-            findings.extend(beside::unpinned_action(&v));
-            findings.extend(beside::template_injection(&v));
-            findings.extend(beside::cache_restore(&v));
-            findings.extend(beside::foreign_artifact(&v));
+        for check in &cx.checks.job {
+            findings.extend(check(&v, &job_cx));
         }
     }
-    findings.extend(calls::call_findings(&src, value, cx.known, cx.exposed));
-    if !file_keys.is_empty() {
-        let via = caller.map(|c| c.risky.as_slice()).unwrap_or_default();
-        findings.extend(rules::dangerous_trigger(&src, wf, &file_keys, via));
+    let view = WorkflowView {
+        src: &src,
+        workflow: wf,
+        value,
+        known: cx.known,
+        exposed: cx.exposed,
+        keys: &file_keys,
+        via_callers: caller.map(|c| c.risky.as_slice()).unwrap_or_default(),
+    };
+    for check in &cx.checks.workflow {
+        findings.extend(check(&view));
     }
     (findings, signing_jobs, tags)
 }

@@ -11,6 +11,8 @@ use yamlpath::route;
 
 use super::flow::{job_secrets, JobSecrets, KeyUse, Spot};
 use super::source::Source;
+use crate::audit::findings::{Finding, Subject};
+use crate::audit::rule::Rule;
 use crate::audit::secrets::SigningSecrets;
 
 /// A job that uses a signing secret.
@@ -152,4 +154,43 @@ impl<'a> JobView<'a> {
             line: self.key.0,
         }
     }
+
+    /// Whether the job holds a signing key (not only every secret through an expression).
+    pub fn holds_key(&self) -> bool {
+        !self.secrets.keys.is_empty()
+    }
+
+    /// The job's steps, as YAML values.
+    pub fn steps(&self) -> Vec<&'a Value> {
+        match self
+            .wf_value
+            .get("jobs")
+            .and_then(|j| j.get(self.id))
+            .and_then(|j| j.get("steps"))
+        {
+            Some(Value::Sequence(s)) => s.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Where step `i` begins.
+    pub fn step_at(&self, i: usize) -> (usize, usize) {
+        self.src.at(&route!("jobs", self.id, "steps", i))
+    }
+
+    /// The key names, for messages: `GPG_KEY, MINISIGN_KEY`.
+    pub fn key_list(&self) -> String {
+        self.names().into_iter().collect::<Vec<_>>().join(", ")
+    }
+
+    /// A finding of `rule` at `at` in this job, about its keys.
+    pub fn finding(&self, rule: Rule, at: (usize, usize), message: String, fix: &str) -> Finding {
+        Finding::new(rule, self.src.loc(at, Some(self.id)), message, fix)
+            .about(Subject::secrets(self.names()))
+    }
+}
+
+/// A step's string value at `key` (`uses`, `run`).
+pub fn step_text<'v>(step: &'v Value, key: &str) -> Option<&'v str> {
+    step.get(key).and_then(Value::as_str)
 }

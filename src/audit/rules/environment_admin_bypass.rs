@@ -1,0 +1,42 @@
+//! `environment-admin-bypass`: administrators can bypass the signing environment's protection.
+
+use crate::audit::findings::{Confidence, Finding, Location, Subject};
+use crate::audit::rule::{Meta, Rule};
+use crate::audit::severity::Severity;
+use crate::github::settings::{Environment, EnvironmentReads};
+
+pub const RULE: Rule = Rule(&Meta {
+    id: "environment-admin-bypass",
+    severity: Severity::Medium,
+    description: "Administrators can bypass the signing environment's protection",
+    explanation: "`can_admins_bypass` is on",
+});
+
+/// `environment-admin-bypass`; `unverifiable` (low) when GitHub left the field out, as its own
+/// documentation examples do.
+pub fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+    let name = reads.name.as_str();
+    match env.can_admins_bypass {
+        Some(true) => Some(finding(
+            reads,
+            format!("administrators can bypass the protection rules of `{name}`"),
+            format!("Turn off \"Allow administrators to bypass configured protection rules\" for `{name}`."),
+        )),
+        Some(false) => None,
+        None => Some(
+            Finding::unverifiable(
+                Severity::Low,
+                Location::api(&reads.route),
+                format!("environment `{name}` was returned without `can_admins_bypass`, so whether admins can bypass it is unknown"),
+                "Check the setting in the environment's page, or re-run against the live API (GitHub's documentation examples omit the field).",
+            )
+            .with_confidence(Confidence::Medium)
+            .about(Subject::environment(name)),
+        ),
+    }
+}
+
+fn finding(reads: &EnvironmentReads, message: String, remediation: String) -> Finding {
+    Finding::new(RULE, Location::api(&reads.route), message, remediation)
+        .about(Subject::environment(&reads.name))
+}

@@ -1,0 +1,29 @@
+//! `environment-any-ref`: any branch or tag may deploy to the signing environment.
+
+use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::rule::{Meta, Rule};
+use crate::audit::severity::Severity;
+use crate::github::settings::{Environment, EnvironmentReads};
+use crate::audit::tags::ReleaseTags;
+
+pub const RULE: Rule = Rule(&Meta {
+    id: "environment-any-ref",
+    severity: Severity::Medium,
+    description: "Any branch or tag may deploy to the signing environment",
+    explanation: "`deployment_branch_policy` is null, so any ref may deploy",
+});
+
+/// The environment has no deployment branch policy at all.
+pub fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
+    let name = reads.name.as_str();
+    env.deployment_branch_policy.is_none().then(|| finding(
+        reads,
+        format!("environment `{name}` has no deployment branch policy: a run from any branch or tag can use it"),
+        format!("Restrict `{name}` to selected tags matching {} (a deployment policy of type tag).", tags.listed()),
+    ))
+}
+
+fn finding(reads: &EnvironmentReads, message: String, remediation: String) -> Finding {
+    Finding::new(RULE, Location::api(&reads.route), message, remediation)
+        .about(Subject::environment(&reads.name))
+}

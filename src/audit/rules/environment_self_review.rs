@@ -1,0 +1,30 @@
+//! `environment-self-review`: the reviewers of the signing environment may approve their own runs.
+
+use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::rule::{Meta, Rule};
+use crate::audit::severity::Severity;
+use crate::github::settings::{Environment, EnvironmentReads};
+use super::environment_no_reviewers::reviewers;
+
+pub const RULE: Rule = Rule(&Meta {
+    id: "environment-self-review",
+    severity: Severity::Medium,
+    description: "The signing environment lets the person who triggered the run approve it",
+    explanation: "`prevent_self_review` is off",
+});
+
+/// Only an environment with reviewers: whether they may approve their own runs.
+pub fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+    let name = reads.name.as_str();
+    let rule = reviewers(env)?;
+    (rule.prevent_self_review != Some(true)).then(|| finding(
+        reads,
+        format!("environment `{name}` lets the person who started the run approve it (prevent_self_review is off)"),
+        format!("Turn on \"Prevent self-review\" for `{name}`."),
+    ))
+}
+
+fn finding(reads: &EnvironmentReads, message: String, remediation: String) -> Finding {
+    Finding::new(RULE, Location::api(&reads.route), message, remediation)
+        .about(Subject::environment(&reads.name))
+}

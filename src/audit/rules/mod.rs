@@ -1,0 +1,135 @@
+//! Every audit rule, one file each: its metadata (`RULE`: id, severity, description, the
+//! README's explanation) and its check. The list below registers them, in the order of the
+//! README table and SARIF's rule list, with the hook that runs each:
+//!
+//! - `job`: `check(&JobView, &JobContext)`, run on every job that may hold a key;
+//! - `workflow`: `check(&WorkflowView)`, run on every workflow;
+//! - `stage`: raised by the pipeline stage its file names (the parser, a settings family's
+//!   judge in `audit/settings/`, the release check, the configuration).
+//!
+//! Adding a rule: a new file here, a line in the list, and a test case.
+
+use crate::audit::rule::Rule;
+use crate::audit::workflows::checks::{Checks, JobCheck, WorkflowCheck};
+
+macro_rules! hook {
+    (job, $module:ident) => {
+        (Some($module::check as JobCheck), None)
+    };
+    (workflow, $module:ident) => {
+        (None, Some($module::check as WorkflowCheck))
+    };
+    (stage, $module:ident) => {
+        (None, None)
+    };
+}
+
+macro_rules! rules {
+    ($($module:ident: $hook:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// Every rule, in the order of the README table and SARIF's rule list.
+        pub const ALL: &[Rule] = &[$($module::RULE,)*];
+
+        /// The job and workflow checks, in list order.
+        fn hooks() -> Vec<(Option<JobCheck>, Option<WorkflowCheck>)> {
+            vec![$(hook!($hook, $module),)*]
+        }
+    };
+}
+
+rules! {
+    signing_secret_outside_environment: job,
+    tag_gate_is_not_a_boundary: job,
+    signing_secret_dangerous_trigger: workflow,
+    signing_secrets_inherit: workflow,
+    signing_job_write_permissions: job,
+    signing_secret_to_remote_workflow: workflow,
+    signing_job_default_permissions: job,
+    signing_job_unpinned_action: job,
+    signing_job_template_injection: job,
+    signing_job_cache_restore: job,
+    signing_job_self_hosted_runner: job,
+    signing_job_foreign_artifact: job,
+    workflow_unparseable: stage,
+    no_tag_ruleset: stage,
+    legacy_tag_protection: stage,
+    tag_ruleset_incomplete: stage,
+    tag_ruleset_bypass: stage,
+    environment_missing: stage,
+    environment_no_reviewers: stage,
+    environment_self_review: stage,
+    environment_admin_bypass: stage,
+    environment_any_ref: stage,
+    environment_no_tag_policy: stage,
+    secret_repo_level: stage,
+    secret_shadowed: stage,
+    secret_org_visible: stage,
+    suppression_expired: stage,
+    suppression_unmatched: stage,
+    release_unsigned: stage,
+    release_signature_invalid: stage,
+    release_binding_mismatch: stage,
+    release_mutable: stage,
+    immutable_releases_disabled: stage,
+    unverifiable: stage,
+}
+
+/// The rule with this id.
+pub fn by_id(id: &str) -> Option<Rule> {
+    ALL.iter().copied().find(|r| r.id() == id)
+}
+
+/// What the workflow audit runs: every job and workflow check of the list.
+pub fn workflow_checks() -> Checks {
+    let (job, workflow): (Vec<_>, Vec<_>) = hooks().into_iter().unzip();
+    Checks {
+        job: job.into_iter().flatten().collect(),
+        workflow: workflow.into_iter().flatten().collect(),
+        unparseable: workflow_unparseable::finding,
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = <String as serde::Deserialize>::deserialize(d)?;
+        by_id(&id).ok_or_else(|| serde::de::Error::custom(format!("unknown finding id {id:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case_described_and_named_after_their_file() {
+        let mut ids: Vec<&str> = ALL.iter().map(|r| r.id()).collect();
+        for r in ALL {
+            assert!(
+                !r.description().is_empty() && !r.explanation().is_empty(),
+                "{r}"
+            );
+            assert!(
+                r.id().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{r}"
+            );
+        }
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), ALL.len());
+        // Each file's RULE has the file's name: `rules/<id>.rs`.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/audit/rules");
+        for r in ALL {
+            let file = dir.join(format!("{}.rs", r.id().replace('-', "_")));
+            assert!(file.is_file(), "{r}: no {}", file.display());
+        }
+        assert_eq!(by_id("secret-shadowed"), Some(secret_shadowed::RULE));
+        assert_eq!(by_id("nope"), None);
+    }
+
+    #[test]
+    fn every_job_and_workflow_rule_is_dispatched() {
+        let checks = workflow_checks();
+        assert_eq!((checks.job.len(), checks.workflow.len()), (9, 3));
+    }
+}

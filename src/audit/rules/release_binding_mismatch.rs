@@ -1,0 +1,29 @@
+//! `release-binding-mismatch`: a published release is signed for another tag, repository or commit.
+
+use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::rule::{Meta, Rule};
+use crate::audit::severity::Severity;
+
+pub const RULE: Rule = Rule(&Meta {
+    id: "release-binding-mismatch",
+    severity: Severity::High,
+    description: "A published release is signed for another tag, repository or commit than its own",
+    explanation: "it is signed for another tag or repository, or for a commit the tag no longer names (moved or recreated after signing)",
+});
+
+/// Release `tag` is signed for `what` (the binding's words for a release finding).
+pub fn finding(at: &Location, repo: &str, tag: &str, what: &str) -> Finding {
+    about(Finding::new(
+        RULE,
+        at.clone(),
+        format!("release {tag} is signed for {what}"),
+        "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.",
+    ), repo)
+}
+
+fn about(f: Finding, repo: &str) -> Finding {
+    f.about(Subject {
+        repository: Some(repo.to_string()),
+        ..Subject::default()
+    })
+}

@@ -1,0 +1,59 @@
+//! `signing-job-unpinned-action`: an action by tag or branch in a job that holds the key.
+
+
+use crate::audit::findings::Finding;
+use crate::audit::rule::{Meta, Rule};
+use crate::audit::severity::Severity;
+use crate::audit::workflows::checks::JobContext;
+use crate::audit::workflows::signing_job::{step_text, JobView};
+
+pub const RULE: Rule = Rule(&Meta {
+    id: "signing-job-unpinned-action",
+    severity: Severity::High,
+    description: "A job that holds the signing key runs an action by a tag or branch, not a full commit SHA",
+    explanation: "a job that holds the key runs an action by a tag or branch, not a full commit SHA (low for GitHub's own `actions/*` and `github/*`, whose tags GitHub controls)",
+});
+
+/// The check (the job hook).
+pub fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+    if v.holds_key() { unpinned_action(v) } else { Vec::new() }
+}
+
+/// `signing-job-unpinned-action`: an action by tag or branch in a job that holds the key. A
+/// retagged action runs with the key (the tj-actions compromise). High for third-party actions;
+/// low for GitHub's own (`actions/`, `github/`), whose tags GitHub itself controls (zizmor's
+/// default policy accepts those pinned by tag too).
+fn unpinned_action(v: &JobView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, step) in v.steps().into_iter().enumerate() {
+        let Some(uses) = step_text(step, "uses") else {
+            continue;
+        };
+        if uses.starts_with("./") || uses.starts_with("docker://") {
+            continue;
+        }
+        let Some((action, r#ref)) = uses.rsplit_once('@') else {
+            continue;
+        };
+        let pinned = r#ref.len() == 40 && r#ref.bytes().all(|b| b.is_ascii_hexdigit());
+        if pinned {
+            continue;
+        }
+        let first_party = action.starts_with("actions/") || action.starts_with("github/");
+        let mut f = v.finding(RULE,
+            v.step_at(i),
+            format!(
+                "job `{}` holds {} and runs `{uses}` by the mutable ref `{}`: whoever can move that ref runs code with the key",
+                v.id,
+                v.key_list(),
+                r#ref
+            ),
+            "Pin the action to a full commit SHA (`uses: owner/repo@<40-hex sha> # v1.2.3`), or move it to a job without the key.",
+        );
+        if first_party {
+            f.severity = Severity::Low;
+        }
+        out.push(f);
+    }
+    out
+}

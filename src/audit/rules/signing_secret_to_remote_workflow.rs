@@ -1,0 +1,50 @@
+//! `signing-secret-to-remote-workflow`: a key handed to a reusable workflow in another repository.
+
+use yamlpath::route;
+
+use crate::audit::catalogue::{Catalogue, NameClass};
+use crate::audit::findings::{Finding, Subject};
+use crate::audit::rule::{Meta, Rule};
+use crate::audit::severity::Severity;
+use crate::audit::workflows::calls::{call_jobs, explicit, inherits, local};
+use crate::audit::workflows::checks::WorkflowView;
+
+pub const RULE: Rule = Rule(&Meta {
+    id: "signing-secret-to-remote-workflow",
+    severity: Severity::High,
+    description: "The signing key is passed to a reusable workflow in another repository",
+    explanation: "the key is passed (`secrets: { x: ${{ secrets.KEY }} }`) to a reusable workflow in another repository",
+});
+
+/// The check (the workflow hook): each call of a remote workflow whose explicit `secrets:` read a
+/// key (one found in the workflows, or one the catalogue names a key).
+pub fn check(w: &WorkflowView) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (id, uses, job) in call_jobs(w.value) {
+        if inherits(job) || local(&uses).is_some() {
+            continue;
+        }
+        let keys: Vec<String> = explicit(job)
+            .into_iter()
+            .flat_map(|(_, from)| from)
+            .filter(|n| w.known.contains(n) || Catalogue::get().classify(n) == NameClass::Key)
+            .collect();
+        if keys.is_empty() {
+            continue;
+        }
+        let at = w.src.loc(w.src.key(&route!("jobs", id.as_str())), Some(&id));
+        out.push(
+            Finding::new(
+                RULE,
+                at,
+                format!(
+                    "job `{id}` passes {} to {uses}, a workflow in another repository: whoever controls that workflow and ref controls the key, and no environment of this repository protects it",
+                    keys.join(", ")
+                ),
+                "Sign in a job of this repository that runs in an environment with required reviewers; if the reusable workflow must sign, pin it to a full commit SHA and review it.",
+            )
+            .about(Subject::secrets(&keys)),
+        );
+    }
+    out
+}

@@ -1,0 +1,54 @@
+//! What a rule's check is given (rules live in `audit/rules/`, one file each, and are handed to
+//! the workflow audit as [`Checks`], so this folder never names a rule): a job that may hold a
+//! key ([`JobView`] with [`JobContext`]), or a whole workflow ([`WorkflowView`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use github_actions_models::workflow::Workflow;
+use yaml_serde::Value;
+
+use super::signing_job::JobView;
+use super::source::Source;
+use crate::audit::findings::Finding;
+
+/// What every job's checks share.
+#[derive(Clone, Copy, Debug)]
+pub struct JobContext<'c> {
+    /// Every key found in the repository's workflows (a job handed every secret holds them).
+    pub known: &'c BTreeSet<String>,
+    /// Whether a tag push runs the workflow (its own trigger, or a caller's).
+    pub tag_trigger: bool,
+}
+
+/// A workflow as its checks see it.
+#[derive(Clone, Copy)]
+pub struct WorkflowView<'w> {
+    pub src: &'w Source,
+    pub workflow: &'w Workflow,
+    pub value: &'w Value,
+    /// Every key found in the repository's workflows.
+    pub known: &'w BTreeSet<String>,
+    /// For each workflow, its jobs that hold a key without an environment ("job `sign` holds
+    /// KEY").
+    pub exposed: &'w BTreeMap<PathBuf, Vec<String>>,
+    /// The keys this workflow's jobs hold.
+    pub keys: &'w BTreeSet<String>,
+    /// The risky events of the workflows that call this one (a reusable workflow runs on them).
+    pub via_callers: &'w [String],
+}
+
+/// A check of one job.
+pub type JobCheck = fn(&JobView, &JobContext) -> Vec<Finding>;
+
+/// A check of one workflow.
+pub type WorkflowCheck = fn(&WorkflowView) -> Vec<Finding>;
+
+/// The checks the workflow audit runs (from the rule list), and how it reports a file it could
+/// not parse.
+#[derive(Clone, Debug)]
+pub struct Checks {
+    pub job: Vec<JobCheck>,
+    pub workflow: Vec<WorkflowCheck>,
+    pub unparseable: fn(&Path, (usize, usize), &str) -> Finding,
+}
