@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::matcher::{Matcher, Rule};
 use super::schema::{Expect, MatchKind, Registry};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `warden known-issues exclusions --format`: the list shapes other tools read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExclusionFormat {
     Bash,
     Lines,

@@ -17,6 +17,27 @@ use crate::audit::fix_plan;
 use crate::audit::rule::Rule;
 use crate::markup::{count, github_annotation, markdown_cell, markdown_code, text_value};
 
+/// `warden audit --format` (one repository or an organisation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuditFormat {
+    #[default]
+    Text,
+    Json,
+    Sarif,
+    Markdown,
+}
+
+impl From<AuditFormat> for Format {
+    fn from(f: AuditFormat) -> Self {
+        match f {
+            AuditFormat::Text => Format::Text,
+            AuditFormat::Json => Format::Json,
+            AuditFormat::Sarif => Format::Sarif,
+            AuditFormat::Markdown => Format::Markdown,
+        }
+    }
+}
+
 const HELP_URI: &str = "https://github.com/release-warden/release-warden#audit-findings";
 
 impl Report for AuditReport {

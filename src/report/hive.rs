@@ -8,6 +8,27 @@ use super::{unsupported, write_json, Format, Report};
 use crate::hive::outcome::{HiveReport, Outcome, SuiteSummary};
 use crate::markup::{count, markdown_cell, markdown_code, text_value, xml_text as xml};
 
+/// `warden hive check --format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum HiveCheckFormat {
+    #[default]
+    Text,
+    Json,
+    Junit,
+    Markdown,
+}
+
+impl From<HiveCheckFormat> for Format {
+    fn from(f: HiveCheckFormat) -> Self {
+        match f {
+            HiveCheckFormat::Text => Format::Text,
+            HiveCheckFormat::Json => Format::Json,
+            HiveCheckFormat::Junit => Format::Junit,
+            HiveCheckFormat::Markdown => Format::Markdown,
+        }
+    }
+}
+
 fn verdict(r: &HiveReport) -> String {
     let errors: Vec<String> = r
         .counts

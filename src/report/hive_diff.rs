@@ -6,6 +6,25 @@ use super::{write_json, Report};
 use crate::hive::diff::{Change, HiveDiff};
 use crate::markup::{count, markdown_cell, markdown_code, text_value};
 
+/// `--format` of the reports over several runs: `hive diff` and `hive history`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunsFormat {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+}
+
+impl From<RunsFormat> for super::Format {
+    fn from(f: RunsFormat) -> Self {
+        match f {
+            RunsFormat::Text => super::Format::Text,
+            RunsFormat::Json => super::Format::Json,
+            RunsFormat::Markdown => super::Format::Markdown,
+        }
+    }
+}
+
 fn summary(d: &HiveDiff) -> String {
     format!(
         "hive diff: {}, {} fixed, {} changed, {} added, {} removed",

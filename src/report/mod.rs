@@ -21,7 +21,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-/// An output format.
+/// An output format: what a [`Report`] renders. Each report family declares the formats it has
+/// (`TextOrJson`, `audit::AuditFormat`, `hive::HiveCheckFormat`, `hive_diff::RunsFormat`,
+/// `summary::SummaryFormat`), and a command's `--format` offers only those.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
@@ -29,6 +31,24 @@ pub enum Format {
     Markdown,
     Sarif,
     Junit,
+}
+
+/// `--format` of the reports that are text or JSON: `sign`, `verify`, `check`,
+/// `known-issues update`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    #[default]
+    Text,
+    Json,
+}
+
+impl From<TextOrJson> for Format {
+    fn from(f: TextOrJson) -> Self {
+        match f {
+            TextOrJson::Text => Format::Text,
+            TextOrJson::Json => Format::Json,
+        }
+    }
 }
 
 pub trait Report: Serialize {

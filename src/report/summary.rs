@@ -9,6 +9,23 @@ use crate::hive::pins::PinStatus;
 use crate::known_issues::schema::Registry;
 use crate::markup::{self, count as n_of, markdown_code, markdown_prose, text_value};
 
+/// `warden known-issues summary --format`: markdown (the comment) or text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SummaryFormat {
+    #[default]
+    Markdown,
+    Text,
+}
+
+impl From<SummaryFormat> for super::Format {
+    fn from(f: SummaryFormat) -> Self {
+        match f {
+            SummaryFormat::Markdown => super::Format::Markdown,
+            SummaryFormat::Text => super::Format::Text,
+        }
+    }
+}
+
 /// The hidden marker a later step finds to update the comment in place.
 pub const MARKER: &str = markup::COMMENT_MARKER;
 pub const HEADING: &str = "Known issues — intentionally skipped tests";

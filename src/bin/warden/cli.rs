@@ -10,7 +10,11 @@ use release_warden::files::paths::under_root;
 use release_warden::hive::history::HistoryOptions;
 use release_warden::known_issues::exclusions::ExclusionFormat;
 use release_warden::known_issues::schema::{Expect, DEFAULT_DIR};
-use release_warden::report::Format;
+use release_warden::report::audit::AuditFormat;
+use release_warden::report::hive::HiveCheckFormat;
+use release_warden::report::hive_diff::RunsFormat;
+use release_warden::report::summary::SummaryFormat;
+use release_warden::report::TextOrJson;
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -63,45 +67,6 @@ pub struct CompletionsArgs {
 #[command(after_help = "Example:\n  warden man > /usr/local/share/man/man1/warden.1")]
 pub struct ManArgs {}
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
-pub enum SeverityArg {
-    Info,
-    Low,
-    Medium,
-    High,
-}
-
-impl From<SeverityArg> for Severity {
-    fn from(s: SeverityArg) -> Self {
-        match s {
-            SeverityArg::Info => Severity::Info,
-            SeverityArg::Low => Severity::Low,
-            SeverityArg::Medium => Severity::Medium,
-            SeverityArg::High => Severity::High,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum AuditFormat {
-    #[default]
-    Text,
-    Json,
-    Sarif,
-    Markdown,
-}
-
-impl From<AuditFormat> for Format {
-    fn from(f: AuditFormat) -> Self {
-        match f {
-            AuditFormat::Text => Format::Text,
-            AuditFormat::Json => Format::Json,
-            AuditFormat::Sarif => Format::Sarif,
-            AuditFormat::Markdown => Format::Markdown,
-        }
-    }
-}
-
 /// Audit a repository: is the release-signing key behind an enforced boundary?
 ///
 /// Offline, always: the workflows in .github/workflows (signing jobs without `environment:`,
@@ -121,7 +86,7 @@ pub struct AuditArgs {
     pub target: AuditTarget,
     /// Exit 1 when a finding is at or above this severity.
     #[arg(long, value_enum, default_value = "medium")]
-    pub fail_on: SeverityArg,
+    pub fail_on: Severity,
     #[arg(long, value_enum, default_value_t)]
     pub format: AuditFormat,
     /// Only the workflow audit: no GitHub API, even with a token.
@@ -290,7 +255,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     pub write: bool,
     #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    pub format: TextOrJson,
 }
 
 #[derive(Debug, Args)]
@@ -351,27 +316,6 @@ pub struct RenderArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExclusionsFormat {
-    Bash,
-    Lines,
-    Json,
-    RethYaml,
-    SimLimit,
-}
-
-impl From<ExclusionsFormat> for ExclusionFormat {
-    fn from(f: ExclusionsFormat) -> Self {
-        match f {
-            ExclusionsFormat::Bash => ExclusionFormat::Bash,
-            ExclusionsFormat::Lines => ExclusionFormat::Lines,
-            ExclusionsFormat::Json => ExclusionFormat::Json,
-            ExclusionsFormat::RethYaml => ExclusionFormat::RethYaml,
-            ExclusionsFormat::SimLimit => ExclusionFormat::SimLimit,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ExpectArg {
     Fail,
     Flaky,
@@ -398,7 +342,7 @@ pub struct ExclusionsArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
     #[arg(long, value_enum)]
-    pub format: ExclusionsFormat,
+    pub format: ExclusionFormat,
     /// Only this hive suite.
     #[arg(long, value_name = "NAME")]
     pub suite: Option<String>,
@@ -412,22 +356,6 @@ pub struct ExclusionsArgs {
     /// rules; required by sim-limit.
     #[arg(long, value_name = "FILE")]
     pub tests_from: Option<PathBuf>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum SummaryFormat {
-    #[default]
-    Markdown,
-    Text,
-}
-
-impl From<SummaryFormat> for Format {
-    fn from(f: SummaryFormat) -> Self {
-        match f {
-            SummaryFormat::Markdown => Format::Markdown,
-            SummaryFormat::Text => Format::Text,
-        }
-    }
 }
 
 /// The PR comment body: every known issue and, with --results, how its tests fared.
@@ -503,9 +431,8 @@ pub struct HiveHistoryArgs {
     /// Fail (exit 1) when the last run does not match the registry's [upstream] pins.
     #[arg(long)]
     pub require_pins: bool,
-    /// text, json or markdown (junit is for `hive check`).
     #[arg(long, value_enum, default_value_t)]
-    pub format: HiveFormatArg,
+    pub format: RunsFormat,
     /// Also append the markdown to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
@@ -524,9 +451,8 @@ pub struct HiveDiffArgs {
     /// The later results directory.
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
-    /// text, json or markdown (junit is for `hive check`).
     #[arg(long, value_enum, default_value_t)]
-    pub format: HiveFormatArg,
+    pub format: RunsFormat,
     /// Also append the markdown to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
@@ -548,26 +474,6 @@ impl RunsArgs {
         HistoryOptions {
             client: self.client.clone(),
             fixed_after: self.fixed_after as usize,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum HiveFormatArg {
-    #[default]
-    Text,
-    Json,
-    Junit,
-    Markdown,
-}
-
-impl From<HiveFormatArg> for Format {
-    fn from(f: HiveFormatArg) -> Self {
-        match f {
-            HiveFormatArg::Text => Format::Text,
-            HiveFormatArg::Json => Format::Json,
-            HiveFormatArg::Junit => Format::Junit,
-            HiveFormatArg::Markdown => Format::Markdown,
         }
     }
 }
@@ -605,26 +511,10 @@ pub struct HiveCheckArgs {
     #[arg(long)]
     pub require_pins: bool,
     #[arg(long, value_enum, default_value_t)]
-    pub format: HiveFormatArg,
+    pub format: HiveCheckFormat,
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    #[default]
-    Text,
-    Json,
-}
-
-impl From<OutputFormat> for Format {
-    fn from(f: OutputFormat) -> Self {
-        match f {
-            OutputFormat::Text => Format::Text,
-            OutputFormat::Json => Format::Json,
-        }
-    }
 }
 
 /// Generate a minisign key pair.
@@ -714,7 +604,7 @@ pub struct SignArgs {
     #[arg(long)]
     pub force: bool,
     #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    pub format: TextOrJson,
 }
 
 /// Verify artifacts or a release directory against trusted public keys.
@@ -799,7 +689,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]
     pub checksums: String,
     #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    pub format: TextOrJson,
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
@@ -819,7 +709,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
     #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
+    pub format: TextOrJson,
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
@@ -829,6 +719,7 @@ pub struct CheckArgs {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use release_warden::report::Format;
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("warden").chain(args.iter().copied()))
@@ -837,6 +728,33 @@ mod tests {
     #[test]
     fn definitions_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn each_command_offers_only_the_formats_its_report_has() {
+        for ok in [
+            &["hive", "check", "d", "--format", "junit"][..],
+            &["hive", "history", "d", "--format", "markdown"],
+            &["hive", "diff", "a", "b", "--format", "json"],
+            &["audit", "--format", "sarif"],
+            &["known-issues", "summary", "--format", "text"],
+        ] {
+            assert!(parse(ok).is_ok(), "{ok:?}");
+        }
+        for refused in [
+            &["hive", "history", "d", "--format", "junit"][..],
+            &["hive", "diff", "a", "b", "--format", "junit"],
+            &["verify", "x", "--format", "markdown"],
+            &["known-issues", "summary", "--format", "json"],
+            &["check", "--format", "sarif"],
+        ] {
+            let e = parse(refused).map(|_| ()).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::InvalidValue,
+                "{refused:?}"
+            );
+        }
     }
 
     #[test]
@@ -952,7 +870,7 @@ mod tests {
         };
         assert_eq!(a.target.root, PathBuf::from("."));
         assert_eq!(a.target.release_tag_pattern, ["rel-*"]);
-        assert_eq!(Severity::from(a.fail_on), Severity::Medium);
+        assert_eq!(a.fail_on, Severity::Medium);
         assert_eq!(Format::from(a.format), Format::Text);
         assert!(parse(&["audit", "--offline", "--snapshot", "s"]).is_err());
     }

@@ -43,7 +43,7 @@ pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
         (None, Some(session)) => SettingsSource::Live(session),
         (None, None) => SettingsSource::NoToken,
     };
-    let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on.into()))?;
+    let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on))?;
     if let Some(b) = &baseline {
         b.apply(&mut report);
     }
@@ -139,7 +139,7 @@ fn snapshot_org(
 fn org_request(org: &str, args: &AuditArgs) -> anyhow::Result<OrgRequest> {
     Ok(OrgRequest {
         org: org.to_string(),
-        ..org_request_of(&args.target, &args.org_filter, args.fail_on.into())?
+        ..org_request_of(&args.target, &args.org_filter, args.fail_on)?
     })
 }
 

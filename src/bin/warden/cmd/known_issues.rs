@@ -102,7 +102,7 @@ fn exclusions(args: ExclusionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         tests_from,
     };
     let (text, warnings) =
-        exclusions::render(&registry, args.format.into(), &query).map_err(|e| anyhow!(e))?;
+        exclusions::render(&registry, args.format, &query).map_err(|e| anyhow!(e))?;
     for w in warnings {
         eprintln!(
             "warden: warning: {}",
