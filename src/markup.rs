@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 /// The hidden marker of warden's sticky PR comment. No text from input may carry it: a copy in a
 /// registry title would make another comment look like warden's.
-pub const COMMENT_MARKER: &str = "<!-- warden:known-issues -->";
+pub(crate) const COMMENT_MARKER: &str = "<!-- warden:known-issues -->";
 
 /// Characters that change how a line reads without being seen: bidirectional overrides and
 /// isolates, zero-width characters, and the Unicode line and paragraph separators.
@@ -51,7 +51,7 @@ pub fn text_lines(s: &str) -> String {
 /// escaped (emphasis, code, links, images, math, raw HTML, table cells, and a heading, list or
 /// quote at the start); `@` mentions, `#` references and bare URLs are broken with a zero-width
 /// space; warden's comment marker is removed.
-pub fn markdown_text(s: &str) -> String {
+pub(crate) fn markdown_text(s: &str) -> String {
     let s = s.replace(COMMENT_MARKER, "");
     let mut out = String::with_capacity(s.len() + 8);
     let lead = s.len() - s.trim_start().len();
@@ -85,7 +85,7 @@ pub fn markdown_text(s: &str) -> String {
 
 /// Prose from input (a registry `why`, a title): `markdown_text`, except that balanced `code`
 /// spans stay code spans, where nothing can mention, link or format.
-pub fn markdown_prose(s: &str) -> String {
+pub(crate) fn markdown_prose(s: &str) -> String {
     let s = s.replace(COMMENT_MARKER, "");
     let parts: Vec<&str> = s.split('`').collect();
     if parts.len().is_multiple_of(2) {
@@ -115,13 +115,13 @@ pub fn markdown_prose(s: &str) -> String {
 }
 
 /// Text for a markdown table cell: `markdown_prose`, which also keeps the row whole.
-pub fn markdown_cell(s: &str) -> String {
+pub(crate) fn markdown_cell(s: &str) -> String {
     markdown_prose(s)
 }
 
 /// A markdown code span for `s`, fit for a table cell (nothing inside a span is interpreted but
 /// `|`); escaped text when `s` holds a backtick (which would end the span).
-pub fn markdown_code(s: &str) -> String {
+pub(crate) fn markdown_code(s: &str) -> String {
     let s = s.replace(COMMENT_MARKER, "");
     if s.contains('`') || s.chars().any(|c| c.is_control() || is_invisible(c)) {
         markdown_text(&s)
@@ -132,7 +132,7 @@ pub fn markdown_code(s: &str) -> String {
 
 /// A GitHub Actions workflow command (`::error file=…,line=…::message`), escaped as the runner
 /// expects: `%`, CR and LF everywhere, and `:` and `,` too inside property values.
-pub fn github_annotation(level: &str, props: &[(&str, String)], message: &str) -> String {
+pub(crate) fn github_annotation(level: &str, props: &[(&str, String)], message: &str) -> String {
     let data = |s: &str| {
         s.replace('%', "%25")
             .replace('\r', "%0D")
@@ -149,7 +149,7 @@ pub fn github_annotation(level: &str, props: &[(&str, String)], message: &str) -
 /// Text for XML attributes and elements: control characters other than LF and TAB dropped (XML
 /// 1.0 cannot hold them), the five special characters escaped, and LF written as `&#10;`, so a
 /// value never starts a line of the document (JUnit printed on a runner: no `::` command).
-pub fn xml_text(s: &str) -> String {
+pub(crate) fn xml_text(s: &str) -> String {
     s.chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
         .collect::<String>()

@@ -202,7 +202,7 @@ fn not_searched(root: &Path, entry: &walkdir::DirEntry) -> bool {
 /// No minisign secret key anywhere in the repository, in any shape it could be pasted (see
 /// `release::key_scan`). Every regular file is read as bytes, streamed. Tracked or not: an
 /// ignored key file is one `git add -f` away.
-pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
+pub(crate) fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
     let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
     let mut out = Vec::new();
     let mut files: Vec<std::path::PathBuf> = Vec::new();
@@ -269,7 +269,7 @@ pub fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
 }
 
 /// The registry lints clean and the generated doc matches it.
-pub fn check_known_issues(root: &Path) -> Vec<CheckLine> {
+pub(crate) fn check_known_issues(root: &Path) -> Vec<CheckLine> {
     let dir = under_root(root, DEFAULT_DIR);
     if !dir.is_dir() {
         return vec![CheckLine::new(
@@ -322,7 +322,7 @@ pub fn check_known_issues(root: &Path) -> Vec<CheckLine> {
 }
 
 /// Every `keys/*.pub` parses as a minisign public key, and no two share a key id.
-pub fn check_keys(root: &Path) -> Vec<CheckLine> {
+pub(crate) fn check_keys(root: &Path) -> Vec<CheckLine> {
     let dir = under_root(root, "keys");
     let line = |subject: String, passed: bool, detail: String| {
         CheckLine::new("keys", subject, passed, detail)

@@ -2,18 +2,18 @@
 //! hex, a parallel map over the cores, and today's date.
 
 /// Lowercase hex of `bytes`.
-pub fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `jobs` parallel jobs leave cores idle (then each job splits its hashing).
-pub fn cores_to_spare(jobs: usize) -> bool {
+pub(crate) fn cores_to_spare(jobs: usize) -> bool {
     std::thread::available_parallelism().is_ok_and(|n| jobs < n.get())
 }
 
 /// Runs `f` over `items` on up to `available_parallelism()` threads, keeping the input order.
 /// Work is handed out one item at a time, so one large artifact does not stall the others.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 

@@ -19,7 +19,7 @@ const BASELINE_CAP: u64 = 64 << 20;
 
 /// What identifies a finding across runs.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FindingKey {
+pub(crate) struct FindingKey {
     rule: String,
     repository: String,
     /// `workflow:<path>#<job>` or `api:<resource>`.
@@ -28,7 +28,7 @@ pub struct FindingKey {
 }
 
 impl FindingKey {
-    pub fn of(f: &Finding, repository: Option<&str>) -> FindingKey {
+    pub(crate) fn of(f: &Finding, repository: Option<&str>) -> FindingKey {
         let subject = match &f.location {
             Location::Workflow { path, job, .. } => format!(
                 "workflow:{}#{}",
@@ -55,7 +55,7 @@ impl FindingKey {
 
     /// A short hash of the key: SARIF's `partialFingerprints`, so that code scanning also keeps
     /// a finding whose job moved within its file.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         use sha2::{Digest, Sha256};
         let text = format!(
             "{}\n{}\n{}\n{}",

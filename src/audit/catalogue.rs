@@ -30,25 +30,26 @@ struct RawTool {
 #[derive(Deserialize)]
 struct RawAction {
     uses: String,
+    /// For people reading `signing.toml` (required there); messages name the action by `uses`.
+    #[allow(dead_code)]
     label: String,
     inputs: Option<Vec<String>>,
 }
 
 /// A command matched in `run:` scripts.
-pub struct Tool {
+pub(crate) struct Tool {
     pub label: String,
     pub run: Regex,
 }
 
 /// An action that signs: `uses` is `owner/repo` (lower case).
-pub struct Action {
+pub(crate) struct Action {
     pub uses: String,
-    pub label: String,
     /// The `with:`/`env:` names that carry the key (lower case); `None`: all of them.
     pub inputs: Option<Vec<String>>,
 }
 
-pub struct Catalogue {
+pub(crate) struct Catalogue {
     pub tools: Vec<Tool>,
     pub verify: Vec<Tool>,
     pub actions: Vec<Action>,
@@ -59,7 +60,7 @@ pub struct Catalogue {
 
 /// What a secret's name says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NameClass {
+pub(crate) enum NameClass {
     /// A signing key or its passphrase, by a curated name.
     Key,
     /// A storage or API credential, or something that names a key without holding it.
@@ -68,11 +69,11 @@ pub enum NameClass {
 }
 
 /// The source of the catalogue, for the README and for extension by pull request.
-pub const SOURCE: &str = include_str!("signing.toml");
+pub(crate) const SOURCE: &str = include_str!("signing.toml");
 
 impl Catalogue {
     /// The compiled-in catalogue.
-    pub fn get() -> &'static Catalogue {
+    pub(crate) fn get() -> &'static Catalogue {
         static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
         CATALOGUE.get_or_init(|| Catalogue::parse(SOURCE).expect("src/audit/signing.toml is valid"))
     }
@@ -93,7 +94,6 @@ impl Catalogue {
                 .into_iter()
                 .map(|a| Action {
                     uses: a.uses.to_ascii_lowercase(),
-                    label: a.label,
                     inputs: a
                         .inputs
                         .map(|i| i.iter().map(|s| s.to_ascii_lowercase()).collect()),
@@ -107,11 +107,11 @@ impl Catalogue {
     }
 
     /// A name as the patterns see it: upper case, `-` as `_`.
-    pub fn normal(name: &str) -> String {
+    pub(crate) fn normal(name: &str) -> String {
         name.to_ascii_uppercase().replace('-', "_")
     }
 
-    pub fn classify(&self, name: &str) -> NameClass {
+    pub(crate) fn classify(&self, name: &str) -> NameClass {
         let n = Self::normal(name);
         if self.not_keys.is_match(&n) {
             NameClass::NotKey
@@ -125,16 +125,16 @@ impl Catalogue {
     }
 
     /// The signing command a script runs, if any (the first in catalogue order).
-    pub fn signing_tool(&self, script: &str) -> Option<&Tool> {
+    pub(crate) fn signing_tool(&self, script: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.run.is_match(script))
     }
 
-    pub fn verifies(&self, script: &str) -> bool {
+    pub(crate) fn verifies(&self, script: &str) -> bool {
         self.verify.iter().any(|t| t.run.is_match(script))
     }
 
     /// The signing action a `uses:` names, if any.
-    pub fn signing_action(&self, uses: &str) -> Option<&Action> {
+    pub(crate) fn signing_action(&self, uses: &str) -> Option<&Action> {
         let repo = uses
             .split('@')
             .next()
@@ -214,8 +214,8 @@ mod tests {
         assert!(c.verifies("ssh-keygen -Y verify -f allowed_signers"));
         assert_eq!(
             c.signing_action("crazy-max/ghaction-import-gpg@v6")
-                .map(|a| a.label.as_str()),
-            Some("import a GPG key")
+                .map(|a| a.uses.as_str()),
+            Some("crazy-max/ghaction-import-gpg")
         );
         assert!(c.signing_action("actions/checkout@v4").is_none());
     }

@@ -28,11 +28,11 @@ use super::secrets::ExtraAction;
 use crate::error::{Error, Result};
 
 /// Where the configuration lives, under the repository root.
-pub const CONFIG_FILE: &str = ".github/warden.toml";
+pub(crate) const CONFIG_FILE: &str = ".github/warden.toml";
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AuditConfig {
+pub(crate) struct AuditConfig {
     /// More signing-secret names (as `--secret`).
     #[serde(default)]
     pub secrets: Vec<String>,
@@ -52,7 +52,7 @@ pub struct AuditConfig {
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Ignore {
+pub(crate) struct Ignore {
     pub rule: String,
     pub path: String,
     pub job: Option<String>,
@@ -63,7 +63,7 @@ pub struct Ignore {
 impl AuditConfig {
     /// The configuration of the repository at `root`: none when the file does not exist; a
     /// malformed file is bad input, named with its line.
-    pub fn load(root: &Path) -> Result<AuditConfig> {
+    pub(crate) fn load(root: &Path) -> Result<AuditConfig> {
         let path = crate::files::paths::under_root(root, CONFIG_FILE);
         if std::fs::symlink_metadata(&path).is_err() {
             return Ok(AuditConfig::default());
@@ -102,7 +102,7 @@ impl AuditConfig {
 
     /// Splits `findings` into the active ones and the suppressed ones, and adds a finding for
     /// each suppression that has expired (`today` as `YYYY-MM-DD`) or matched nothing.
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         findings: Vec<Finding>,
         today: &str,

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::rule::Rule;
-pub use super::severity::{Confidence, Severity};
+pub(crate) use super::severity::Confidence;
+pub use super::severity::Severity;
 use crate::github::settings::Read;
 use crate::markup::text_value;
 
@@ -111,7 +112,7 @@ impl Subject {
     }
 
     /// One secret stored at `scope` (in `environment`, for an environment secret).
-    pub fn stored_secret(name: &str, scope: SecretScope, environment: Option<&str>) -> Self {
+    pub(crate) fn stored_secret(name: &str, scope: SecretScope, environment: Option<&str>) -> Self {
         Subject {
             environment: environment.map(str::to_string),
             secrets: vec![name.to_string()],
@@ -210,7 +211,7 @@ impl Finding {
     }
 
     /// The same finding, with `confidence`.
-    pub fn with_confidence(mut self, confidence: Confidence) -> Self {
+    pub(crate) fn with_confidence(mut self, confidence: Confidence) -> Self {
         self.confidence = confidence;
         self
     }
@@ -268,7 +269,7 @@ impl AuditReport {
     }
 
     /// How many findings of each severity: high, medium, low, info.
-    pub fn severity_counts(&self) -> [usize; 4] {
+    pub(crate) fn severity_counts(&self) -> [usize; 4] {
         [
             Severity::High,
             Severity::Medium,

@@ -9,8 +9,8 @@
 
 pub mod apply;
 pub mod baseline;
-pub mod catalogue;
-pub mod config;
+pub(crate) mod catalogue;
+pub(crate) mod config;
 pub mod findings;
 pub mod fix_plan;
 pub mod org;
@@ -18,8 +18,8 @@ pub mod rule;
 pub mod rules;
 pub mod secrets;
 pub mod settings;
-pub mod severity;
-pub mod tags;
+pub(crate) mod severity;
+pub(crate) mod tags;
 pub mod workflows;
 
 use std::path::PathBuf;
@@ -67,7 +67,7 @@ pub struct AuditRequest<'a> {
 
 /// The offline half of an audit, done: the workflows of a checkout audited, with what the
 /// settings audit needs from them.
-pub struct Prepared {
+pub(crate) struct Prepared {
     config: config::AuditConfig,
     secrets: SigningSecrets,
     wf: workflows::WorkflowAudit,
@@ -77,7 +77,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// Audits the workflows under `root` (with its `.github/warden.toml`).
-    pub fn new(
+    pub(crate) fn new(
         root: &std::path::Path,
         secrets: &SigningSecrets,
         fallback_tag_patterns: &[String],
@@ -123,7 +123,7 @@ impl Prepared {
     }
 
     /// What the settings audit of `repo` needs.
-    pub fn settings_input<'a>(
+    pub(crate) fn settings_input<'a>(
         &'a self,
         repo: &'a str,
         releases: usize,
@@ -142,7 +142,7 @@ impl Prepared {
 
     /// The report: the workflow findings, `settings` (the settings audit's, of `repository`),
     /// suppressions applied, sorted.
-    pub fn finish(self, repository: Option<&str>, settings: Vec<Finding>) -> AuditReport {
+    pub(crate) fn finish(self, repository: Option<&str>, settings: Vec<Finding>) -> AuditReport {
         let mut report = self.report;
         report.findings.extend(settings);
         report.repository = repository.map(str::to_string);

@@ -32,7 +32,7 @@ impl Rule {
         self.0.id
     }
 
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         self.0.description
     }
 

@@ -44,19 +44,19 @@ impl SigningSecrets {
     }
 
     /// The caller's key a (reusable workflow's) secret receives, if any.
-    pub fn passed_from(&self, name: &str) -> Option<&str> {
+    pub(crate) fn passed_from(&self, name: &str) -> Option<&str> {
         self.passed
             .get(&Catalogue::normal(name))
             .map(String::as_str)
     }
 
     /// Whether only the given names count.
-    pub fn only_given(&self) -> bool {
+    pub(crate) fn only_given(&self) -> bool {
         !self.only.is_empty()
     }
 
     /// Whether a stored secret of this name is a signing key.
-    pub fn is_signing(&self, name: &str) -> bool {
+    pub(crate) fn is_signing(&self, name: &str) -> bool {
         if self.only_given() || self.names(name) {
             return self.names(name);
         }

@@ -3,7 +3,7 @@
 
 use crate::github::settings::{LegacyProtection, Ruleset};
 /// fnmatch as GitHub applies it to ref patterns: `*` does not cross `/`, `**` does.
-pub fn ref_glob(pattern: &str) -> Option<globset::GlobMatcher> {
+pub(crate) fn ref_glob(pattern: &str) -> Option<globset::GlobMatcher> {
     globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
@@ -31,7 +31,7 @@ fn class_members(class: &str) -> Vec<char> {
 /// Tags that a release tag pattern stands for, to test rule patterns against. A rule covers the
 /// release tags only if it matches every sample: `v1.*` does not cover `v*`, because
 /// `v99.0.0-rc.1` and `vx` are release tags too (any such tag runs the release workflow).
-pub fn sample_tags(pattern: &str) -> Vec<String> {
+pub(crate) fn sample_tags(pattern: &str) -> Vec<String> {
     const STAR: [&str; 3] = ["1.2.3", "99.0.0-rc.1", "x"];
     const ONE: [char; 3] = ['1', '9', 'x'];
     // A sample must match its own pattern; `X+` is checked as `X*` (globs have no `+`).
@@ -88,13 +88,13 @@ pub fn sample_tags(pattern: &str) -> Vec<String> {
 
 /// The release tag patterns, and the sample tags (`refs/tags/…`) a protection must cover.
 #[derive(Clone, Debug)]
-pub struct ReleaseTags {
+pub(crate) struct ReleaseTags {
     patterns: Vec<String>,
     samples: Vec<String>,
 }
 
 impl ReleaseTags {
-    pub fn new(patterns: &[String]) -> Self {
+    pub(crate) fn new(patterns: &[String]) -> Self {
         ReleaseTags {
             patterns: patterns.to_vec(),
             samples: patterns
@@ -105,23 +105,19 @@ impl ReleaseTags {
         }
     }
 
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
-    }
-
     /// The patterns as a reader sees them: `v*, release-*`.
-    pub fn listed(&self) -> String {
+    pub(crate) fn listed(&self) -> String {
         self.patterns.join(", ")
     }
 
     /// The pattern a remediation proposes (the first one).
-    pub fn first(&self) -> &str {
+    pub(crate) fn first(&self) -> &str {
         self.patterns.first().map_or("v*", String::as_str)
     }
 
     /// The first release tag (without `refs/tags/`) that `covers` rejects; `covers` is asked
     /// about `refs/tags/…` names.
-    pub fn missed(&self, covers: impl Fn(&str) -> bool) -> Option<&str> {
+    pub(crate) fn missed(&self, covers: impl Fn(&str) -> bool) -> Option<&str> {
         self.samples
             .iter()
             .find(|s| !covers(s))
@@ -130,20 +126,20 @@ impl ReleaseTags {
 }
 
 /// Whether a ruleset's `ref_name` condition covers `tag_ref` (`refs/tags/…`).
-pub fn ruleset_covers(rs: &Ruleset, tag_ref: &str) -> bool {
+pub(crate) fn ruleset_covers(rs: &Ruleset, tag_ref: &str) -> bool {
     let (include, exclude) = rs.ref_patterns();
     let matches = |p: &String| p == "~ALL" || ref_glob(p).is_some_and(|g| g.is_match(tag_ref));
     include.iter().any(matches) && !exclude.iter().any(matches)
 }
 
 /// An active ruleset that covers every release tag.
-pub fn ruleset_protects(rs: &Ruleset, tags: &ReleaseTags) -> bool {
+pub(crate) fn ruleset_protects(rs: &Ruleset, tags: &ReleaseTags) -> bool {
     rs.is_active() && tags.missed(|t| ruleset_covers(rs, t)).is_none()
 }
 
 /// Why a legacy tag protection leaves some release tag unprotected; `None` when it protects
 /// them all.
-pub fn legacy_gap(p: &LegacyProtection, tags: &ReleaseTags) -> Option<String> {
+pub(crate) fn legacy_gap(p: &LegacyProtection, tags: &ReleaseTags) -> Option<String> {
     let Some(pattern) = &p.pattern else {
         return Some("no pattern".into());
     };

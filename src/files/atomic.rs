@@ -11,19 +11,19 @@ use super::paths::parent_dir;
 use crate::error::{Error, Result};
 
 /// Prefix of warden's temp files; directory walks skip them.
-pub const TEMP_PREFIX: &str = ".warden-";
+pub(crate) const TEMP_PREFIX: &str = ".warden-";
 
 /// A fully written (and closed) temp file waiting to be renamed onto its target. Dropping it
 /// without `commit` removes the temp file. It holds a path, not an open handle, so a release of
 /// thousands of artifacts does not run out of file descriptors.
 #[derive(Debug)]
-pub struct StagedFile {
+pub(crate) struct StagedFile {
     temp: TempPath,
     target: PathBuf,
 }
 
 /// Writes `contents` to a temp file next to `target` with the given unix mode.
-pub fn stage(target: &Path, contents: &[u8], mode: u32) -> Result<StagedFile> {
+pub(crate) fn stage(target: &Path, contents: &[u8], mode: u32) -> Result<StagedFile> {
     // Renaming over a device, a directory or a socket (as root: /dev/full) would replace it.
     if let Ok(meta) = fs::symlink_metadata(target) {
         if !meta.is_file() {
@@ -65,13 +65,9 @@ fn set_mode(_file: &fs::File, _mode: u32) -> std::io::Result<()> {
 }
 
 impl StagedFile {
-    pub fn target(&self) -> &Path {
-        &self.target
-    }
-
     /// Renames the temp file onto the target. Without `overwrite` an existing target is kept
     /// and the call fails (the check is atomic: no window between test and rename).
-    pub fn commit(self, overwrite: bool) -> Result<()> {
+    pub(crate) fn commit(self, overwrite: bool) -> Result<()> {
         let target = self.target;
         let result = if overwrite {
             self.temp.persist(&target).map(|_| ())
@@ -100,14 +96,14 @@ impl StagedFile {
 /// `warden sign` on the same release refuses instead of interleaving its renames. The lock is
 /// the directory's own (`flock` on its handle), so no lock file is left in the release.
 #[derive(Debug)]
-pub struct DirLock {
+pub(crate) struct DirLock {
     /// `None` on a file system without locks (some network mounts): the run goes on unlocked.
     _dir: Option<fs::File>,
 }
 
 impl DirLock {
     /// Locks `dir`, or refuses at once when another process holds it.
-    pub fn acquire(dir: &Path) -> Result<DirLock> {
+    pub(crate) fn acquire(dir: &Path) -> Result<DirLock> {
         let handle = fs::File::open(dir).map_err(|e| Error::io("opening", dir, e))?;
         match handle.try_lock() {
             Ok(()) => Ok(DirLock { _dir: Some(handle) }),
@@ -122,7 +118,7 @@ impl DirLock {
 
     /// Removes warden temp files a killed run left in `dir`. Only under the lock: a running
     /// command's own temp files are never taken.
-    pub fn remove_stale_temp_files(&self, dir: &Path) -> Vec<PathBuf> {
+    pub(crate) fn remove_stale_temp_files(&self, dir: &Path) -> Vec<PathBuf> {
         let Ok(entries) = fs::read_dir(dir) else {
             return Vec::new();
         };

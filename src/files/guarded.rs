@@ -43,7 +43,10 @@ pub fn read_capped(
 
 /// All of `reader` if it holds at most `cap` bytes, else `None`; never reads past `cap + 1`.
 /// The buffer starts at 4 KiB, so a key is read without a reallocation.
-pub fn read_at_most(reader: impl std::io::Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_at_most(
+    reader: impl std::io::Read,
+    cap: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read as _;
     let mut bytes = Vec::with_capacity(4096);
     reader.take(cap + 1).read_to_end(&mut bytes)?;
@@ -77,7 +80,7 @@ fn not_regular() -> std::io::Error {
 /// the open itself cannot block (`O_NONBLOCK`: a FIFO with no writer would wait forever), and the
 /// check is made on the opened handle (`fstat`), so a file swapped for a FIFO or a link to a
 /// device after a look at its name is still refused.
-pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<fs::File> {
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -95,7 +98,7 @@ pub fn open_regular(path: &Path) -> std::io::Result<fs::File> {
 /// The bytes of a regular file that resolves inside `root`, at most `cap` of them. For files a
 /// pull request controls (workflows, registry files, the doc): a committed link could point
 /// anywhere, a FIFO would block and `/dev/zero` would never end.
-pub fn read_bytes_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_bytes_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
     let real = fs::canonicalize(path)?;
     if !fs::canonicalize(root).is_ok_and(|r| real.starts_with(r)) {
         return Err(std::io::Error::new(
@@ -112,7 +115,7 @@ pub fn read_bytes_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<
 }
 
 /// `read_bytes_inside`, as UTF-8 text.
-pub fn read_text_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<String> {
+pub(crate) fn read_text_inside(root: &Path, path: &Path, cap: u64) -> std::io::Result<String> {
     String::from_utf8(read_bytes_inside(root, path, cap)?)
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }

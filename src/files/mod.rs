@@ -4,4 +4,4 @@
 pub mod atomic;
 pub mod guarded;
 pub mod paths;
-pub mod tracked;
+pub(crate) mod tracked;

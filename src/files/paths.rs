@@ -14,7 +14,7 @@ pub fn parent_dir(target: &Path) -> &Path {
 
 /// A non-empty relative path with no `..`, root or prefix component: it names something under
 /// whatever directory it is joined to (before links are resolved).
-pub fn is_plain_relative(path: &str) -> bool {
+pub(crate) fn is_plain_relative(path: &str) -> bool {
     use std::path::Component;
     !path.is_empty()
         && Path::new(path)
@@ -25,7 +25,7 @@ pub fn is_plain_relative(path: &str) -> bool {
 /// Where a write to `path` lands: its folder resolved (links followed), its own name kept (a
 /// rename replaces a link, it does not follow it). Two paths that land on the same file compare
 /// equal.
-pub fn with_resolved_folder(path: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn with_resolved_folder(path: &Path) -> std::io::Result<PathBuf> {
     let dir = fs::canonicalize(parent_dir(path))?;
     Ok(dir.join(path.file_name().unwrap_or_default()))
 }
@@ -33,7 +33,7 @@ pub fn with_resolved_folder(path: &Path) -> std::io::Result<PathBuf> {
 /// A plain relative path (`is_plain_relative`) with no `.git` component (in any case: macOS and
 /// Windows file systems fold it): what a pull request may name for warden to read or write.
 /// `.git/config` is inside the work tree, and holds the token `actions/checkout` persists.
-pub fn is_repo_relative(path: &str) -> bool {
+pub(crate) fn is_repo_relative(path: &str) -> bool {
     is_plain_relative(path)
         && !path.chars().any(char::is_control)
         && Path::new(path)
@@ -42,7 +42,7 @@ pub fn is_repo_relative(path: &str) -> bool {
 }
 
 /// The git work tree containing `dir` (an existing directory), if any.
-pub fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn enclosing_git_work_tree(dir: &Path) -> Option<PathBuf> {
     let dir = fs::canonicalize(dir).ok()?;
     dir.ancestors()
         .find(|d| d.join(".git").exists())

@@ -10,7 +10,7 @@ use super::paths::enclosing_git_work_tree;
 
 /// The files a repository root may read on behalf of its content.
 #[derive(Debug)]
-pub enum Tracked {
+pub(crate) enum Tracked {
     /// Not in a git work tree: every file under the root counts.
     NotGit,
     /// Paths relative to the root, as git lists them.
@@ -22,7 +22,7 @@ pub enum Tracked {
 /// `git` for the work tree `tree`: trusted explicitly (a CI container's checkout is often owned by
 /// another user, and git would refuse it as a "dubious" directory), with no fsmonitor hook run,
 /// and with no repository named by the environment.
-pub fn git(tree: &Path) -> Command {
+pub(crate) fn git(tree: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.arg("-c")
         .arg(format!("safe.directory={}", tree.display()))
@@ -36,7 +36,7 @@ pub fn git(tree: &Path) -> Command {
 
 impl Tracked {
     /// Lists the files git tracks under `root` (one `git ls-files` run).
-    pub fn of(root: &Path) -> Tracked {
+    pub(crate) fn of(root: &Path) -> Tracked {
         let Some(tree) = enclosing_git_work_tree(root) else {
             return Tracked::NotGit;
         };
@@ -61,7 +61,7 @@ impl Tracked {
     }
 
     /// Whether `rel` (relative to the root, without `.` components) may be read; `Err` says why not.
-    pub fn check(&self, rel: &Path) -> Result<(), String> {
+    pub(crate) fn check(&self, rel: &Path) -> Result<(), String> {
         let rel: PathBuf = rel
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))

@@ -91,7 +91,7 @@ fn read_event(path: &Path) -> Result<Value> {
 
 /// The pull request number of an event payload (`pull_request`, an issue comment on a pull
 /// request, or a bare `number`).
-pub fn pr_from_event(payload: &Value) -> Option<u64> {
+pub(crate) fn pr_from_event(payload: &Value) -> Option<u64> {
     payload["pull_request"]["number"]
         .as_u64()
         .or_else(|| payload["issue"]["number"].as_u64())

@@ -52,7 +52,7 @@ fn tag_ruleset(patterns: &[String], with_name: bool) -> Value {
 
 /// A new tag ruleset named "release tags" on `patterns`: creation, update, deletion and
 /// non-fast-forward rules, only admins may bypass.
-pub fn create_tag_ruleset(repo: &str, patterns: &[String]) -> Request {
+pub(crate) fn create_tag_ruleset(repo: &str, patterns: &[String]) -> Request {
     Request {
         method: Method::Post,
         route: routes::ruleset_write(repo, None),
@@ -62,7 +62,7 @@ pub fn create_tag_ruleset(repo: &str, patterns: &[String]) -> Request {
 }
 
 /// The same rules, conditions and bypass list set on the existing ruleset `id`.
-pub fn replace_tag_ruleset(repo: &str, id: Option<u64>, patterns: &[String]) -> Request {
+pub(crate) fn replace_tag_ruleset(repo: &str, id: Option<u64>, patterns: &[String]) -> Request {
     Request {
         method: Method::Put,
         route: routes::ruleset_write(repo, id),
@@ -72,7 +72,7 @@ pub fn replace_tag_ruleset(repo: &str, id: Option<u64>, patterns: &[String]) -> 
 }
 
 /// Environment `env` without self-review or admin bypass, deployable from selected refs only.
-pub fn protect_environment(repo: &str, env: &str) -> Request {
+pub(crate) fn protect_environment(repo: &str, env: &str) -> Request {
     Request {
         method: Method::Put,
         route: routes::environment(repo, env),
@@ -86,7 +86,7 @@ pub fn protect_environment(repo: &str, env: &str) -> Request {
 }
 
 /// Tags matching `pattern` may deploy to `env`.
-pub fn allow_tag_deployments(repo: &str, env: &str, pattern: &str) -> Request {
+pub(crate) fn allow_tag_deployments(repo: &str, env: &str, pattern: &str) -> Request {
     Request {
         method: Method::Post,
         route: routes::deployment_policy_create(repo, env),
@@ -97,13 +97,13 @@ pub fn allow_tag_deployments(repo: &str, env: &str, pattern: &str) -> Request {
 
 /// What a sent request came to: the HTTP status (or why there was none) and GitHub's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sent {
+pub(crate) struct Sent {
     pub status: Result<u16, String>,
     pub message: String,
 }
 
 /// Sends `requests` to `repo`, in order, one at a time (a write is not retried).
-pub fn send(session: &Session, repo: &str, requests: &[&Request]) -> Vec<Sent> {
+pub(crate) fn send(session: &Session, repo: &str, requests: &[&Request]) -> Vec<Sent> {
     let api = session.api();
     session.block_on(async {
         let mut results = Vec::new();

@@ -65,12 +65,12 @@ async fn poster(api: &LiveApi) -> String {
 }
 
 /// The author of comments made with an Actions `GITHUB_TOKEN`.
-pub const ACTIONS_BOT: &str = "github-actions[bot]";
+pub(crate) const ACTIONS_BOT: &str = "github-actions[bot]";
 
 /// Creates or updates the comment on `repo`'s pull request `pr` that contains `marker`. Only a
 /// comment written by the identity that posts is updated: anyone can write the marker into a
 /// comment of their own, and warden must not edit (or vouch for) it.
-pub async fn upsert(
+pub(crate) async fn upsert(
     api: &LiveApi,
     repo: &str,
     pr: u64,

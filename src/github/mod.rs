@@ -8,12 +8,12 @@
 
 pub mod actions;
 pub mod api;
-pub mod changes;
+pub(crate) mod changes;
 pub mod comments;
-pub mod org;
+pub(crate) mod org;
 pub mod releases;
 pub mod repository;
 mod routes;
 pub mod session;
-pub mod settings;
-pub mod snapshot;
+pub(crate) mod settings;
+pub(crate) mod snapshot;

@@ -16,7 +16,7 @@ use super::routes;
 
 /// A repository of the organisation, as the listing describes it.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct OrgRepository {
+pub(crate) struct OrgRepository {
     /// `OWNER/NAME`.
     pub full_name: String,
     #[serde(default)]
@@ -40,7 +40,7 @@ impl OrgRepository {
 /// The organisation's secrets, read once: for each repository, the answer its own
 /// `actions/organization-secrets` route would give, by visibility (`all`; `private` for private and
 /// internal repositories; `selected` by each secret's repository list).
-pub async fn org_secrets_by_repository<S: ApiSource>(
+pub(crate) async fn org_secrets_by_repository<S: ApiSource>(
     api: &S,
     org: &str,
     repos: &[OrgRepository],
@@ -94,7 +94,7 @@ pub async fn org_secrets_by_repository<S: ApiSource>(
 }
 
 /// A source that answers some routes from what was read once for the organisation.
-pub struct OrgOverlay<'a, S> {
+pub(crate) struct OrgOverlay<'a, S> {
     pub inner: &'a S,
     pub answers: std::collections::HashMap<String, Value>,
 }
@@ -121,7 +121,7 @@ const MAX_FILES: usize = 500;
 const TOTAL_CAP: u64 = 32 << 20;
 
 /// Why a read failed, for a person: the route, the status and message, the permission needed.
-pub fn failed_read(route: &str, fetched: Fetched) -> String {
+pub(crate) fn failed_read(route: &str, fetched: Fetched) -> String {
     match fetched {
         Fetched::Ok(_) => format!("GET /{}: unexpected answer", routes::path_of(route)),
         Fetched::Failed {
@@ -153,7 +153,7 @@ async fn get<S: ApiSource>(api: &S, route: &str, shape: Shape) -> Result<Value, 
 }
 
 /// Every repository of `org` (all pages).
-pub async fn list_repositories<S: ApiSource>(
+pub(crate) async fn list_repositories<S: ApiSource>(
     api: &S,
     org: &str,
 ) -> Result<Vec<OrgRepository>, String> {
@@ -216,7 +216,7 @@ fn wanted(path: &str) -> bool {
 
 /// Fetches the files of `repo`'s default branch that the workflow audit reads into `dest`.
 /// Returns how many were written. An empty repository has none.
-pub async fn fetch_audit_files<S: ApiSource>(
+pub(crate) async fn fetch_audit_files<S: ApiSource>(
     api: &S,
     repo: &str,
     dest: &Path,

@@ -86,7 +86,7 @@ pub async fn latest<S: ApiSource>(
 }
 
 /// The commit the tag `tag` of `repo` names now (peeled through annotated tags).
-pub async fn tag_commit<S: ApiSource>(
+pub(crate) async fn tag_commit<S: ApiSource>(
     source: &S,
     repo: &str,
     tag: &str,
@@ -99,7 +99,7 @@ pub async fn tag_commit<S: ApiSource>(
 }
 
 /// A small asset's bytes (at most `cap`).
-pub async fn asset_bytes<S: ApiSource>(
+pub(crate) async fn asset_bytes<S: ApiSource>(
     source: &S,
     repo: &str,
     asset: &Asset,
@@ -120,7 +120,7 @@ pub async fn asset_bytes<S: ApiSource>(
 }
 
 /// An asset's SHA-256 (lowercase hex), streamed.
-pub async fn asset_sha256<S: ApiSource>(
+pub(crate) async fn asset_sha256<S: ApiSource>(
     source: &S,
     repo: &str,
     asset: &Asset,
@@ -134,7 +134,7 @@ pub async fn asset_sha256<S: ApiSource>(
 
 /// Whether the organisation owning `repo` enforces immutable releases for it (`all`, or
 /// `selected` with this repository). A user account, or a policy that cannot be read, does not.
-pub async fn org_enforces_immutable<S: ApiSource>(source: &S, repo: &str) -> bool {
+pub(crate) async fn org_enforces_immutable<S: ApiSource>(source: &S, repo: &str) -> bool {
     let org = owner(repo);
     let policy = match source
         .get(&routes::org_immutable_releases(org), Shape::Object)
@@ -161,17 +161,17 @@ pub async fn org_enforces_immutable<S: ApiSource>(source: &S, repo: &str) -> boo
 }
 
 /// Where the organisation's immutable-releases policy is read (a finding's location).
-pub fn org_immutable_route(repo: &str) -> String {
+pub(crate) fn org_immutable_route(repo: &str) -> String {
     routes::org_immutable_releases(owner(repo))
 }
 
 /// Where a release is read (a finding's location).
-pub fn release_route(repo: &str, tag: &str) -> String {
+pub(crate) fn release_route(repo: &str, tag: &str) -> String {
     routes::release_by_tag(repo, tag)
 }
 
 /// Where the latest releases are read (a finding's location).
-pub fn releases_route(repo: &str, count: usize) -> String {
+pub(crate) fn releases_route(repo: &str, count: usize) -> String {
     routes::releases(repo, count)
 }
 
@@ -209,7 +209,11 @@ fn plain_name(name: &str) -> bool {
 }
 
 /// The release `tag` of `repo` with every asset (paginated), and the commit its tag names.
-pub async fn by_tag<S: ApiSource>(source: &S, repo: &str, tag: &str) -> Result<(Release, String)> {
+pub(crate) async fn by_tag<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    tag: &str,
+) -> Result<(Release, String)> {
     let what = format!("release {tag} of {repo}");
     let body = match source
         .get(&routes::release_by_tag(repo, tag), Shape::Object)

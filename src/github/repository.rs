@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::files::guarded::{read_small_file, SMALL_FILE_CAP};
 
 /// Where the repository itself is read (what a finding about the whole repository points at).
-pub fn repository_route(repo: &str) -> String {
+pub(crate) fn repository_route(repo: &str) -> String {
     super::routes::repository(repo)
 }
 

@@ -3,7 +3,7 @@
 //! segment. Routes are relative (`repos/o/r/…`): octocrab sends the token only to its base URL.
 
 /// A path segment, percent-encoded except for RFC 3986's unreserved characters.
-pub fn encode_segment(s: &str) -> String {
+pub(super) fn encode_segment(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -23,29 +23,29 @@ fn repo_path(repo: &str) -> String {
 }
 
 /// A route without its query string.
-pub fn path_of(route: &str) -> &str {
+pub(super) fn path_of(route: &str) -> &str {
     route.split('?').next().unwrap_or(route)
 }
 
 /// The repository itself (what a finding about the whole repository points at).
-pub fn repository(repo: &str) -> String {
+pub(super) fn repository(repo: &str) -> String {
     repo_path(repo)
 }
 
 /// Tag rulesets, the repository's and those of its organization and enterprise.
-pub fn rulesets(repo: &str) -> String {
+pub(super) fn rulesets(repo: &str) -> String {
     format!(
         "{}/rulesets?targets=tag&includes_parents=true&per_page=100",
         repo_path(repo)
     )
 }
 
-pub fn ruleset(repo: &str, id: u64) -> String {
+pub(super) fn ruleset(repo: &str, id: u64) -> String {
     format!("{}/rulesets/{id}?includes_parents=true", repo_path(repo))
 }
 
 /// Where a ruleset is created (POST) or replaced (PUT, with its id).
-pub fn ruleset_write(repo: &str, id: Option<u64>) -> String {
+pub(super) fn ruleset_write(repo: &str, id: Option<u64>) -> String {
     match id {
         Some(id) => format!("{}/rulesets/{id}", repo_path(repo)),
         None => format!("{}/rulesets", repo_path(repo)),
@@ -53,23 +53,23 @@ pub fn ruleset_write(repo: &str, id: Option<u64>) -> String {
 }
 
 /// Legacy tag protection (GHES ≤ 3.19).
-pub fn legacy_tag_protection(repo: &str) -> String {
+pub(super) fn legacy_tag_protection(repo: &str) -> String {
     format!("{}/tags/protection", repo_path(repo))
 }
 
-pub fn environments(repo: &str) -> String {
+pub(super) fn environments(repo: &str) -> String {
     format!("{}/environments?per_page=100", repo_path(repo))
 }
 
-pub fn environment(repo: &str, name: &str) -> String {
+pub(super) fn environment(repo: &str, name: &str) -> String {
     format!("{}/environments/{}", repo_path(repo), encode_segment(name))
 }
 
-pub fn environment_secrets(repo: &str, name: &str) -> String {
+pub(super) fn environment_secrets(repo: &str, name: &str) -> String {
     format!("{}/secrets?per_page=100", environment(repo, name))
 }
 
-pub fn deployment_policies(repo: &str, name: &str) -> String {
+pub(super) fn deployment_policies(repo: &str, name: &str) -> String {
     format!(
         "{}/deployment-branch-policies?per_page=100",
         environment(repo, name)
@@ -77,15 +77,15 @@ pub fn deployment_policies(repo: &str, name: &str) -> String {
 }
 
 /// Where a deployment policy is created (POST).
-pub fn deployment_policy_create(repo: &str, name: &str) -> String {
+pub(super) fn deployment_policy_create(repo: &str, name: &str) -> String {
     format!("{}/deployment-branch-policies", environment(repo, name))
 }
 
-pub fn repo_secrets(repo: &str) -> String {
+pub(super) fn repo_secrets(repo: &str) -> String {
     format!("{}/actions/secrets?per_page=100", repo_path(repo))
 }
 
-pub fn org_secrets(repo: &str) -> String {
+pub(super) fn org_secrets(repo: &str) -> String {
     format!(
         "{}/actions/organization-secrets?per_page=100",
         repo_path(repo)
@@ -93,12 +93,12 @@ pub fn org_secrets(repo: &str) -> String {
 }
 
 /// The organisation's immutable-releases policy (`enforced_repositories`: all, none, selected).
-pub fn org_immutable_releases(org: &str) -> String {
+pub(super) fn org_immutable_releases(org: &str) -> String {
     format!("orgs/{}/settings/immutable-releases", encode_segment(org))
 }
 
 /// The repositories an organisation's `selected` immutable-releases policy covers.
-pub fn org_immutable_releases_repositories(org: &str) -> String {
+pub(super) fn org_immutable_releases_repositories(org: &str) -> String {
     format!(
         "orgs/{}/settings/immutable-releases/repositories?per_page=100",
         encode_segment(org)
@@ -106,12 +106,12 @@ pub fn org_immutable_releases_repositories(org: &str) -> String {
 }
 
 /// An organisation's repositories (all types; archived and forks are filtered by the caller).
-pub fn org_repositories(org: &str) -> String {
+pub(super) fn org_repositories(org: &str) -> String {
     format!("orgs/{}/repos?type=all&per_page=100", encode_segment(org))
 }
 
 /// A git tree by SHA, or `HEAD` (the default branch's); with `recursive=1`, every entry below.
-pub fn git_tree(repo: &str, tree: &str, recursive: bool) -> String {
+pub(super) fn git_tree(repo: &str, tree: &str, recursive: bool) -> String {
     format!(
         "{}/git/trees/{}{}",
         repo_path(repo),
@@ -121,17 +121,17 @@ pub fn git_tree(repo: &str, tree: &str, recursive: bool) -> String {
 }
 
 /// A git blob by SHA (base64 content).
-pub fn git_blob(repo: &str, sha: &str) -> String {
+pub(super) fn git_blob(repo: &str, sha: &str) -> String {
     format!("{}/git/blobs/{}", repo_path(repo), encode_segment(sha))
 }
 
 /// An organisation's Actions secrets, with their visibility (`all`, `private`, `selected`).
-pub fn org_actions_secrets(org: &str) -> String {
+pub(super) fn org_actions_secrets(org: &str) -> String {
     format!("orgs/{}/actions/secrets?per_page=100", encode_segment(org))
 }
 
 /// The repositories a `selected` organisation secret is visible to.
-pub fn org_secret_repositories(org: &str, name: &str) -> String {
+pub(super) fn org_secret_repositories(org: &str, name: &str) -> String {
     format!(
         "orgs/{}/actions/secrets/{}/repositories?per_page=100",
         encode_segment(org),
@@ -140,7 +140,7 @@ pub fn org_secret_repositories(org: &str, name: &str) -> String {
 }
 
 /// The latest `count` releases (one page).
-pub fn releases(repo: &str, count: usize) -> String {
+pub(super) fn releases(repo: &str, count: usize) -> String {
     format!(
         "{}/releases?per_page={}",
         repo_path(repo),
@@ -149,46 +149,46 @@ pub fn releases(repo: &str, count: usize) -> String {
 }
 
 /// A release by its tag.
-pub fn release_by_tag(repo: &str, tag: &str) -> String {
+pub(super) fn release_by_tag(repo: &str, tag: &str) -> String {
     format!("{}/releases/tags/{}", repo_path(repo), encode_segment(tag))
 }
 
 /// Every asset of a release (paginated).
-pub fn release_assets(repo: &str, id: u64) -> String {
+pub(super) fn release_assets(repo: &str, id: u64) -> String {
     format!("{}/releases/{id}/assets?per_page=100", repo_path(repo))
 }
 
 /// One asset's bytes (with `Accept: application/octet-stream`).
-pub fn release_asset(repo: &str, id: u64) -> String {
+pub(super) fn release_asset(repo: &str, id: u64) -> String {
     format!("{}/releases/assets/{id}", repo_path(repo))
 }
 
 /// The commit a ref names, peeled (an annotated tag's commit).
-pub fn commit_of(repo: &str, git_ref: &str) -> String {
+pub(super) fn commit_of(repo: &str, git_ref: &str) -> String {
     format!("{}/commits/{}", repo_path(repo), encode_segment(git_ref))
 }
 
 /// A file or folder of the default branch (`keys`, `keys/x.pub`).
-pub fn contents(repo: &str, path: &str) -> String {
+pub(super) fn contents(repo: &str, path: &str) -> String {
     let encoded: Vec<String> = path.split('/').map(encode_segment).collect();
     format!("{}/contents/{}", repo_path(repo), encoded.join("/"))
 }
 
 /// Who the token belongs to (a user token; an installation token gets 403).
-pub fn authenticated_user() -> String {
+pub(super) fn authenticated_user() -> String {
     "/user".into()
 }
 
-pub fn issue_comments(repo: &str, pr: u64) -> String {
+pub(super) fn issue_comments(repo: &str, pr: u64) -> String {
     format!("{}/issues/{pr}/comments?per_page=100", repo_path(repo))
 }
 
 /// Where a comment is created on issue or pull request `pr` (POST).
-pub fn issue_comment_create(repo: &str, pr: u64) -> String {
+pub(super) fn issue_comment_create(repo: &str, pr: u64) -> String {
     format!("{}/issues/{pr}/comments", repo_path(repo))
 }
 
-pub fn issue_comment(repo: &str, id: u64) -> String {
+pub(super) fn issue_comment(repo: &str, id: u64) -> String {
     format!("{}/issues/comments/{id}", repo_path(repo))
 }
 

@@ -27,13 +27,13 @@ impl<T> Read<T> {
 /// An item of `GET …/rulesets` (a summary: the details need their own GET).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct RulesetSummary {
+pub(crate) struct RulesetSummary {
     pub id: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Ruleset {
+pub(crate) struct Ruleset {
     pub id: Option<u64>,
     pub name: Option<String>,
     pub target: Option<String>,
@@ -46,44 +46,44 @@ pub struct Ruleset {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Conditions {
+pub(crate) struct Conditions {
     pub ref_name: Option<RefName>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct RefName {
+pub(crate) struct RefName {
     pub include: Option<Vec<String>>,
     pub exclude: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct RuleItem {
+pub(crate) struct RuleItem {
     #[serde(rename = "type")]
     pub kind: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct BypassActor {
+pub(crate) struct BypassActor {
     pub actor_id: Option<u64>,
     pub actor_type: Option<String>,
     pub bypass_mode: Option<String>,
 }
 
 impl Ruleset {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.name.as_deref().unwrap_or("?")
     }
 
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         // GitHub's own examples say "enabled", which is not in the enum: read it as active.
         matches!(self.enforcement.as_deref(), Some("active" | "enabled"))
     }
 
     /// The `ref_name` condition's include and exclude patterns.
-    pub fn ref_patterns(&self) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn ref_patterns(&self) -> (Vec<String>, Vec<String>) {
         let cond = self.conditions.as_ref().and_then(|c| c.ref_name.as_ref());
         let list = |l: Option<&Vec<String>>| l.cloned().unwrap_or_default();
         (
@@ -92,7 +92,7 @@ impl Ruleset {
         )
     }
 
-    pub fn rule_types(&self) -> Vec<&str> {
+    pub(crate) fn rule_types(&self) -> Vec<&str> {
         self.rules
             .iter()
             .flatten()
@@ -104,20 +104,20 @@ impl Ruleset {
 /// A legacy tag protection (GHES ≤ 3.19): fnmatch on the tag name.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct LegacyProtection {
+pub(crate) struct LegacyProtection {
     pub pattern: Option<String>,
     pub enabled: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct EnvironmentList {
+pub(crate) struct EnvironmentList {
     pub environments: Option<Vec<Environment>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Environment {
+pub(crate) struct Environment {
     pub name: Option<String>,
     pub can_admins_bypass: Option<bool>,
     pub protection_rules: Option<Vec<ProtectionRule>>,
@@ -127,7 +127,7 @@ pub struct Environment {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ProtectionRule {
+pub(crate) struct ProtectionRule {
     #[serde(rename = "type")]
     pub kind: Option<String>,
     pub prevent_self_review: Option<bool>,
@@ -137,19 +137,19 @@ pub struct ProtectionRule {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct BranchPolicySetting {
+pub(crate) struct BranchPolicySetting {
     pub custom_branch_policies: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct PolicyList {
+pub(crate) struct PolicyList {
     pub branch_policies: Option<Vec<DeploymentPolicy>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct DeploymentPolicy {
+pub(crate) struct DeploymentPolicy {
     pub name: Option<String>,
     #[serde(rename = "type")]
     pub kind: Option<String>,
@@ -157,7 +157,7 @@ pub struct DeploymentPolicy {
 
 impl PolicyList {
     /// The patterns of the `type: tag` policies.
-    pub fn tag_patterns(&self) -> Vec<String> {
+    pub(crate) fn tag_patterns(&self) -> Vec<String> {
         self.branch_policies
             .iter()
             .flatten()
@@ -169,18 +169,18 @@ impl PolicyList {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct SecretList {
+pub(crate) struct SecretList {
     pub secrets: Option<Vec<NamedItem>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct NamedItem {
+pub(crate) struct NamedItem {
     pub name: Option<String>,
 }
 
 impl SecretList {
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         self.secrets
             .iter()
             .flatten()
@@ -191,7 +191,7 @@ impl SecretList {
 
 /// What one signing environment's reads gave.
 #[derive(Clone, Debug)]
-pub struct EnvironmentReads {
+pub(crate) struct EnvironmentReads {
     pub name: String,
     /// `repos/o/r/environments/<name>`: where findings about the environment point.
     pub route: String,
@@ -201,7 +201,7 @@ pub struct EnvironmentReads {
 
 /// Everything the settings audit reads about one repository.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub rulesets: Read<Vec<RulesetSummary>>,
     /// Every listed ruleset, read in full.
     pub ruleset_details: Vec<Read<Ruleset>>,
@@ -216,7 +216,7 @@ pub struct Settings {
 
 impl Settings {
     /// The environment named `name`, when the list was read and has it.
-    pub fn environment(&self, name: &str) -> Option<&Environment> {
+    pub(crate) fn environment(&self, name: &str) -> Option<&Environment> {
         self.environments
             .ok()?
             .environments
@@ -250,7 +250,7 @@ async fn read<T: DeserializeOwned, S: ApiSource>(
 /// Reads the settings of `repo` in waves: the lists; then every ruleset in full and each signing
 /// environment's secrets and deployment policies; then, only when no ruleset `protects` the
 /// release tags, legacy tag protection (github.com answers 410 Gone, read as "none").
-pub async fn read_settings<S: ApiSource>(
+pub(crate) async fn read_settings<S: ApiSource>(
     source: &S,
     repo: &str,
     environments: &[String],

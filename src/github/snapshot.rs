@@ -20,7 +20,7 @@ use crate::files::{atomic, guarded};
 const SNAPSHOT_FILE_CAP: u64 = 64 << 20;
 
 /// The file of a route (query dropped, `..` refused).
-pub fn file_for(dir: &Path, route: &str) -> PathBuf {
+pub(crate) fn file_for(dir: &Path, route: &str) -> PathBuf {
     let path = routes::path_of(route).trim_matches('/');
     let safe: Vec<&str> = path
         .split('/')
@@ -34,7 +34,7 @@ fn error_file(file: &Path) -> PathBuf {
 }
 
 #[derive(Debug)]
-pub struct SnapshotSource {
+pub(crate) struct SnapshotSource {
     pub dir: PathBuf,
 }
 
@@ -79,13 +79,13 @@ impl ApiSource for SnapshotSource {
 }
 
 /// Wraps a source and records every answer for [`save`].
-pub struct Recorder<'a, S> {
+pub(crate) struct Recorder<'a, S> {
     pub inner: &'a S,
     pub seen: std::sync::Mutex<Vec<(String, Fetched)>>,
 }
 
 impl<'a, S: ApiSource> Recorder<'a, S> {
-    pub fn new(inner: &'a S) -> Self {
+    pub(crate) fn new(inner: &'a S) -> Self {
         Recorder {
             inner,
             seen: std::sync::Mutex::new(Vec::new()),
@@ -93,7 +93,7 @@ impl<'a, S: ApiSource> Recorder<'a, S> {
     }
 
     /// Writes every recorded answer under `dir` (atomically, file by file).
-    pub fn save(&self, dir: &Path) -> Result<usize> {
+    pub(crate) fn save(&self, dir: &Path) -> Result<usize> {
         let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         for (route, fetched) in seen.iter() {
             let file = file_for(dir, route);

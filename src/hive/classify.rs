@@ -15,7 +15,8 @@ use super::stream::{failure_text, open_details_log, suite_files};
 use super::suite::{read_suite, HiveCase, SuiteError, SuiteSources, SuiteVisitor};
 use crate::error::{Error, Result};
 use crate::known_issues::matcher::{Matcher, Rule};
-use crate::known_issues::{Expect, Registry};
+use crate::known_issues::schema::Expect;
+use crate::known_issues::Registry;
 
 /// Failure text shown per real failure.
 const TEXT_LINES: usize = 8;
@@ -34,7 +35,7 @@ pub struct ClassifyOptions {
 }
 
 /// Splits `name (client)` into the test and the client.
-pub fn split_client(name: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_client(name: &str) -> (&str, Option<&str>) {
     if let Some(open) = name.rfind(" (") {
         if name.ends_with(')') && !name[open + 2..name.len() - 1].contains('(') {
             return (&name[..open], Some(&name[open + 2..name.len() - 1]));

@@ -21,7 +21,8 @@ use super::stream::{failure_text, stream_run, RunVisitor};
 use super::suite::HiveCase;
 use crate::error::{Error, Result};
 use crate::known_issues::matcher::Matcher;
-use crate::known_issues::{Expect, Registry};
+use crate::known_issues::schema::Expect;
+use crate::known_issues::Registry;
 
 #[derive(Clone, Debug, Default)]
 pub struct HistoryOptions {
@@ -118,7 +119,7 @@ impl TestHistory {
     }
 
     /// Passes over the runs it ran in, as a percentage.
-    pub fn pass_rate(&self) -> u32 {
+    pub(crate) fn pass_rate(&self) -> u32 {
         (self.passed * 100)
             .checked_div(self.passed + self.failed)
             .unwrap_or(0) as u32
@@ -173,7 +174,7 @@ impl History {
     }
 
     /// Tests that failed in the last run, per suite (names without the client suffix).
-    pub fn failed_last(&self) -> BTreeMap<&str, BTreeSet<&str>> {
+    pub(crate) fn failed_last(&self) -> BTreeMap<&str, BTreeSet<&str>> {
         let mut out: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         for t in &self.tests {
             if t.marks.last() == Some(&Mark::Fail) {

@@ -6,8 +6,8 @@
 pub mod classify;
 pub mod diff;
 pub mod history;
-pub mod outcome;
-pub mod pins;
+pub(crate) mod outcome;
+pub(crate) mod pins;
 pub mod registry_update;
-pub mod stream;
+pub(crate) mod stream;
 pub mod suite;

@@ -33,7 +33,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn is_error(self, allow_missing: bool) -> bool {
+    pub(crate) fn is_error(self, allow_missing: bool) -> bool {
         match self {
             Outcome::Regression
             | Outcome::WrongFailure

@@ -34,7 +34,7 @@ fn hex_commit(c: &str) -> Option<String> {
 }
 
 /// The hive commit of a run: `sourceCommit` (or `hiveVersion.commit`) of the results' `hive.json`.
-pub fn hive_commit(dir: &Path) -> Option<String> {
+pub(crate) fn hive_commit(dir: &Path) -> Option<String> {
     let text =
         crate::files::guarded::read_text_inside(dir, &dir.join("hive.json"), 1 << 20).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
@@ -114,7 +114,7 @@ pub struct PinCheck {
 
 impl PinCheck {
     /// "hive: the run used X, the registry pins Y", for a mismatch.
-    pub fn mismatch_message(&self) -> Option<String> {
+    pub(crate) fn mismatch_message(&self) -> Option<String> {
         (self.status == PinStatus::Mismatch).then(|| {
             format!(
                 "{}: the run used {}, the registry pins {}",
@@ -127,7 +127,7 @@ impl PinCheck {
 }
 
 /// Every pin of `upstream` against what the run recorded.
-pub fn check(upstream: &BTreeMap<String, String>, run: &RunSources) -> Vec<PinCheck> {
+pub(crate) fn check(upstream: &BTreeMap<String, String>, run: &RunSources) -> Vec<PinCheck> {
     upstream
         .iter()
         .map(|(name, pinned)| {

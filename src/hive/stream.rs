@@ -52,7 +52,7 @@ pub(crate) fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
 }
 
 /// Suite files of a results directory: top-level `*.json`, minus hive's own files.
-pub fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| Error::io("reading", dir, e))?
         .filter_map(|e| e.ok())
@@ -71,7 +71,7 @@ pub fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// What a streaming reader is told.
-pub trait RunVisitor {
+pub(crate) trait RunVisitor {
     /// One case of the suite `suite`.
     fn case(&mut self, suite: &str, case: HiveCase<'_>);
     /// The end of a suite file, with its details log when it names one that exists.
@@ -116,7 +116,7 @@ pub(crate) fn failure_text(case: &HiveCase<'_>, log: Option<&mut File>) -> Optio
 
 /// Streams every case of the run in `dir` to `visitor`; returns what the run records of its
 /// sources (hive commit, client versions, build arguments).
-pub fn stream_run(dir: &Path, visitor: &mut impl RunVisitor) -> Result<RunSources> {
+pub(crate) fn stream_run(dir: &Path, visitor: &mut impl RunVisitor) -> Result<RunSources> {
     let mut sources = RunSources {
         hive: pins::hive_commit(dir),
         ..RunSources::default()

@@ -30,7 +30,7 @@ pub struct HiveCase<'a> {
 
 /// The most failure text a case keeps (the report shows less): a case waiting for the end of
 /// its file holds a prefix, never the whole of a huge `details` string.
-pub const DETAILS_KEPT: usize = 64 * 1024;
+pub(crate) const DETAILS_KEPT: usize = 64 * 1024;
 
 /// The first `max` bytes of `s`, cut at a character boundary.
 fn prefix(s: &str, max: usize) -> &str {

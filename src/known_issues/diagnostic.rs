@@ -28,7 +28,7 @@ impl Diagnostic {
     }
 
     /// The GitHub Actions workflow command for this problem.
-    pub fn github_annotation(&self) -> String {
+    pub(crate) fn github_annotation(&self) -> String {
         let mut props = vec![("file", self.path.display().to_string())];
         if self.line > 0 {
             props.push(("line", self.line.to_string()));

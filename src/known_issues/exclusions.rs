@@ -40,7 +40,7 @@ pub fn read_test_list(path: &std::path::Path) -> crate::error::Result<Vec<String
 }
 
 /// Reads a test listing: one name per line (first TAB-separated column), `#` comments skipped.
-pub fn parse_test_list(text: &str) -> Vec<String> {
+pub(crate) fn parse_test_list(text: &str) -> Vec<String> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split('\t').next().unwrap_or_default().trim().to_string())
@@ -49,7 +49,7 @@ pub fn parse_test_list(text: &str) -> Vec<String> {
 
 /// Go's `regexp.QuoteMeta`: escapes exactly `\.+*?()|[]{}^$`, so the pattern reads the same in
 /// RE2 (hive) and in Rust's regex.
-pub fn quote_meta(s: &str) -> String {
+pub(crate) fn quote_meta(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() {
@@ -69,7 +69,7 @@ pub fn quote_meta(s: &str) -> String {
 /// It matches each name with and without the " (client)" suffix, as rpc-compat applies the
 /// pattern to both (see the reference note on hive's testmatch), and hive splits the pattern at
 /// the first unbracketed `/`, so a `/` in the suite name (eels/consume-engine) is written `[/]`.
-pub fn sim_limit_pattern(suite: &str, tests: &[&str]) -> String {
+pub(crate) fn sim_limit_pattern(suite: &str, tests: &[&str]) -> String {
     let names: Vec<String> = tests.iter().map(|t| quote_meta(t)).collect();
     format!(
         "{}/^(?:{})(?: \\([^)]*\\))?$\n",
@@ -79,7 +79,7 @@ pub fn sim_limit_pattern(suite: &str, tests: &[&str]) -> String {
 }
 
 /// Single-quoted for bash: every character stays literal (`'` becomes `'\''`).
-pub fn bash_quote(s: &str) -> String {
+pub(crate) fn bash_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 

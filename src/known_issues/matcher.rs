@@ -8,7 +8,7 @@ use super::schema::{Entry, Exclusion, Expect, MatchKind, Registry};
 
 /// An exclusion ready to match: glob and signature compiled once.
 #[derive(Debug)]
-pub struct Rule<'r> {
+pub(crate) struct Rule<'r> {
     pub entry: &'r Entry,
     pub exclusion: &'r Exclusion,
     pub clients: &'r [String],
@@ -17,17 +17,17 @@ pub struct Rule<'r> {
 }
 
 impl<'r> Rule<'r> {
-    pub fn expect(&self) -> Expect {
+    pub(crate) fn expect(&self) -> Expect {
         self.exclusion.expect
     }
 
-    pub fn pattern(&self) -> &str {
+    pub(crate) fn pattern(&self) -> &str {
         self.exclusion.test.get_ref()
     }
 
     /// Whether the rule covers `test` (name without the client suffix) in `suite` for `client`.
     /// A case without a client suffix, or a rule without clients, matches any client.
-    pub fn matches(&self, suite: &str, test: &str, client: Option<&str>) -> bool {
+    pub(crate) fn matches(&self, suite: &str, test: &str, client: Option<&str>) -> bool {
         if self.exclusion.suite != suite {
             return false;
         }
@@ -39,7 +39,7 @@ impl<'r> Rule<'r> {
         self.matches_name(test)
     }
 
-    pub fn matches_name(&self, test: &str) -> bool {
+    pub(crate) fn matches_name(&self, test: &str) -> bool {
         let pattern = self.pattern();
         match self.exclusion.match_kind {
             MatchKind::Exact => test == pattern,
@@ -57,7 +57,7 @@ const SIGNATURE_SIZE_LIMIT: usize = 256 * 1024;
 /// compiled into one set, so a case is matched against every rule in one pass (3,000 glob rules
 /// against 100,000 cases took 58 s one rule at a time).
 #[derive(Debug)]
-pub struct Matcher<'r> {
+pub(crate) struct Matcher<'r> {
     pub rules: Vec<Rule<'r>>,
     /// Exact names, looked up once per case: a fast non-DoS-resistant hash is fine for our own keys.
     exact: FxHashMap<(&'r str, &'r str), Vec<usize>>,
@@ -75,11 +75,11 @@ fn set_member(rule: &Rule) -> Option<Glob> {
 }
 
 /// Why a rule could not be compiled: (entry, exclusion index, message).
-pub type CompileError<'r> = (&'r Entry, usize, String);
+pub(crate) type CompileError<'r> = (&'r Entry, usize, String);
 
 impl<'r> Matcher<'r> {
     /// Compiles every rule; fails when any glob or signature does not compile.
-    pub fn new(registry: &'r Registry) -> Result<Self, Vec<CompileError<'r>>> {
+    pub(crate) fn new(registry: &'r Registry) -> Result<Self, Vec<CompileError<'r>>> {
         let (matcher, errors) = Self::compile(registry);
         if errors.is_empty() {
             Ok(matcher)
@@ -90,7 +90,7 @@ impl<'r> Matcher<'r> {
 
     /// Compiles every rule for reading results: a rule that does not compile is bad input, named
     /// with its file (lint says more).
-    pub fn valid(registry: &'r Registry) -> crate::error::Result<Self> {
+    pub(crate) fn valid(registry: &'r Registry) -> crate::error::Result<Self> {
         Self::new(registry).map_err(|errs| {
             let (e, i, m) = &errs[0];
             crate::error::Error::input(
@@ -103,7 +103,7 @@ impl<'r> Matcher<'r> {
 
     /// Compiles what it can (a broken glob matches nothing, a broken signature is dropped) and
     /// returns the errors alongside, so lint can report them and still check the rest.
-    pub fn compile(registry: &'r Registry) -> (Self, Vec<CompileError<'r>>) {
+    pub(crate) fn compile(registry: &'r Registry) -> (Self, Vec<CompileError<'r>>) {
         let mut rules = Vec::new();
         let mut errors = Vec::new();
         for entry in &registry.entries {
@@ -193,7 +193,7 @@ impl<'r> Matcher<'r> {
     }
 
     /// The first rule (in id order) covering this case.
-    pub fn find(
+    pub(crate) fn find(
         &self,
         suite: &str,
         test: &str,

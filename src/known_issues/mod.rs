@@ -4,13 +4,12 @@
 //! (`matcher`, used by `hive::classify`). `schema` loads it strictly, `lint` checks it against
 //! the repository, and `diagnostic` is the problem both report.
 
-pub mod diagnostic;
+pub(crate) mod diagnostic;
 pub mod doc;
 pub mod exclusions;
 pub mod lint;
-pub mod matcher;
+pub(crate) mod matcher;
 pub mod schema;
 
-pub use diagnostic::Diagnostic;
 pub use lint::lint;
-pub use schema::{Entry, Exclusion, Expect, IssueStatus, MatchKind, Registry, Settings};
+pub use schema::Registry;

@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::diagnostic::Diagnostic;
 
 /// File name of the registry-wide settings inside the registry folder.
-pub const SETTINGS_FILE: &str = "registry.toml";
+pub(crate) const SETTINGS_FILE: &str = "registry.toml";
 /// The registry folder, relative to the repository root, when none is named.
 pub const DEFAULT_DIR: &str = "known_issues";
 
@@ -165,7 +165,7 @@ pub struct Entry {
 
 impl Entry {
     /// 1-based line and column of a byte offset in this entry's file.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         line_col(&self.source, offset)
     }
 
@@ -175,7 +175,7 @@ impl Entry {
     }
 
     /// The first paragraph of `why`, for summaries.
-    pub fn why_first_paragraph(&self) -> &str {
+    pub(crate) fn why_first_paragraph(&self) -> &str {
         self.data
             .why
             .trim()
@@ -186,7 +186,7 @@ impl Entry {
     }
 }
 
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -207,7 +207,7 @@ fn toml_diagnostic(path: &Path, text: &str, err: &toml::de::Error) -> Diagnostic
 }
 
 /// Is `id` kebab-case: lower-case ASCII letters and digits in words joined by single hyphens.
-pub fn is_kebab_case(id: &str) -> bool {
+pub(crate) fn is_kebab_case(id: &str) -> bool {
     !id.is_empty()
         && id.split('-').all(|w| {
             !w.is_empty()

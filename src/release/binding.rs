@@ -6,7 +6,7 @@ use std::fmt;
 
 /// The fields of a trusted comment a release binds (`tag:`, `repo:`, `commit:`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SignedRelease {
+pub(crate) struct SignedRelease {
     pub tag: Option<String>,
     pub repo: Option<String>,
     pub commit: Option<String>,
@@ -16,7 +16,7 @@ pub struct SignedRelease {
 /// (GitHub's names do); the signed commit must be a full 40-hex SHA that begins with the expected
 /// one (at least 12 hex digits; the full SHA for a published release).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Expected<'a> {
+pub(crate) struct Expected<'a> {
     pub tag: Option<&'a str>,
     pub repo: Option<&'a str>,
     pub commit: Option<&'a str>,
@@ -24,7 +24,7 @@ pub struct Expected<'a> {
 
 /// Which bound field disagrees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundField {
+pub(crate) enum BoundField {
     Tag,
     Repo,
     Commit,
@@ -33,7 +33,7 @@ pub enum BoundField {
 /// A binding the signature does not hold: what it says (`None`: the field is absent) and what
 /// was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BindingMismatch {
+pub(crate) struct BindingMismatch {
     pub field: BoundField,
     pub signed: Option<String>,
     pub expected: String,
@@ -44,7 +44,7 @@ fn full_commit(c: &str) -> bool {
 }
 
 /// The first binding `signed` does not hold, checked in the order repository, commit, tag.
-pub fn binding_mismatch(
+pub(crate) fn binding_mismatch(
     signed: &SignedRelease,
     expected: &Expected<'_>,
 ) -> Option<BindingMismatch> {
@@ -91,7 +91,7 @@ impl BindingMismatch {
 
     /// The audit's words: "release v1 is signed for {this}", where the expected value is what the
     /// release is now.
-    pub fn as_release_finding(&self) -> String {
+    pub(crate) fn as_release_finding(&self) -> String {
         let (key, noun) = self.field_name();
         let expected = &self.expected;
         match (&self.signed, self.field) {

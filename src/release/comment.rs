@@ -8,7 +8,7 @@
 use std::fmt;
 
 /// minisign C: 8192-byte buffer minus the prefix, the newline and the NUL.
-pub const MAX_TRUSTED_COMMENT_BYTES: usize = 8173;
+pub(crate) const MAX_TRUSTED_COMMENT_BYTES: usize = 8173;
 
 /// A trusted comment, stored exactly as signed.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -23,7 +23,7 @@ pub struct ReleaseMeta {
     pub dry_run: bool,
 }
 
-pub const DRY_RUN_MARKER: &str = "dry-run";
+pub(crate) const DRY_RUN_MARKER: &str = "dry-run";
 
 impl ReleaseMeta {
     /// Rejects values that would break the TAB-separated layout or be ambiguous after a
@@ -76,7 +76,7 @@ impl TrustedComment {
     /// The comment warden signs for one file.
     /// The comment warden signs for one file: `path` is the file's path below the signed folder,
     /// bound when it has folders (`sign -r`), so a file cannot stand in for its namesake.
-    pub fn for_release(
+    pub(crate) fn for_release(
         timestamp: u64,
         file_name: &str,
         path: Option<&str>,

@@ -39,7 +39,7 @@ impl<R: Read> Read for Counted<'_, R> {
 }
 
 /// Both hashes, fed as bytes arrive (a download): the same digests `hash_reader` gives.
-pub struct StreamHasher {
+pub(crate) struct StreamHasher {
     sha: Sha256,
     blake: Blake2b512,
     size: u64,
@@ -56,13 +56,13 @@ impl Default for StreamHasher {
 }
 
 impl StreamHasher {
-    pub fn update(&mut self, bytes: &[u8]) {
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
         self.sha.update(bytes);
         self.blake.update(bytes);
         self.size += bytes.len() as u64;
     }
 
-    pub fn finish(self) -> Digests {
+    pub(crate) fn finish(self) -> Digests {
         Digests {
             sha256: self.sha.finalize().into(),
             blake2b512: self.blake.finalize().into(),
@@ -72,7 +72,7 @@ impl StreamHasher {
 }
 
 /// Streams `reader` once through both hashes.
-pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
+pub(crate) fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
     let mut hasher = StreamHasher::default();
     let mut buf = vec![0u8; BUFFER_BYTES];
     loop {
@@ -89,7 +89,11 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
 
 /// Hashes a file. With `split`, SHA-256 runs on a second thread beside BLAKE2b-512 (still one
 /// read): worth it when cores would otherwise sit idle, e.g. a single large artifact.
-pub fn hash_file(path: &Path, split: bool, progress: Option<&Progress>) -> io::Result<Digests> {
+pub(crate) fn hash_file(
+    path: &Path,
+    split: bool,
+    progress: Option<&Progress>,
+) -> io::Result<Digests> {
     let file = Counted {
         inner: crate::files::guarded::open_regular(path)?,
         progress: progress.map(|p| &**p),
@@ -120,7 +124,7 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Pipelined: while this thread feeds chunk k to BLAKE2b, a helper feeds it to SHA-256 and then
 /// reads chunk k+1 into the other buffer.
-pub fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Digests> {
+pub(crate) fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Digests> {
     let mut sha = Sha256::new();
     let mut blake = Blake2b512::new();
     let mut current = vec![0u8; SPLIT_CHUNK_BYTES];
@@ -151,7 +155,7 @@ pub fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Digests> {
     })
 }
 
-pub fn hash_bytes(bytes: &[u8]) -> Digests {
+pub(crate) fn hash_bytes(bytes: &[u8]) -> Digests {
     hash_reader(bytes).expect("reading from memory cannot fail")
 }
 

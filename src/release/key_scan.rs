@@ -52,7 +52,7 @@ fn gather(bytes: &[u8], at: usize, stride: usize) -> Option<String> {
 
 /// The first minisign secret key in `reader` (1-based line of its start) and its protection.
 /// Reads in 1 MiB chunks: memory stays flat for a file of any size.
-pub fn find_secret_key_in(
+pub(crate) fn find_secret_key_in(
     mut reader: impl Read,
 ) -> std::io::Result<Option<(usize, SecretKeyProtection)>> {
     let re = prefixes();

@@ -87,7 +87,7 @@ impl PublicKey {
     }
 
     /// Parses the base64 line alone (what `minisign -P` takes).
-    pub fn from_base64(encoded: &str) -> Result<Self, String> {
+    pub(crate) fn from_base64(encoded: &str) -> Result<Self, String> {
         if encoded.len() != 56 {
             // The length alone says what was given instead; nothing of it is quoted.
             let hint = if encoded.len() == 212 {
@@ -121,7 +121,7 @@ impl PublicKey {
         })
     }
 
-    pub fn to_base64(&self) -> String {
+    pub(crate) fn to_base64(&self) -> String {
         let mut bytes = Vec::with_capacity(PUBLIC_KEY_BYTES);
         bytes.extend_from_slice(&SIG_ALG_ED);
         bytes.extend_from_slice(&self.key_id.0);

@@ -4,15 +4,15 @@
 //! `keygen`, `sign` and `verify` operations built on them, and the one judgement of a published
 //! release (`published`).
 
-pub mod binding;
+pub(crate) mod binding;
 pub mod checksums;
 pub mod comment;
 pub mod hash;
 pub mod key_scan;
 pub mod keygen;
 pub mod keys;
-pub mod names;
-pub mod published;
+pub(crate) mod names;
+pub(crate) mod published;
 pub mod sign;
 pub mod signature;
 pub mod trusted_keys;

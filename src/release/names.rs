@@ -6,20 +6,20 @@ use std::path::{Path, PathBuf};
 use crate::files::atomic::TEMP_PREFIX;
 
 /// What minisign appends to an artifact's name for its signature.
-pub const SIGNATURE_SUFFIX: &str = ".minisig";
+pub(crate) const SIGNATURE_SUFFIX: &str = ".minisig";
 
 /// The checksum list `warden sign` writes and `warden verify` reads by default.
-pub const CHECKSUMS_NAME: &str = "SHA256SUMS";
+pub(crate) const CHECKSUMS_NAME: &str = "SHA256SUMS";
 
 /// `<artifact>.minisig`, next to the artifact.
-pub fn signature_path(artifact: &Path) -> PathBuf {
+pub(crate) fn signature_path(artifact: &Path) -> PathBuf {
     let mut s = artifact.as_os_str().to_os_string();
     s.push(SIGNATURE_SUFFIX);
     PathBuf::from(s)
 }
 
 /// Files that are never artifacts: signatures, warden's temp files, hidden files.
-pub fn is_release_candidate(name: &str) -> bool {
+pub(crate) fn is_release_candidate(name: &str) -> bool {
     !name.ends_with(SIGNATURE_SUFFIX) && !name.starts_with('.') && !name.starts_with(TEMP_PREFIX)
 }
 

@@ -10,7 +10,7 @@ use super::trusted_keys::TrustedKeys;
 /// A published release as GitHub describes it: the signature of its checksum list must bind all
 /// three.
 #[derive(Clone, Copy, Debug)]
-pub struct PublishedRelease<'a> {
+pub(crate) struct PublishedRelease<'a> {
     pub tag: &'a str,
     pub repo: &'a str,
     /// The commit the tag names now (a full SHA); `None` when it could not be read, and then
@@ -20,7 +20,7 @@ pub struct PublishedRelease<'a> {
 
 /// Why a release's signed checksum list is not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     /// The signature does not verify, or is refused (legacy, dry-run, untrusted key, bad file
     /// binding, …).
     Invalid(String),
@@ -30,7 +30,7 @@ pub enum Rejection {
 
 /// The judgement: `signature` (the text of `SHA256SUMS.minisig`) over `sums` (the bytes of
 /// `checksums_name`), with `keys`, for `release`.
-pub fn judge(
+pub(crate) fn judge(
     signature: &str,
     sums: &[u8],
     checksums_name: &str,

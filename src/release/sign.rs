@@ -87,7 +87,10 @@ fn file_name_str(path: &Path) -> Result<&str> {
 }
 
 /// Artifacts named by the inputs, in a stable order, plus what a directory walk passed over.
-pub fn collect_artifacts(inputs: &[PathBuf], recursive: bool) -> Result<(Vec<PathBuf>, Skipped)> {
+pub(crate) fn collect_artifacts(
+    inputs: &[PathBuf],
+    recursive: bool,
+) -> Result<(Vec<PathBuf>, Skipped)> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {

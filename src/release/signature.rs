@@ -16,7 +16,7 @@ use crate::error::ParseError;
 const UNTRUSTED_PREFIX: &str = "untrusted comment: ";
 const TRUSTED_PREFIX: &str = "trusted comment: ";
 /// What the minisign CLI writes as the untrusted comment.
-pub const DEFAULT_UNTRUSTED_COMMENT: &str = "signature from minisign secret key";
+pub(crate) const DEFAULT_UNTRUSTED_COMMENT: &str = "signature from minisign secret key";
 
 /// The signature algorithm stored in the first two bytes of the signature line.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -60,7 +60,7 @@ pub struct SignatureFile {
 
 /// Why a signature does not verify.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
-pub enum SignatureError {
+pub(crate) enum SignatureError {
     #[error("signature algorithm {0:?} is not supported")]
     UnknownAlgorithm([u8; 2]),
     #[error("signed by key {signed}, but the trusted key is {trusted}")]
@@ -157,7 +157,7 @@ impl SignatureFile {
 
     /// Signs a BLAKE2b-512 prehash and binds the trusted comment. Ed25519 is deterministic, so
     /// for the same key, file and comment this is byte-identical to `minisign -S -t`.
-    pub fn sign_prehashed(
+    pub(crate) fn sign_prehashed(
         key: &SecretKey,
         prehash: &[u8; 64],
         trusted_comment: TrustedComment,
@@ -177,12 +177,12 @@ impl SignatureFile {
         }
     }
 
-    pub fn is_prehashed(&self) -> bool {
+    pub(crate) fn is_prehashed(&self) -> bool {
         self.algorithm == SignatureAlgorithm::Prehashed
     }
 
     /// Checks the global signature (trusted comment). Cheap: done before reading any data.
-    pub fn verify_comment(&self, key: &PublicKey) -> Result<(), SignatureError> {
+    pub(crate) fn verify_comment(&self, key: &PublicKey) -> Result<(), SignatureError> {
         self.check_key(key)?;
         let global = Ed25519Signature::from_bytes(&self.global_signature);
         key.key
@@ -195,7 +195,11 @@ impl SignatureFile {
 
     /// Checks the file signature against the message: the BLAKE2b-512 prehash for `ED`
     /// signatures, the whole file for legacy `Ed` ones.
-    pub fn verify_data(&self, key: &PublicKey, message: &[u8]) -> Result<(), SignatureError> {
+    pub(crate) fn verify_data(
+        &self,
+        key: &PublicKey,
+        message: &[u8],
+    ) -> Result<(), SignatureError> {
         self.check_key(key)?;
         if let SignatureAlgorithm::Unknown(b) = self.algorithm {
             return Err(SignatureError::UnknownAlgorithm(b));

@@ -86,7 +86,7 @@ impl TrustedKeys {
 }
 
 /// `*.pub` files of a directory, sorted.
-pub fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| Error::io("reading", dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -243,7 +243,7 @@ fn sarif(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
 }
 
 /// A SARIF 2.1.0 log of `runs`.
-pub fn sarif_log(runs: Vec<serde_json::Value>) -> serde_json::Value {
+pub(crate) fn sarif_log(runs: Vec<serde_json::Value>) -> serde_json::Value {
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -252,7 +252,7 @@ pub fn sarif_log(runs: Vec<serde_json::Value>) -> serde_json::Value {
 }
 
 /// One report as one SARIF run (an organisation's report has one per repository).
-pub fn sarif_run(r: &AuditReport) -> serde_json::Value {
+pub(crate) fn sarif_run(r: &AuditReport) -> serde_json::Value {
     let anchor = api_anchor(r);
     let rules: Vec<_> = crate::audit::rules::ALL
         .iter()

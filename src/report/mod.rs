@@ -6,16 +6,16 @@
 //! [`Report::render_other`]. Escaping for markdown, workflow commands and XML is `crate::markup`'s.
 
 pub mod audit;
-pub mod check;
+pub(crate) mod check;
 pub mod hive;
 pub mod hive_diff;
 pub mod hive_history;
-pub mod lint;
-pub mod org;
-pub mod sign;
+pub(crate) mod lint;
+pub(crate) mod org;
+pub(crate) mod sign;
 pub mod summary;
-pub mod update;
-pub mod verify;
+pub(crate) mod update;
+pub(crate) mod verify;
 
 use std::io::{self, Write};
 
@@ -101,7 +101,7 @@ pub fn unsupported(format: Format) -> io::Error {
 }
 
 /// Pretty JSON and a final line break.
-pub fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, value: &T) -> io::Result<()> {
+pub(crate) fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *w, value)?;
     writeln!(w)
 }

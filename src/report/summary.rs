@@ -28,7 +28,7 @@ impl From<SummaryFormat> for super::Format {
 
 /// The hidden marker a later step finds to update the comment in place.
 pub const MARKER: &str = markup::COMMENT_MARKER;
-pub const HEADING: &str = "Known issues — intentionally skipped tests";
+pub(crate) const HEADING: &str = "Known issues — intentionally skipped tests";
 
 /// How values are written: markdown (a PR comment, a step summary) or text.
 #[derive(Clone, Copy)]

@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub fn warden_bin() -> PathBuf {
+pub(crate) fn warden_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_warden"))
 }
 
 /// `warden` with no GitHub or signing variables from the developer's shell.
-pub fn warden(dir: &Path) -> Command {
+pub(crate) fn warden(dir: &Path) -> Command {
     let mut cmd = Command::new(warden_bin());
     cmd.current_dir(dir);
     without_developer_env(&mut cmd);
@@ -19,7 +19,7 @@ pub fn warden(dir: &Path) -> Command {
 }
 
 /// Removes the GitHub, signing and colour variables of the developer's shell from `cmd`.
-pub fn without_developer_env(cmd: &mut Command) -> &mut Command {
+pub(crate) fn without_developer_env(cmd: &mut Command) -> &mut Command {
     for (k, _) in std::env::vars() {
         if k.starts_with("GITHUB_")
             || k.starts_with("GH_")
@@ -33,13 +33,13 @@ pub fn without_developer_env(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
 }
 
-pub fn run(cmd: &mut Command) -> Run {
+pub(crate) fn run(cmd: &mut Command) -> Run {
     let out: Output = cmd.output().expect("run warden");
     let r = Run {
         code: out.status.code().unwrap_or(-1),
@@ -55,7 +55,7 @@ pub fn run(cmd: &mut Command) -> Run {
 }
 
 impl Run {
-    pub fn expect(self, code: i32) -> Self {
+    pub(crate) fn expect(self, code: i32) -> Self {
         assert_eq!(
             self.code, code,
             "exit code\nstdout:\n{}\nstderr:\n{}",
@@ -63,13 +63,13 @@ impl Run {
         );
         self
     }
-    pub fn all(&self) -> String {
+    pub(crate) fn all(&self) -> String {
         format!("{}{}", self.stdout, self.stderr)
     }
 }
 
 /// An unencrypted key pair made by `warden keygen` in `dir`: returns (public, secret) paths.
-pub fn keypair(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+pub(crate) fn keypair(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     let pk = dir.join(format!("{name}.pub"));
     let sk = dir.join(format!("{name}.key"));
     run(warden(dir)
@@ -83,7 +83,7 @@ pub fn keypair(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
 
 /// A password-encrypted key pair made by `warden keygen` in `dir` (the password passed through
 /// `$PW`): returns (public, secret) paths.
-pub fn encrypted_keypair(dir: &Path, name: &str, password: &str) -> (PathBuf, PathBuf) {
+pub(crate) fn encrypted_keypair(dir: &Path, name: &str, password: &str) -> (PathBuf, PathBuf) {
     let pk = dir.join(format!("{name}.pub"));
     let sk = dir.join(format!("{name}.key"));
     run(warden(dir)
@@ -98,7 +98,7 @@ pub fn encrypted_keypair(dir: &Path, name: &str, password: &str) -> (PathBuf, Pa
 
 /// The `minisign` CLI. Absent: `None` locally, a test failure under CI=true (where `.ci/run`
 /// installs it), so the interop tests can never be silently skipped in CI.
-pub fn minisign() -> Option<PathBuf> {
+pub(crate) fn minisign() -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|p| p.join("minisign"))
@@ -115,7 +115,7 @@ pub fn minisign() -> Option<PathBuf> {
 
 /// Writes `contents` as `dir/<release>/SHA256SUMS`, signs that file alone (so only its format
 /// can be at fault), and returns `warden verify <release>` with the matching public key.
-pub fn verify_signed_checksums(dir: &Path, release: &str, contents: &[u8]) -> Run {
+pub(crate) fn verify_signed_checksums(dir: &Path, release: &str, contents: &[u8]) -> Run {
     let (pk, sk) = keypair(dir, "sums-key");
     let sums = dir.join(release).join("SHA256SUMS");
     write(&sums, contents);
@@ -129,7 +129,7 @@ pub fn verify_signed_checksums(dir: &Path, release: &str, contents: &[u8]) -> Ru
         .arg(&pk))
 }
 
-pub fn write(path: &Path, bytes: &[u8]) {
+pub(crate) fn write(path: &Path, bytes: &[u8]) {
     if let Some(p) = path.parent() {
         std::fs::create_dir_all(p).unwrap();
     }
@@ -137,7 +137,7 @@ pub fn write(path: &Path, bytes: &[u8]) {
 }
 
 /// Files in `dir` whose names start with warden's temp prefix.
-pub fn temp_files(dir: &Path) -> Vec<String> {
+pub(crate) fn temp_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -147,12 +147,12 @@ pub fn temp_files(dir: &Path) -> Vec<String> {
 }
 
 /// The key id the demo key pair shows (README examples use it).
-pub const DEMO_KEY_ID: &str = "8F457D1A3C3B50B5";
+pub(crate) const DEMO_KEY_ID: &str = "8F457D1A3C3B50B5";
 
 /// A fixed, unencrypted demo key pair written to `public` and `secret`, so that signatures made
 /// with it are reproducible (Ed25519 is deterministic). Built here from a fixed seed rather than
 /// committed: a committed secret key would (rightly) fail `warden check`. Never a real key.
-pub fn demo_keypair(public: &Path, secret: &Path) {
+pub(crate) fn demo_keypair(public: &Path, secret: &Path) {
     use base64::Engine as _;
     use blake2::Digest as _;
     let b64 = base64::engine::general_purpose::STANDARD;
@@ -192,7 +192,7 @@ pub fn demo_keypair(public: &Path, secret: &Path) {
 }
 
 /// `text` with `dir` (and its canonical form) written as `[DIR]`, so outputs compare across runs.
-pub fn filter_dir(text: &str, dir: &Path) -> String {
+pub(crate) fn filter_dir(text: &str, dir: &Path) -> String {
     let mut out = text.to_string();
     if let Ok(real) = std::fs::canonicalize(dir) {
         out = out.replace(&real.display().to_string(), "[DIR]");
@@ -201,7 +201,7 @@ pub fn filter_dir(text: &str, dir: &Path) -> String {
 }
 
 /// Copies the tree at `from` into `to`.
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let dest = to.join(entry.path().strip_prefix(from).unwrap());
@@ -215,7 +215,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// The SARIF 2.1.0 schema (tests/fixtures/sarif), ready to validate a log.
 #[allow(dead_code)]
-pub fn sarif_validator() -> jsonschema::Validator {
+pub(crate) fn sarif_validator() -> jsonschema::Validator {
     let mut schema: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -245,4 +245,4 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
 }
 
 /// A local server playing an organisation of 200 repositories (also used by the org bench).
-pub mod org_server;
+pub(crate) mod org_server;

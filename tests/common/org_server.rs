@@ -12,11 +12,11 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 use wiremock::{Request, Respond, ResponseTemplate};
 
-pub const ORG: &str = "acme";
+pub(crate) const ORG: &str = "acme";
 
 /// What a repository is like, by its number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// Signing job in a reviewed `release` environment, tag ruleset, key in the environment.
     Protected,
     /// Signing job without an environment, key stored as a repository secret.
@@ -27,7 +27,7 @@ pub enum Shape {
     Fork,
 }
 
-pub fn shape(i: usize) -> Shape {
+pub(crate) fn shape(i: usize) -> Shape {
     match i % 5 {
         0 => Shape::Protected,
         1 => Shape::Exposed,
@@ -37,15 +37,15 @@ pub fn shape(i: usize) -> Shape {
     }
 }
 
-pub fn name(i: usize) -> String {
+pub(crate) fn name(i: usize) -> String {
     format!("repo-{i:03}")
 }
 
 /// The repository whose reads are forbidden, and the one whose first tree read fails.
-pub const FORBIDDEN: usize = 6;
-pub const FLAKY: usize = 11;
+pub(crate) const FORBIDDEN: usize = 6;
+pub(crate) const FLAKY: usize = 11;
 /// The protected repository an organisation signing secret is (wrongly) visible to.
-pub const SELECTED: usize = 5;
+pub(crate) const SELECTED: usize = 5;
 
 const PROTECTED_WORKFLOW: &str = r#"name: release
 on:
@@ -85,13 +85,13 @@ fn sha(text: &str) -> String {
 }
 
 #[derive(Clone, Debug)]
-pub struct Logged {
+pub(crate) struct Logged {
     pub path: String,
     pub status: u16,
     pub conditional: bool,
 }
 
-pub struct OrgServer {
+pub(crate) struct OrgServer {
     pub repos: usize,
     pub log: Arc<Mutex<Vec<Logged>>>,
     remaining: AtomicI64,
@@ -104,7 +104,7 @@ pub struct OrgServer {
 }
 
 impl OrgServer {
-    pub fn new(repos: usize, base: &str, delay: Duration) -> Self {
+    pub(crate) fn new(repos: usize, base: &str, delay: Duration) -> Self {
         OrgServer {
             repos,
             log: Arc::new(Mutex::new(Vec::new())),
@@ -118,13 +118,13 @@ impl OrgServer {
     }
 
     /// A token without the organisation's secrets permission.
-    pub fn without_org_secrets(mut self) -> Self {
+    pub(crate) fn without_org_secrets(mut self) -> Self {
         self.org_secrets_forbidden = true;
         self
     }
 
     /// A rate limit with only `n` requests left.
-    pub fn with_remaining(self, n: i64) -> Self {
+    pub(crate) fn with_remaining(self, n: i64) -> Self {
         self.remaining.store(n, std::sync::atomic::Ordering::SeqCst);
         self
     }

@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::{Environment, EnvironmentReads};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-admin-bypass",
     severity: Severity::Medium,
     description: "Administrators can bypass the signing environment's protection",
@@ -14,7 +14,7 @@ pub const RULE: Rule = Rule(&Meta {
 
 /// `environment-admin-bypass`; `unverifiable` (low) when GitHub left the field out, as its own
 /// documentation examples do.
-pub fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     match env.can_admins_bypass {
         Some(true) => Some(finding(

@@ -6,7 +6,7 @@ use crate::audit::severity::Severity;
 use crate::github::settings::{Environment, EnvironmentReads};
 use crate::audit::tags::ReleaseTags;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-any-ref",
     severity: Severity::Medium,
     description: "Any branch or tag may deploy to the signing environment",
@@ -14,7 +14,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The environment has no deployment branch policy at all.
-pub fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
+pub(crate) fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
     let name = reads.name.as_str();
     env.deployment_branch_policy.is_none().then(|| finding(
         reads,

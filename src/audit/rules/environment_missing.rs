@@ -6,7 +6,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::signing_job::SigningJob;
 use crate::github::settings::EnvironmentReads;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-missing",
     severity: Severity::High,
     description: "The signing environment does not exist: GitHub auto-creates it with no protection",
@@ -14,7 +14,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Environment `reads.name` is not among the repository's environments; `jobs` name it.
-pub fn finding(reads: &EnvironmentReads, jobs: &[SigningJob]) -> Finding {
+pub(crate) fn finding(reads: &EnvironmentReads, jobs: &[SigningJob]) -> Finding {
     let name = reads.name.as_str();
     let users: Vec<String> = jobs
         .iter()

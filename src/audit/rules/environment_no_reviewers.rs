@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::{Environment, EnvironmentReads};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-no-reviewers",
     severity: Severity::High,
     description: "The signing environment has no required reviewers",
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The environment's required reviewers: `None` when it has none.
-pub fn reviewers(env: &Environment) -> Option<&crate::github::settings::ProtectionRule> {
+pub(crate) fn reviewers(env: &Environment) -> Option<&crate::github::settings::ProtectionRule> {
     env.protection_rules
         .iter()
         .flatten()
@@ -21,7 +21,7 @@ pub fn reviewers(env: &Environment) -> Option<&crate::github::settings::Protecti
         .filter(|r| r.reviewers.as_ref().is_some_and(|a| !a.is_empty()))
 }
 
-pub fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     reviewers(env).is_none().then(|| finding(
         reads,

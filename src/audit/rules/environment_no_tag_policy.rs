@@ -8,7 +8,7 @@ use crate::audit::tags::{ref_glob, ReleaseTags};
 
 const ENV_PERMISSION: &str = "Actions: read (fine-grained) or `repo` (classic)";
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-no-tag-policy",
     severity: Severity::Medium,
     description: "No tag deployment policy of the signing environment covers the release tags",
@@ -17,7 +17,7 @@ pub const RULE: Rule = Rule(&Meta {
 
 /// An environment with custom deployment policies: a tag policy must cover every release tag
 /// (`unverifiable` when the policies could not be read).
-pub fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
+pub(crate) fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
     let name = reads.name.as_str();
     let listed = tags.listed();
     let policy = env.deployment_branch_policy.as_ref()?;

@@ -6,7 +6,7 @@ use crate::audit::severity::Severity;
 use crate::github::settings::{Environment, EnvironmentReads};
 use super::environment_no_reviewers::reviewers;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-self-review",
     severity: Severity::Medium,
     description: "The signing environment lets the person who triggered the run approve it",
@@ -14,7 +14,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Only an environment with reviewers: whether they may approve their own runs.
-pub fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     let rule = reviewers(env)?;
     (rule.prevent_self_review != Some(true)).then(|| finding(

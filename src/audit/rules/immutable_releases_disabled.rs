@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "immutable-releases-disabled",
     severity: Severity::Medium,
     description: "Neither the repository nor its organisation enforces immutable releases",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Neither `repo` nor its organisation (policy at `at`) enforces immutable releases.
-pub fn finding(at: Location, repo: &str) -> Finding {
+pub(crate) fn finding(at: Location, repo: &str) -> Finding {
     about(Finding::new(
         RULE,
         at,

@@ -6,7 +6,7 @@ use crate::audit::severity::Severity;
 use crate::audit::tags::{legacy_gap, ReleaseTags};
 use crate::github::settings::Settings;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "legacy-tag-protection",
     severity: Severity::Medium,
     description: "The release tags are protected only by deprecated legacy tag protection (GHES)",
@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule(&Meta {
 
 /// When no ruleset protects the release tags: the legacy protection that covers them all, if
 /// one does.
-pub fn check(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Option<Finding> {
+pub(crate) fn check(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Option<Finding> {
     let legacy = settings.legacy.as_ref()?;
     let list = legacy.ok()?;
     let p = list.iter().find(|p| legacy_gap(p, tags).is_none())?;

@@ -26,7 +26,7 @@ macro_rules! hook {
 
 macro_rules! rules {
     ($($module:ident: $hook:ident,)*) => {
-        $(pub mod $module;)*
+        $(pub(crate) mod $module;)*
 
         /// Every rule, in the order of the README table and SARIF's rule list.
         pub const ALL: &[Rule] = &[$($module::RULE,)*];
@@ -76,7 +76,7 @@ rules! {
 }
 
 /// The rule with this id.
-pub fn by_id(id: &str) -> Option<Rule> {
+pub(crate) fn by_id(id: &str) -> Option<Rule> {
     ALL.iter().copied().find(|r| r.id() == id)
 }
 

@@ -6,7 +6,7 @@ use crate::audit::severity::Severity;
 use crate::audit::tags::{legacy_gap, ReleaseTags};
 use crate::github::settings::Settings;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "no-tag-ruleset",
     severity: Severity::High,
     description: "No active tag ruleset protects the release tags",
@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule(&Meta {
 
 /// No ruleset and no legacy protection protects the release tags: the finding names every
 /// protection `seen` (and each legacy one) with a tag it misses.
-pub fn finding(
+pub(crate) fn finding(
     settings: &Settings,
     repo: &str,
     tags: &ReleaseTags,

@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-binding-mismatch",
     severity: Severity::High,
     description: "A published release is signed for another tag, repository or commit than its own",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Release `tag` is signed for `what` (the binding's words for a release finding).
-pub fn finding(at: &Location, repo: &str, tag: &str, what: &str) -> Finding {
+pub(crate) fn finding(at: &Location, repo: &str, tag: &str, what: &str) -> Finding {
     about(Finding::new(
         RULE,
         at.clone(),

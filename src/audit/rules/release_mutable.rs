@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-mutable",
     severity: Severity::Low,
     description: "A published release is not immutable: its assets and tag can still change",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Release `tag` (at `at`) of `repo` is not immutable.
-pub fn finding(at: &Location, repo: &str, tag: &str) -> Finding {
+pub(crate) fn finding(at: &Location, repo: &str, tag: &str) -> Finding {
     about(Finding::new(
         RULE,
         at.clone(),

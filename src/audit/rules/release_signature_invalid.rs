@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-signature-invalid",
     severity: Severity::High,
     description: "A published release's SHA256SUMS.minisig does not verify against the repository's keys/",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The `signature` of release `tag` does not verify against `keys/`, for `why`.
-pub fn invalid(at: &Location, repo: &str, (tag, signature): (&str, &str), why: &str) -> Finding {
+pub(crate) fn invalid(at: &Location, repo: &str, (tag, signature): (&str, &str), why: &str) -> Finding {
     about(Finding::new(
         RULE,
         at.clone(),
@@ -22,7 +22,7 @@ pub fn invalid(at: &Location, repo: &str, (tag, signature): (&str, &str), why: &
 }
 
 /// `--deep`: release `tag` does not match its signed `checksums`, for `why`.
-pub fn assets_differ(at: &Location, repo: &str, (tag, checksums): (&str, &str), why: &str) -> Finding {
+pub(crate) fn assets_differ(at: &Location, repo: &str, (tag, checksums): (&str, &str), why: &str) -> Finding {
     about(Finding::new(
         RULE,
         at.clone(),

@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-unsigned",
     severity: Severity::High,
     description: "A published release has no SHA256SUMS and SHA256SUMS.minisig",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Release `tag` has no `checksums` and `signature` among its assets.
-pub fn finding(at: &Location, repo: &str, tag: &str, (checksums, signature): (&str, &str)) -> Finding {
+pub(crate) fn finding(at: &Location, repo: &str, tag: &str, (checksums, signature): (&str, &str)) -> Finding {
     about(Finding::new(
         RULE,
         at.clone(),

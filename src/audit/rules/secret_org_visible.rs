@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::Settings;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "secret-org-visible",
     severity: Severity::High,
     description: "An organization secret with the signing secret's name is visible to the repository",
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// An organization secret named `n` (a signing secret's name) is visible to the repository.
-pub fn finding(settings: &Settings, n: &str) -> Finding {
+pub(crate) fn finding(settings: &Settings, n: &str) -> Finding {
     Finding::new(
         RULE,
         Location::api(&settings.org_secrets.route),

@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::Settings;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "secret-repo-level",
     severity: Severity::High,
     description: "The signing secret is a repository secret, reachable from every job",
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Signing secret `n` is among the repository secrets.
-pub fn finding(settings: &Settings, n: &str) -> Finding {
+pub(crate) fn finding(settings: &Settings, n: &str) -> Finding {
     Finding::new(
         RULE,
         Location::api(&settings.repo_secrets.route),

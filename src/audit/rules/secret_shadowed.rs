@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::EnvironmentReads;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "secret-shadowed",
     severity: Severity::High,
     description: "The signing secret exists in the environment and at repository or organization level",
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// Signing secret `n` of environment `reads.name` also exists at `scope` level.
-pub fn finding(reads: &EnvironmentReads, n: &str, scope: SecretScope) -> Finding {
+pub(crate) fn finding(reads: &EnvironmentReads, n: &str, scope: SecretScope) -> Finding {
     let env = reads.name.as_str();
     let level = match scope {
         SecretScope::Repository => "repository",

@@ -8,7 +8,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::{step_text, JobView};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-job-cache-restore",
     severity: Severity::Medium,
     description: "A job that holds the signing key restores a cache another, less protected job can write",
@@ -16,7 +16,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the job hook).
-pub fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
     if v.holds_key() { cache_restore(v) } else { Vec::new() }
 }
 

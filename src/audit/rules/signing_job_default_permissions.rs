@@ -9,7 +9,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::JobView;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-job-default-permissions",
     severity: Severity::Medium,
     description: "A signing job sets no `permissions:`, so its token gets the repository default (write-all on older repositories)",
@@ -17,7 +17,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the job hook).
-pub fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
     default_permissions(v).into_iter().collect()
 }
 

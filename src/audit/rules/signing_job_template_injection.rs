@@ -8,7 +8,7 @@ use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::{step_text, JobView};
 use crate::audit::workflows::expr::expressions;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-job-template-injection",
     severity: Severity::High,
     description: "A job that holds the signing key expands untrusted input (`github.event.*`, `inputs.*`) inside `run:`",
@@ -16,7 +16,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the job hook).
-pub fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
     if v.holds_key() { template_injection(v) } else { Vec::new() }
 }
 

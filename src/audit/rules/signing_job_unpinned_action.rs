@@ -7,7 +7,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::{step_text, JobView};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-job-unpinned-action",
     severity: Severity::High,
     description: "A job that holds the signing key runs an action by a tag or branch, not a full commit SHA",
@@ -15,7 +15,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the job hook).
-pub fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
     if v.holds_key() { unpinned_action(v) } else { Vec::new() }
 }
 

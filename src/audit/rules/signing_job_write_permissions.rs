@@ -9,7 +9,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::JobView;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-job-write-permissions",
     severity: Severity::Medium,
     description: "A signing job has write-all or write permissions it does not need",
@@ -21,7 +21,7 @@ pub const RULE: Rule = Rule(&Meta {
 const NEEDED_WRITES: &[&str] = &["contents", "id-token", "attestations"];
 
 /// The check (the job hook).
-pub fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
     write_permissions(v).into_iter().collect()
 }
 

@@ -12,7 +12,7 @@ use crate::audit::workflows::source::Source;
 use crate::audit::workflows::triggers::risky_events;
 use github_actions_models::workflow::Workflow;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-secret-dangerous-trigger",
     severity: Severity::High,
     description: "The signing secret is reachable from pull_request_target, workflow_run or issue_comment",
@@ -20,7 +20,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the workflow hook): only a workflow whose jobs hold a key.
-pub fn check(w: &WorkflowView) -> Vec<Finding> {
+pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
     if w.keys.is_empty() {
         return Vec::new();
     }

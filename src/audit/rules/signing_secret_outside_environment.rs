@@ -9,7 +9,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::{Environment, JobView};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-secret-outside-environment",
     severity: Severity::High,
     description: "A job that uses the signing secret has no `environment:`",
@@ -17,7 +17,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the job hook).
-pub fn check(v: &JobView, cx: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, cx: &JobContext) -> Vec<Finding> {
     outside_environment(v, cx.known).into_iter().collect()
 }
 

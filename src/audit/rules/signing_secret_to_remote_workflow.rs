@@ -9,7 +9,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::calls::{call_jobs, explicit, inherits, local};
 use crate::audit::workflows::checks::WorkflowView;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-secret-to-remote-workflow",
     severity: Severity::High,
     description: "The signing key is passed to a reusable workflow in another repository",
@@ -18,7 +18,7 @@ pub const RULE: Rule = Rule(&Meta {
 
 /// The check (the workflow hook): each call of a remote workflow whose explicit `secrets:` read a
 /// key (one found in the workflows, or one the catalogue names a key).
-pub fn check(w: &WorkflowView) -> Vec<Finding> {
+pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
     let mut out = Vec::new();
     for (id, uses, job) in call_jobs(w.value) {
         if inherits(job) || local(&uses).is_some() {

@@ -8,7 +8,7 @@ use crate::audit::severity::Severity;
 use crate::audit::workflows::calls::{call_jobs, inherits, local};
 use crate::audit::workflows::checks::WorkflowView;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-secrets-inherit",
     severity: Severity::High,
     description: "`secrets: inherit` passes every secret, the signing key included, to a reusable workflow",
@@ -18,7 +18,7 @@ pub const RULE: Rule = Rule(&Meta {
 /// The check (the workflow hook): each call job with `secrets: inherit` whose callee has jobs that
 /// hold a key without an environment (a remote callee: out of this audit's sight, reported when
 /// the repository has keys at all).
-pub fn check(w: &WorkflowView) -> Vec<Finding> {
+pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
     let mut out = Vec::new();
     for (id, uses, job) in call_jobs(w.value) {
         if !inherits(job) {

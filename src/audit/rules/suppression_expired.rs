@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "suppression-expired",
     severity: Severity::Medium,
     description: "A suppression in .github/warden.toml is past its `until` date, so its finding counts again",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The suppression of `rule` in `path` at `at` expired on `until`.
-pub fn finding(at: Location, rule: &str, path: &str, until: &str) -> Finding {
+pub(crate) fn finding(at: Location, rule: &str, path: &str, until: &str) -> Finding {
     Finding::new(
         RULE,
         at,

@@ -4,7 +4,7 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "suppression-unmatched",
     severity: Severity::Low,
     description: "A suppression in .github/warden.toml matches no finding",
@@ -12,7 +12,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The suppression of `rule` in `path` (for `job`, when it names one) at `at` matched nothing.
-pub fn finding(at: Location, rule: &str, path: &str, job: Option<&str>) -> Finding {
+pub(crate) fn finding(at: Location, rule: &str, path: &str, job: Option<&str>) -> Finding {
     Finding::new(
         RULE,
         at,

@@ -10,7 +10,7 @@ use crate::audit::workflows::checks::JobContext;
 use crate::audit::workflows::signing_job::{Environment, JobView};
 use crate::audit::workflows::expr::one_line;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "tag-gate-is-not-a-boundary",
     severity: Severity::Info,
     description: "A signing job is gated only by an `if:` on the ref, which a tag pusher can rewrite",
@@ -18,7 +18,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// The check (the job hook).
-pub fn check(v: &JobView, cx: &JobContext) -> Vec<Finding> {
+pub(crate) fn check(v: &JobView, cx: &JobContext) -> Vec<Finding> {
     tag_gate(v, cx.tag_trigger).into_iter().collect()
 }
 

@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::{BypassActor, Read, Ruleset};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "tag-ruleset-bypass",
     severity: Severity::High,
     description: "The tag ruleset lets write/maintain roles, an integration or a deploy key bypass it",
@@ -14,7 +14,7 @@ pub const RULE: Rule = Rule(&Meta {
 
 /// `tag-ruleset-bypass` for each actor that may always bypass a covering ruleset, or
 /// `unverifiable` when GitHub withheld the bypass list.
-pub fn check(read: &Read<Ruleset>, rs: &Ruleset) -> Vec<Finding> {
+pub(crate) fn check(read: &Read<Ruleset>, rs: &Ruleset) -> Vec<Finding> {
     let name = rs.name();
     let Some(actors) = &rs.bypass_actors else {
         return vec![Finding::unverifiable(

@@ -5,7 +5,7 @@ use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::github::settings::{Read, Ruleset};
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "tag-ruleset-incomplete",
     severity: Severity::Medium,
     description: "The tag ruleset lacks creation, update or deletion rules",
@@ -13,7 +13,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// `tag-ruleset-incomplete`: a covering ruleset without creation, update or deletion rules.
-pub fn check(read: &Read<Ruleset>, rs: &Ruleset) -> Option<Finding> {
+pub(crate) fn check(read: &Read<Ruleset>, rs: &Ruleset) -> Option<Finding> {
     let types = rs.rule_types();
     let missing: Vec<&str> = ["creation", "update", "deletion"]
         .into_iter()

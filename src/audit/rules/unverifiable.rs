@@ -3,7 +3,7 @@
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "unverifiable",
     severity: Severity::Medium,
     description: "A setting could not be read; it is not assumed to be safe",

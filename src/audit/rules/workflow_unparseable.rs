@@ -6,7 +6,7 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
-pub const RULE: Rule = Rule(&Meta {
+pub(crate) const RULE: Rule = Rule(&Meta {
     id: "workflow-unparseable",
     severity: Severity::High,
     description: "A workflow file could not be parsed, so it could not be audited",
@@ -14,7 +14,7 @@ pub const RULE: Rule = Rule(&Meta {
 });
 
 /// `workflow-unparseable`: a workflow that could not be read or parsed was not audited.
-pub fn finding(rel: &Path, (line, column): (usize, usize), why: &str) -> Finding {
+pub(crate) fn finding(rel: &Path, (line, column): (usize, usize), why: &str) -> Finding {
     Finding::new(
         RULE,
         Location::Workflow {

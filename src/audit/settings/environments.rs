@@ -16,7 +16,7 @@ use crate::github::settings::Settings;
 const ENV_PERMISSION: &str = "Actions: read (fine-grained) or `repo` (classic)";
 
 /// Findings about each environment a signing job uses.
-pub fn judge(settings: &Settings, jobs: &[SigningJob], tags: &ReleaseTags) -> Vec<Finding> {
+pub(crate) fn judge(settings: &Settings, jobs: &[SigningJob], tags: &ReleaseTags) -> Vec<Finding> {
     if settings.signing_environments.is_empty() {
         return Vec::new();
     }

@@ -6,10 +6,10 @@
 //! read, one module per rule family. A read that fails is an `unverifiable` finding, never a
 //! pass.
 
-pub mod environments;
-pub mod releases;
-pub mod rulesets;
-pub mod secrets;
+pub(crate) mod environments;
+pub(crate) mod releases;
+pub(crate) mod rulesets;
+pub(crate) mod secrets;
 
 use std::collections::BTreeSet;
 

@@ -22,7 +22,7 @@ const SUMS_CAP: u64 = 16 << 20;
 
 /// The findings about the latest `count` releases of `repo`, judged with `keys` (the
 /// repository's `keys/`; `None` when it has none).
-pub async fn judge<S: ApiSource>(
+pub(crate) async fn judge<S: ApiSource>(
     source: &S,
     repo: &str,
     keys: Option<&TrustedKeys>,

@@ -13,7 +13,7 @@ use crate::github::settings::{Read, Ruleset, Settings};
 const RULESET_PERMISSION: &str = "Administration: read (fine-grained) or `repo` (classic)";
 
 /// Findings about the rulesets (and legacy protections) that guard the release tags.
-pub fn judge(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Vec<Finding> {
+pub(crate) fn judge(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Vec<Finding> {
     let list = &settings.rulesets;
     if let Some(f) =
         Finding::unreadable(list, Severity::High, "the tag rulesets", RULESET_PERMISSION)

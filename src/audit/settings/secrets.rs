@@ -12,7 +12,7 @@ const ENV_SECRETS_PERMISSION: &str = "Environments: read (fine-grained) or `repo
 
 /// Findings about the signing secrets stored at repository or organization level, or in two
 /// places at once.
-pub fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
+pub(crate) fn judge(settings: &Settings, secrets: &SigningSecrets) -> Vec<Finding> {
     let repo_names = settings.repo_secrets.ok().map(|l| l.names());
     let org_names = settings.org_secrets.ok().map(|l| l.names());
     let mut out = stored_outside(

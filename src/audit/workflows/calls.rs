@@ -15,7 +15,7 @@ use crate::audit::secrets::SigningSecrets;
 
 /// What the callers of a local reusable workflow give it.
 #[derive(Clone, Debug, Default)]
-pub struct Caller {
+pub(crate) struct Caller {
     pub tag_patterns: Vec<String>,
     pub tag_trigger: bool,
     /// The callers' events that carry outside code or input (`pull_request_target`, …).
@@ -26,7 +26,7 @@ pub struct Caller {
 
 impl Caller {
     /// The signing secrets to judge the callee with: the caller's keys under their new names.
-    pub fn secrets_for_callee(&self, base: &SigningSecrets) -> SigningSecrets {
+    pub(crate) fn secrets_for_callee(&self, base: &SigningSecrets) -> SigningSecrets {
         let mut s = base.clone();
         s.passed.extend(self.passed.clone());
         s
@@ -34,7 +34,7 @@ impl Caller {
 }
 
 /// The call jobs of a workflow: (job id, `uses`, the job's value).
-pub fn call_jobs(value: &Value) -> Vec<(String, String, &Value)> {
+pub(crate) fn call_jobs(value: &Value) -> Vec<(String, String, &Value)> {
     let Some(Value::Mapping(jobs)) = value.get("jobs") else {
         return Vec::new();
     };
@@ -47,7 +47,7 @@ pub fn call_jobs(value: &Value) -> Vec<(String, String, &Value)> {
 }
 
 /// The explicit `secrets:` of a call: callee name → the caller's secret names it reads.
-pub fn explicit(job: &Value) -> Vec<(String, Vec<String>)> {
+pub(crate) fn explicit(job: &Value) -> Vec<(String, Vec<String>)> {
     let Some(Value::Mapping(map)) = job.get("secrets") else {
         return Vec::new();
     };
@@ -65,17 +65,17 @@ pub fn explicit(job: &Value) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-pub fn inherits(job: &Value) -> bool {
+pub(crate) fn inherits(job: &Value) -> bool {
     job.get("secrets").and_then(Value::as_str) == Some("inherit")
 }
 
 /// The local callee a `uses:` names, as a path relative to the repository.
-pub fn local(uses: &str) -> Option<PathBuf> {
+pub(crate) fn local(uses: &str) -> Option<PathBuf> {
     uses.strip_prefix("./").map(PathBuf::from)
 }
 
 /// Who calls each local reusable workflow, and with what.
-pub fn callers(parsed: &[Parsed], secrets: &SigningSecrets) -> BTreeMap<PathBuf, Caller> {
+pub(crate) fn callers(parsed: &[Parsed], secrets: &SigningSecrets) -> BTreeMap<PathBuf, Caller> {
     let mut out: BTreeMap<PathBuf, Caller> = BTreeMap::new();
     for (rel, _, wf, value) in parsed {
         for (_, uses, job) in call_jobs(value) {

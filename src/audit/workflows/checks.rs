@@ -39,10 +39,10 @@ pub struct WorkflowView<'w> {
 }
 
 /// A check of one job.
-pub type JobCheck = fn(&JobView, &JobContext) -> Vec<Finding>;
+pub(crate) type JobCheck = fn(&JobView, &JobContext) -> Vec<Finding>;
 
 /// A check of one workflow.
-pub type WorkflowCheck = fn(&WorkflowView) -> Vec<Finding>;
+pub(crate) type WorkflowCheck = fn(&WorkflowView) -> Vec<Finding>;
 
 /// The checks the workflow audit runs (from the rule list), and how it reports a file it could
 /// not parse.

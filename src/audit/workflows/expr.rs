@@ -6,7 +6,7 @@
 
 /// What an expression reads from the `secrets` context.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SecretRef {
+pub(crate) enum SecretRef {
     /// `secrets.NAME` or `secrets['NAME']` (names are case-insensitive: kept as written).
     Named(String),
     /// The whole context (`toJSON(secrets)`, `secrets.*`) or an index that is not a literal
@@ -73,7 +73,7 @@ fn lex(expr: &str) -> Vec<Token> {
 }
 
 /// The secrets one expression (the text between `${{` and `}}`, or a whole `if:`) reads.
-pub fn secrets_read(expr: &str) -> Vec<SecretRef> {
+pub(crate) fn secrets_read(expr: &str) -> Vec<SecretRef> {
     let tokens = lex(expr);
     let mut out = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -97,7 +97,7 @@ pub fn secrets_read(expr: &str) -> Vec<SecretRef> {
 }
 
 /// The inputs (`inputs.NAME`, `inputs['NAME']`) an expression reads, lower-cased.
-pub fn inputs_read(expr: &str) -> Vec<String> {
+pub(crate) fn inputs_read(expr: &str) -> Vec<String> {
     let tokens = lex(expr);
     let mut out = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -115,7 +115,7 @@ pub fn inputs_read(expr: &str) -> Vec<String> {
 }
 
 /// Every `${{ … }}` in a value: the byte offset of its `${{` and the expression inside.
-pub fn expressions(value: &str) -> impl Iterator<Item = (usize, &str)> {
+pub(crate) fn expressions(value: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut from = 0;
     std::iter::from_fn(move || {
         let start = from + value.get(from..)?.find("${{")?;
@@ -128,7 +128,7 @@ pub fn expressions(value: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// The secrets a YAML string value reads through its `${{ … }}` expressions; with `whole`, the
 /// value is an expression itself (`if:`), `${{` or not.
-pub fn secrets_in_value(value: &str, whole: bool) -> Vec<SecretRef> {
+pub(crate) fn secrets_in_value(value: &str, whole: bool) -> Vec<SecretRef> {
     if whole && !value.contains("${{") {
         return secrets_read(value);
     }
@@ -144,7 +144,7 @@ pub fn secrets_in_value(value: &str, whole: bool) -> Vec<SecretRef> {
 }
 
 /// An expression on one line, for messages: runs of whitespace (a multi-line `if:`) as one space.
-pub fn one_line(expr: &str) -> String {
+pub(crate) fn one_line(expr: &str) -> String {
     expr.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

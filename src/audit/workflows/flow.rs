@@ -422,7 +422,12 @@ fn key_shaped(name: &str) -> bool {
 }
 
 /// The signing keys of one job (`job` is its YAML value, `wf` the workflow's).
-pub fn job_secrets(wf: &Value, job: &Value, root: &Path, given: &SigningSecrets) -> JobSecrets {
+pub(crate) fn job_secrets(
+    wf: &Value,
+    job: &Value,
+    root: &Path,
+    given: &SigningSecrets,
+) -> JobSecrets {
     let cat = Catalogue::get();
     let wf_env = env_secrets(wf);
     let job_env = env_secrets(job);
@@ -553,7 +558,7 @@ pub fn job_secrets(wf: &Value, job: &Value, root: &Path, given: &SigningSecrets)
 
 impl Why {
     /// Why the secret is a key, for a finding: "flows into `gpg --import` at line 157".
-    pub fn describe(&self, line: usize) -> String {
+    pub(crate) fn describe(&self, line: usize) -> String {
         match self {
             Why::FlowsInto { op, within: None } => format!("flows into `{op}` at line {line}"),
             Why::FlowsInto {

@@ -6,13 +6,13 @@
 //! what starts a workflow. The rules (`audit/rules/`) come in as [`Checks`]: this folder runs
 //! them over its views and never names one.
 
-pub mod calls;
-pub mod checks;
-pub mod expr;
-pub mod flow;
-pub mod signing_job;
-pub mod source;
-pub mod triggers;
+pub(crate) mod calls;
+pub(crate) mod checks;
+pub(crate) mod expr;
+pub(crate) mod flow;
+pub(crate) mod signing_job;
+pub(crate) mod source;
+pub(crate) mod triggers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -49,7 +49,7 @@ pub struct JobView<'a> {
 }
 
 /// What the job's `environment:` protects.
-pub fn environment(job: &NormalJob) -> Environment {
+pub(crate) fn environment(job: &NormalJob) -> Environment {
     let name = match job.environment.as_ref() {
         None => return Environment::None,
         Some(DeploymentEnvironment::Name(n)) => n,
@@ -73,7 +73,7 @@ pub fn environment(job: &NormalJob) -> Environment {
 impl<'a> JobView<'a> {
     /// The secrets of `jobs.<id>`, or `None` when it holds no signing key (and no
     /// `toJSON(secrets)`).
-    pub fn secrets_of(
+    pub(crate) fn secrets_of(
         wf_value: &Value,
         id: &str,
         root: &Path,
@@ -133,7 +133,7 @@ impl<'a> JobView<'a> {
     }
 
     /// Why each key is one, for messages: "GPG_PRIVATE_KEY (flows into `gpg --import` at line 9)".
-    pub fn reasons(&self) -> String {
+    pub(crate) fn reasons(&self) -> String {
         self.secrets
             .keys
             .iter()
@@ -142,7 +142,7 @@ impl<'a> JobView<'a> {
             .join(", ")
     }
 
-    pub fn signing_job(&self) -> SigningJob {
+    pub(crate) fn signing_job(&self) -> SigningJob {
         SigningJob {
             workflow: self.src.rel.clone(),
             job: self.id.to_string(),
@@ -156,7 +156,7 @@ impl<'a> JobView<'a> {
     }
 
     /// Whether the job holds a signing key (not only every secret through an expression).
-    pub fn holds_key(&self) -> bool {
+    pub(crate) fn holds_key(&self) -> bool {
         !self.secrets.keys.is_empty()
     }
 
@@ -174,12 +174,12 @@ impl<'a> JobView<'a> {
     }
 
     /// Where step `i` begins.
-    pub fn step_at(&self, i: usize) -> (usize, usize) {
+    pub(crate) fn step_at(&self, i: usize) -> (usize, usize) {
         self.src.at(&route!("jobs", self.id, "steps", i))
     }
 
     /// The key names, for messages: `GPG_KEY, MINISIGN_KEY`.
-    pub fn key_list(&self) -> String {
+    pub(crate) fn key_list(&self) -> String {
         self.names().into_iter().collect::<Vec<_>>().join(", ")
     }
 
@@ -191,6 +191,6 @@ impl<'a> JobView<'a> {
 }
 
 /// A step's string value at `key` (`uses`, `run`).
-pub fn step_text<'v>(step: &'v Value, key: &str) -> Option<&'v str> {
+pub(crate) fn step_text<'v>(step: &'v Value, key: &str) -> Option<&'v str> {
     step.get(key).and_then(Value::as_str)
 }

@@ -9,7 +9,7 @@ use crate::audit::findings::Location;
 
 /// A parsed workflow: its path, its text (for positions, parsed into a `Source` only while its
 /// findings are made), its typed model and its YAML values.
-pub type Parsed = (
+pub(crate) type Parsed = (
     PathBuf,
     String,
     github_actions_models::workflow::Workflow,
@@ -37,7 +37,7 @@ impl Source {
     }
 
     /// 1-based (line, column) of a byte offset.
-    pub fn point(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn point(&self, offset: usize) -> (usize, usize) {
         let text = self.doc.source();
         let offset = offset.min(text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset);
@@ -85,7 +85,7 @@ impl Source {
         (0, self.doc.source().len())
     }
 
-    pub fn loc(&self, (line, column): (usize, usize), job: Option<&str>) -> Location {
+    pub(crate) fn loc(&self, (line, column): (usize, usize), job: Option<&str>) -> Location {
         Location::Workflow {
             path: self.rel.clone(),
             line,

@@ -5,7 +5,7 @@ use github_actions_models::workflow::event::{OptionalBody, TagFilters};
 use github_actions_models::workflow::Workflow;
 
 /// The events of a workflow that carry code or input from outside the repository.
-pub fn risky_events(wf: &Workflow) -> Vec<String> {
+pub(crate) fn risky_events(wf: &Workflow) -> Vec<String> {
     let ev = &wf.on.events;
     [
         ("pull_request_target", ev.pull_request_target.is_present()),
@@ -20,7 +20,7 @@ pub fn risky_events(wf: &Workflow) -> Vec<String> {
 
 /// The release tags a signing workflow runs on: the positive `on.push.tags` patterns (`!`
 /// patterns only narrow them); `tags-ignore` means any tag not ignored, so any tag (`**`).
-pub fn release_tag_patterns(wf: &Workflow) -> Vec<String> {
+pub(crate) fn release_tag_patterns(wf: &Workflow) -> Vec<String> {
     let OptionalBody::Body(push) = &wf.on.events.push else {
         return Vec::new();
     };
@@ -36,6 +36,6 @@ pub fn release_tag_patterns(wf: &Workflow) -> Vec<String> {
 }
 
 /// Whether a push of a tag runs the workflow.
-pub fn has_tag_trigger(wf: &Workflow) -> bool {
+pub(crate) fn has_tag_trigger(wf: &Workflow) -> bool {
     matches!(&wf.on.events.push, OptionalBody::Body(p) if matches!(p.tag_filters, Some(TagFilters::Tags(_))))
 }

@@ -29,7 +29,7 @@ Exit status:
     about = "Release integrity for maintainers: minisign signatures, signed SHA256SUMS, repository checks",
     after_help = EXIT_CODES
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// Print nothing when the command succeeds; on failure, print everything as usual.
@@ -38,7 +38,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     Keygen(KeygenArgs),
     Sign(SignArgs),
     Verify(VerifyArgs),
@@ -57,7 +57,7 @@ pub enum Command {
 #[command(
     after_help = "Examples:\n  warden completions bash > /etc/bash_completion.d/warden\n  warden completions zsh > \"${fpath[1]}/_warden\"\n  warden completions fish > ~/.config/fish/completions/warden.fish"
 )]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
@@ -65,7 +65,7 @@ pub struct CompletionsArgs {
 /// Print the man page (roff), generated from these definitions.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  warden man > /usr/local/share/man/man1/warden.1")]
-pub struct ManArgs {}
+pub(crate) struct ManArgs {}
 
 /// Audit a repository: is the release-signing key behind an enforced boundary?
 ///
@@ -79,7 +79,7 @@ pub struct ManArgs {}
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  warden audit --offline\n  GH_TOKEN=… warden audit --repo lambdaclass/ethrex --format sarif > warden.sarif\n  warden audit snapshot --repo lambdaclass/ethrex --out snap/ && warden audit --snapshot snap/\n  GH_TOKEN=… warden audit --org lambdaclass --cache ~/.cache/warden --baseline last.json\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 error."
 )]
-pub struct AuditArgs {
+pub(crate) struct AuditArgs {
     #[command(subcommand)]
     pub command: Option<AuditCommand>,
     #[command(flatten)]
@@ -122,7 +122,7 @@ pub struct AuditArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum AuditCommand {
+pub(crate) enum AuditCommand {
     Snapshot(SnapshotArgs),
 }
 
@@ -131,7 +131,7 @@ pub enum AuditCommand {
 #[command(
     after_help = "Examples:\n  GH_TOKEN=… warden audit snapshot --repo lambdaclass/ethrex --out snap/\n  GH_TOKEN=… warden audit snapshot --org lambdaclass --out snap/ && warden audit --org lambdaclass --snapshot snap/"
 )]
-pub struct SnapshotArgs {
+pub(crate) struct SnapshotArgs {
     #[command(flatten)]
     pub target: AuditTarget,
     #[command(flatten)]
@@ -143,7 +143,7 @@ pub struct SnapshotArgs {
 
 /// An organisation instead of one repository (`audit --org`, `audit snapshot --org`).
 #[derive(Debug, Args)]
-pub struct OrgFilter {
+pub(crate) struct OrgFilter {
     /// Audit every repository of this organisation through the API (no checkout): each one's
     /// .github/ and keys/ read through the git trees and blobs endpoints, then its settings.
     #[arg(long, value_name = "ORG", conflicts_with = "repo")]
@@ -171,7 +171,7 @@ pub struct OrgFilter {
 
 /// What `warden audit` and `warden audit snapshot` look at.
 #[derive(Debug, Args)]
-pub struct AuditTarget {
+pub(crate) struct AuditTarget {
     /// The repository checkout to audit (its .github/workflows).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
@@ -203,7 +203,7 @@ pub struct AuditTarget {
 
 impl AuditTarget {
     /// The signing secrets named on the command line (`--secret`, `--only-secret`).
-    pub fn signing_secrets(&self) -> SigningSecrets {
+    pub(crate) fn signing_secrets(&self) -> SigningSecrets {
         SigningSecrets {
             extra: self.secrets.clone(),
             only: self.only_secrets.clone(),
@@ -214,7 +214,7 @@ impl AuditTarget {
 
 /// The known-issues registry: known_issues/<id>.toml, one file per issue.
 #[derive(Debug, Subcommand)]
-pub enum KnownIssuesCommand {
+pub(crate) enum KnownIssuesCommand {
     Lint(LintArgs),
     Render(RenderArgs),
     Exclusions(ExclusionsArgs),
@@ -234,7 +234,7 @@ pub enum KnownIssuesCommand {
 #[command(
     after_help = "Examples:\n  warden known-issues update --from-results runs/1 runs/2 runs/3\n  warden known-issues update --from-results runs/* --write && warden known-issues lint --allow-draft\n\nExit status: 0 (with or without edits to propose); 2 bad input."
 )]
-pub struct UpdateArgs {
+pub(crate) struct UpdateArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// hive results directories, oldest first.
@@ -259,7 +259,7 @@ pub struct UpdateArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RegistryArgs {
+pub(crate) struct RegistryArgs {
     /// The registry folder [default: known_issues under --root].
     #[arg(long, value_name = "DIR")]
     pub registry: Option<PathBuf>,
@@ -271,13 +271,13 @@ pub struct RegistryArgs {
 impl RegistryArgs {
     /// `--registry` as given (relative to the working directory), else `known_issues` under
     /// `--root`.
-    pub fn registry_dir(&self) -> PathBuf {
+    pub(crate) fn registry_dir(&self) -> PathBuf {
         self.registry
             .clone()
             .unwrap_or_else(|| under_root(&self.root, DEFAULT_DIR))
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 }
@@ -290,7 +290,7 @@ impl RegistryArgs {
 #[command(
     after_help = "Example:\n  warden known-issues lint\n\nExit status: 0 clean, 1 problems found, 2 usage error."
 )]
-pub struct LintArgs {
+pub(crate) struct LintArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// Accept draft entries (`status = "draft"`, written by `known-issues update`); without it a
@@ -304,7 +304,7 @@ pub struct LintArgs {
 #[command(
     after_help = "Examples:\n  warden known-issues render\n  warden known-issues render --check   # in CI: exit 1 when the doc is stale"
 )]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// Where to write [default: the `doc` setting, docs/known_issues.md].
@@ -338,7 +338,7 @@ impl From<ExpectArg> for Expect {
 #[command(
     after_help = "Examples:\n  warden known-issues exclusions --format bash --suite rpc-compat > excluded.sh\n  warden known-issues exclusions --format reth-yaml --expect fail > expected_failures.yaml\n  hive --sim ethereum/rpc-compat --sim.limit \"$(warden known-issues exclusions --format sim-limit --suite rpc-compat --tests-from tests.tsv)\""
 )]
-pub struct ExclusionsArgs {
+pub(crate) struct ExclusionsArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
     #[arg(long, value_enum)]
@@ -366,7 +366,7 @@ pub struct ExclusionsArgs {
 #[command(
     after_help = "Examples:\n  warden known-issues summary --results hive/workspace/logs --step-summary\n  warden known-issues summary --results hive/workspace/logs --history runs/1 runs/2 --post"
 )]
-pub struct SummaryArgs {
+pub(crate) struct SummaryArgs {
     #[command(flatten)]
     pub registry: RegistryArgs,
     /// A hive results directory.
@@ -400,7 +400,7 @@ pub struct SummaryArgs {
 
 /// hive simulator results, checked against the known-issues registry.
 #[derive(Debug, Subcommand)]
-pub enum HiveCommand {
+pub(crate) enum HiveCommand {
     Check(HiveCheckArgs),
     Diff(HiveDiffArgs),
     History(HiveHistoryArgs),
@@ -415,7 +415,7 @@ pub enum HiveCommand {
 #[command(
     after_help = "Examples:\n  warden hive history runs/1 runs/2 runs/3 --format markdown --step-summary\n  hive --sim ethereum/rpc-compat --sim.limit \"$(warden hive history runs/* --rerun-regex)\"\n\nExit status: 0; 1 only with --require-pins and a pin mismatch in the last run; 2 bad input."
 )]
-pub struct HiveHistoryArgs {
+pub(crate) struct HiveHistoryArgs {
     /// Results directories, oldest first.
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
@@ -444,7 +444,7 @@ pub struct HiveHistoryArgs {
 #[command(
     after_help = "Example:\n  warden hive diff runs/monday runs/tuesday\n\nExit status: 0 when NEW has no failure OLD did not have; 1 otherwise; 2 bad input."
 )]
-pub struct HiveDiffArgs {
+pub(crate) struct HiveDiffArgs {
     /// The earlier results directory.
     #[arg(value_name = "OLD")]
     pub old: PathBuf,
@@ -460,7 +460,7 @@ pub struct HiveDiffArgs {
 
 /// How several runs are read (`hive history`, `known-issues update`).
 #[derive(Debug, Args)]
-pub struct RunsArgs {
+pub(crate) struct RunsArgs {
     /// Only this client's cases (the " (client)" suffix).
     #[arg(long, value_name = "NAME")]
     pub client: Option<String>,
@@ -470,7 +470,7 @@ pub struct RunsArgs {
 }
 
 impl RunsArgs {
-    pub fn options(&self) -> HistoryOptions {
+    pub(crate) fn options(&self) -> HistoryOptions {
         HistoryOptions {
             client: self.client.clone(),
             fixed_after: self.fixed_after as usize,
@@ -487,7 +487,7 @@ impl RunsArgs {
 #[command(
     after_help = "Example:\n  warden hive check workspace/logs --client ethrex --expected-tests tests.tsv\n\nExit status: 0 when there is no regression, unexpected pass, wrong failure, infra failure,\nempty run or (without --allow-missing) missing test; 1 otherwise; 2 bad input."
 )]
-pub struct HiveCheckArgs {
+pub(crate) struct HiveCheckArgs {
     /// The results directory (hive's --results-root).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
@@ -527,7 +527,7 @@ pub struct HiveCheckArgs {
     group(ArgGroup::new("protection").args(["password_env", "unencrypted"])),
     after_help = "Examples:\n  MINISIGN_PASSWORD=… warden keygen --password-env MINISIGN_PASSWORD\n  warden keygen --unencrypted --secret-key ~/.minisign/ci.key --public-key keys/minisign.pub"
 )]
-pub struct KeygenArgs {
+pub(crate) struct KeygenArgs {
     /// Where to write the public key.
     #[arg(long, value_name = "FILE", default_value = "keys/minisign.pub")]
     pub public_key: PathBuf,
@@ -560,7 +560,7 @@ pub struct KeygenArgs {
     group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin"])),
     after_help = "Example (a tag-release job):\n  warden sign dist/ --secret-key-env MINISIGN_SECRET_KEY --password-env MINISIGN_PASSWORD \\\n    --public-key keys/minisign.pub --tag v1.2.3 --commit \"$GITHUB_SHA\" --repo owner/name"
 )]
-pub struct SignArgs {
+pub(crate) struct SignArgs {
     /// Files and/or directories to sign (directories: their regular, non-hidden files).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -617,7 +617,7 @@ pub struct SignArgs {
 #[command(
     after_help = "Examples:\n  warden verify dist/ --expect-tag v1.2.3\n  warden verify ethrex-linux-x86_64 --public-key minisign.pub\n  warden verify --release v1.2.3 --repo lambdaclass/ethrex --record snap/ && warden verify --release v1.2.3 --repo lambdaclass/ethrex --snapshot snap/\n\nExit status: 0 all verified, 1 a verification failed (including an unlisted entry, a missing\nSHA256SUMS, or a signature bound to no file), 2 bad input or usage (a signature given without\nits artifact, trusted keys inside a verified directory)."
 )]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Artifacts and/or release directories.
     #[arg(
         required_unless_present = "release",
@@ -704,7 +704,7 @@ pub struct VerifyArgs {
 #[command(
     after_help = "Example:\n  warden check --root ../ethrex\n\nExit status: 0 when every check passes, 1 when one fails, 2 bad input."
 )]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The repository to check.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,

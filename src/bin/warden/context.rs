@@ -11,7 +11,7 @@ use release_warden::github::api::{api_base, ResponseCache, Token};
 use release_warden::github::session::Session;
 use release_warden::report::{Format, Report};
 
-pub struct Context {
+pub(crate) struct Context {
     pub quiet: bool,
     /// ANSI colour on stdout: a terminal, and `NO_COLOR` unset or empty.
     pub color: bool,
@@ -30,7 +30,7 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn from_env(quiet: bool) -> Self {
+    pub(crate) fn from_env(quiet: bool) -> Self {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         Context {
             quiet,
@@ -48,17 +48,21 @@ impl Context {
     }
 
     /// `--repo`, else `GITHUB_REPOSITORY`.
-    pub fn repository<'a>(&'a self, flag: Option<&'a str>) -> Option<&'a str> {
+    pub(crate) fn repository<'a>(&'a self, flag: Option<&'a str>) -> Option<&'a str> {
         flag.or(self.actions.repository.as_deref())
     }
 
     /// A session with the API at `--api-url`, else `GITHUB_API_URL`, else github.com.
-    pub fn connect(&self, api_url: Option<&str>, token: Option<&Token>) -> anyhow::Result<Session> {
+    pub(crate) fn connect(
+        &self,
+        api_url: Option<&str>,
+        token: Option<&Token>,
+    ) -> anyhow::Result<Session> {
         self.connect_cached(api_url, token, None)
     }
 
     /// The same, with answers kept under `cache` (`--cache DIR`).
-    pub fn connect_cached(
+    pub(crate) fn connect_cached(
         &self,
         api_url: Option<&str>,
         token: Option<&Token>,
@@ -75,7 +79,7 @@ impl Context {
     /// Writes `report` to `out` in `format`, then, in GitHub Actions, its annotations (text
     /// output only, so machine formats stay parseable) and, with `--step-summary`, its markdown
     /// to the step summary. Warnings go to stderr. Returns the report's exit code.
-    pub fn emit(
+    pub(crate) fn emit(
         &self,
         out: &mut dyn Write,
         report: &impl Report,

@@ -4,13 +4,13 @@ use release_warden::release::hash::Progress;
 
 /// A progress bar on stderr while hashing, shown only on a terminal and only once the work has
 /// taken more than a second; cleared when dropped.
-pub struct ProgressDisplay {
+pub(crate) struct ProgressDisplay {
     done: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl ProgressDisplay {
-    pub fn start(counter: Option<Progress>, enabled: bool, what: &'static str) -> Self {
+    pub(crate) fn start(counter: Option<Progress>, enabled: bool, what: &'static str) -> Self {
         use std::sync::atomic::{AtomicBool, Ordering};
         let done = std::sync::Arc::new(AtomicBool::new(false));
         let thread = match (counter, enabled) {

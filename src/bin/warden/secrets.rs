@@ -10,7 +10,7 @@ use release_warden::files::guarded::{
 use release_warden::release::keys::{Password, SecretKeyText};
 
 /// The password in environment variable `var` (`--password-env VAR`): set, UTF-8, not empty.
-pub fn password_from_env(var: &str) -> anyhow::Result<Password> {
+pub(crate) fn password_from_env(var: &str) -> anyhow::Result<Password> {
     let value = std::env::var(var).map_err(|_| {
         anyhow!("environment variable {var} (--password-env) is not set or not UTF-8")
     })?;
@@ -22,19 +22,19 @@ pub fn password_from_env(var: &str) -> anyhow::Result<Password> {
 }
 
 /// A password typed at the terminal, without echo.
-pub fn prompt_password(prompt: &str) -> anyhow::Result<Password> {
+pub(crate) fn prompt_password(prompt: &str) -> anyhow::Result<Password> {
     Ok(Password::new(rpassword::prompt_password(prompt)?))
 }
 
 /// Where a secret key comes from.
-pub enum KeySource<'a> {
+pub(crate) enum KeySource<'a> {
     Env(&'a str),
     File(&'a std::path::Path),
     Stdin,
 }
 
 /// The secret key's text and a name for it in messages (`$VAR`, the path, `<stdin>`).
-pub fn read_secret_key(source: KeySource) -> anyhow::Result<(SecretKeyText, String)> {
+pub(crate) fn read_secret_key(source: KeySource) -> anyhow::Result<(SecretKeyText, String)> {
     const WHAT: &str = "a minisign secret key";
     match source {
         KeySource::Env(var) => {

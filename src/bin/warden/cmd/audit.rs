@@ -21,7 +21,7 @@ use release_warden::report::Report as _;
 use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;
 
-pub fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     if let Some(AuditCommand::Snapshot(snap)) = args.command {
         return snapshot(snap, ctx, out);
     }

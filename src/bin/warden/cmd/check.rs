@@ -8,7 +8,7 @@ use release_warden::repo_check::{self, Online};
 use crate::cli::CheckArgs;
 use crate::context::Context;
 
-pub fn run(args: CheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: CheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     // The settings audit is the one check that needs the network: only with a token.
     let session = match &ctx.token {
         Some(token) => Some(ctx.connect(None, Some(token))?),

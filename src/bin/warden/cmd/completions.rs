@@ -6,12 +6,12 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
 
-pub fn run(args: CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: CompletionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
     clap_complete::generate(args.shell, &mut Cli::command(), "warden", out);
     Ok(0)
 }
 
-pub fn man(out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn man(out: &mut dyn Write) -> anyhow::Result<u8> {
     clap_mangen::Man::new(Cli::command()).render(out)?;
     Ok(0)
 }

@@ -13,13 +13,17 @@ use crate::cli::{HiveCheckArgs, HiveDiffArgs, HiveHistoryArgs};
 use crate::context::Context;
 
 /// `warden hive diff OLD NEW`.
-pub fn diff(args: HiveDiffArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn diff(args: HiveDiffArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let report = release_warden::hive::diff::diff(&args.old, &args.new)?;
     ctx.emit(out, &report, args.format.into(), args.step_summary)
 }
 
 /// `warden hive history DIR…`.
-pub fn history(args: HiveHistoryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn history(
+    args: HiveHistoryArgs,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry)?;
     let mut report = history::history(&args.dirs, &registry, &args.runs.options())?;
     report.require_pins = args.require_pins;
@@ -30,7 +34,7 @@ pub fn history(args: HiveHistoryArgs, ctx: &Context, out: &mut dyn Write) -> any
     ctx.emit(out, &report, args.format.into(), args.step_summary)
 }
 
-pub fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry)?;
     let expected_tests = match &args.expected_tests {
         Some(p) => read_test_list(p)?,

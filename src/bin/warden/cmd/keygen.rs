@@ -9,7 +9,7 @@ use crate::cli::KeygenArgs;
 use crate::context::Context;
 use crate::secrets::{password_from_env, prompt_password};
 
-pub fn run(args: KeygenArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: KeygenArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let secret_key = match args.secret_key {
         Some(p) => p,
         None => ctx

@@ -18,7 +18,11 @@ use release_warden::util::today;
 use crate::cli::{ExclusionsArgs, KnownIssuesCommand, RenderArgs, SummaryArgs, UpdateArgs};
 use crate::context::Context;
 
-pub fn run(cmd: KnownIssuesCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(
+    cmd: KnownIssuesCommand,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
     match cmd {
         KnownIssuesCommand::Lint(args) => {
             let report = lint_registry(

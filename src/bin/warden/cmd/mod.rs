@@ -1,10 +1,10 @@
 //! One file per command: parse → one library call → emit.
 
-pub mod audit;
-pub mod check;
-pub mod completions;
-pub mod hive;
-pub mod keygen;
-pub mod known_issues;
-pub mod sign;
-pub mod verify;
+pub(crate) mod audit;
+pub(crate) mod check;
+pub(crate) mod completions;
+pub(crate) mod hive;
+pub(crate) mod keygen;
+pub(crate) mod known_issues;
+pub(crate) mod sign;
+pub(crate) mod verify;

@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::progress::ProgressDisplay;
 use crate::secrets::{password_from_env, prompt_password, read_secret_key, KeySource};
 
-pub fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let key = load_key(&args, ctx)?;
     let expected = match &args.public_key {
         Some(p) => Some((PublicKey::from_file(p)?, p.clone())),

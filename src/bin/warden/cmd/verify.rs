@@ -14,7 +14,7 @@ use crate::cli::VerifyArgs;
 use crate::context::Context;
 use crate::progress::ProgressDisplay;
 
-pub fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let mut notes = Vec::new();
     let repo_keys_dir;
     let keys = if args.keys_from_repo {
