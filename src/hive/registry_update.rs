@@ -266,6 +266,26 @@ fn parse(path: &Path, text: &str) -> Result<DocumentMut> {
         .map_err(|e| Error::input(path.display().to_string(), None, e.to_string()))
 }
 
+fn prefix_text(decor: &toml_edit::Decor) -> String {
+    decor
+        .prefix()
+        .and_then(|p| p.as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The lead-in of the element after a removed one. toml_edit stores what lies between two
+/// elements as the second one's prefix: up to the first line break it is the removed element's
+/// trailing comment (`{ … }, # why`), after it the successor's own comment lines. The removed
+/// element's prefix begins with its predecessor's line end. So the successor keeps that line
+/// end and its own comment lines; the removed element takes its comments with it.
+fn successor_lead(removed: &str, next: &str) -> String {
+    let line_end = |s: &str| s.find('\n').map_or(s.len(), |i| i + 1);
+    let before = &removed[..line_end(removed)];
+    let own = next.find('\n').map_or("", |i| &next[i + 1..]);
+    format!("{before}{own}")
+}
+
 /// Applies the edits of one entry's exclusions; returns the new text and whether it has none left.
 fn edit_entry(entry: &Entry, edits: &BTreeMap<usize, Edit>) -> Result<(String, bool)> {
     let mut doc = parse(&entry.path, &entry.source)?;
@@ -293,11 +313,10 @@ fn edit_entry(entry: &Entry, edits: &BTreeMap<usize, Edit>) -> Result<(String, b
             for (&i, edit) in edits.iter().rev() {
                 match edit {
                     Edit::Remove if i < array.len() => {
-                        // A comment after an element is stored before the next one: keep the
-                        // removed element's own lead-in for its successor instead.
-                        let lead = array.get(i).and_then(|v| v.decor().prefix().cloned());
+                        let removed = array.get(i).map(|v| prefix_text(v.decor()));
                         array.remove(i);
-                        if let (Some(lead), Some(next)) = (lead, array.get_mut(i)) {
+                        if let (Some(removed), Some(next)) = (removed, array.get_mut(i)) {
+                            let lead = successor_lead(&removed, &prefix_text(next.decor()));
                             next.decor_mut().set_prefix(lead);
                         }
                     }
@@ -688,5 +707,129 @@ impl Update {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry parsed from `text`, as the registry loads it.
+    fn entry(text: &str) -> Entry {
+        Entry {
+            id: "e".into(),
+            path: PathBuf::from("known_issues/e.toml"),
+            source: text.to_string(),
+            data: toml::from_str(text).unwrap(),
+        }
+    }
+
+    const TABLES: &str = r#"title = "Logs"
+why = "Why."
+removal = "When."
+
+# The first one.
+[[exclude]]
+suite = "rpc-compat"
+test = "a"
+
+[[exclude]]
+suite = "rpc-compat"   # kept
+test = "b"
+expect = "fail"        # strict
+"#;
+
+    #[test]
+    fn removing_one_table_keeps_the_rest_byte_for_byte() {
+        let edits = BTreeMap::from([(0, Edit::Remove)]);
+        let (text, emptied) = edit_entry(&entry(TABLES), &edits).unwrap();
+        assert!(!emptied);
+        assert_eq!(
+            text,
+            r#"title = "Logs"
+why = "Why."
+removal = "When."
+
+[[exclude]]
+suite = "rpc-compat"   # kept
+test = "b"
+expect = "fail"        # strict
+"#
+        );
+    }
+
+    #[test]
+    fn a_flaky_edit_keeps_the_value_s_comment_and_an_emptied_entry_is_marked_fixed() {
+        let edits = BTreeMap::from([(1, Edit::MakeFlaky)]);
+        let (text, _) = edit_entry(&entry(TABLES), &edits).unwrap();
+        assert!(
+            text.ends_with("expect = \"flaky\"        # strict\n"),
+            "{text}"
+        );
+        let all = BTreeMap::from([(0, Edit::Remove), (1, Edit::Remove)]);
+        let (text, emptied) = edit_entry(&entry(TABLES), &all).unwrap();
+        assert!(emptied);
+        assert_eq!(
+            text,
+            "title = \"Logs\"\nwhy = \"Why.\"\nremoval = \"When.\"\nstatus = \"fixed\"\n"
+        );
+    }
+
+    #[test]
+    fn an_inline_array_element_takes_its_comment_with_it() {
+        let text = r#"title = "T"
+why = "W."
+removal = "R."
+exclude = [
+  # a is flaky upstream
+  { suite = "s", test = "a" },
+  # b stays
+  { suite = "s", test = "b" },
+]
+"#;
+        let edits = BTreeMap::from([(0, Edit::Remove)]);
+        let (out, _) = edit_entry(&entry(text), &edits).unwrap();
+        assert_eq!(
+            out,
+            r#"title = "T"
+why = "W."
+removal = "R."
+exclude = [
+  # b stays
+  { suite = "s", test = "b" },
+]
+"#
+        );
+    }
+
+    #[test]
+    fn a_removed_element_takes_its_own_comments_and_leaves_its_neighbours() {
+        // Comments above each element.
+        assert_eq!(
+            successor_lead("\n  # a is flaky upstream\n  ", "\n  # b stays\n  "),
+            "\n  # b stays\n  "
+        );
+        // A comment after the removed element, on its line.
+        assert_eq!(successor_lead("\n  ", " # a flaky\n  "), "\n  ");
+        // One line: `[ {a}, {b} ]`.
+        assert_eq!(successor_lead(" ", " "), " ");
+    }
+
+    #[test]
+    fn failure_signatures_blur_numbers_and_hashes_and_slugs_are_kebab_case() {
+        assert_eq!(
+            signature(Some(
+                "\n  block 0x1f2e at height 12 hash deadbeefcafe\nmore"
+            )),
+            "block N at height N hash N"
+        );
+        assert_eq!(signature(None), "no failure text");
+        assert_eq!(slug("eels/consume-engine"), "eels-consume-engine");
+        assert_eq!(slug("RPC Compat!!"), "rpc-compat");
+        for text in ["a \"b\"\n", "it's", "tab\there", "\u{202e}x"] {
+            let doc: toml::Table = toml::from_str(&format!("k = {}", toml_string(text))).unwrap();
+            assert_eq!(doc["k"].as_str(), Some(text));
+        }
+        assert_eq!(comment_line("x\ny"), "\"x\\ny\"");
     }
 }

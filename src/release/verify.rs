@@ -930,3 +930,156 @@ fn signed_entries(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::comment::TrustedComment;
+    use crate::release::keys::{generate, SecretKey, SecretKeyText};
+
+    const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+
+    /// A fresh key pair, its public half trusted from a file of its own.
+    struct Signer {
+        key: SecretKey,
+        keys: TrustedKeys,
+        _dir: tempfile::TempDir,
+    }
+
+    fn signer() -> Signer {
+        let pair = generate(None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let public = dir.path().join("k.pub");
+        fs::write(&public, pair.public.to_string()).unwrap();
+        Signer {
+            key: SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap(),
+            keys: TrustedKeys::load_files(&[public]).unwrap(),
+            _dir: dir,
+        }
+    }
+
+    fn signature(s: &Signer, data: &[u8], comment: &str) -> SignatureFile {
+        let prehash = hash_bytes(data).blake2b512;
+        SignatureFile::sign_prehashed(&s.key, &prehash, TrustedComment::parse(comment).unwrap())
+    }
+
+    /// The signature check of `text` for a file named `name`: the failure, or the fields bound.
+    fn check(
+        text: &str,
+        name: &str,
+        keys: &TrustedKeys,
+        opts: &VerifyOptions,
+    ) -> std::result::Result<(Option<String>, Option<String>), (ArtifactStatus, String)> {
+        let mut out = Verdict::new();
+        let name = SignedName {
+            file_name: name.to_string(),
+            resolved: None,
+        };
+        check_signature_text(text, Path::new("app.minisig"), &name, keys, opts, &mut out)
+            .map(|_| (out.tag, out.commit))
+    }
+
+    fn failed(
+        why: &str,
+    ) -> std::result::Result<(Option<String>, Option<String>), (ArtifactStatus, String)> {
+        Err((ArtifactStatus::Failed, why.to_string()))
+    }
+
+    #[test]
+    fn a_good_signature_binds_its_fields_and_its_bytes() {
+        let s = signer();
+        let comment = format!("timestamp:1\tfile:app\thashed\ttag:v1\tcommit:{COMMIT}\trepo:o/r");
+        let sig = signature(&s, b"app bytes", &comment).to_string();
+        let opts = VerifyOptions::default();
+        assert_eq!(
+            check(&sig, "app", &s.keys, &opts),
+            Ok((Some("v1".into()), Some(COMMIT.into())))
+        );
+        let bound = verify_bytes(&sig, b"app bytes", "app", &s.keys).unwrap();
+        assert_eq!(bound.repo.as_deref(), Some("o/r"));
+        assert!(verify_bytes(&sig, b"other bytes", "app", &s.keys).is_err());
+    }
+
+    #[test]
+    fn a_swapped_file_an_untrusted_key_or_an_edited_comment_fails() {
+        let (s, other) = (signer(), signer());
+        let opts = VerifyOptions::default();
+        let sig = signature(&s, b"x", "timestamp:1\tfile:app\thashed");
+        assert_eq!(
+            check(&sig.to_string(), "tool", &s.keys, &opts),
+            failed("the signature is for file:app, not tool (renamed or swapped artifact)")
+        );
+        let foreign = signature(&other, b"x", "timestamp:1\tfile:app\thashed");
+        assert_eq!(
+            check(&foreign.to_string(), "app", &s.keys, &opts),
+            failed(&format!(
+                "signed by key {}, which is not trusted (trusted: {})",
+                foreign.key_id,
+                s.keys.ids()
+            ))
+        );
+        let mut edited = sig.clone();
+        edited.trusted_comment =
+            TrustedComment::parse("timestamp:1\tfile:app\thashed\ttag:v9").unwrap();
+        let (status, _) = check(&edited.to_string(), "app", &s.keys, &opts).unwrap_err();
+        assert_eq!(status, ArtifactStatus::Failed);
+        let unbound = signature(&s, b"x", "timestamp:1\thashed");
+        assert_eq!(
+            check(&unbound.to_string(), "app", &s.keys, &opts),
+            failed("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it")
+        );
+    }
+
+    #[test]
+    fn legacy_relabelled_and_dry_run_signatures_are_refused() {
+        let s = signer();
+        let mut legacy = signature(&s, b"x", "timestamp:1\tfile:app\thashed");
+        legacy.algorithm = SignatureAlgorithm::Legacy;
+        let opts = VerifyOptions::default();
+        assert_eq!(
+            check(&legacy.to_string(), "app", &s.keys, &opts),
+            failed("legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it")
+        );
+        let allow_legacy = VerifyOptions {
+            allow_legacy: true,
+            ..VerifyOptions::default()
+        };
+        assert_eq!(
+            check(&legacy.to_string(), "app", &s.keys, &allow_legacy),
+            failed("a legacy signature whose trusted comment says `hashed`: its algorithm was relabelled; refused")
+        );
+        let rehearsal = signature(
+            &s,
+            b"x",
+            &format!("timestamp:1\tfile:app\thashed\t{DRY_RUN_MARKER}"),
+        );
+        assert_eq!(
+            check(&rehearsal.to_string(), "app", &s.keys, &opts),
+            failed("dry-run (rehearsal) signature; pass --allow-dry-run to accept it")
+        );
+    }
+
+    #[test]
+    fn expected_bindings_are_required_fields() {
+        let s = signer();
+        let sig = signature(&s, b"x", "timestamp:1\tfile:app\thashed\ttag:v1\trepo:o/r");
+        let expect = |tag: &str, repo: &str, commit: Option<&str>| VerifyOptions {
+            expect_tag: Some(tag.into()),
+            expect_repo: Some(repo.into()),
+            expect_commit: commit.map(str::to_string),
+            ..VerifyOptions::default()
+        };
+        let text = sig.to_string();
+        assert!(check(&text, "app", &s.keys, &expect("v1", "O/R", None)).is_ok());
+        assert_eq!(
+            check(&text, "app", &s.keys, &expect("v2", "o/r", None)),
+            failed("signed for tag v1, expected v2")
+        );
+        assert_eq!(
+            check(&text, "app", &s.keys, &expect("v1", "o/r", Some(COMMIT))),
+            failed(&format!(
+                "the trusted comment has no commit: field, expected commit {COMMIT}"
+            ))
+        );
+    }
+}

@@ -17,8 +17,8 @@
 //! - `<!-- readme-test: setup demo-key -->`: first write the fixed demo key pair to
 //!   `keys/minisign.pub` and `~/.minisign/demo.key`, so later signatures are reproducible.
 //!
-//! To update an example, `README_PRINT=1 cargo test --test readme -- --nocapture` prints what
-//! every command prints now, in the README's form, instead of comparing.
+//! To update an example, `README_PRINT=1 cargo test --test integration cli::readme -- --nocapture`
+//! prints what every command prints now, in the README's form, instead of comparing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

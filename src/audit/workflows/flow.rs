@@ -574,3 +574,133 @@ impl Why {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys `jobs.<id>` of `yaml` holds: (name, why, spot).
+    fn keys_of(yaml: &str, id: &str) -> Vec<(String, Why, Spot)> {
+        secrets_of(yaml, id, &SigningSecrets::default())
+            .keys
+            .into_iter()
+            .map(|k| (k.name, k.why, k.spot))
+            .collect()
+    }
+
+    fn secrets_of(yaml: &str, id: &str, given: &SigningSecrets) -> JobSecrets {
+        let wf: Value = yaml_serde::from_str(yaml).unwrap();
+        let job = wf["jobs"][id].clone();
+        job_secrets(&wf, &job, Path::new("/nonexistent"), given)
+    }
+
+    fn flows(op: &str) -> Why {
+        Why::FlowsInto {
+            op: op.into(),
+            within: None,
+        }
+    }
+
+    #[test]
+    fn a_secret_is_a_key_by_what_it_flows_into_whatever_its_name() {
+        let yaml = r#"
+jobs:
+  release:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: echo "$BLOB" | gpg --batch --import
+        env:
+          BLOB: ${{ secrets.RELEASE_MATERIAL }}
+      - run: minisign -S -s /dev/stdin -m dist/app <<< "$M"
+        env:
+          M: ${{ secrets.TOOLING_THING }}
+"#;
+        assert_eq!(
+            keys_of(yaml, "release"),
+            [
+                (
+                    "RELEASE_MATERIAL".into(),
+                    flows("gpg --import"),
+                    Spot::Step(1)
+                ),
+                ("TOOLING_THING".into(), flows("minisign -S"), Spot::Step(2)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_key_name_that_only_verifies_is_not_a_key_and_credentials_never_are() {
+        let yaml = r#"
+jobs:
+  check:
+    runs-on: ubuntu-latest
+    env:
+      AWS_SECRET_ACCESS_KEY: ${{ secrets.AWS_SECRET_ACCESS_KEY }}
+    steps:
+      - run: minisign -Vm app -P "$PUB"
+        env:
+          PUB: ${{ secrets.MINISIGN_KEY }}
+      - run: aws s3 cp app s3://bucket/
+"#;
+        assert_eq!(keys_of(yaml, "check"), []);
+    }
+
+    #[test]
+    fn a_key_shaped_secret_written_out_in_a_job_that_signs_is_a_key() {
+        let yaml = r#"
+jobs:
+  android:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "$KS" | base64 -d > app/release.keystore
+        env:
+          KS: ${{ secrets.ANDROID_KEYSTORE }}
+      - run: jarsigner -keystore app/release.keystore app.apk release
+"#;
+        assert_eq!(
+            keys_of(yaml, "android"),
+            [(
+                "ANDROID_KEYSTORE".into(),
+                Why::Beside {
+                    op: "jarsigner".into()
+                },
+                Spot::Step(0)
+            )]
+        );
+    }
+
+    #[test]
+    fn every_secret_handed_to_a_job_is_recorded_with_its_expression() {
+        let yaml = r#"
+jobs:
+  all:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./release.sh
+        env:
+          ALL: ${{ toJSON(secrets) }}
+"#;
+        let s = secrets_of(yaml, "all", &SigningSecrets::default());
+        assert!(s.keys.is_empty());
+        assert_eq!(
+            s.every.map(|(expr, spot)| (expr, spot)),
+            Some(("toJSON(secrets)".to_string(), Spot::Step(0)))
+        );
+    }
+
+    #[test]
+    fn reasons_read_as_a_sentence() {
+        assert_eq!(
+            flows("gpg --import").describe(9),
+            "flows into `gpg --import` at line 9"
+        );
+        assert_eq!(
+            Why::Beside {
+                op: "jarsigner".into()
+            }
+            .describe(3),
+            "is written out at line 3 in a job that runs `jarsigner`"
+        );
+    }
+}
