@@ -6,7 +6,8 @@
 //!
 //! - the working directory holds `dist/` (two artifacts), `known_issues/` and `workspace/logs/`
 //!   (a hive run), `runs/1`…`runs/3` (that run three times, some failures passing in the first
-//!   two), and `tests.tsv`; `../ethrex` is an ethrex-like checkout; `HOME` is a folder of
+//!   two), `tests.tsv`, and `release-snapshot/` (a recorded `verify --release`); `../ethrex` is
+//!   an ethrex-like checkout; `HOME` is a folder of
 //!   the sandbox, written `~` in outputs;
 //! - `cargo run --release --` runs the `warden` under test.
 //!
@@ -125,6 +126,10 @@ fn sandbox() -> tempfile::TempDir {
     copy_dir(
         &fixtures.join("hive/current-format"),
         &work.join("workspace/logs"),
+    );
+    copy_dir(
+        &fixtures.join("release-snapshot"),
+        &work.join("release-snapshot"),
     );
     std::fs::copy(
         fixtures.join("hive/tests-033ca6e6.tsv"),

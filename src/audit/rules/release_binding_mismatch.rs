@@ -8,7 +8,7 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-binding-mismatch",
     severity: Severity::High,
     description: "A published release is signed for another tag, repository or commit than its own",
-    explanation: "it is signed for another tag or repository, or for a commit the tag no longer names (moved or recreated after signing)",
+    explanation: "it is signed for another tag or repository, for a commit the tag no longer names (moved or recreated after signing), or binds no `tag:`, `repo:` or `commit:` (the rule `verify --release` applies; a tag whose commit cannot be read is `unverifiable`)",
 });
 
 /// Release `tag` is signed for `what` (the binding's words for a release finding).
