@@ -10,6 +10,38 @@ use crate::error::{Error, Result};
 use crate::files::{atomic, guarded, paths};
 use crate::markup::markdown_code as code;
 
+/// What `warden known-issues render` did: checked the doc (`--check`) or wrote it.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum DocOutcome {
+    UpToDate { path: PathBuf },
+    OutOfDate { path: PathBuf },
+    Wrote { path: PathBuf, entries: usize },
+}
+
+/// `warden known-issues render [--check]`: the doc at `path` checked against the registry, or
+/// written (`confine`: the folder a path from the registry must stay in).
+pub fn render(
+    registry: &Registry,
+    path: PathBuf,
+    confine: Option<&Path>,
+    check: bool,
+) -> Result<DocOutcome> {
+    if check {
+        let inside = confine.unwrap_or_else(|| paths::parent_dir(&path));
+        return Ok(if is_current(registry, inside, &path) {
+            DocOutcome::UpToDate { path }
+        } else {
+            DocOutcome::OutOfDate { path }
+        });
+    }
+    write_doc(registry, &path, confine)?;
+    Ok(DocOutcome::Wrote {
+        path,
+        entries: registry.entries.len(),
+    })
+}
+
 /// Where the doc lives: the registry's `doc` setting, under the repository root.
 pub fn doc_path(registry: &Registry, root: &Path) -> PathBuf {
     paths::under_root(root, &registry.settings.doc)

@@ -17,8 +17,9 @@ pub struct KeygenOptions {
     pub force: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct KeygenReport {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
     pub key_id: KeyId,
     pub public_key: PathBuf,
     pub secret_key: PathBuf,

@@ -27,6 +27,14 @@ const SECRET_KEY_BYTES: usize = 158;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KeyId(pub [u8; 8]);
 
+/// A key id in JSON: as it is shown (`8F457D1A3C3B50B5`).
+pub(crate) fn serialize_key_id<S: serde::Serializer>(
+    id: &KeyId,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_str(id)
+}
+
 impl fmt::Display for KeyId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:016X}", u64::from_le_bytes(self.0))

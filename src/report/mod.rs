@@ -7,9 +7,11 @@
 
 pub mod audit;
 pub(crate) mod check;
+pub(crate) mod doc;
 pub mod hive;
 pub mod hive_diff;
 pub mod hive_history;
+pub(crate) mod keygen;
 pub(crate) mod lint;
 pub(crate) mod org;
 pub(crate) mod sign;

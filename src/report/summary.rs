@@ -54,6 +54,41 @@ impl Escape {
     }
 }
 
+/// `warden known-issues summary` as a report: the comment (markdown) and its text form.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Summary {
+    pub markdown: String,
+    text: String,
+}
+
+impl Summary {
+    pub fn new(
+        registry: &Registry,
+        results: Option<&HiveReport>,
+        history: Option<&History>,
+    ) -> Self {
+        Summary {
+            markdown: render(registry, results, history, true),
+            text: render(registry, results, history, false),
+        }
+    }
+}
+
+impl super::Report for Summary {
+    fn text(&self, w: &mut dyn std::io::Write, _color: bool) -> std::io::Result<()> {
+        w.write_all(self.text.as_bytes())
+    }
+
+    fn markdown(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.markdown.as_bytes())
+    }
+
+    /// The summary reports; it never fails a run.
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}
+
 /// Every value from the registry or the results is escaped: in markdown it cannot mention, link,
 /// format or carry the marker; in text it cannot break a line or start a workflow command.
 ///

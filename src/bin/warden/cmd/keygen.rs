@@ -4,6 +4,7 @@ use std::io::Write;
 
 use anyhow::{anyhow, bail};
 use release_warden::release::keygen::{keygen, KeygenOptions};
+use release_warden::report::Format;
 
 use crate::cli::KeygenArgs;
 use crate::context::Context;
@@ -38,36 +39,5 @@ pub(crate) fn run(args: KeygenArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         password,
         force: args.force,
     })?;
-    let sk = report.secret_key.display();
-    let protection = if report.encrypted {
-        "encrypted"
-    } else {
-        "unencrypted"
-    };
-    writeln!(out, "key id      {}", report.key_id)?;
-    writeln!(
-        out,
-        "public key  {}  (commit this file)",
-        report.public_key.display()
-    )?;
-    writeln!(
-        out,
-        "secret key  {sk}  ({protection}, mode 0600; never commit it)"
-    )?;
-    writeln!(
-        out,
-        "\nStore the secret key in the GitHub environment that signs releases (e.g. \"release\"):"
-    )?;
-    writeln!(
-        out,
-        "  gh secret set MINISIGN_SECRET_KEY --env release < {sk}"
-    )?;
-    if report.encrypted {
-        writeln!(out, "  gh secret set MINISIGN_PASSWORD --env release")?;
-    }
-    writeln!(
-        out,
-        "then remove the local copy once it is backed up offline."
-    )?;
-    Ok(0)
+    ctx.emit(out, &report, Format::Text, false)
 }

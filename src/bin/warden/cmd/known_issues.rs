@@ -11,7 +11,7 @@ use release_warden::known_issues::doc;
 use release_warden::known_issues::exclusions::{self, read_test_list};
 use release_warden::known_issues::lint::lint_registry;
 use release_warden::known_issues::schema::Registry;
-use release_warden::report::summary::{self, MARKER};
+use release_warden::report::summary::{Summary, MARKER};
 use release_warden::report::Format;
 use release_warden::util::today;
 
@@ -32,7 +32,7 @@ pub(crate) fn run(
             );
             ctx.emit(out, &report, Format::Text, false)
         }
-        KnownIssuesCommand::Render(args) => render(args, out),
+        KnownIssuesCommand::Render(args) => render(args, ctx, out),
         KnownIssuesCommand::Exclusions(args) => exclusions(args, out),
         KnownIssuesCommand::Summary(args) => summary(args, ctx, out),
         KnownIssuesCommand::Update(args) => update(args, ctx, out),
@@ -61,7 +61,7 @@ fn update(args: UpdateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
     ctx.emit(out, &update, args.format.into(), false)
 }
 
-fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
+fn render(args: RenderArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry.registry_dir())?;
     let root = args.registry.root();
     // A path from the registry stays inside the repository; one given on the command line is
@@ -70,27 +70,8 @@ fn render(args: RenderArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         Some(p) => (p, None),
         None => (doc::doc_path(&registry, root), Some(root)),
     };
-    if args.check {
-        let inside = confine.unwrap_or_else(|| release_warden::files::paths::parent_dir(&path));
-        if doc::is_current(&registry, inside, &path) {
-            writeln!(out, "{} is up to date", path.display())?;
-            return Ok(0);
-        }
-        writeln!(
-            out,
-            "{} is out of date: run `warden known-issues render`",
-            path.display()
-        )?;
-        return Ok(1);
-    }
-    doc::write_doc(&registry, &path, confine)?;
-    writeln!(
-        out,
-        "wrote {} ({} entries)",
-        path.display(),
-        registry.entries.len()
-    )?;
-    Ok(0)
+    let outcome = doc::render(&registry, path, confine, args.check)?;
+    ctx.emit(out, &outcome, Format::Text, false)
 }
 
 fn exclusions(args: ExclusionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -146,20 +127,12 @@ fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Res
         }
         _ => None,
     };
-    let markdown = summary::render(&registry, results.as_ref(), history.as_ref(), true);
-    match Format::from(args.format) {
-        Format::Markdown => out.write_all(markdown.as_bytes())?,
-        _ => out.write_all(
-            summary::render(&registry, results.as_ref(), history.as_ref(), false).as_bytes(),
-        )?,
-    }
-    if args.step_summary {
-        ctx.actions.append_step_summary(&markdown)?;
-    }
+    let summary = Summary::new(&registry, results.as_ref(), history.as_ref());
+    let code = ctx.emit(out, &summary, args.format.into(), args.step_summary)?;
     if args.post {
-        post_comment(&args, ctx, &markdown)?;
+        post_comment(&args, ctx, &summary.markdown)?;
     }
-    Ok(0)
+    Ok(code)
 }
 
 /// The sticky PR comment; on a 403 (a fork's read-only token) the summary goes to the step
