@@ -13,24 +13,6 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// `$ [VAR=value] warden ARGS`, then stdout, stderr (when there is any) and the exit status.
-fn transcript(cmd: &mut Command, dir: &Path) -> String {
-    let mut shown: Vec<String> = cmd
-        .get_envs()
-        .filter(|(k, _)| *k != "RUST_BACKTRACE")
-        .filter_map(|(k, v)| Some(format!("{}={}", k.to_string_lossy(), v?.to_string_lossy())))
-        .collect();
-    shown.push("warden".into());
-    shown.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
-    let out = run(cmd);
-    let mut t = format!("$ {}\n{}", shown.join(" "), out.stdout);
-    if !out.stderr.is_empty() {
-        t.push_str(&format!("--- stderr\n{}", out.stderr));
-    }
-    t.push_str(&format!("--- exit {}\n", out.code));
-    filter_dir(&t, dir)
-}
-
 /// A repository with something wrong in every check.
 fn broken_repository(dir: &Path) {
     copy_dir(&fixtures().join("ethrex"), dir);

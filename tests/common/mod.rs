@@ -200,6 +200,27 @@ pub(crate) fn filter_dir(text: &str, dir: &Path) -> String {
     out.replace(&dir.display().to_string(), "[DIR]")
 }
 
+/// The whole of a run, as a snapshot holds it: `$ [VAR=value] warden ARGS`, then stdout, stderr
+/// (when there is any) and the exit status. Temporary paths under `dir` are written `[DIR]` and
+/// this repository `[REPO]`, so the transcript is the same on every machine.
+pub(crate) fn transcript(cmd: &mut Command, dir: &Path) -> String {
+    let mut shown: Vec<String> = cmd
+        .get_envs()
+        .filter(|(k, _)| *k != "RUST_BACKTRACE")
+        .filter_map(|(k, v)| Some(format!("{}={}", k.to_string_lossy(), v?.to_string_lossy())))
+        .collect();
+    shown.push("warden".into());
+    shown.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
+    let out = run(cmd);
+    let mut t = format!("$ {}\n{}", shown.join(" "), out.stdout);
+    if !out.stderr.is_empty() {
+        t.push_str(&format!("--- stderr\n{}", out.stderr));
+    }
+    t.push_str(&format!("--- exit {}\n", out.code));
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    filter_dir(&t, dir).replace(&repo.display().to_string(), "[REPO]")
+}
+
 /// Copies the tree at `from` into `to`.
 pub(crate) fn copy_dir(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {

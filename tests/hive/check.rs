@@ -1,5 +1,6 @@
 //! `warden hive check` on real hive result files (see tests/fixtures/hive/PROVENANCE.md) and on
-//! variations that produce every outcome class.
+//! variations that produce every outcome class. The output is the contract: each test holds the
+//! whole transcript (command, stdout, stderr, exit status) as a snapshot.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,11 +11,16 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hive")
 }
 
-fn hive(dir: &str, registry: &Path, extra: &[&str]) -> Run {
-    run(warden(&fixtures())
-        .args(["hive", "check", dir, "--registry"])
-        .arg(registry)
-        .args(extra))
+/// The transcript of `warden hive check DIR --registry REGISTRY EXTRA…` run in the fixtures
+/// folder; `scratch` (a temporary registry, say) is written `[DIR]`.
+fn hive(dir: &str, registry: &Path, extra: &[&str], scratch: &Path) -> String {
+    transcript(
+        warden(&fixtures())
+            .args(["hive", "check", dir, "--registry"])
+            .arg(registry)
+            .args(extra),
+        scratch,
+    )
 }
 
 /// A scratch copy of a registry folder to modify.
@@ -29,77 +35,31 @@ fn registry_copy(name: &str) -> tempfile::TempDir {
 
 const ENTRY: &str = "title = \"t\"\nwhy = \"w\"\nremoval = \"r\"\n";
 
+/// Every excused failure is named with the entry that excuses it; exit 0.
 #[test]
 fn real_berachain_run_is_fully_explained_by_its_registry() {
-    let out = hive("berachain-rpc", &fixtures().join("registry-polard"), &[]).expect(0);
-    assert!(
-        out.stdout
-            .contains("rpc-compat (polard): 45 cases, 6 passed, 39 failed"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("rpc (polard): 38 cases, 4 passed, 34 failed"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("outcomes: 39 expected fail, 37 flaky, 7 pass"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.ends_with("hive check: ok\n"), "{}", out.stdout);
-    // Every excused failure is named, with the entry that excuses it.
-    assert!(out.stdout.contains("excused (expected fail) rpc-compat/debug_getRawBlock/get-block-n (polard): excused by debug-raw-methods"), "{}", out.stdout);
-    assert!(out.stdout.contains("excused (expected fail) rpc-compat/eth_getProof/get-account-proof (polard): excused by get-proof"), "{}", out.stdout);
-    assert!(
-        out.stdout
-            .contains("excused (flaky) rpc/ws/ABICall (polard): failed this run"),
-        "{}",
-        out.stdout
-    );
+    let none = Path::new("/nonexistent");
+    insta::assert_snapshot!(hive(
+        "berachain-rpc",
+        &fixtures().join("registry-polard"),
+        &[],
+        none
+    ));
 }
 
+/// A failure no entry lists is a regression, shown with the first lines of its text.
 #[test]
 fn unlisted_failure_is_a_regression_with_its_text() {
     let reg = registry_copy("registry-polard");
     fs::remove_file(reg.path().join("get-proof.toml")).unwrap();
-    let out = hive("berachain-rpc", reg.path(), &[]).expect(1);
-    assert!(out.stdout.contains("REGRESSION       rpc-compat/eth_getProof/get-account-proof (polard): failed and is not a known issue"), "{}", out.stdout);
-    assert!(
-        out.stdout
-            .contains("    | >>  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getProof\""),
-        "first lines of the failure: {}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.ends_with("hive check: FAILED (3 regression)\n"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(hive("berachain-rpc", reg.path(), &[], reg.path()));
 }
 
 #[test]
 fn listed_test_that_passes_is_an_unexpected_pass_naming_the_file() {
     let reg = registry_copy("registry-polard");
     fs::write(reg.path().join("eth-call.toml"), format!("{ENTRY}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_call/call-simple-contract\"\n")).unwrap();
-    let out = hive("berachain-rpc", reg.path(), &[]).expect(1);
-    assert!(
-        out.stdout.contains(
-            "UNEXPECTED PASS  rpc-compat/eth_call/call-simple-contract (polard): passed, but"
-        ),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains(
-            "eth-call.toml (eth-call) lists it as an expected failure: remove that exclusion"
-        ),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(hive("berachain-rpc", reg.path(), &[], reg.path()));
 }
 
 #[test]
@@ -113,10 +73,11 @@ fn failure_with_another_signature_is_a_wrong_failure() {
             .replace("\"method\":\"eth_getProof\"", "proof of exclusion"),
     )
     .unwrap();
-    let out = hive("berachain-rpc", reg.path(), &[]).expect(1);
-    assert!(out.stdout.contains("WRONG FAILURE    rpc-compat/eth_getProof/get-account-proof (polard): failed, but not with the signature /proof of exclusion/ of get-proof"), "{}", out.stdout);
+    insta::assert_snapshot!(hive("berachain-rpc", reg.path(), &[], reg.path()));
 }
 
+/// A listed test absent from the run is MISSING (exit 1, or reported only with
+/// `--allow-missing`); so is a test of `--expected-tests` that did not run.
 #[test]
 fn listed_test_absent_from_the_run_is_missing_unless_allowed() {
     let reg = registry_copy("registry-polard");
@@ -125,116 +86,50 @@ fn listed_test_absent_from_the_run_is_missing_unless_allowed() {
         format!("{ENTRY}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/no-topics\"\n"),
     )
     .unwrap();
-    let out = hive("berachain-rpc", reg.path(), &[]).expect(1);
-    assert!(
-        out.stdout
-            .contains("MISSING          rpc-compat/eth_getLogs/no-topics (polard): listed in"),
-        "{}",
-        out.stdout
-    );
-    let out = hive("berachain-rpc", reg.path(), &["--allow-missing"]).expect(0);
-    assert!(
-        out.stdout.contains("MISSING"),
-        "still reported: {}",
-        out.stdout
-    );
-    // A test of an --expected-tests list that did not run.
+    let mut out = hive("berachain-rpc", reg.path(), &[], reg.path());
+    out += &hive("berachain-rpc", reg.path(), &["--allow-missing"], reg.path());
     let list = reg.path().join("expected.txt");
     fs::write(&list, "# name\teth_call/call-simple-contract\neth_call/call-simple-contract\neth_getLogs/no-topics\neth_blobBaseFee/get-current\n").unwrap();
-    let out = hive(
+    out += &hive(
         "berachain-rpc",
         &fixtures().join("registry-polard"),
         &["--expected-tests", list.to_str().unwrap()],
-    )
-    .expect(1);
-    assert!(out.stdout.contains("MISSING          rpc-compat/eth_blobBaseFee/get-current (polard): in --expected-tests but absent from the run"), "{}", out.stdout);
-    assert!(
-        !out.stdout
-            .contains("eth_call/call-simple-contract (polard): in --expected-tests"),
-        "{}",
-        out.stdout
+        reg.path(),
     );
+    insta::assert_snapshot!(out);
 }
 
+/// A client that never launched: INFRA and an empty run, and no MISSING news about its tests.
+/// A results folder with no suite file is an empty run too.
 #[test]
 fn failed_client_launch_is_infra_and_an_empty_run() {
-    let out = hive(
+    let empty = tempfile::tempdir().unwrap();
+    let mut out = hive(
         "berachain-launch-failed",
         &fixtures().join("registry-polard"),
         &[],
-    )
-    .expect(1);
-    assert!(
-        out.stdout.contains(
-            "INFRA            rpc-compat/client launch (polard): the client failed to launch"
-        ),
-        "{}",
-        out.stdout
+        empty.path(),
     );
-    assert!(
-        out.stdout.contains(
-            "    | can't launch node (type polard): client did not start: terminated unexpectedly"
-        ),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("EMPTY RUN"), "{}", out.stdout);
-    assert!(
-        !out.stdout.contains("MISSING"),
-        "absent tests of a client that never launched are not news: {}",
-        out.stdout
-    );
-    let empty = tempfile::tempdir().unwrap();
     fs::write(empty.path().join("hive.json"), "{}").unwrap();
-    let out = run(warden(empty.path())
-        .args(["hive", "check", ".", "--registry"])
-        .arg(fixtures().join("registry-polard")))
-    .expect(1);
-    assert!(
-        out.stdout.contains("no suite files: hive wrote no results"),
-        "{}",
-        out.stdout
+    out += &transcript(
+        warden(empty.path())
+            .args(["hive", "check", ".", "--registry"])
+            .arg(fixtures().join("registry-polard")),
+        empty.path(),
     );
+    insta::assert_snapshot!(out);
 }
 
+/// Failure text comes from `testDetailsLog` at the `summaryResult.log` offsets; signatures match
+/// against it; a timeout and a shared-client lifecycle failure are infra.
 #[test]
 fn current_format_reads_failure_text_from_the_details_log() {
-    let out = hive("current-format", &fixtures().join("registry-current"), &[]).expect(1);
-    assert!(
-        out.stdout
-            .contains("rpc-compat (ethrex): 7 cases, 2 passed, 5 failed"),
-        "{}",
-        out.stdout
-    );
-    // Text comes from testDetailsLog at summaryResult.log offsets.
-    assert!(out.stdout.contains("REGRESSION       rpc-compat/eth_call/call-simple (ethrex): failed and is not a known issue\n    | response differs from expected (-- client, ++ test):\n    | --  \"result\": \"0x\""), "{}", out.stdout);
-    // The signature matched against the log text: one expected, one a different failure.
-    assert!(
-        out.stdout
-            .contains("excused (expected fail) rpc-compat/eth_getLogs/contract-addr (ethrex)"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("WRONG FAILURE    rpc-compat/eth_getLogs/no-topics (ethrex)"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains(
-            "INFRA            rpc-compat/eth_blockNumber/simple-test (ethrex): timed out"
-        ),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("INFRA            rpc-compat/shared client lifecycle (ethrex): a shared-client lifecycle case (multiTestContext) failed"), "{}", out.stdout);
-    assert!(
-        out.stdout
-            .ends_with("hive check: FAILED (1 regression, 1 wrong failure, 2 infra)\n"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(hive(
+        "current-format",
+        &fixtures().join("registry-current"),
+        &[],
+        Path::new("/nonexistent")
+    ));
 }
 
 /// The details log is named by the (untrusted) suite file and its text can reach a public PR
@@ -261,20 +156,16 @@ fn a_details_log_outside_the_results_directory_is_refused() {
             &format!("\"testDetailsLog\":{log_name:?}"),
         );
         write(&results.join(suite_name), text.as_bytes());
-        run(warden(t.path())
-            .args(["hive", "check", "results", "--registry"])
-            .arg(&registry))
+        transcript(
+            warden(t.path())
+                .args(["hive", "check", "results", "--registry"])
+                .arg(&registry),
+            t.path(),
+        )
     };
+    let mut out = String::new();
     for name in ["../runner-secret.txt", "/etc/passwd"] {
-        let out = check(name).expect(2);
-        assert!(
-            out.stderr.contains(&format!(
-                "{suite_name}: testDetailsLog {name:?} is not a path inside the results directory"
-            )),
-            "{}",
-            out.stderr
-        );
-        assert!(!out.all().contains("do-not-post"));
+        out += &check(name);
     }
     #[cfg(unix)]
     {
@@ -283,100 +174,40 @@ fn a_details_log_outside_the_results_directory_is_refused() {
             results.join("details/link.log"),
         )
         .unwrap();
-        let out = check("details/link.log").expect(2);
-        assert!(
-            out.stderr.contains("outside the results directory"),
-            "{}",
-            out.stderr
-        );
-        assert!(!out.all().contains("do-not-post"));
+        out += &check("details/link.log");
     }
+    assert!(!out.contains("do-not-post"), "{out}");
     // The real name still works, and a log that was not downloaded is no error.
-    let out = check("details/1780000000-4f3a9c-1.log").expect(1);
-    assert!(
-        out.stdout.contains("response differs from expected"),
-        "{}",
-        out.stdout
-    );
-    check("details/not-downloaded.log").expect(1);
+    out += &check("details/1780000000-4f3a9c-1.log");
+    out += &check("details/not-downloaded.log");
+    insta::assert_snapshot!(out);
 }
 
+/// hive's legacy format: inline logs (only their first lines are shown), and a producer whose
+/// test names carry no client suffix.
 #[test]
 fn legacy_engine_withdrawals_pass_and_fail_and_a_foreign_producer() {
     let reg = fixtures().join("registry-erigon");
-    let out = hive("withdrawals-pass", &reg, &[]).expect(0);
-    assert!(
-        out.stdout
-            .contains("engine-withdrawals (erigon): 1 case, 1 passed, 0 failed"),
-        "{}",
-        out.stdout
-    );
-    let out = hive("withdrawals-fail", &reg, &[]).expect(1);
-    assert!(out.stdout.contains("REGRESSION       engine-withdrawals/Sync after 2 blocks - Withdrawals on Block 1 - Single Withdrawal Account - No Transactions (erigon)"), "{}", out.stdout);
-    let text_lines = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("    | "))
-        .count();
-    assert!(
-        (1..=9).contains(&text_lines),
-        "only the first lines of ~50 KB of inline logs: {text_lines}"
-    );
-    let out = hive("foreign-producer", &reg, &[]).expect(0);
-    assert!(
-        out.stdout
-            .contains("other/any (no client suffix): 3 cases, 3 passed, 0 failed"),
-        "{}",
-        out.stdout
-    );
+    let none = Path::new("/nonexistent");
+    let mut out = hive("withdrawals-pass", &reg, &[], none);
+    out += &hive("withdrawals-fail", &reg, &[], none);
+    out += &hive("foreign-producer", &reg, &[], none);
+    insta::assert_snapshot!(out);
 }
 
+/// `--client` of a client the run does not have; JSON, JUnit and markdown of the same run.
 #[test]
 fn client_filter_and_output_formats() {
     let reg = fixtures().join("registry-current");
-    let out = hive("current-format", &reg, &["--client", "reth"]).expect(1);
-    assert!(
-        out.stdout.contains("EMPTY RUN"),
-        "no case of that client: {}",
-        out.stdout
-    );
-    let json = hive("current-format", &reg, &["--format", "json"]).expect(1);
-    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(doc["ok"], false);
-    assert_eq!(doc["counts"]["regression"], 1);
-    assert_eq!(doc["suites"][0]["name"], "rpc-compat");
-    let junit = hive("current-format", &reg, &["--format", "junit"]).expect(1);
-    assert!(junit.stdout.starts_with("<?xml"), "{}", junit.stdout);
-    assert_eq!(
-        junit.stdout.matches("<testcase ").count(),
-        6,
-        "every case but the lifecycle case... {}",
-        junit.stdout
-    );
-    assert!(
-        junit.stdout.contains("<failure type=\"regression\""),
-        "{}",
-        junit.stdout
-    );
-    assert!(
-        junit.stdout.contains("<skipped message=\"expected fail: "),
-        "{}",
-        junit.stdout
-    );
-    let md = hive("current-format", &reg, &["--format", "markdown"]).expect(1);
-    assert!(
-        md.stdout.starts_with("### Hive results: FAILED"),
-        "{}",
-        md.stdout
-    );
-    assert!(
-        md.stdout
-            .contains("| regression | `rpc-compat/eth_call/call-simple (ethrex)` |"),
-        "{}",
-        md.stdout
-    );
+    let none = Path::new("/nonexistent");
+    let mut out = hive("current-format", &reg, &["--client", "reth"], none);
+    for format in ["json", "junit", "markdown"] {
+        out += &hive("current-format", &reg, &["--format", format], none);
+    }
+    insta::assert_snapshot!(out);
 }
 
+/// A truncated suite file, or one that is not an object: exit 2 with the file and the offset.
 #[test]
 fn malformed_suite_file_is_exit_2_with_file_and_offset() {
     let t = tempfile::tempdir().unwrap();
@@ -384,26 +215,17 @@ fn malformed_suite_file_is_exit_2_with_file_and_offset() {
         fixtures().join("current-format/1780000000-0123456789abcdef0123456789abcdef.json"),
     )
     .unwrap();
+    let check = || {
+        transcript(
+            warden(t.path())
+                .args(["hive", "check", ".", "--registry"])
+                .arg(fixtures().join("registry-current")),
+            t.path(),
+        )
+    };
     fs::write(t.path().join("1-truncated.json"), &good[..good.len() / 2]).unwrap();
-    let out = run(warden(t.path())
-        .args(["hive", "check", ".", "--registry"])
-        .arg(fixtures().join("registry-current")))
-    .expect(2);
-    assert!(
-        out.stderr
-            .contains("1-truncated.json: not a hive suite file: byte "),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("truncated"), "{}", out.stderr);
+    let mut out = check();
     fs::write(t.path().join("1-truncated.json"), "[1, 2]").unwrap();
-    let out = run(warden(t.path())
-        .args(["hive", "check", ".", "--registry"])
-        .arg(fixtures().join("registry-current")))
-    .expect(2);
-    assert!(
-        out.stderr.contains("byte 0: expected a JSON object"),
-        "{}",
-        out.stderr
-    );
+    out += &check();
+    insta::assert_snapshot!(out);
 }
