@@ -87,7 +87,12 @@ fn listed_test_absent_from_the_run_is_missing_unless_allowed() {
     )
     .unwrap();
     let mut out = hive("berachain-rpc", reg.path(), &[], reg.path());
-    out += &hive("berachain-rpc", reg.path(), &["--allow-missing"], reg.path());
+    out += &hive(
+        "berachain-rpc",
+        reg.path(),
+        &["--allow-missing"],
+        reg.path(),
+    );
     let list = reg.path().join("expected.txt");
     fs::write(&list, "# name\teth_call/call-simple-contract\neth_call/call-simple-contract\neth_getLogs/no-topics\neth_blobBaseFee/get-current\n").unwrap();
     out += &hive(

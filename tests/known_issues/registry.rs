@@ -1,4 +1,7 @@
 //! `warden known-issues …`: lint, render, exclusions and summary on an ethrex-like registry.
+//! Where the output is the contract, the whole transcript (command, stdout, stderr, exit) is a
+//! snapshot; behaviour that is not output (a bash array read back, a regex's matches) is checked
+//! as such.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,6 +16,11 @@ fn ki(root: &Path, args: &[&str]) -> Run {
     run(warden(root).arg("known-issues").args(args))
 }
 
+/// The transcript of `warden known-issues ARGS` run in `root` (written `[DIR]`).
+fn ki_transcript(root: &Path, args: &[&str]) -> String {
+    transcript(warden(root).arg("known-issues").args(args), root)
+}
+
 /// A scratch copy of the ethrex-like repository.
 fn scratch() -> tempfile::TempDir {
     let t = tempfile::tempdir().unwrap();
@@ -22,10 +30,9 @@ fn scratch() -> tempfile::TempDir {
 
 #[test]
 fn ethrex_registry_lints_clean_and_its_doc_is_in_sync() {
-    let out = ki(&fixture(), &["lint"]).expect(0);
-    assert_eq!(out.stdout, "known-issues lint: 5 entries, 0 problems\n");
-    let out = ki(&fixture(), &["render", "--check"]).expect(0);
-    assert!(out.stdout.contains("up to date"), "{}", out.stdout);
+    let mut out = ki_transcript(&fixture(), &["lint"]);
+    out += &ki_transcript(&fixture(), &["render", "--check"]);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -45,14 +52,10 @@ fn render_check_fails_on_a_stale_doc_and_render_rewrites_it() {
         .unwrap()
         .replace(title, "Log-bearing rpc-compat cases are excluded");
     fs::write(&entry, text).unwrap();
-    let out = ki(t.path(), &["render", "--check"]).expect(1);
-    assert!(
-        out.stdout.contains("docs/known_issues.md is out of date"),
-        "{}",
-        out.stdout
-    );
-    ki(t.path(), &["render"]).expect(0);
-    ki(t.path(), &["render", "--check"]).expect(0);
+    let mut out = ki_transcript(t.path(), &["render", "--check"]);
+    out += &ki_transcript(t.path(), &["render"]);
+    out += &ki_transcript(t.path(), &["render", "--check"]);
+    insta::assert_snapshot!(out);
     let doc = fs::read_to_string(t.path().join("docs/known_issues.md")).unwrap();
     assert!(doc.contains("### Log-bearing rpc-compat cases are excluded"));
     assert!(temp_files(&t.path().join("docs")).is_empty());
@@ -95,47 +98,17 @@ fn lint_errors_name_file_line_and_column() {
         "suffixed.toml",
         &format!("{base}\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_call/foo (ethrex)\"\n"),
     );
-    let out = ki(t.path(), &["lint"]).expect(1);
-    let expected = [
-        "known_issues/unknown-key.toml:4:1: unknown field `owner`",
-        "known_issues/wrong-type.toml:1:9: invalid type: integer `3`, expected a string",
-        "known_issues/missing-why.toml:1:1: missing field `why`",
-        "known_issues/Bad_Name.toml:1:1: the file name \"Bad_Name\" is the entry id and must be kebab-case",
-        "known_issues/paths.toml:6:8: where.path \"nope.rs\" does not exist in the repository",
-        "known_issues/paths.toml:10:10: where.symbol \"NOT_THERE\" does not occur in crates/l2/prover/zisk.rs",
-        "known_issues/paths.toml:14:8: coverage.test \"no_such_test\": no `fn no_such_test` in tests/rpc_logs.rs",
-        "known_issues/expired.toml:4:13: review_by 2020-01-01 is in the past",
-        "known_issues/link.toml:6:8: where.path \"leak.rs\" resolves outside the repository or into .git",
-        "known_issues/linked.toml: cannot read: resolves outside the repository",
-        "known_issues/escape.toml:6:8: where.path \"/etc/passwd\" must be a relative path inside the repository (no `..`, no `.git`, not absolute)",
-        "known_issues/escape.toml:10:8: coverage.path \"../outside.rs\" must be a relative path inside the repository (no `..`, no `.git`, not absolute)",
-        "known_issues/bad-regex.toml:8:13: exclude[0]: signature is not a valid regex",
-        "known_issues/rpc-compat-log-block-timestamp.toml:36:8: rpc-compat/eth_getLogs/no-topics is also excluded by duplicate",
-        "known_issues/duplicate.toml:11:8: rpc-compat/eth_getLogs/no-topics is also excluded by rpc-compat-log-block-timestamp",
-        "known_issues/duplicate.toml:11:8: rpc-compat/eth_getLogs/no-topics is also excluded by duplicate (known_issues/duplicate.toml)",
-        "known_issues/suffixed.toml:7:8: exclude[0]: write the test name without the client suffix",
-    ];
-    for e in expected {
-        assert!(out.stdout.contains(e), "missing {e:?} in:\n{}", out.stdout);
-    }
-    assert!(
-        !out.stdout.contains("::error"),
-        "annotations only under GitHub Actions"
+    let mut out = ki_transcript(t.path(), &["lint"]);
+    out += &transcript(
+        warden(t.path())
+            .env("GITHUB_ACTIONS", "true")
+            .args(["known-issues", "lint"]),
+        t.path(),
     );
-    assert!(!out.all().contains("title = [secret_marker"));
-    let gha = run(warden(t.path())
-        .env("GITHUB_ACTIONS", "true")
-        .args(["known-issues", "lint"]))
-    .expect(1);
-    assert!(gha.stdout.contains("::error file=known_issues/expired.toml,line=4,col=13::review_by 2020-01-01 is in the past"), "{}", gha.stdout);
     // Commands that need a valid registry refuse an invalid one, naming the problem.
-    let out = ki(t.path(), &["render"]).expect(2);
-    assert!(
-        out.stderr.contains("known_issues/Bad_Name.toml")
-            || out.stderr.contains("known-issues lint"),
-        "{}",
-        out.stderr
-    );
+    out += &ki_transcript(t.path(), &["render"]);
+    assert!(!out.contains("title = [secret_marker"), "{out}");
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -194,10 +167,13 @@ fn toml_string(s: &str) -> String {
     serde_json::to_string(s).unwrap() // a JSON string is a valid TOML basic string
 }
 
+/// reth's YAML (exact names with the client suffix, the entry id as a comment), plain lines
+/// (sorted), JSON; a glob rule cannot become exact reth names without the upstream list.
 #[test]
 fn reth_yaml_lines_and_json() {
-    let out = ki(
-        &fixture(),
+    let f = fixture();
+    let mut out = ki_transcript(
+        &f,
         &[
             "exclusions",
             "--format",
@@ -207,43 +183,14 @@ fn reth_yaml_lines_and_json() {
             "--expect",
             "fail",
         ],
-    )
-    .expect(0);
-    let names: Vec<&str> = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("  - "))
-        .collect();
-    assert_eq!(names.len(), 8, "{}", out.stdout);
-    assert!(out.stdout.contains("\"rpc-compat\":\n"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains(
-            "  - \"eth_getLogs/contract-addr (ethrex)\"  # rpc-compat-log-block-timestamp\n"
-        ),
-        "{}",
-        out.stdout
     );
-    let lines = ki(
-        &fixture(),
+    out += &ki_transcript(
+        &f,
         &["exclusions", "--format", "lines", "--suite", "rpc-compat"],
-    )
-    .expect(0);
-    assert_eq!(lines.stdout.lines().count(), 8);
-    assert!(
-        lines
-            .stdout
-            .starts_with("eth_getBlockReceipts/get-block-receipts-latest\n"),
-        "sorted: {}",
-        lines.stdout
     );
-    let json = ki(&fixture(), &["exclusions", "--format", "json"]).expect(0);
-    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(doc.as_array().unwrap().len(), 9);
-    assert_eq!(doc[0]["id"], "hive-abandoned-cases");
-    assert_eq!(doc[0]["match"], "glob");
-    // A glob rule cannot become exact reth names without the upstream list.
-    let err = ki(&fixture(), &["exclusions", "--format", "reth-yaml"]).expect(2);
-    assert!(err.stderr.contains("--tests-from"), "{}", err.stderr);
+    out += &ki_transcript(&f, &["exclusions", "--format", "json"]);
+    out += &ki_transcript(&f, &["exclusions", "--format", "reth-yaml"]);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -301,117 +248,56 @@ fn sim_limit_includes_everything_but_skipped_tests() {
     assert!(err.stderr.contains("--tests-from"), "{}", err.stderr);
 }
 
+/// The PR comment body (markdown, the first paragraph of each `why`, the marker last), with a
+/// hive run's outcome for each excluded test, appended to the step summary; the text form.
 #[test]
 fn summary_is_the_pr_comment_body() {
-    let out = ki(&fixture(), &["summary"]).expect(0);
-    assert!(
-        out.stdout
-            .starts_with("## Known issues — intentionally skipped tests\n"),
-        "{}",
-        out.stdout
-    );
-    assert!(out
-        .stdout
-        .trim_end()
-        .ends_with("<!-- warden:known-issues -->"));
-    assert!(out.stdout.contains("### rpc-compat cases that compare logs are excluded (`rpc-compat-log-block-timestamp`, permanent)"), "{}", out.stdout);
-    assert!(out.stdout.contains("Excludes 8 tests."));
-    assert!(
-        out.stdout
-            .contains("ethrex returns `blockTimestamp` on every log object."),
-        "first paragraph of why"
-    );
-    assert!(
-        !out.stdout.contains("The pin cannot move"),
-        "only the first paragraph"
-    );
-
-    // With results: how each excluded test fared; appended to the step summary too.
+    let f = fixture();
+    let mut out = ki_transcript(&f, &["summary"]);
     let t = tempfile::tempdir().unwrap();
     let step = t.path().join("step.md");
     fs::write(&step, "previous step\n").unwrap();
     let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hive/current-format");
-    let out = run(warden(&fixture())
-        .env("GITHUB_STEP_SUMMARY", &step)
-        .args(["known-issues", "summary", "--step-summary", "--results"])
-        .arg(&results))
-    .expect(0);
-    assert!(
-        out.stdout
-            .contains("| `eth_getLogs/contract-addr (ethrex)` | expected fail |"),
-        "{}",
-        out.stdout
+    let with_results = transcript(
+        warden(&f)
+            .env("GITHUB_STEP_SUMMARY", &step)
+            .args(["known-issues", "summary", "--step-summary", "--results"])
+            .arg(&results),
+        t.path(),
     );
-    assert!(
-        out.stdout
-            .contains("| `eth_getLogs/no-topics (ethrex)` | wrong failure |"),
-        "{}",
-        out.stdout
+    let repo = env!("CARGO_MANIFEST_DIR");
+    let appended = fs::read_to_string(&step).unwrap().replace(repo, "[REPO]");
+    // The step summary gets the markdown the command printed, after what was there.
+    let printed = with_results.split_once('\n').unwrap().1;
+    assert_eq!(
+        appended,
+        format!(
+            "previous step\n{}\n",
+            printed.strip_suffix("--- exit 0\n").unwrap()
+        )
     );
-    assert!(
-        out.stdout
-            .contains("| `eth_getLogs/topic-wildcard (ethrex)` | missing |"),
-        "{}",
-        out.stdout
-    );
-    let appended = fs::read_to_string(&step).unwrap();
-    assert!(
-        appended.starts_with("previous step\n## Known issues"),
-        "{appended}"
-    );
-    let text = ki(&fixture(), &["summary", "--format", "text"]).expect(0);
-    assert!(
-        !text.stdout.contains("<!--") && !text.stdout.contains("##"),
-        "{}",
-        text.stdout
-    );
-    let err = ki(&fixture(), &["summary", "--step-summary"]).expect(2);
-    assert!(err.stderr.contains("GITHUB_STEP_SUMMARY"), "{}", err.stderr);
+    out += &with_results;
+    out += &ki_transcript(&f, &["summary", "--format", "text"]);
+    out += &ki_transcript(&f, &["summary", "--step-summary"]);
+    insta::assert_snapshot!(out);
 }
 
+/// `warden check` on the ethrex-like repository: its real problem (the key outside an
+/// environment) fails the workflows line; a stale doc and a broken entry fail their own lines.
 #[test]
 fn check_fails_on_a_broken_entry_or_a_stale_doc() {
     let t = scratch();
-    // The scratch repository needs a key for `check` to look at only its registry problems.
-    let (pk, _) = keypair(t.path(), "k");
-    fs::create_dir_all(t.path().join("keys")).unwrap();
-    fs::rename(&pk, t.path().join("keys/k.pub")).unwrap();
-    // The ethrex-like repository has ethrex's real problem (the key outside an environment); the
-    // registry and doc checks pass on their own lines.
-    let out = run(warden(t.path()).arg("check")).expect(1);
-    assert!(
-        out.stdout
-            .contains("ok    known-issues known_issues/: 5 entries lint clean"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("ok    docs         docs/known_issues.md: in sync"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("FAIL  workflows    .github/workflows/tag_release.yaml:9:3 (job finalize-release): signing-secret-outside-environment"), "{}", out.stdout);
+    let secret = tempfile::tempdir().unwrap();
+    demo_keypair(&t.path().join("keys/k.pub"), &secret.path().join("k.key"));
+    let mut out = transcript(warden(t.path()).arg("check"), t.path());
     fs::write(t.path().join("docs/known_issues.md"), "stale\n").unwrap();
-    let out = run(warden(t.path()).arg("check")).expect(1);
-    assert!(
-        out.stdout
-            .contains("FAIL  docs         docs/known_issues.md: out of date"),
-        "{}",
-        out.stdout
-    );
+    out += &transcript(warden(t.path()).arg("check"), t.path());
     ki(t.path(), &["render"]).expect(0);
     fs::write(
         t.path().join("known_issues/zisk-guest-program-hash.toml"),
         "title = \"x\"\n",
     )
     .unwrap();
-    let out = run(warden(t.path()).arg("check")).expect(1);
-    assert!(
-        out.stdout.contains(
-            "FAIL  known-issues known_issues/zisk-guest-program-hash.toml:1:1: missing field `why`"
-        ),
-        "{}",
-        out.stdout
-    );
+    out += &transcript(warden(t.path()).arg("check"), t.path());
+    insta::assert_snapshot!(out);
 }
