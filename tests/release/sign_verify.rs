@@ -1,4 +1,6 @@
 //! `warden sign` and `warden verify` end to end: round trip, bindings, tampering, checksums.
+//! Releases are signed with the fixed demo key at a fixed time, so where the output is the
+//! contract a test holds the whole transcript (command, stdout, stderr, exit) as a snapshot.
 
 use std::fs;
 use std::path::Path;
@@ -6,18 +8,38 @@ use std::path::Path;
 use crate::common::*;
 use base64::Engine as _;
 
+/// `dist/` with two artifacts, and the demo key pair (`k.pub`, `k.key`) beside it.
 fn release(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    let (pk, sk) = keypair(dir, "k");
+    let (pk, sk) = (dir.join("k.pub"), dir.join("k.key"));
+    demo_keypair(&pk, &sk);
     write(&dir.join("dist/app-linux-x86_64"), &[7u8; 4096]);
     write(&dir.join("dist/app.tar.gz"), b"tarball");
     (pk, sk)
 }
 
 fn sign_dist(dir: &Path, sk: &Path, extra: &[&str]) -> Run {
-    run(warden(dir)
+    run(&mut sign_cmd(dir, sk, extra))
+}
+
+fn sign_cmd(dir: &Path, sk: &Path, extra: &[&str]) -> std::process::Command {
+    let mut cmd = warden(dir);
+    cmd.env("SOURCE_DATE_EPOCH", "1764460800")
         .args(["sign", "dist", "--secret-key"])
         .arg(sk)
-        .args(extra))
+        .args(extra);
+    cmd
+}
+
+/// The transcript of `warden verify EXTRA… --public-key PK` in `dir`.
+fn verify_transcript(dir: &Path, pk: &Path, extra: &[&str]) -> String {
+    transcript(
+        warden(dir)
+            .arg("verify")
+            .args(extra)
+            .arg("--public-key")
+            .arg(pk),
+        dir,
+    )
 }
 
 fn verify(dir: &Path, pk: &Path, extra: &[&str]) -> Run {
@@ -32,16 +54,13 @@ fn verify(dir: &Path, pk: &Path, extra: &[&str]) -> Run {
 fn sign_then_verify_directory_and_files() {
     let t = tempfile::tempdir().unwrap();
     let (pk, sk) = release(t.path());
-    let out = sign_dist(
+    let mut out = transcript(
+        &mut sign_cmd(
+            t.path(),
+            &sk,
+            &["--tag", "v1.2.3", "--commit", "deadbeef", "--repo", "o/n"],
+        ),
         t.path(),
-        &sk,
-        &["--tag", "v1.2.3", "--commit", "deadbeef", "--repo", "o/n"],
-    )
-    .expect(0);
-    assert!(
-        out.stdout.contains("2 artifacts signed with key"),
-        "{}",
-        out.stdout
     );
     for f in [
         "app-linux-x86_64.minisig",
@@ -59,38 +78,14 @@ fn sign_then_verify_directory_and_files() {
         "sorted, no signatures, not itself"
     );
     let sig = fs::read_to_string(t.path().join("dist/app.tar.gz.minisig")).unwrap();
-    let comment = sig.lines().nth(2).unwrap();
-    assert!(
-        comment.starts_with("trusted comment: timestamp:"),
-        "{comment}"
-    );
-    assert!(
-        comment.ends_with("\tfile:app.tar.gz\thashed\ttag:v1.2.3\tcommit:deadbeef\trepo:o/n"),
-        "{comment}"
-    );
-
-    let out = verify(t.path(), &pk, &["dist", "--expect-tag", "v1.2.3"]).expect(0);
-    assert!(
-        out.stdout.contains("OK    dist/app.tar.gz  key "),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("tag v1.2.3"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("3 verified, 0 failed, 0 errors"),
-        "{}",
-        out.stdout
-    );
-    verify(t.path(), &pk, &["dist/app.tar.gz"]).expect(0);
-
-    let json = verify(t.path(), &pk, &["dist", "--format", "json"]).expect(0);
-    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(doc["verified"], 3);
-    assert_eq!(doc["results"][1]["status"], "ok");
     assert_eq!(
-        doc["results"][1]["checked"],
-        serde_json::json!(["signature", "sha256"])
+        sig.lines().nth(2).unwrap(),
+        "trusted comment: timestamp:1764460800\tfile:app.tar.gz\thashed\ttag:v1.2.3\tcommit:deadbeef\trepo:o/n"
     );
+    out += &verify_transcript(t.path(), &pk, &["dist", "--expect-tag", "v1.2.3"]);
+    out += &verify_transcript(t.path(), &pk, &["dist/app.tar.gz"]);
+    out += &verify_transcript(t.path(), &pk, &["dist", "--format", "json"]);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -194,18 +189,13 @@ fn tampered_checksum_file_and_artifact_in_a_directory_fail() {
     let mut bad = orig.clone();
     bad[0] = if bad[0] == b'0' { b'1' } else { b'0' };
     fs::write(&sums, &bad).unwrap();
-    let out = verify(t.path(), &pk, &["dist"]).expect(1);
-    assert!(
-        out.stdout.contains("FAIL  dist/SHA256SUMS"),
-        "{}",
-        out.stdout
-    );
+    let mut out = verify_transcript(t.path(), &pk, &["dist"]);
     fs::write(&sums, &orig).unwrap();
     // Replace an artifact and remove its own signature: the checksum still catches it.
     fs::write(t.path().join("dist/app.tar.gz"), b"evil").unwrap();
     fs::remove_file(t.path().join("dist/app.tar.gz.minisig")).unwrap();
-    let out = verify(t.path(), &pk, &["dist"]).expect(1);
-    assert!(out.stdout.contains("SHA-256 mismatch"), "{}", out.stdout);
+    out += &verify_transcript(t.path(), &pk, &["dist"]);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -220,13 +210,7 @@ fn signature_copied_to_another_name_fails_on_the_file_binding() {
         d.join("renamed.tar.gz.minisig"),
     )
     .unwrap();
-    let out = verify(t.path(), &pk, &["dist/renamed.tar.gz"]).expect(1);
-    assert!(
-        out.stdout
-            .contains("the signature is for file:app.tar.gz, not renamed.tar.gz"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(verify_transcript(t.path(), &pk, &["dist/renamed.tar.gz"]));
 }
 
 #[test]
@@ -234,7 +218,7 @@ fn tag_mismatch_missing_tag_and_dry_run_fail() {
     let t = tempfile::tempdir().unwrap();
     let (pk, sk) = release(t.path());
     sign_dist(t.path(), &sk, &["--tag", "v1.0.0", "--dry-run"]).expect(0);
-    let out = verify(
+    let mut out = verify_transcript(
         t.path(),
         &pk,
         &[
@@ -243,32 +227,18 @@ fn tag_mismatch_missing_tag_and_dry_run_fail() {
             "--expect-tag",
             "v2.0.0",
         ],
-    )
-    .expect(1);
-    assert!(
-        out.stdout
-            .contains("signed for tag v1.0.0, expected v2.0.0"),
-        "{}",
-        out.stdout
     );
-    let out = verify(t.path(), &pk, &["dist"]).expect(1);
-    assert!(
-        out.stdout.contains("dry-run (rehearsal) signature"),
-        "{}",
-        out.stdout
-    );
-    verify(
+    out += &verify_transcript(t.path(), &pk, &["dist"]);
+    out += &verify_transcript(
         t.path(),
         &pk,
         &["dist", "--allow-dry-run", "--expect-tag", "v1.0.0"],
-    )
-    .expect(0);
-
+    );
     let u = tempfile::tempdir().unwrap();
     let (pk, sk) = release(u.path());
     sign_dist(u.path(), &sk, &[]).expect(0);
-    let out = verify(u.path(), &pk, &["dist/app.tar.gz", "--expect-tag", "v1"]).expect(1);
-    assert!(out.stdout.contains("has no tag: field"), "{}", out.stdout);
+    out += &verify_transcript(u.path(), &pk, &["dist/app.tar.gz", "--expect-tag", "v1"]);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
@@ -306,49 +276,19 @@ fn directory_problems_missing_unlisted_and_unsigned() {
     let (pk, sk) = release(t.path());
     sign_dist(t.path(), &sk, &[]).expect(0);
     write(&t.path().join("dist/extra.txt"), b"extra");
-    let out = verify(t.path(), &pk, &["dist"]).expect(1);
-    assert!(
-        out.stdout
-            .contains("FAIL  dist/extra.txt  a file, not listed in SHA256SUMS: unverified content in the release (pass --allow-unlisted to accept it)"),
-        "{}",
-        out.stdout
-    );
-    let out = verify(t.path(), &pk, &["dist", "--allow-unlisted"]).expect(0);
-    assert!(
-        out.stdout
-            .contains("SKIP  dist/extra.txt  a file, not listed in SHA256SUMS\n"),
-        "{}",
-        out.stdout
-    );
+    let mut out = verify_transcript(t.path(), &pk, &["dist"]);
+    out += &verify_transcript(t.path(), &pk, &["dist", "--allow-unlisted"]);
     fs::remove_file(t.path().join("dist/extra.txt")).unwrap();
     fs::remove_file(t.path().join("dist/app.tar.gz")).unwrap();
-    let out = verify(t.path(), &pk, &["dist"]).expect(1);
-    assert!(
-        out.stdout.contains("FAIL  dist/app.tar.gz  missing"),
-        "{}",
-        out.stdout
-    );
+    out += &verify_transcript(t.path(), &pk, &["dist"]);
     fs::remove_file(t.path().join("dist/SHA256SUMS.minisig")).unwrap();
-    let out = verify(t.path(), &pk, &["dist"]).expect(1);
-    assert!(out.stdout.contains("missing signature"), "{}", out.stdout);
+    out += &verify_transcript(t.path(), &pk, &["dist"]);
     let empty = t.path().join("empty");
     fs::create_dir(&empty).unwrap();
     write(&empty.join("unsigned"), b"u");
-    let out = verify(t.path(), &pk, &["empty"]).expect(1);
-    assert!(
-        out.stdout.contains(
-            "no SHA256SUMS: a release directory is verified against its signed checksum list"
-        ),
-        "{}",
-        out.stdout
-    );
-    let out = verify(t.path(), &pk, &["empty", "--allow-no-checksums"]).expect(1);
-    assert!(
-        out.stdout
-            .contains("FAIL  empty/unsigned  missing signature"),
-        "{}",
-        out.stdout
-    );
+    out += &verify_transcript(t.path(), &pk, &["empty"]);
+    out += &verify_transcript(t.path(), &pk, &["empty", "--allow-no-checksums"]);
+    insta::assert_snapshot!(out);
 }
 
 #[test]
