@@ -11,6 +11,17 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
 const TOKEN: &str = "ghp_release_token_never_on_storage";
 
+/// `warden verify` of release v1.2.3 of o/r against the keys in `keys/`.
+const VERIFY_RELEASE: [&str; 7] = [
+    "verify",
+    "--release",
+    "v1.2.3",
+    "--repo",
+    "o/r",
+    "--keys-dir",
+    "keys",
+];
+
 /// A release signed by `warden sign`: the files of `dist/` (artifacts, signatures, SHA256SUMS).
 fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
     demo_keypair(&t.join("keys/demo.pub"), &t.join("secret/demo.key"));
@@ -103,17 +114,8 @@ async fn verify_release(dir: &Path, api: &MockServer, extra: &[&str]) -> Run {
         cmd.arg("60").arg(warden_bin()).current_dir(&dir);
         without_developer_env(&mut cmd);
         cmd.env("GH_TOKEN", TOKEN)
-            .args([
-                "verify",
-                "--release",
-                "v1.2.3",
-                "--repo",
-                "o/r",
-                "--keys-dir",
-                "keys",
-                "--api-url",
-                &uri,
-            ])
+            .args(VERIFY_RELEASE)
+            .args(["--api-url", &uri])
             .args(&extra);
         run(&mut cmd)
     })
@@ -451,43 +453,20 @@ async fn a_recorded_release_replays_offline_with_the_same_output() {
     let requests = api.received_requests().await.unwrap().len();
     drop(api);
     // No server now: every answer comes from the snapshot, the assets included.
-    let mut cmd = warden(t.path());
-    cmd.args([
-        "verify",
-        "--release",
-        "v1.2.3",
-        "--repo",
-        "o/r",
-        "--keys-dir",
-        "keys",
-        "--out",
-        "again",
-        "--snapshot",
-        "snap",
-    ]);
-    let replay = run(&mut cmd).expect(0);
-    assert_eq!(replay.stdout, live.stdout.replace("got/", "again/"));
-    assert_eq!(replay.stderr, live.stderr);
+    let replay = |out: &str| {
+        run(warden(t.path())
+            .args(VERIFY_RELEASE)
+            .args(["--out", out, "--snapshot", "snap"]))
+    };
+    let again = replay("again").expect(0);
+    assert_eq!(again.stdout, live.stdout.replace("got/", "again/"));
+    assert_eq!(again.stderr, live.stderr);
     assert_eq!(requests, 3 + assets.len());
     // A replayed asset that was tampered with fails like a downloaded one (102: app-linux).
     let asset = t.path().join("snap/repos/o/r/releases/assets/102.json");
     let tampered = serde_json::json!({"base64": "dGFtcGVyZWQ="});
     std::fs::write(&asset, tampered.to_string()).unwrap();
-    let mut cmd = warden(t.path());
-    cmd.args([
-        "verify",
-        "--release",
-        "v1.2.3",
-        "--repo",
-        "o/r",
-        "--keys-dir",
-        "keys",
-        "--out",
-        "third",
-        "--snapshot",
-        "snap",
-    ]);
-    let out = run(&mut cmd).expect(1);
+    let out = replay("third").expect(1);
     assert_eq!(
         out.stdout,
         "\
