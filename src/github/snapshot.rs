@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::api::{ApiSource, Fetched, Shape};
+use super::api::{ApiSource, Fetched, Shape, RECORDED_ASSET_CAP};
 use super::routes;
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded};
@@ -145,11 +145,122 @@ impl<S: ApiSource> ApiSource for Recorder<'_, S> {
             .push((route.to_string(), answer.clone()));
         answer
     }
+
+    /// Streams the asset through to `out` and keeps a copy to record, up to
+    /// [`RECORDED_ASSET_CAP`]: a larger asset stops the recording with an error that says so
+    /// (a snapshot holds each answer as one JSON file).
+    async fn download(
+        &self,
+        route: &str,
+        out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
+    ) -> Result<u64, String> {
+        use base64::Engine as _;
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
+        let inner = async move { self.inner.download(route, &tx).await };
+        let tee = async {
+            let mut kept = Vec::new();
+            while let Some(chunk) = rx.recv().await {
+                if (kept.len() + chunk.len()) as u64 > RECORDED_ASSET_CAP {
+                    return Err(format!(
+                        "GET /{route}: larger than {} MiB, the most --record keeps of an asset (record the small ones with --only)",
+                        RECORDED_ASSET_CAP >> 20
+                    ));
+                }
+                kept.extend_from_slice(&chunk);
+                out.send(chunk)
+                    .await
+                    .map_err(|_| "the writer stopped".to_string())?;
+            }
+            Ok(kept)
+        };
+        let (sent, kept) = futures::join!(inner, tee);
+        let kept = kept?;
+        let sent = sent?;
+        let answer = Fetched::Ok(json!({
+            "base64": base64::engine::general_purpose::STANDARD.encode(&kept)
+        }));
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((route.to_string(), answer));
+        Ok(sent)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An API whose every asset is `size` bytes, sent in 1 MiB chunks.
+    struct Assets {
+        size: usize,
+    }
+
+    impl ApiSource for Assets {
+        async fn get(&self, _route: &str, _shape: Shape) -> Fetched {
+            Fetched::Failed {
+                status: 404,
+                message: "Not Found".into(),
+                permission: None,
+            }
+        }
+
+        async fn download(
+            &self,
+            _route: &str,
+            out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
+        ) -> std::result::Result<u64, String> {
+            let mut left = self.size;
+            while left > 0 {
+                let n = left.min(1 << 20);
+                out.send(bytes::Bytes::from(vec![7u8; n]))
+                    .await
+                    .map_err(|_| "the writer stopped".to_string())?;
+                left -= n;
+            }
+            Ok(self.size as u64)
+        }
+    }
+
+    /// Records a download of `size` bytes: how many reached the reader, what the download
+    /// returned, and how many answers were recorded.
+    fn record(size: usize) -> (usize, std::result::Result<u64, String>, usize) {
+        let api = Assets { size };
+        let recorder = Recorder::new(&api);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let (received, result) = runtime.block_on(async {
+            let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
+            let reader = async move {
+                let mut n = 0;
+                while let Some(chunk) = rx.recv().await {
+                    n += chunk.len();
+                }
+                n
+            };
+            let recorder = &recorder;
+            let download = async move {
+                let route = "repos/o/r/releases/assets/1";
+                recorder.download(route, &tx).await
+            };
+            futures::join!(reader, download)
+        });
+        let recorded = recorder.seen.lock().unwrap().len();
+        (received, result, recorded)
+    }
+
+    #[test]
+    fn a_recorded_download_is_streamed_and_kept_up_to_the_cap() {
+        let (received, result, recorded) = record(3 << 20);
+        assert_eq!((received, result, recorded), (3 << 20, Ok(3 << 20), 1));
+        let (_, result, recorded) = record((RECORDED_ASSET_CAP as usize) + 1);
+        assert_eq!(
+            result,
+            Err("GET /repos/o/r/releases/assets/1: larger than 40 MiB, the most --record keeps of an asset (record the small ones with --only)".to_string())
+        );
+        assert_eq!(recorded, 0, "a partial asset is not recorded");
+    }
 
     #[test]
     fn routes_map_to_files_without_escaping_the_folder() {
