@@ -86,27 +86,44 @@ async fn mount(server: &MockServer, s: &Scenario) {
         .await;
 }
 
-/// Runs `warden audit` against the server (blocking work off the async runtime).
+/// `warden audit` of the workflows of `case`, its settings from the server at `uri`, in
+/// `format` (the signed-release check has its own tests, tests/audit/releases.rs).
+fn audit_cmd(uri: &str, case: &str, format: &str, extra: &[String]) -> std::process::Command {
+    let mut cmd = warden(&workflows(case));
+    cmd.env("GH_TOKEN", "ghp_test_token_value")
+        .args([
+            "audit",
+            "--repo",
+            REPO,
+            "--api-url",
+            uri,
+            "--format",
+            format,
+        ])
+        .args(["--releases", "0"])
+        .args(extra);
+    cmd
+}
+
+/// Runs `warden audit` (JSON) against the server (blocking work off the async runtime).
 async fn audit(server: &MockServer, case: &str, extra: &[&str]) -> Run {
-    let uri = server.uri();
-    let root = workflows(case);
+    let (uri, case) = (server.uri(), case.to_string());
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || run(&mut audit_cmd(&uri, &case, "json", &extra)))
+        .await
+        .unwrap()
+}
+
+/// The whole text output of the same audit, as a transcript: the server is written `[API]`.
+async fn audit_text(server: &MockServer, case: &str, extra: &[&str]) -> String {
+    let (uri, case) = (server.uri(), case.to_string());
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     tokio::task::spawn_blocking(move || {
-        run(warden(&root)
-            .env("GH_TOKEN", "ghp_test_token_value")
-            .args([
-                "audit",
-                "--repo",
-                REPO,
-                "--api-url",
-                &uri,
-                "--format",
-                "json",
-                // The signed-release check has its own tests (tests/audit_releases.rs).
-                "--releases",
-                "0",
-            ])
-            .args(&extra))
+        let t = transcript(
+            &mut audit_cmd(&uri, &case, "text", &extra),
+            &workflows(&case),
+        );
+        t.replace(&uri, "[API]")
     })
     .await
     .unwrap()
@@ -244,6 +261,9 @@ async fn one_finding_per_ruleset_problem() {
             }),
         ),
     ];
+    // Each case: exactly its finding, and the whole text report (which names, for a narrower
+    // ruleset, a release tag it misses).
+    let mut texts = String::new();
     for (expected, change) in cases {
         let server = MockServer::start().await;
         let mut s = protected();
@@ -252,19 +272,9 @@ async fn one_finding_per_ruleset_problem() {
         let out = audit(&server, "clean-release", &[]).await;
         assert_eq!(ids(&out), [expected], "{}", out.stdout);
         assert_eq!(out.code, 1);
+        texts += &audit_text(&server, "clean-release", &[]).await;
     }
-    // The finding names a release tag the narrower ruleset misses.
-    let server = MockServer::start().await;
-    let mut s = protected();
-    s.ruleset["conditions"]["ref_name"]["include"] = json!(["refs/tags/v1.*"]);
-    mount(&server, &s).await;
-    let out = audit(&server, "clean-release", &[]).await;
-    assert!(
-        messages(&out)
-            .contains("tag protections seen: release tags (active, does not cover v99.0.0-rc.1)"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(texts);
     // ~ALL covers every tag; a write-role bypass only "for pull requests" is not a bypass.
     let server = MockServer::start().await;
     let mut s = protected();
@@ -301,12 +311,9 @@ async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
         .await;
         let out = audit(&server, "clean-release", &[]).await.expect(1);
         assert_eq!(ids(&out), ["no-tag-ruleset"]);
-        assert!(
-            messages(&out).contains(
-                "tag protections seen: legacy tag protection v1.* (does not cover v99.0.0-rc.1)"
-            ),
-            "{}",
-            out.stdout
+        insta::assert_snapshot!(
+            "legacy_v1_does_not_cover_the_tags",
+            audit_text(&server, "clean-release", &[]).await
         );
     }
     // synthetic: a legacy protection of `v*` protects them, less well than a ruleset.
@@ -316,23 +323,10 @@ async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
         assert_eq!(ids(&out), ["legacy-tag-protection"]);
         let doc: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(doc["findings"][0]["severity"], "medium");
-        assert!(
-            messages(&out).contains("protected only by legacy tag protection `v*`"),
-            "{}",
-            out.stdout
-        );
         // --fail-on high lets it pass; the fix plan replaces it with a ruleset.
-        audit(&server, "clean-release", &["--fail-on", "high"])
-            .await
-            .expect(0);
-        // (with --format json, the plan goes to stderr)
-        let plan = audit(&server, "clean-release", &["--fix-plan"]).await;
-        assert!(
-            plan.stderr
-                .contains("gh api --method POST repos/o/r/rulesets --input - <<'JSON'"),
-            "{}",
-            plan.stderr
-        );
+        let mut text = audit_text(&server, "clean-release", &["--fail-on", "high"]).await;
+        text += &audit_text(&server, "clean-release", &["--fix-plan"]).await;
+        insta::assert_snapshot!("legacy_v_star_protects_the_tags", text);
     }
     // github.com: 410 Gone means there is none.
     {
@@ -395,19 +389,13 @@ async fn one_finding_per_environment_problem() {
             s
         }),
     ];
+    let mut texts = String::new();
     for (expected, s) in cases {
         let server = MockServer::start().await;
-        let narrow = s.policies.to_string().contains("v1.*");
         mount(&server, &s).await;
         let out = audit(&server, "clean-release", &[]).await;
         assert_eq!(ids(&out), [expected], "{}", out.stdout);
-        if narrow {
-            assert!(
-                messages(&out).contains("tag policies: v1.* (none covers v99.0.0-rc.1)"),
-                "{}",
-                out.stdout
-            );
-        }
+        texts += &audit_text(&server, "clean-release", &[]).await;
     }
     // GitHub's own environment example: no can_admins_bypass field → unverifiable (low), plus self-review.
     let server = MockServer::start().await;
@@ -423,11 +411,8 @@ async fn one_finding_per_environment_problem() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.stdout.contains("without `can_admins_bypass`"),
-        "{}",
-        out.stdout
-    );
+    texts += &audit_text(&server, "clean-release", &[]).await;
+    insta::assert_snapshot!(texts);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -444,6 +429,7 @@ async fn one_finding_per_secret_problem() {
         "{}",
         out.stdout
     );
+    let mut texts = audit_text(&server, "clean-release", &[]).await;
 
     let server = MockServer::start().await;
     let mut s = protected();
@@ -452,6 +438,8 @@ async fn one_finding_per_secret_problem() {
     mount(&server, &s).await;
     let out = audit(&server, "clean-release", &[]).await.expect(1);
     assert_eq!(ids(&out), ["secret-org-visible"], "{}", out.stdout);
+    texts += &audit_text(&server, "clean-release", &[]).await;
+    insta::assert_snapshot!(texts);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -484,26 +472,7 @@ async fn permission_failures_are_unverifiable_with_the_permission_named() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.stdout.contains(
-            "GET /repos/o/r/rulesets answered 403: Resource not accessible by integration"
-        ),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains(
-            "a token with `administration=read` (GitHub's X-Accepted-GitHub-Permissions)"
-        ),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("GET /repos/o/r/actions/secrets answered 404: Not Found"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(audit_text(&server, "clean-release", &[]).await);
 }
 
 #[tokio::test(flavor = "multi_thread")]
