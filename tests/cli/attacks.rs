@@ -28,7 +28,7 @@ fn sign_dist(dir: &Path, args: &[&str]) -> Run {
 }
 
 fn release(t: &Path) {
-    demo_keypair(&t.join("keys/demo.pub"), &t.join("secret/demo.key"));
+    demo_keys(&t);
     write(&t.join("dist/a.tar.gz"), b"artifact a");
     write(&t.join("dist/b.bin"), b"artifact b");
     sign_dist(t, &["--tag", "v1.2.3"]).expect(0);
@@ -248,10 +248,7 @@ fn a_signature_bound_to_no_file_fails() {
 #[test]
 fn a_namesake_from_another_folder_is_caught() {
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     write(&t.path().join("dist/linux/ethrex"), b"linux build");
     write(&t.path().join("dist/macos/ethrex"), b"macos build");
     let out = attack(
@@ -371,7 +368,7 @@ fn clashing_outputs_are_refused_before_anything_is_written() {
             ("dist/a.tar.gz", "dist/a.tar.gz would be both the artifact dist/a.tar.gz and the checksum list"),
         ] {
             let t = tempfile::tempdir().unwrap();
-            demo_keypair(&t.path().join("keys/demo.pub"), &t.path().join("secret/demo.key"));
+            demo_keys(t.path());
             write(&t.path().join("dist/a.tar.gz"), b"artifact a");
             write(&t.path().join("dist/b.bin"), b"artifact b");
             let mut args = vec!["sign", "dist", "--secret-key", "secret/demo.key", "--checksums", checksums];
@@ -418,10 +415,7 @@ fn force_replaces_an_earlier_list_never_another_file() {
 #[test]
 fn stale_temp_files_are_removed_and_a_second_run_is_refused() {
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     write(&t.path().join("dist/a.tar.gz"), b"artifact a");
     write(
         &t.path().join("dist/.warden-AbC123.tmp"),
@@ -462,10 +456,7 @@ fn stale_temp_files_are_removed_and_a_second_run_is_refused() {
 #[test]
 fn more_artifacts_than_open_files_are_signed() {
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     for i in 0..1100 {
         write(&t.path().join(format!("dist/f{i:04}")), b"x");
     }
@@ -961,10 +952,7 @@ fn a_suite_file_with_two_names_is_bad_input() {
 #[test]
 fn repo_and_commit_bindings_are_checked_and_reported() {
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     write(&t.path().join("dist/a.tar.gz"), b"artifact a");
     let commit = "3470838ef50e566f292860fb1d8aee4937d11849";
     sign_dist(

@@ -149,6 +149,11 @@ pub(crate) fn temp_files(dir: &Path) -> Vec<String> {
 /// The key id the demo key pair shows (README examples use it).
 pub(crate) const DEMO_KEY_ID: &str = "8F457D1A3C3B50B5";
 
+/// The demo key pair in `dir`: `keys/demo.pub` (trusted by default) and `secret/demo.key`.
+pub(crate) fn demo_keys(dir: &Path) {
+    demo_keypair(&dir.join("keys/demo.pub"), &dir.join("secret/demo.key"));
+}
+
 /// A fixed, unencrypted demo key pair written to `public` and `secret`, so that signatures made
 /// with it are reproducible (Ed25519 is deterministic). Built here from a fixed seed rather than
 /// committed: a committed secret key would (rightly) fail `warden check`. Never a real key.

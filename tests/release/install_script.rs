@@ -77,10 +77,7 @@ async fn installs_only_a_binary_that_verifies_for_its_name_and_tag() {
         return; // minisign() fails the test under CI=true when the CLI is missing
     }
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     let good = release(t.path(), "v9.9.9", "v9.9.9");
     let server = serve(&good).await;
     let out = install(t.path(), &server).await.expect(0);

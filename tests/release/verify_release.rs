@@ -24,7 +24,7 @@ const VERIFY_RELEASE: [&str; 7] = [
 
 /// A release signed by `warden sign`: the files of `dist/` (artifacts, signatures, SHA256SUMS).
 fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
-    demo_keypair(&t.join("keys/demo.pub"), &t.join("secret/demo.key"));
+    demo_keys(&t);
     write(&t.join("dist/app-linux"), b"linux binary");
     write(&t.join("dist/app.tar.gz"), b"tarball");
     run(warden(t)
@@ -211,10 +211,7 @@ async fn an_unknown_tag_or_a_hostile_asset_name_is_bad_input() {
         .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
         .mount(&api)
         .await;
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     let out = verify_release(t.path(), &api, &[]).await.expect(2);
     assert_eq!(
         out.stderr,
@@ -321,10 +318,7 @@ async fn keys_from_the_repository_are_trusted_and_said_so() {
 async fn assets_over_several_pages_and_another_repository() {
     use wiremock::matchers::query_param;
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     for i in 0..59 {
         write(
             &t.path().join(format!("dist/a{i:02}")),
@@ -481,10 +475,7 @@ OK    third/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
 #[tokio::test(flavor = "multi_thread")]
 async fn a_release_signed_without_commit_fails_verify_as_it_fails_the_audit() {
     let t = tempfile::tempdir().unwrap();
-    demo_keypair(
-        &t.path().join("keys/demo.pub"),
-        &t.path().join("secret/demo.key"),
-    );
+    demo_keys(t.path());
     write(&t.path().join("dist/app-linux"), b"linux binary");
     run(warden(t.path()).args([
         "sign",
