@@ -28,7 +28,7 @@ fn sign_dist(dir: &Path, args: &[&str]) -> Run {
 }
 
 fn release(t: &Path) {
-    demo_keys(&t);
+    demo_keys(t);
     write(&t.join("dist/a.tar.gz"), b"artifact a");
     write(&t.join("dist/b.bin"), b"artifact b");
     sign_dist(t, &["--tag", "v1.2.3"]).expect(0);

@@ -24,7 +24,7 @@ const VERIFY_RELEASE: [&str; 7] = [
 
 /// A release signed by `warden sign`: the files of `dist/` (artifacts, signatures, SHA256SUMS).
 fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
-    demo_keys(&t);
+    demo_keys(t);
     write(&t.join("dist/app-linux"), b"linux binary");
     write(&t.join("dist/app.tar.gz"), b"tarball");
     run(warden(t)
