@@ -9,6 +9,6 @@ fuzz_target!(|data: &[u8]| {
     std::fs::create_dir(&ki).unwrap();
     std::fs::write(ki.join("fuzzed-entry.toml"), data).unwrap();
     let (registry, problems) = Registry::load(&ki);
-    let _ = lint(&registry, dir.path(), problems);
+    let _ = lint(&registry, dir.path(), problems, false);
     let _ = release_warden::known_issues::doc::render_doc(&registry);
 });
