@@ -59,10 +59,10 @@ async fn next_chunk(body: &mut AssetBody) -> Option<Result<bytes::Bytes, String>
 }
 
 /// A download that did not complete, as an answer (no HTTP status to report).
-fn asset_failure(route: &str, why: String) -> Fetched {
+fn asset_failure(why: String) -> Fetched {
     Fetched::Failed {
         status: 0,
-        message: format!("GET /{route}: {why}"),
+        message: why,
         permission: None,
     }
 }
@@ -156,7 +156,8 @@ impl ApiError {
         }
     }
 
-    /// `GET /repos/o/r/rulesets answered 403: Resource not accessible by integration`.
+    /// `GET /repos/o/r/rulesets answered 403: Resource not accessible by integration` (the
+    /// permission GitHub asked for is not part of it: see `Display` and [`ApiError::needs`]).
     pub fn describe(&self) -> String {
         let answered = match self.status {
             0 => "failed".to_string(),
@@ -169,11 +170,6 @@ impl ApiError {
         )
     }
 
-    /// The status and message alone (`403 Forbidden`), where the route is said already.
-    pub fn brief(&self) -> String {
-        format!("{} {}", self.status, self.message)
-    }
-
     /// What would have allowed the read: GitHub's own word, else `fallback`.
     pub fn needs(&self, fallback: &str) -> String {
         match &self.permission {
@@ -183,9 +179,15 @@ impl ApiError {
     }
 }
 
+/// The one wording of a failed read: what was asked, what GitHub answered, and the permission
+/// GitHub says it needs, when it says.
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.describe())
+        f.write_str(&self.describe())?;
+        match &self.permission {
+            Some(p) => write!(f, " (needs `{p}`)"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -726,7 +728,7 @@ impl ApiSource for LiveApi {
         };
         match digest.await {
             Ok(hex) => Fetched::Ok(serde_json::json!({ "sha256": hex })),
-            Err(e) => asset_failure(route, e),
+            Err(e) => asset_failure(e),
         }
     }
 
@@ -747,7 +749,7 @@ impl ApiSource for LiveApi {
             Ok(b) => Fetched::Ok(serde_json::json!({
                 "base64": base64::engine::general_purpose::STANDARD.encode(b)
             })),
-            Err(e) => asset_failure(route, e),
+            Err(e) => asset_failure(e),
         }
     }
 

@@ -120,29 +120,9 @@ const FILE_CAP: u64 = 1 << 20;
 const MAX_FILES: usize = 500;
 const TOTAL_CAP: u64 = 32 << 20;
 
-/// Why a read failed, for a person: the route, the status and message, the permission needed.
+/// Why a read failed, for a person (`ApiError`'s one wording).
 pub(crate) fn failed_read(route: &str, fetched: Fetched) -> String {
-    match fetched {
-        Fetched::Ok(_) => format!("GET /{}: unexpected answer", routes::path_of(route)),
-        Fetched::Failed {
-            status,
-            message,
-            permission,
-        } => {
-            let status = if status == 0 {
-                "no answer".to_string()
-            } else {
-                format!("HTTP {status}")
-            };
-            let needs = permission
-                .map(|p| format!(" (needs {p})"))
-                .unwrap_or_default();
-            format!(
-                "GET /{}: {status}: {message}{needs}",
-                routes::path_of(route)
-            )
-        }
-    }
+    super::api::ApiError::from_fetched(route, fetched).to_string()
 }
 
 async fn get<S: ApiSource>(api: &S, route: &str, shape: Shape) -> Result<Value, String> {

@@ -128,7 +128,7 @@ pub(crate) async fn asset_sha256<S: ApiSource>(
     let route = routes::release_asset(repo, asset.id);
     match source.get_sha256(&route).await {
         Fetched::Ok(v) => Ok(v["sha256"].as_str().unwrap_or("?").to_string()),
-        failed => Err(ApiError::from_fetched(&route, failed).brief()),
+        failed => Err(ApiError::from_fetched(&route, failed).to_string()),
     }
 }
 
@@ -179,22 +179,14 @@ fn owner(repo: &str) -> &str {
     repo.split('/').next().unwrap_or(repo)
 }
 
-fn failed(what: &str, f: Fetched) -> Error {
-    match f {
-        Fetched::Failed {
-            status: 404,
-            message,
-            ..
-        } => Error::Usage(format!("{what}: not found (404: {message})")),
-        Fetched::Failed {
-            status,
-            message,
-            permission,
-        } => Error::Api(format!(
-            "{what}: {status} {message}{}",
-            permission.map_or(String::new(), |p| format!(" (needs {p})"))
-        )),
-        Fetched::Ok(_) => Error::Api(format!("{what}: unexpected answer")),
+/// The error of a read `verify --release` needs: a 404 is the user's (no such release, tag or
+/// folder), anything else the API's.
+fn failed(what: &str, route: &str, f: Fetched) -> Error {
+    let e = ApiError::from_fetched(route, f);
+    if e.status == 404 {
+        Error::Usage(format!("{what}: not found ({e})"))
+    } else {
+        Error::Api(format!("{what}: {e}"))
     }
 }
 
@@ -215,23 +207,19 @@ pub(crate) async fn by_tag<S: ApiSource>(
     tag: &str,
 ) -> Result<(Release, String)> {
     let what = format!("release {tag} of {repo}");
-    let body = match source
-        .get(&routes::release_by_tag(repo, tag), Shape::Object)
-        .await
-    {
+    let route = routes::release_by_tag(repo, tag);
+    let body = match source.get(&route, Shape::Object).await {
         Fetched::Ok(v) => v,
-        f => return Err(failed(&what, f)),
+        f => return Err(failed(&what, &route, f)),
     };
     let id = body["id"]
         .as_u64()
         .ok_or_else(|| Error::Api(format!("{what}: no release id in the answer")))?;
-    let list = match source
-        .get(&routes::release_assets(repo, id), Shape::Array)
-        .await
-    {
+    let route = routes::release_assets(repo, id);
+    let list = match source.get(&route, Shape::Array).await {
         Fetched::Ok(Value::Array(a)) => a,
         Fetched::Ok(_) => return Err(Error::Api(format!("{what}: assets are not a list"))),
-        f => return Err(failed(&format!("the assets of {what}"), f)),
+        f => return Err(failed(&format!("the assets of {what}"), &route, f)),
     };
     let mut assets = Vec::new();
     for a in &list {
@@ -246,12 +234,10 @@ pub(crate) async fn by_tag<S: ApiSource>(
         }
         assets.push(asset);
     }
-    let commit = match source
-        .get(&routes::commit_of(repo, tag), Shape::Object)
-        .await
-    {
+    let route = routes::commit_of(repo, tag);
+    let commit = match source.get(&route, Shape::Object).await {
         Fetched::Ok(v) => v["sha"].as_str().unwrap_or_default().to_string(),
-        f => return Err(failed(&format!("the commit of tag {tag}"), f)),
+        f => return Err(failed(&format!("the commit of tag {tag}"), &route, f)),
     };
     let mut release = Release::from_json(&body);
     release.tag = tag.to_string();
@@ -320,10 +306,11 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
     session.block_on(async {
         let api = session.api();
         let what = format!("the keys/ folder of {repo}");
-        let list = match api.get(&routes::contents(repo, "keys"), Shape::Array).await {
+        let route = routes::contents(repo, "keys");
+        let list = match api.get(&route, Shape::Array).await {
             Fetched::Ok(Value::Array(a)) => a,
             Fetched::Ok(_) => return Err(Error::Api(format!("{what}: not a folder"))),
-            f => return Err(failed(&what, f)),
+            f => return Err(failed(&what, &route, f)),
         };
         let mut names = Vec::new();
         for entry in &list {
@@ -336,15 +323,10 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
             {
                 continue;
             }
-            let file = match api
-                .get(
-                    &routes::contents(repo, &format!("keys/{name}")),
-                    Shape::Object,
-                )
-                .await
-            {
+            let route = routes::contents(repo, &format!("keys/{name}"));
+            let file = match api.get(&route, Shape::Object).await {
                 Fetched::Ok(v) => v,
-                f => return Err(failed(&format!("keys/{name} of {repo}"), f)),
+                f => return Err(failed(&format!("keys/{name} of {repo}"), &route, f)),
             };
             let bytes = super::api::base64_content(&file).ok_or_else(|| {
                 Error::Api(format!("keys/{name} of {repo}: content is not base64"))

@@ -250,7 +250,7 @@ fn a_signature_without_commit_or_an_unreadable_tag_is_not_a_pass() {
     assert_eq!(
         unverifiable,
         [format!(
-            "the commit that tag v1 names could not be read, so the signature's commit: cannot be checked: 0 not in the snapshot ({}/repos/o/r/commits/v1.json is missing)",
+            "the commit that tag v1 names could not be read, so the signature's commit: cannot be checked: GET /repos/o/r/commits/v1 failed: not in the snapshot ({}/repos/o/r/commits/v1.json is missing)",
             snap.display()
         )]
     );

@@ -215,7 +215,7 @@ async fn an_unknown_tag_or_a_hostile_asset_name_is_bad_input() {
     let out = verify_release(t.path(), &api, &[]).await.expect(2);
     assert_eq!(
         out.stderr,
-        "warden: release v1.2.3 of o/r: not found (404: Not Found)\n"
+        "warden: release v1.2.3 of o/r: not found (GET /repos/o/r/releases/tags/v1.2.3 answered 404: Not Found)\n"
     );
     let (api, _s) = servers(&[("../escape".into(), b"x".to_vec())], COMMIT).await;
     let out = verify_release(t.path(), &api, &[]).await.expect(2);

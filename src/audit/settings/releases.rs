@@ -37,10 +37,7 @@ pub(crate) async fn judge<S: ApiSource>(
             return vec![Finding::unverifiable(
                 Severity::High,
                 Location::api(&releases::releases_route(repo, count)),
-                format!(
-                    "the releases of {repo} could not be read: {}",
-                    failed.brief()
-                ),
+                format!("the releases of {repo} could not be read: {failed}"),
                 "Give the token `contents: read` on the repository.",
             )]
         }
@@ -108,8 +105,7 @@ async fn one_release<S: ApiSource>(
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
             out.push(unverifiable(format!(
-                "the signature of release {tag} could not be downloaded: {}",
-                e.brief()
+                "the signature of release {tag} could not be downloaded: {e}"
             )));
             return out;
         }
@@ -150,8 +146,7 @@ async fn one_release<S: ApiSource>(
             &mismatch.as_release_finding(),
         )),
         (_, Err(e)) => out.push(unverifiable(format!(
-            "the commit that tag {tag} names could not be read, so the signature's commit: cannot be checked: {}",
-            e.brief()
+            "the commit that tag {tag} names could not be read, so the signature's commit: cannot be checked: {e}"
         ))),
         _ => {}
     }
