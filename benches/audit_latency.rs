@@ -55,7 +55,7 @@ fn main() {
             .collect();
         let patterns = vec!["v*".to_string()];
         let secrets = SigningSecrets::default();
-        let input = SettingsInput { repo: "o/r", signing_jobs: &jobs, tag_patterns: &patterns, secrets: &secrets, keys: None, releases: 0, deep: false };
+        let input = SettingsInput { repo: "o/r", signing_jobs: &jobs, tag_patterns: &patterns, secrets: &secrets, keys: None, releases: 0, deep: false, checks: release_warden::audit::rules::settings_checks() };
         let token = Token::new("bench".into());
         let mut best = Duration::MAX;
         for _ in 0..5 {

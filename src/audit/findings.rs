@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use super::rule::Rule;
 pub(crate) use super::severity::Confidence;
 pub use super::severity::Severity;
-use crate::github::settings::Read;
 use crate::markup::text_value;
 
 /// Where a finding is: a place in a workflow file, or a GitHub API resource.
@@ -160,48 +159,6 @@ impl Finding {
             message: message.into(),
             remediation: remediation.into(),
         }
-    }
-
-    /// Something that could not be checked, at the severity of the check it stands for: it is
-    /// never assumed to be safe.
-    pub fn unverifiable(
-        severity: Severity,
-        location: Location,
-        message: impl Into<String>,
-        remediation: impl Into<String>,
-    ) -> Self {
-        Finding {
-            severity,
-            ..Finding::new(
-                super::rules::unverifiable::RULE,
-                location,
-                message,
-                remediation,
-            )
-        }
-    }
-
-    /// The `unverifiable` finding for a settings read that failed: what could not be checked, at
-    /// the severity of the check, and the permission that would have let it be read.
-    pub fn unreadable<T>(
-        read: &Read<T>,
-        severity: Severity,
-        what: &str,
-        fallback_permission: &str,
-    ) -> Option<Finding> {
-        let failure = read.answer.as_ref().err()?;
-        Some(Finding::unverifiable(
-            severity,
-            Location::api(&read.route),
-            format!(
-                "could not read {what}: {}. Not assumed to be safe",
-                failure.describe()
-            ),
-            format!(
-                "Run the audit with {}, or from a snapshot taken with one (`warden audit snapshot`).",
-                failure.needs(fallback_permission)
-            ),
-        ))
     }
 
     /// The same finding, about `subject`.

@@ -14,6 +14,7 @@ pub(crate) mod config;
 pub mod findings;
 pub mod fix_plan;
 pub mod org;
+pub(crate) mod releases;
 pub mod rule;
 pub mod rules;
 pub mod secrets;
@@ -22,6 +23,7 @@ pub(crate) mod severity;
 pub(crate) mod tags;
 pub mod workflows;
 
+use crate::audit::rules::unverifiable;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
@@ -137,6 +139,7 @@ impl Prepared {
             signing_jobs: &self.wf.signing_jobs,
             tag_patterns: &self.report.release_tag_patterns,
             secrets: &self.secrets,
+            checks: rules::settings_checks(),
         }
     }
 
@@ -208,7 +211,7 @@ fn needs_repository(source: &SettingsSource) -> &'static str {
 }
 
 fn no_token(repo: Option<&str>) -> Finding {
-    Finding::unverifiable(
+    unverifiable::finding(
         Severity::Medium,
         Location::api(&repository_route(repo.unwrap_or("OWNER/NAME"))),
         "the repository settings (tag rulesets, environments, secrets) were not audited: no GH_TOKEN or GITHUB_TOKEN",

@@ -13,13 +13,13 @@ use super::routes;
 
 /// One GET: where it was read and what came of it.
 #[derive(Clone, Debug)]
-pub struct Read<T> {
+pub(crate) struct Read<T> {
     pub route: String,
     pub answer: Result<T, ApiError>,
 }
 
 impl<T> Read<T> {
-    pub fn ok(&self) -> Option<&T> {
+    pub(crate) fn ok(&self) -> Option<&T> {
         self.answer.as_ref().ok()
     }
 }

@@ -45,6 +45,7 @@ async fn audit_through(api: &LiveApi) -> Vec<(String, String)> {
         keys: None,
         releases: 0,
         deep: false,
+        checks: release_warden::audit::rules::settings_checks(),
     };
     audit(api, &input)
         .await

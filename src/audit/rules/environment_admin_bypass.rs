@@ -3,6 +3,8 @@
 use crate::audit::findings::{Confidence, Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::environments::existing;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -14,7 +16,15 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// `environment-admin-bypass`; `unverifiable` (low) when GitHub left the field out, as its own
 /// documentation examples do.
-pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+/// The check (a settings rule): each signing environment that exists.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    existing(v.settings)
+        .into_iter()
+        .filter_map(|(reads, env)| one(env, reads))
+        .collect()
+}
+
+fn one(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     match env.can_admins_bypass {
         Some(true) => Some(finding(
@@ -24,7 +34,7 @@ pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Findi
         )),
         Some(false) => None,
         None => Some(
-            Finding::unverifiable(
+            super::unverifiable::finding(
                 Severity::Low,
                 Location::api(&reads.route),
                 format!("environment `{name}` was returned without `can_admins_bypass`, so whether admins can bypass it is unknown"),

@@ -3,6 +3,8 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::environments::existing;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 use crate::audit::tags::ReleaseTags;
 
@@ -14,7 +16,15 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 /// The environment has no deployment branch policy at all.
-pub(crate) fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
+/// The check (a settings rule): each signing environment that exists.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    existing(v.settings)
+        .into_iter()
+        .filter_map(|(reads, env)| one(env, reads, v.tags))
+        .collect()
+}
+
+fn one(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
     let name = reads.name.as_str();
     env.deployment_branch_policy.is_none().then(|| finding(
         reads,

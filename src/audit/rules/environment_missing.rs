@@ -4,6 +4,8 @@ use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::audit::workflows::signing_job::SigningJob;
+use crate::audit::settings::environments::signing_environments;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::EnvironmentReads;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -13,8 +15,18 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "the signing environment does not exist, so GitHub auto-creates it unprotected",
 });
 
+/// The check (a settings rule): each signing environment the list of environments lacks.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    signing_environments(v.settings)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, env)| env.is_none())
+        .map(|(reads, _)| finding(reads, v.jobs))
+        .collect()
+}
+
 /// Environment `reads.name` is not among the repository's environments; `jobs` name it.
-pub(crate) fn finding(reads: &EnvironmentReads, jobs: &[SigningJob]) -> Finding {
+fn finding(reads: &EnvironmentReads, jobs: &[SigningJob]) -> Finding {
     let name = reads.name.as_str();
     let users: Vec<String> = jobs
         .iter()

@@ -3,6 +3,8 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::environments::existing;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -21,7 +23,15 @@ pub(crate) fn reviewers(env: &Environment) -> Option<&crate::github::settings::P
         .filter(|r| r.reviewers.as_ref().is_some_and(|a| !a.is_empty()))
 }
 
-pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+/// The check (a settings rule): each signing environment that exists.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    existing(v.settings)
+        .into_iter()
+        .filter_map(|(reads, env)| one(env, reads))
+        .collect()
+}
+
+fn one(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     reviewers(env).is_none().then(|| finding(
         reads,

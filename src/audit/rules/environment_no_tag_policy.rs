@@ -3,10 +3,12 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::environments::existing;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 use crate::audit::tags::{ref_glob, ReleaseTags};
 
-const ENV_PERMISSION: &str = "Actions: read (fine-grained) or `repo` (classic)";
+use crate::audit::settings::view::ENV_PERMISSION;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
     id: "environment-no-tag-policy",
@@ -17,7 +19,15 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// An environment with custom deployment policies: a tag policy must cover every release tag
 /// (`unverifiable` when the policies could not be read).
-pub(crate) fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
+/// The check (a settings rule): each signing environment that exists.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    existing(v.settings)
+        .into_iter()
+        .filter_map(|(reads, env)| one(env, reads, v.tags))
+        .collect()
+}
+
+fn one(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
     let name = reads.name.as_str();
     let listed = tags.listed();
     let policy = env.deployment_branch_policy.as_ref()?;
@@ -26,7 +36,7 @@ pub(crate) fn check(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseT
     }
     let read = &reads.policies;
     let Some(policies) = read.ok() else {
-        return Finding::unreadable(
+        return super::unverifiable::unreadable(
             read,
             Severity::Medium,
             &format!("the deployment policies of `{name}`"),

@@ -3,6 +3,8 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::environments::existing;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 use super::environment_no_reviewers::reviewers;
 
@@ -14,7 +16,15 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 /// Only an environment with reviewers: whether they may approve their own runs.
-pub(crate) fn check(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
+/// The check (a settings rule): each signing environment that exists.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    existing(v.settings)
+        .into_iter()
+        .filter_map(|(reads, env)| one(env, reads))
+        .collect()
+}
+
+fn one(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     let rule = reviewers(env)?;
     (rule.prevent_self_review != Some(true)).then(|| finding(

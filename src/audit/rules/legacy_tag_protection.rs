@@ -4,7 +4,9 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::audit::tags::{legacy_gap, ReleaseTags};
-use crate::github::settings::Settings;
+use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::view::SettingsView;
+use crate::github::settings::{LegacyProtection, Read, Settings};
 
 pub(crate) const RULE: Rule = Rule(&Meta {
     id: "legacy-tag-protection",
@@ -13,12 +15,27 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "no ruleset, but a legacy tag protection (GHES ≤ 3.19, `/tags/protection`) covers the release tags: deprecated, and the maintain role can create release tags. Read only when no ruleset covers them; github.com's 410 means none",
 });
 
-/// When no ruleset protects the release tags: the legacy protection that covers them all, if
-/// one does.
-pub(crate) fn check(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Option<Finding> {
+/// The check (a settings rule): no ruleset protects the release tags, and a legacy protection
+/// covers them all.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    match tag_protection(v.settings, v.tags) {
+        TagProtection::Unprotected(_) => finding(v.settings, v.repo, v.tags).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The legacy protection that covers every release tag, if one does.
+pub(crate) fn protecting<'s>(
+    settings: &'s Settings,
+    tags: &ReleaseTags,
+) -> Option<(&'s Read<Vec<LegacyProtection>>, &'s LegacyProtection)> {
     let legacy = settings.legacy.as_ref()?;
-    let list = legacy.ok()?;
-    let p = list.iter().find(|p| legacy_gap(p, tags).is_none())?;
+    let p = legacy.ok()?.iter().find(|p| legacy_gap(p, tags).is_none())?;
+    Some((legacy, p))
+}
+
+fn finding(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Option<Finding> {
+    let (legacy, p) = protecting(settings, tags)?;
     Some(Finding::new(
         RULE,
         Location::api(&legacy.route),

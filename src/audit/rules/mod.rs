@@ -4,23 +4,35 @@
 //!
 //! - `job`: `check(&JobView, &JobContext)`, run on every job that may hold a key;
 //! - `workflow`: `check(&WorkflowView)`, run on every workflow;
-//! - `stage`: raised by the pipeline stage its file names (the parser, a settings family's
-//!   judge in `audit/settings/`, the release check, the configuration).
+//! - `settings`: `check(&SettingsView)`, run on what the settings audit read;
+//! - `stage`: raised by the pipeline stage its file names (the parser, the release check, the
+//!   configuration).
 //!
 //! Adding a rule: a new file here, a line in the list, and a test case.
 
 use crate::audit::rule::Rule;
+use crate::audit::settings::view::SettingsCheck;
 use crate::audit::workflows::checks::{Checks, JobCheck, WorkflowCheck};
+
+/// The hooks of one rule: at most one is set.
+type Hooks = (
+    Option<JobCheck>,
+    Option<WorkflowCheck>,
+    Option<SettingsCheck>,
+);
 
 macro_rules! hook {
     (job, $module:ident) => {
-        (Some($module::check as JobCheck), None)
+        (Some($module::check as JobCheck), None, None)
     };
     (workflow, $module:ident) => {
-        (None, Some($module::check as WorkflowCheck))
+        (None, Some($module::check as WorkflowCheck), None)
+    };
+    (settings, $module:ident) => {
+        (None, None, Some($module::check as SettingsCheck))
     };
     (stage, $module:ident) => {
-        (None, None)
+        (None, None, None)
     };
 }
 
@@ -31,8 +43,8 @@ macro_rules! rules {
         /// Every rule, in the order of the README table and SARIF's rule list.
         pub const ALL: &[Rule] = &[$($module::RULE,)*];
 
-        /// The job and workflow checks, in list order.
-        fn hooks() -> Vec<(Option<JobCheck>, Option<WorkflowCheck>)> {
+        /// Every rule's hooks, in list order.
+        fn hooks() -> Vec<Hooks> {
             vec![$(hook!($hook, $module),)*]
         }
     };
@@ -52,19 +64,19 @@ rules! {
     signing_job_self_hosted_runner: job,
     signing_job_foreign_artifact: job,
     workflow_unparseable: stage,
-    no_tag_ruleset: stage,
-    legacy_tag_protection: stage,
-    tag_ruleset_incomplete: stage,
-    tag_ruleset_bypass: stage,
-    environment_missing: stage,
-    environment_no_reviewers: stage,
-    environment_self_review: stage,
-    environment_admin_bypass: stage,
-    environment_any_ref: stage,
-    environment_no_tag_policy: stage,
-    secret_repo_level: stage,
-    secret_shadowed: stage,
-    secret_org_visible: stage,
+    no_tag_ruleset: settings,
+    legacy_tag_protection: settings,
+    tag_ruleset_incomplete: settings,
+    tag_ruleset_bypass: settings,
+    environment_missing: settings,
+    environment_no_reviewers: settings,
+    environment_self_review: settings,
+    environment_admin_bypass: settings,
+    environment_any_ref: settings,
+    environment_no_tag_policy: settings,
+    secret_repo_level: settings,
+    secret_shadowed: settings,
+    secret_org_visible: settings,
     suppression_expired: stage,
     suppression_unmatched: stage,
     release_unsigned: stage,
@@ -72,7 +84,7 @@ rules! {
     release_binding_mismatch: stage,
     release_mutable: stage,
     immutable_releases_disabled: stage,
-    unverifiable: stage,
+    unverifiable: settings,
 }
 
 /// The rule with this id.
@@ -82,12 +94,17 @@ pub(crate) fn by_id(id: &str) -> Option<Rule> {
 
 /// What the workflow audit runs: every job and workflow check of the list.
 pub fn workflow_checks() -> Checks {
-    let (job, workflow): (Vec<_>, Vec<_>) = hooks().into_iter().unzip();
+    let hooks = hooks();
     Checks {
-        job: job.into_iter().flatten().collect(),
-        workflow: workflow.into_iter().flatten().collect(),
+        job: hooks.iter().filter_map(|h| h.0).collect(),
+        workflow: hooks.iter().filter_map(|h| h.1).collect(),
         unparseable: workflow_unparseable::finding,
     }
+}
+
+/// What the settings audit runs: every settings check of the list.
+pub fn settings_checks() -> Vec<SettingsCheck> {
+    hooks().iter().filter_map(|h| h.2).collect()
 }
 
 impl<'de> serde::Deserialize<'de> for Rule {
@@ -128,8 +145,9 @@ mod tests {
     }
 
     #[test]
-    fn every_job_and_workflow_rule_is_dispatched() {
+    fn every_job_workflow_and_settings_rule_is_dispatched() {
         let checks = workflow_checks();
         assert_eq!((checks.job.len(), checks.workflow.len()), (9, 3));
+        assert_eq!(settings_checks().len(), 14);
     }
 }

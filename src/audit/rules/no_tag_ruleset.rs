@@ -4,6 +4,9 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::audit::tags::{legacy_gap, ReleaseTags};
+use super::legacy_tag_protection;
+use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::Settings;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -13,9 +16,21 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "no active ruleset's include patterns cover the release tags. A pattern covers `v*` only if it matches `v1.2.3`, `v99.0.0-rc.1` and `vx` (so `v1.*` and `v[0-9]*` do not: any tag the release workflow triggers on can reach the key). `~ALL` and excludes are honoured, `*` does not cross `/`, and `enabled` counts as active",
 });
 
-/// No ruleset and no legacy protection protects the release tags: the finding names every
-/// protection `seen` (and each legacy one) with a tag it misses.
-pub(crate) fn finding(
+/// The check (a settings rule): neither a ruleset nor a legacy protection covers the release
+/// tags.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    match tag_protection(v.settings, v.tags) {
+        TagProtection::Unprotected(seen)
+            if legacy_tag_protection::protecting(v.settings, v.tags).is_none() =>
+        {
+            vec![finding(v.settings, v.repo, v.tags, seen)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The finding names every protection `seen` (and each legacy one) with a tag it misses.
+fn finding(
     settings: &Settings,
     repo: &str,
     tags: &ReleaseTags,

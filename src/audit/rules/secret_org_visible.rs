@@ -3,6 +3,7 @@
 use crate::audit::findings::{Finding, Location, SecretScope, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::Settings;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -12,8 +13,20 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "an organization secret of that name is visible to the repository",
 });
 
-/// An organization secret named `n` (a signing secret's name) is visible to the repository.
-pub(crate) fn finding(settings: &Settings, n: &str) -> Finding {
+/// The check (a settings rule): each organization secret with a signing secret's name that the
+/// repository can read.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    let Some(list) = v.settings.org_secrets.ok() else {
+        return Vec::new();
+    };
+    list.names()
+        .iter()
+        .filter(|n| v.secrets.is_signing(n))
+        .map(|n| finding(v.settings, n))
+        .collect()
+}
+
+fn finding(settings: &Settings, n: &str) -> Finding {
     Finding::new(
         RULE,
         Location::api(&settings.org_secrets.route),

@@ -44,7 +44,7 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
     match &v.environment {
         Environment::Named(_) => None,
         Environment::Expression(expr) => Some(
-            Finding::unverifiable(
+            super::unverifiable::finding(
                 Severity::High,
                 loc,
                 format!("job `{id}` holds {what} and its environment is the expression `{expr}`: which environment (if any) protects the key is decided at run time, so it cannot be checked offline"),

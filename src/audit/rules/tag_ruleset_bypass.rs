@@ -3,6 +3,8 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{BypassActor, Read, Ruleset};
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -14,10 +16,21 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// `tag-ruleset-bypass` for each actor that may always bypass a covering ruleset, or
 /// `unverifiable` when GitHub withheld the bypass list.
-pub(crate) fn check(read: &Read<Ruleset>, rs: &Ruleset) -> Vec<Finding> {
+/// The check (a settings rule): each ruleset that covers the release tags.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    match tag_protection(v.settings, v.tags) {
+        TagProtection::Covered(list) => list
+            .into_iter()
+            .flat_map(|(read, rs)| one(read, rs))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn one(read: &Read<Ruleset>, rs: &Ruleset) -> Vec<Finding> {
     let name = rs.name();
     let Some(actors) = &rs.bypass_actors else {
-        return vec![Finding::unverifiable(
+        return vec![super::unverifiable::finding(
             Severity::High,
             Location::api(&read.route),
             format!("tag ruleset `{name}` was returned without `bypass_actors`: GitHub hides them from tokens without write access to the ruleset, so who can bypass it is unknown"),

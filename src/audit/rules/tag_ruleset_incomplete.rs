@@ -3,6 +3,8 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Read, Ruleset};
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -13,7 +15,18 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 /// `tag-ruleset-incomplete`: a covering ruleset without creation, update or deletion rules.
-pub(crate) fn check(read: &Read<Ruleset>, rs: &Ruleset) -> Option<Finding> {
+/// The check (a settings rule): each ruleset that covers the release tags.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    match tag_protection(v.settings, v.tags) {
+        TagProtection::Covered(list) => list
+            .into_iter()
+            .flat_map(|(read, rs)| one(read, rs))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn one(read: &Read<Ruleset>, rs: &Ruleset) -> Option<Finding> {
     let types = rs.rule_types();
     let missing: Vec<&str> = ["creation", "update", "deletion"]
         .into_iter()

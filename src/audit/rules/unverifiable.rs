@@ -1,6 +1,12 @@
 //! `unverifiable`: something could not be read, so it is not assumed to be safe.
 
+use crate::audit::findings::{Finding, Location};
+use crate::github::settings::Read;
 use crate::audit::rule::{Meta, Rule};
+use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::view::{
+    SettingsView, ENV_PERMISSION, ENV_SECRETS_PERMISSION, RULESET_PERMISSION, SECRETS_PERMISSION,
+};
 use crate::audit::severity::Severity;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -11,4 +17,99 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 // Raised wherever a read fails or a value is decided at run time (`Finding::unverifiable`, at
-// the severity of the check it stands for).
+// the severity of the check it stands for); its check reports the settings reads that failed.
+
+/// Something that could not be checked, at the severity of the check it stands for: it is
+/// never assumed to be safe.
+pub(crate) fn finding(
+    severity: Severity,
+    location: Location,
+    message: impl Into<String>,
+    remediation: impl Into<String>,
+) -> Finding {
+    Finding {
+        severity,
+        ..Finding::new(RULE, location, message, remediation)
+    }
+}
+
+/// The finding for a settings read that failed: what could not be checked, at the severity of
+/// the check, and the permission that would have let it be read.
+pub(crate) fn unreadable<T>(
+    read: &Read<T>,
+    severity: Severity,
+    what: &str,
+    fallback_permission: &str,
+) -> Option<Finding> {
+    let failure = read.answer.as_ref().err()?;
+    Some(finding(
+        severity,
+        Location::api(&read.route),
+        format!(
+            "could not read {what}: {}. Not assumed to be safe",
+            failure.describe()
+        ),
+        format!(
+            "Run the audit with {}, or from a snapshot taken with one (`warden audit snapshot`).",
+            failure.needs(fallback_permission)
+        ),
+    ))
+}
+
+/// The check (a settings rule): every settings read that failed, at the severity of the checks
+/// it stood for, with the permission that would have allowed it. An unreadable list of rulesets
+/// or environments stands for the rules of its family, which then say nothing.
+pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
+    let s = v.settings;
+    let mut out = Vec::new();
+    let read = |out: &mut Vec<Finding>, f: Option<Finding>| out.extend(f);
+    match tag_protection(s, v.tags) {
+        TagProtection::ListUnreadable => read(
+            &mut out,
+            unreadable(&s.rulesets, Severity::High, "the tag rulesets", RULESET_PERMISSION),
+        ),
+        _ => {
+            for detail in &s.ruleset_details {
+                read(
+                    &mut out,
+                    unreadable(detail, Severity::High, "a tag ruleset", RULESET_PERMISSION),
+                );
+            }
+        }
+    }
+    if !s.signing_environments.is_empty() {
+        read(
+            &mut out,
+            unreadable(&s.environments, Severity::High, "the environments", ENV_PERMISSION),
+        );
+    }
+    read(
+        &mut out,
+        unreadable(&s.repo_secrets, Severity::High, "the repository secrets", SECRETS_PERMISSION),
+    );
+    read(
+        &mut out,
+        unreadable(
+            &s.org_secrets,
+            Severity::Medium,
+            "the organization secrets visible to the repository",
+            SECRETS_PERMISSION,
+        ),
+    );
+    let listed = s.environments.ok().is_some();
+    for reads in &s.signing_environments {
+        if listed && s.environment(&reads.name).is_none() {
+            continue; // reported as missing
+        }
+        read(
+            &mut out,
+            unreadable(
+                &reads.secrets,
+                Severity::Medium,
+                &format!("the secrets of environment `{}`", reads.name),
+                ENV_SECRETS_PERMISSION,
+            ),
+        );
+    }
+    out
+}

@@ -1,45 +1,31 @@
-//! The signing environments: an unreadable list is `unverifiable`; an environment not in it is
-//! `environment-missing`; each one that exists is checked by `environment-no-reviewers`,
-//! `environment-self-review`, `environment-admin-bypass`, `environment-any-ref` and
-//! `environment-no-tag-policy`, each in its own file. Pure functions of what `github::settings`
-//! read.
+//! What the environment rules share: the signing environments, each with what the list of
+//! environments says of it. An unreadable list is `unverifiable` and no environment rule runs;
+//! an environment not in it is `environment-missing`; each one that exists is checked by
+//! `environment-no-reviewers`, `environment-self-review`, `environment-admin-bypass`,
+//! `environment-any-ref` and `environment-no-tag-policy`.
 
-use crate::audit::findings::{Finding, Severity};
-use crate::audit::rules::{
-    environment_admin_bypass, environment_any_ref, environment_missing, environment_no_reviewers,
-    environment_no_tag_policy, environment_self_review,
-};
-use crate::audit::tags::ReleaseTags;
-use crate::audit::workflows::signing_job::SigningJob;
-use crate::github::settings::Settings;
+use crate::github::settings::{Environment, EnvironmentReads, Settings};
 
-const ENV_PERMISSION: &str = "Actions: read (fine-grained) or `repo` (classic)";
+/// Each signing environment and its entry in the list (`None`: it does not exist); `None` when
+/// the list could not be read.
+pub(crate) fn signing_environments(
+    settings: &Settings,
+) -> Option<Vec<(&EnvironmentReads, Option<&Environment>)>> {
+    settings.environments.ok()?;
+    Some(
+        settings
+            .signing_environments
+            .iter()
+            .map(|reads| (reads, settings.environment(&reads.name)))
+            .collect(),
+    )
+}
 
-/// Findings about each environment a signing job uses.
-pub(crate) fn judge(settings: &Settings, jobs: &[SigningJob], tags: &ReleaseTags) -> Vec<Finding> {
-    if settings.signing_environments.is_empty() {
-        return Vec::new();
-    }
-    if let Some(f) = Finding::unreadable(
-        &settings.environments,
-        Severity::High,
-        "the environments",
-        ENV_PERMISSION,
-    ) {
-        return vec![f];
-    }
-    let mut out = Vec::new();
-    for reads in &settings.signing_environments {
-        let name = reads.name.as_str();
-        let Some(env) = settings.environment(name) else {
-            out.push(environment_missing::finding(reads, jobs));
-            continue;
-        };
-        out.extend(environment_no_reviewers::check(env, reads));
-        out.extend(environment_self_review::check(env, reads));
-        out.extend(environment_admin_bypass::check(env, reads));
-        out.extend(environment_any_ref::check(env, reads, tags));
-        out.extend(environment_no_tag_policy::check(env, reads, tags));
-    }
-    out
+/// The signing environments that exist, with their settings.
+pub(crate) fn existing(settings: &Settings) -> Vec<(&EnvironmentReads, &Environment)> {
+    signing_environments(settings)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(reads, env)| Some((reads, env?)))
+        .collect()
 }

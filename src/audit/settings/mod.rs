@@ -2,14 +2,14 @@
 //! environments, and where the signing secret is stored.
 //!
 //! `github::settings` reads everything in waves of concurrent requests into typed, lenient
-//! structs; the judges (`rulesets`, `environments`, `secrets`) are pure functions of what it
-//! read, one module per rule family. A read that fails is an `unverifiable` finding, never a
-//! pass.
+//! structs; then every settings rule (`audit/rules/`, handed in as `SettingsInput::checks`) is a
+//! pure function of what it read, over a [`view::SettingsView`]; `rulesets` and `environments`
+//! hold what a family of rules shares. A read that fails is an `unverifiable` finding, never a
+//! pass. The published releases are judged last (`audit::releases`).
 
 pub(crate) mod environments;
-pub(crate) mod releases;
 pub(crate) mod rulesets;
-pub(crate) mod secrets;
+pub mod view;
 
 use std::collections::BTreeSet;
 
@@ -33,6 +33,8 @@ pub struct SettingsInput<'a> {
     pub releases: usize,
     /// `--deep`: download and check every asset of those releases, not just the signed list.
     pub deep: bool,
+    /// The settings rules (`audit::rules::settings_checks()`).
+    pub checks: Vec<view::SettingsCheck>,
 }
 
 /// Audits the settings of `input.repo` read through `source`.
@@ -49,10 +51,18 @@ pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<F
         ruleset_protects(rs, &tags)
     })
     .await;
-    let mut out = rulesets::judge(&settings, input.repo, &tags);
-    out.extend(environments::judge(&settings, input.signing_jobs, &tags));
-    out.extend(secrets::judge(&settings, input.secrets));
-    out.extend(releases::judge(source, input.repo, input.keys, (input.releases, input.deep)).await);
+    let view = view::SettingsView {
+        settings: &settings,
+        repo: input.repo,
+        tags: &tags,
+        jobs: input.signing_jobs,
+        secrets: input.secrets,
+    };
+    let mut out: Vec<Finding> = input.checks.iter().flat_map(|check| check(&view)).collect();
+    out.extend(
+        crate::audit::releases::judge(source, input.repo, input.keys, (input.releases, input.deep))
+            .await,
+    );
     for f in &mut out {
         f.subject.repository = Some(input.repo.to_string());
     }

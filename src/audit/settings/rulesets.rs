@@ -1,66 +1,53 @@
-//! Tag protection, judged in order: an unreadable list or ruleset is `unverifiable`; no covering
-//! ruleset is `legacy-tag-protection` or `no-tag-ruleset`; each covering ruleset is checked by
-//! `tag-ruleset-incomplete` and `tag-ruleset-bypass`. Pure functions of what `github::settings`
-//! read; each rule's finding is made in its own file.
+//! What the tag-protection rules share: which rulesets protect the release tags. An unreadable
+//! list or ruleset is `unverifiable` (an unreadable ruleset may be the one that protects them);
+//! with no covering ruleset, `legacy-tag-protection` or `no-tag-ruleset`; each covering ruleset is
+//! checked by `tag-ruleset-incomplete` and `tag-ruleset-bypass`.
 
-use crate::audit::findings::{Finding, Severity};
-use crate::audit::rules::{
-    legacy_tag_protection, no_tag_ruleset, tag_ruleset_bypass, tag_ruleset_incomplete,
-};
 use crate::audit::tags::{ruleset_covers, ruleset_protects, ReleaseTags};
 use crate::github::settings::{Read, Ruleset, Settings};
 
-const RULESET_PERMISSION: &str = "Administration: read (fine-grained) or `repo` (classic)";
+/// How the release tags are protected, as far as the rulesets tell.
+pub(crate) enum TagProtection<'s> {
+    /// The list of rulesets could not be read.
+    ListUnreadable,
+    /// No readable ruleset covers them, and some ruleset could not be read.
+    Unreadable,
+    /// No ruleset covers them: the rulesets seen, each with a tag it misses.
+    Unprotected(Vec<String>),
+    /// These active rulesets cover every release tag.
+    Covered(Vec<(&'s Read<Ruleset>, &'s Ruleset)>),
+}
 
-/// Findings about the rulesets (and legacy protections) that guard the release tags.
-pub(crate) fn judge(settings: &Settings, repo: &str, tags: &ReleaseTags) -> Vec<Finding> {
-    let list = &settings.rulesets;
-    if let Some(f) =
-        Finding::unreadable(list, Severity::High, "the tag rulesets", RULESET_PERMISSION)
-    {
-        return vec![f];
+/// The tag rulesets of `settings` against the release `tags`.
+pub(crate) fn tag_protection<'s>(settings: &'s Settings, tags: &ReleaseTags) -> TagProtection<'s> {
+    if settings.rulesets.ok().is_none() {
+        return TagProtection::ListUnreadable;
     }
-    let mut covering: Vec<(&Read<Ruleset>, &Ruleset)> = Vec::new();
-    let mut unreadable = Vec::new();
+    let mut covering = Vec::new();
+    let mut unreadable = false;
     let mut seen = Vec::new();
     for read in &settings.ruleset_details {
-        match &read.answer {
-            Ok(rs) => {
-                if rs.target.as_deref().is_some_and(|t| t != "tag") {
-                    continue;
-                }
-                let missed = tags.missed(|t| ruleset_covers(rs, t));
-                seen.push(format!(
-                    "{} ({}{})",
-                    rs.name(),
-                    rs.enforcement.as_deref().unwrap_or("?"),
-                    missed.map_or(String::new(), |tag| format!(", does not cover {tag}"))
-                ));
-                if ruleset_protects(rs, tags) {
-                    covering.push((read, rs));
-                }
-            }
-            Err(_) => unreadable.extend(Finding::unreadable(
-                read,
-                Severity::High,
-                "a tag ruleset",
-                RULESET_PERMISSION,
-            )),
+        let Ok(rs) = &read.answer else {
+            unreadable = true;
+            continue;
+        };
+        if rs.target.as_deref().is_some_and(|t| t != "tag") {
+            continue;
+        }
+        let missed = tags.missed(|t| ruleset_covers(rs, t));
+        seen.push(format!(
+            "{} ({}{})",
+            rs.name(),
+            rs.enforcement.as_deref().unwrap_or("?"),
+            missed.map_or(String::new(), |tag| format!(", does not cover {tag}"))
+        ));
+        if ruleset_protects(rs, tags) {
+            covering.push((read, rs));
         }
     }
-    if covering.is_empty() {
-        // An unreadable ruleset may be the one that protects them: say that, not "none".
-        if !unreadable.is_empty() {
-            return unreadable;
-        }
-        // A legacy protection covers them all, or nothing does.
-        return vec![legacy_tag_protection::check(settings, repo, tags)
-            .unwrap_or_else(|| no_tag_ruleset::finding(settings, repo, tags, seen))];
+    match (covering.is_empty(), unreadable) {
+        (false, _) => TagProtection::Covered(covering),
+        (true, true) => TagProtection::Unreadable,
+        (true, false) => TagProtection::Unprotected(seen),
     }
-    let mut out = unreadable;
-    for (read, rs) in covering {
-        out.extend(tag_ruleset_incomplete::check(read, rs));
-        out.extend(tag_ruleset_bypass::check(read, rs));
-    }
-    out
 }

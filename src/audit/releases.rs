@@ -1,4 +1,4 @@
-//! Are the published releases actually signed? For the latest N releases: `SHA256SUMS` and
+//! The release check of the settings audit: are the published releases actually signed? For the latest N releases: `SHA256SUMS` and
 //! `SHA256SUMS.minisig` are assets, and the one judgement of a published release
 //! (`release::published::judge`, also `verify --release`'s) accepts them: the signature verifies
 //! against the repository's `keys/` and binds the release's tag, this repository and the commit
@@ -6,6 +6,7 @@
 //! `github::releases` over the `ApiSource`, so snapshots record and replay it.
 
 use crate::audit::findings::{Finding, Location};
+use crate::audit::rules::unverifiable;
 use crate::audit::rules::{
     immutable_releases_disabled, release_binding_mismatch, release_mutable,
     release_signature_invalid, release_unsigned,
@@ -34,7 +35,7 @@ pub(crate) async fn judge<S: ApiSource>(
     let list = match releases::latest(source, repo, count).await {
         Ok(list) => list,
         Err(failed) => {
-            return vec![Finding::unverifiable(
+            return vec![unverifiable::finding(
                 Severity::High,
                 Location::api(&releases::releases_route(repo, count)),
                 format!("the releases of {repo} could not be read: {failed}"),
@@ -67,7 +68,7 @@ async fn one_release<S: ApiSource>(
     let tag = release.tag.as_str();
     let at = Location::api(&releases::release_route(repo, tag));
     let unverifiable = |message: String| {
-        Finding::unverifiable(
+        unverifiable::finding(
             Severity::High,
             at.clone(),
             message,
@@ -91,7 +92,7 @@ async fn one_release<S: ApiSource>(
         return out;
     };
     let Some(keys) = keys else {
-        out.push(Finding::unverifiable(
+        out.push(unverifiable::finding(
             Severity::High,
             at.clone(),
             format!("release {tag} is signed, but the repository has no keys/*.pub to verify it against"),
