@@ -3,7 +3,7 @@
 use crate::audit::findings::{Confidence, Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::audit::settings::environments::existing;
+use crate::audit::settings::environments::{each_existing, environment_finding};
 use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 
@@ -14,20 +14,18 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "`can_admins_bypass` is on",
 });
 
-/// `environment-admin-bypass`; `unverifiable` (low) when GitHub left the field out, as its own
-/// documentation examples do.
 /// The check (a settings rule): each signing environment that exists.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    existing(v.settings)
-        .into_iter()
-        .filter_map(|(reads, env)| one(env, reads))
-        .collect()
+    each_existing(v.settings, one)
 }
 
+/// `environment-admin-bypass`; `unverifiable` (low) when GitHub left the field out, as its own
+/// documentation examples do.
 fn one(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
     match env.can_admins_bypass {
-        Some(true) => Some(finding(
+        Some(true) => Some(environment_finding(
+            RULE,
             reads,
             format!("administrators can bypass the protection rules of `{name}`"),
             format!("Turn off \"Allow administrators to bypass configured protection rules\" for `{name}`."),
@@ -46,7 +44,3 @@ fn one(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     }
 }
 
-fn finding(reads: &EnvironmentReads, message: String, remediation: String) -> Finding {
-    Finding::new(RULE, Location::api(&reads.route), message, remediation)
-        .about(Subject::environment(&reads.name))
-}

@@ -1,9 +1,9 @@
 //! `environment-no-reviewers`: the signing environment has no required reviewers.
 
-use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::findings::Finding;
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::audit::settings::environments::existing;
+use crate::audit::settings::environments::{each_existing, environment_finding};
 use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 
@@ -25,22 +25,17 @@ pub(crate) fn reviewers(env: &Environment) -> Option<&crate::github::settings::P
 
 /// The check (a settings rule): each signing environment that exists.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    existing(v.settings)
-        .into_iter()
-        .filter_map(|(reads, env)| one(env, reads))
-        .collect()
+    each_existing(v.settings, one)
 }
+
 
 fn one(env: &Environment, reads: &EnvironmentReads) -> Option<Finding> {
     let name = reads.name.as_str();
-    reviewers(env).is_none().then(|| finding(
+    reviewers(env).is_none().then(|| environment_finding(
+        RULE,
         reads,
         format!("environment `{name}` has no required reviewers: any run that reaches it gets the signing key without approval"),
         format!("Add required reviewers (at least one person or team) to `{name}`."),
     ))
 }
 
-fn finding(reads: &EnvironmentReads, message: String, remediation: String) -> Finding {
-    Finding::new(RULE, Location::api(&reads.route), message, remediation)
-        .about(Subject::environment(&reads.name))
-}

@@ -3,7 +3,7 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::audit::settings::environments::existing;
+use crate::audit::settings::environments::each_existing;
 use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Environment, EnvironmentReads};
 use crate::audit::tags::{ref_glob, ReleaseTags};
@@ -17,16 +17,13 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "custom policies exist, but no `type: tag` policy covers the release tags",
 });
 
-/// An environment with custom deployment policies: a tag policy must cover every release tag
-/// (`unverifiable` when the policies could not be read).
 /// The check (a settings rule): each signing environment that exists.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    existing(v.settings)
-        .into_iter()
-        .filter_map(|(reads, env)| one(env, reads, v.tags))
-        .collect()
+    each_existing(v.settings, |env, reads| one(env, reads, v.tags))
 }
 
+/// An environment with custom deployment policies: a tag policy must cover every release tag
+/// (`unverifiable` when the policies could not be read).
 fn one(env: &Environment, reads: &EnvironmentReads, tags: &ReleaseTags) -> Option<Finding> {
     let name = reads.name.as_str();
     let listed = tags.listed();

@@ -16,12 +16,8 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 /// The check (a settings rule): each organization secret with a signing secret's name that the
 /// repository can read.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    let Some(list) = v.settings.org_secrets.ok() else {
-        return Vec::new();
-    };
-    list.names()
+    v.signing_secrets_in(&v.settings.org_secrets)
         .iter()
-        .filter(|n| v.secrets.is_signing(n))
         .map(|n| finding(v.settings, n))
         .collect()
 }

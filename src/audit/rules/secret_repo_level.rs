@@ -15,12 +15,8 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// The check (a settings rule): each signing secret among the repository secrets.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    let Some(list) = v.settings.repo_secrets.ok() else {
-        return Vec::new();
-    };
-    list.names()
+    v.signing_secrets_in(&v.settings.repo_secrets)
         .iter()
-        .filter(|n| v.secrets.is_signing(n))
         .map(|n| finding(v.settings, n))
         .collect()
 }

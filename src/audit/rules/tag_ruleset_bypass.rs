@@ -3,7 +3,7 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::rulesets::each_covering;
 use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{BypassActor, Read, Ruleset};
 
@@ -14,19 +14,13 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "bypass `always` for the write (4) or maintain (2) role, an integration or a deploy key",
 });
 
-/// `tag-ruleset-bypass` for each actor that may always bypass a covering ruleset, or
-/// `unverifiable` when GitHub withheld the bypass list.
 /// The check (a settings rule): each ruleset that covers the release tags.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    match tag_protection(v.settings, v.tags) {
-        TagProtection::Covered(list) => list
-            .into_iter()
-            .flat_map(|(read, rs)| one(read, rs))
-            .collect(),
-        _ => Vec::new(),
-    }
+    each_covering(v.settings, v.tags, one)
 }
 
+/// `tag-ruleset-bypass` for each actor that may always bypass a covering ruleset, or
+/// `unverifiable` when GitHub withheld the bypass list.
 fn one(read: &Read<Ruleset>, rs: &Ruleset) -> Vec<Finding> {
     let name = rs.name();
     let Some(actors) = &rs.bypass_actors else {

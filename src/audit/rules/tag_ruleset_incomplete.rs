@@ -3,7 +3,7 @@
 use crate::audit::findings::{Finding, Location, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::audit::settings::rulesets::{tag_protection, TagProtection};
+use crate::audit::settings::rulesets::each_covering;
 use crate::audit::settings::view::SettingsView;
 use crate::github::settings::{Read, Ruleset};
 
@@ -14,18 +14,12 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "the covering ruleset lacks `creation`, `update` or `deletion`",
 });
 
-/// `tag-ruleset-incomplete`: a covering ruleset without creation, update or deletion rules.
 /// The check (a settings rule): each ruleset that covers the release tags.
 pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
-    match tag_protection(v.settings, v.tags) {
-        TagProtection::Covered(list) => list
-            .into_iter()
-            .flat_map(|(read, rs)| one(read, rs))
-            .collect(),
-        _ => Vec::new(),
-    }
+    each_covering(v.settings, v.tags, one)
 }
 
+/// `tag-ruleset-incomplete`: a covering ruleset without creation, update or deletion rules.
 fn one(read: &Read<Ruleset>, rs: &Ruleset) -> Option<Finding> {
     let types = rs.rule_types();
     let missing: Vec<&str> = ["creation", "update", "deletion"]

@@ -4,6 +4,8 @@
 //! `environment-no-reviewers`, `environment-self-review`, `environment-admin-bypass`,
 //! `environment-any-ref` and `environment-no-tag-policy`.
 
+use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::rule::Rule;
 use crate::github::settings::{Environment, EnvironmentReads, Settings};
 
 /// Each signing environment and its entry in the list (`None`: it does not exist); `None` when
@@ -28,4 +30,26 @@ pub(crate) fn existing(settings: &Settings) -> Vec<(&EnvironmentReads, &Environm
         .into_iter()
         .filter_map(|(reads, env)| Some((reads, env?)))
         .collect()
+}
+
+/// `one` on each signing environment that exists: the environment rules' check.
+pub(crate) fn each_existing(
+    settings: &Settings,
+    one: impl Fn(&Environment, &EnvironmentReads) -> Option<Finding>,
+) -> Vec<Finding> {
+    existing(settings)
+        .into_iter()
+        .filter_map(|(reads, env)| one(env, reads))
+        .collect()
+}
+
+/// A finding of `rule` about the environment `reads` names.
+pub(crate) fn environment_finding(
+    rule: Rule,
+    reads: &EnvironmentReads,
+    message: String,
+    remediation: String,
+) -> Finding {
+    Finding::new(rule, Location::api(&reads.route), message, remediation)
+        .about(Subject::environment(&reads.name))
 }

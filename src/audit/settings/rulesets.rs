@@ -3,6 +3,7 @@
 //! with no covering ruleset, `legacy-tag-protection` or `no-tag-ruleset`; each covering ruleset is
 //! checked by `tag-ruleset-incomplete` and `tag-ruleset-bypass`.
 
+use crate::audit::findings::Finding;
 use crate::audit::tags::{ruleset_covers, ruleset_protects, ReleaseTags};
 use crate::github::settings::{Read, Ruleset, Settings};
 
@@ -49,5 +50,17 @@ pub(crate) fn tag_protection<'s>(settings: &'s Settings, tags: &ReleaseTags) -> 
         (false, _) => TagProtection::Covered(covering),
         (true, true) => TagProtection::Unreadable,
         (true, false) => TagProtection::Unprotected(seen),
+    }
+}
+
+/// `one` on each ruleset that covers the release tags: the covering-ruleset rules' check.
+pub(crate) fn each_covering<I: IntoIterator<Item = Finding>>(
+    settings: &Settings,
+    tags: &ReleaseTags,
+    one: impl Fn(&Read<Ruleset>, &Ruleset) -> I,
+) -> Vec<Finding> {
+    match tag_protection(settings, tags) {
+        TagProtection::Covered(list) => list.into_iter().flat_map(|(r, rs)| one(r, rs)).collect(),
+        _ => Vec::new(),
     }
 }

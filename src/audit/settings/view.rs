@@ -7,7 +7,7 @@ use crate::audit::findings::Finding;
 use crate::audit::secrets::SigningSecrets;
 use crate::audit::tags::ReleaseTags;
 use crate::audit::workflows::signing_job::SigningJob;
-use crate::github::settings::Settings;
+use crate::github::settings::{Read, SecretList, Settings};
 
 /// Reading rulesets and legacy tag protection.
 pub(crate) const RULESET_PERMISSION: &str =
@@ -28,6 +28,19 @@ pub struct SettingsView<'a> {
     pub(crate) tags: &'a ReleaseTags,
     pub(crate) jobs: &'a [SigningJob],
     pub(crate) secrets: &'a SigningSecrets,
+}
+
+impl SettingsView<'_> {
+    /// The signing secrets among the names of `list` (none when it could not be read: that is
+    /// `unverifiable`'s to say).
+    pub(crate) fn signing_secrets_in(&self, list: &Read<SecretList>) -> Vec<String> {
+        list.ok()
+            .map(|l| l.names())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| self.secrets.is_signing(n))
+            .collect()
+    }
 }
 
 /// A check of the settings.
