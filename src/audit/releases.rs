@@ -77,7 +77,7 @@ async fn one_release<S: ApiSource>(
     };
     let mut out = Vec::new();
     if release.immutable == Some(false) {
-        out.push(release_mutable::finding(&at, repo, tag));
+        out.push(release_mutable::finding(&at, tag));
     }
     let sig_name = format!("{CHECKSUMS_NAME}{SIGNATURE_SUFFIX}");
     let (Some(sums_asset), Some(sig_asset)) =
@@ -85,7 +85,6 @@ async fn one_release<S: ApiSource>(
     else {
         out.push(release_unsigned::finding(
             &at,
-            repo,
             tag,
             (CHECKSUMS_NAME, &sig_name),
         ));
@@ -123,7 +122,6 @@ async fn one_release<S: ApiSource>(
     if let Err(Rejection::Invalid(why)) = &verdict {
         out.push(release_signature_invalid::invalid(
             &at,
-            repo,
             (tag, &sig_name),
             why,
         ));
@@ -133,7 +131,6 @@ async fn one_release<S: ApiSource>(
         if let Some(why) = assets_match(source, repo, release, &sums).await {
             out.push(release_signature_invalid::assets_differ(
                 &at,
-                repo,
                 (tag, CHECKSUMS_NAME),
                 &why,
             ));
@@ -142,7 +139,6 @@ async fn one_release<S: ApiSource>(
     match (verdict, commit) {
         (Err(Rejection::Binding(mismatch)), _) => out.push(release_binding_mismatch::finding(
             &at,
-            repo,
             tag,
             &mismatch.as_release_finding(),
         )),

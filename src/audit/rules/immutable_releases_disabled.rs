@@ -1,6 +1,6 @@
 //! `immutable-releases-disabled`: neither the repository nor its organisation enforces immutable releases.
 
-use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
@@ -13,17 +13,10 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// Neither `repo` nor its organisation (policy at `at`) enforces immutable releases.
 pub(crate) fn finding(at: Location, repo: &str) -> Finding {
-    about(Finding::new(
+    Finding::new(
         RULE,
         at,
         format!("immutable releases are not enforced for {repo}: its organisation does not enforce them, and its latest release was published mutable"),
         "Enable release immutability in the repository's settings (Releases), or enforce it for the organisation; it applies to releases published afterwards.",
-    ), repo)
-}
-
-fn about(f: Finding, repo: &str) -> Finding {
-    f.about(Subject {
-        repository: Some(repo.to_string()),
-        ..Subject::default()
-    })
+    )
 }

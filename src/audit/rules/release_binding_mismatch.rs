@@ -1,6 +1,6 @@
 //! `release-binding-mismatch`: a published release is signed for another tag, repository or commit.
 
-use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
@@ -12,18 +12,11 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 /// Release `tag` is signed for `what` (the binding's words for a release finding).
-pub(crate) fn finding(at: &Location, repo: &str, tag: &str, what: &str) -> Finding {
-    about(Finding::new(
+pub(crate) fn finding(at: &Location, tag: &str, what: &str) -> Finding {
+    Finding::new(
         RULE,
         at.clone(),
         format!("release {tag} is signed for {what}"),
         "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.",
-    ), repo)
-}
-
-fn about(f: Finding, repo: &str) -> Finding {
-    f.about(Subject {
-        repository: Some(repo.to_string()),
-        ..Subject::default()
-    })
+    )
 }

@@ -1,6 +1,6 @@
 //! `release-mutable`: a published release is not immutable.
 
-use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
@@ -11,19 +11,12 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "GitHub says the release is not immutable",
 });
 
-/// Release `tag` (at `at`) of `repo` is not immutable.
-pub(crate) fn finding(at: &Location, repo: &str, tag: &str) -> Finding {
-    about(Finding::new(
+/// Release `tag` (at `at`) is not immutable.
+pub(crate) fn finding(at: &Location, tag: &str) -> Finding {
+    Finding::new(
         RULE,
         at.clone(),
         format!("release {tag} is not immutable: its assets and tag can still be changed"),
         "Enable immutable releases for the repository (or the organisation); releases published from then on cannot change.",
-    ), repo)
-}
-
-fn about(f: Finding, repo: &str) -> Finding {
-    f.about(Subject {
-        repository: Some(repo.to_string()),
-        ..Subject::default()
-    })
+    )
 }

@@ -1,6 +1,6 @@
 //! `release-signature-invalid`: a published release's signature does not verify, or its assets do not match the signed list.
 
-use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
@@ -12,28 +12,21 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 /// The `signature` of release `tag` does not verify against `keys/`, for `why`.
-pub(crate) fn invalid(at: &Location, repo: &str, (tag, signature): (&str, &str), why: &str) -> Finding {
-    about(Finding::new(
+pub(crate) fn invalid(at: &Location, (tag, signature): (&str, &str), why: &str) -> Finding {
+    Finding::new(
         RULE,
         at.clone(),
         format!("the {signature} of release {tag} does not verify against keys/: {why}"),
         "Re-sign the release with the key in keys/, and find out how this signature got there.",
-    ), repo)
+    )
 }
 
 /// `--deep`: release `tag` does not match its signed `checksums`, for `why`.
-pub(crate) fn assets_differ(at: &Location, repo: &str, (tag, checksums): (&str, &str), why: &str) -> Finding {
-    about(Finding::new(
+pub(crate) fn assets_differ(at: &Location, (tag, checksums): (&str, &str), why: &str) -> Finding {
+    Finding::new(
         RULE,
         at.clone(),
         format!("release {tag} does not match its signed {checksums}: {why}"),
         "Re-upload the artifacts the list was signed for, or sign the release again; find out how the assets changed.",
-    ), repo)
-}
-
-fn about(f: Finding, repo: &str) -> Finding {
-    f.about(Subject {
-        repository: Some(repo.to_string()),
-        ..Subject::default()
-    })
+    )
 }

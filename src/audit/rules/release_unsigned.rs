@@ -1,6 +1,6 @@
 //! `release-unsigned`: a published release has no signed checksum list.
 
-use crate::audit::findings::{Finding, Location, Subject};
+use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 
@@ -12,18 +12,11 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 });
 
 /// Release `tag` has no `checksums` and `signature` among its assets.
-pub(crate) fn finding(at: &Location, repo: &str, tag: &str, (checksums, signature): (&str, &str)) -> Finding {
-    about(Finding::new(
+pub(crate) fn finding(at: &Location, tag: &str, (checksums, signature): (&str, &str)) -> Finding {
+    Finding::new(
         RULE,
         at.clone(),
         format!("release {tag} has no {checksums} and {signature} among its assets"),
         "Sign the release in its workflow (`warden sign dist/`) and upload SHA256SUMS and SHA256SUMS.minisig with the artifacts.",
-    ), repo)
-}
-
-fn about(f: Finding, repo: &str) -> Finding {
-    f.about(Subject {
-        repository: Some(repo.to_string()),
-        ..Subject::default()
-    })
+    )
 }
