@@ -630,3 +630,107 @@ fn stage_outputs(
     });
     Ok(staged)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(inputs: Vec<PathBuf>) -> SignOptions {
+        SignOptions {
+            inputs,
+            recursive: false,
+            checksums: ChecksumsTarget::Default,
+            force: false,
+            meta: ReleaseMeta::default(),
+            timestamp: 0,
+            progress: None,
+        }
+    }
+
+    fn files(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+        names
+            .iter()
+            .map(|n| {
+                let p = dir.join(n);
+                fs::create_dir_all(p.parent().unwrap()).unwrap();
+                fs::write(&p, n.as_bytes()).unwrap();
+                p
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_output_that_is_another_output_or_an_input_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let a = files(t.path(), &["dist/a", "dist/b"]);
+        assert!(refuse_clashing_outputs(&a, Some(&t.path().join("dist/SHA256SUMS"))).is_ok());
+        // The checksum list would replace artifact `a`.
+        let e = refuse_clashing_outputs(&a, Some(&a[0]))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{0} would be both the artifact {0} and the checksum list: refusing before anything is written (choose another --checksums PATH)",
+                a[0].display()
+            )
+        );
+        // The checksum list would be `b`'s signature.
+        let sig = signature_path(&a[1]);
+        let e = refuse_clashing_outputs(&a, Some(&sig))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the signature of") && e.contains("the checksum list"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn listed_names_are_relative_to_the_checksum_folder_and_stay_inside_it() {
+        let t = tempfile::tempdir().unwrap();
+        let a = files(t.path(), &["dist/linux/app", "other/app"]);
+        let dist = t.path().join("dist");
+        assert_eq!(name_relative_to(&dist, &a[0]).unwrap(), "linux/app");
+        let e = name_relative_to(&dist, &a[1]).unwrap_err().to_string();
+        assert!(e.contains("is outside"), "{e}");
+        // A file in a subfolder of an input folder binds its path; one at the top does not.
+        let top = files(t.path(), &["dist/top"]);
+        assert_eq!(
+            bound_path(std::slice::from_ref(&dist), &a[0]).unwrap(),
+            Some("linux/app".to_string())
+        );
+        assert_eq!(bound_path(&[dist], &top[0]).unwrap(), None);
+    }
+
+    #[test]
+    fn artifacts_in_several_folders_need_a_checksums_path() {
+        let t = tempfile::tempdir().unwrap();
+        let a = files(t.path(), &["x/a", "y/b"]);
+        let opts = options(a.clone());
+        let e = checksums_path(&opts, &a).unwrap_err().to_string();
+        assert!(e.contains("several directories"), "{e}");
+        let one = options(vec![t.path().join("x")]);
+        assert_eq!(
+            checksums_path(&one, &a[..1]).unwrap(),
+            Some(t.path().join("x").join(CHECKSUMS_NAME))
+        );
+    }
+
+    #[test]
+    fn artifacts_sharing_a_name_are_warned_about() {
+        let a = vec![PathBuf::from("linux/app"), PathBuf::from("macos/app")];
+        let names: Vec<ArtifactNames> = a
+            .iter()
+            .map(|_| ArtifactNames {
+                base: "app".into(),
+                listed: None,
+                bound_path: None,
+            })
+            .collect();
+        assert_eq!(
+            same_name_warnings(&a, &names),
+            ["2 files are named app (linux/app, macos/app): each signature binds its folder (path:), which `warden verify` checks and `minisign -V` does not"]
+        );
+    }
+}
