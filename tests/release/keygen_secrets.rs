@@ -82,16 +82,19 @@ fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
         .strip_prefix("untrusted comment: minisign public key ")
         .unwrap();
     assert_eq!(id.len(), 16);
-    assert!(
-        out.stdout.contains(&format!("key id      {id}")),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("gh secret set MINISIGN_SECRET_KEY --env release < secret/ci.key"),
-        "{}",
-        out.stdout
+    assert_eq!(
+        out.stdout,
+        format!(
+            "\
+key id      {id}
+public key  keys/minisign.pub  (commit this file)
+secret key  secret/ci.key  (unencrypted, mode 0600; never commit it)
+
+Store the secret key in the GitHub environment that signs releases (e.g. \"release\"):
+  gh secret set MINISIGN_SECRET_KEY --env release < secret/ci.key
+then remove the local copy once it is backed up offline.
+"
+        )
     );
     #[cfg(unix)]
     {
@@ -106,7 +109,10 @@ fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
     assert_no_secret(&out, &secret_forms(&t.path().join("secret/ci.key"), None));
     // Refuses to overwrite.
     let again = keygen().expect(2);
-    assert!(again.stderr.contains("already exists"), "{}", again.stderr);
+    assert_eq!(
+        again.stderr,
+        "warden: keys/minisign.pub already exists (use --force to replace it)\n"
+    );
 }
 
 #[test]
@@ -120,10 +126,9 @@ fn keygen_refuses_a_secret_key_inside_a_git_work_tree() {
         "keys/minisign.key",
     ]))
     .expect(2);
-    assert!(
-        out.stderr.contains("inside the git work tree"),
-        "{}",
-        out.stderr
+    assert_eq!(
+        filter_dir(&out.stderr, t.path()),
+        "warden: refusing to write the secret key inside the git work tree [DIR]/repo: choose a path outside it, e.g. --secret-key ~/.minisign/minisign.key\n"
     );
     assert!(!t.path().join("repo/keys/minisign.key").exists());
     assert!(!t.path().join("repo/keys/minisign.pub").exists());
@@ -142,7 +147,10 @@ fn keygen_without_password_source_and_no_terminal_fails() {
         .args(["keygen", "--secret-key", "k.key"])
         .stdin(std::process::Stdio::null()))
     .expect(2);
-    assert!(out.stderr.contains("--password-env"), "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        "warden: no password given and stdin is not a terminal: pass --password-env VAR, or --unencrypted for a key without password\n"
+    );
     let out = run(warden(t.path()).env("EMPTY_PW", "").args([
         "keygen",
         "--secret-key",
@@ -151,7 +159,10 @@ fn keygen_without_password_source_and_no_terminal_fails() {
         "EMPTY_PW",
     ]))
     .expect(2);
-    assert!(out.stderr.contains("empty"), "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        "warden: environment variable EMPTY_PW (--password-env) is empty\n"
+    );
 }
 
 #[test]
@@ -169,9 +180,13 @@ fn secret_never_appears_in_any_output() {
     ]))
     .expect(0);
     assert!(
-        keygen
-            .stdout
-            .contains("gh secret set MINISIGN_PASSWORD --env release"),
+        keygen.stdout.ends_with(
+            "\
+  gh secret set MINISIGN_SECRET_KEY --env release < enc.key
+  gh secret set MINISIGN_PASSWORD --env release
+then remove the local copy once it is backed up offline.
+"
+        ),
         "{}",
         keygen.stdout
     );
