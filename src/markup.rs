@@ -49,8 +49,8 @@ pub fn text_lines(s: &str) -> String {
 /// Text from input for markdown (a PR comment, a step summary, a table cell), all on one line:
 /// line breaks and control characters become spaces; what markdown or HTML would interpret is
 /// escaped (emphasis, code, links, images, math, raw HTML, table cells, and a heading, list or
-/// quote at the start); `@` mentions, `#` references and bare URLs are broken with a zero-width
-/// space; warden's comment marker is removed.
+/// quote at the start); `@` mentions, `#` and `GH-` references and bare URLs are broken with a
+/// zero-width space; warden's comment marker is removed.
 pub(crate) fn markdown_text(s: &str) -> String {
     let s = s.replace(COMMENT_MARKER, "");
     let mut out = String::with_capacity(s.len() + 8);
@@ -79,8 +79,33 @@ pub(crate) fn markdown_text(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out.replace("://", ":&#8203;//")
-        .replace("www.", "www&#8203;.")
+    break_gh_references(
+        &out.replace("://", ":&#8203;//")
+            .replace("www.", "www&#8203;."),
+    )
+}
+
+/// `GH-123` (any case, at a word start) is an issue reference on GitHub, like `#123`: a
+/// zero-width space after `GH` keeps it text.
+fn break_gh_references(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for i in 0..b.len().saturating_sub(3) {
+        let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        if word_start
+            && b[i].eq_ignore_ascii_case(&b'g')
+            && b[i + 1].eq_ignore_ascii_case(&b'h')
+            && b[i + 2] == b'-'
+            && b[i + 3].is_ascii_digit()
+        {
+            out.push_str(&s[last..i + 2]);
+            out.push_str("&#8203;");
+            last = i + 2;
+        }
+    }
+    out.push_str(&s[last..]);
+    out
 }
 
 /// Prose from input (a registry `why`, a title): `markdown_text`, except that balanced `code`
@@ -168,6 +193,16 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gh_references_are_broken_like_hash_references() {
+        assert_eq!(
+            markdown_text("fixed in GH-123 and gh-7, not sigh-1 or GH-x"),
+            "fixed in GH&#8203;-123 and gh&#8203;-7, not sigh-1 or GH-x"
+        );
+        assert_eq!(markdown_text("GH-1"), "GH&#8203;-1");
+        assert_eq!(markdown_text("é GH-2"), "é GH&#8203;-2");
+    }
 
     #[test]
     fn table_cells_keep_the_row_whole() {

@@ -22,6 +22,26 @@ pub(crate) struct Expected<'a> {
     pub commit: Option<&'a str>,
 }
 
+/// A published release as GitHub describes it: its tag, its repository, and the commit the tag
+/// names now (a full SHA).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReleaseIdentity {
+    pub tag: String,
+    pub repo: String,
+    pub commit: String,
+}
+
+impl ReleaseIdentity {
+    /// What a signature of this release must bind.
+    pub(crate) fn expected(&self) -> Expected<'_> {
+        Expected {
+            tag: Some(&self.tag),
+            repo: Some(&self.repo),
+            commit: Some(&self.commit),
+        }
+    }
+}
+
 /// Which bound field disagrees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BoundField {

@@ -4,7 +4,7 @@
 //! `keygen`, `sign` and `verify` operations built on them, and the one judgement of a published
 //! release (`published`).
 
-pub(crate) mod binding;
+pub mod binding;
 pub mod checksums;
 pub mod comment;
 pub mod hash;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::binding::{binding_mismatch, Expected, SignedRelease};
+use super::binding::{binding_mismatch, Expected, ReleaseIdentity, SignedRelease};
 use super::checksums::ChecksumFile;
 use super::comment::DRY_RUN_MARKER;
 use super::hash::{hash_bytes, hash_file, Digests};
@@ -36,6 +36,9 @@ pub struct VerifyOptions {
     pub expect_repo: Option<String>,
     /// Require `commit:` (a full SHA) to begin with this (12 to 40 hex digits).
     pub expect_commit: Option<String>,
+    /// A published release (`verify --release`): its tag, repository and the commit the tag
+    /// names, all required in addition to the caller's `expect_*`, never instead of them.
+    pub release: Option<ReleaseIdentity>,
     pub allow_legacy: bool,
     pub allow_dry_run: bool,
     /// Entries of a release directory that its checksum list does not name are skipped (and
@@ -48,6 +51,9 @@ pub struct VerifyOptions {
     /// `--only`: in a release directory, verify just the listed files whose names match one of
     /// these globs (the others are named as skipped).
     pub only: Option<globset::GlobSet>,
+    /// The `--only` patterns as given, in the order of `only`'s globs (each must match a listed
+    /// file: a pattern that matches none fails the run).
+    pub only_patterns: Vec<String>,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
     /// Digests already computed (as a release downloaded): these files are not read again.
@@ -407,6 +413,11 @@ fn check_signature_text<'k>(
     if let Some(mismatch) = binding_mismatch(&signed, &expected) {
         return Err((ArtifactStatus::Failed, mismatch.to_string()));
     }
+    if let Some(release) = &opts.release {
+        if let Some(mismatch) = binding_mismatch(&signed, &release.expected()) {
+            return Err((ArtifactStatus::Failed, mismatch.to_string()));
+        }
+    }
     if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
         return Err((
             ArtifactStatus::Failed,
@@ -663,12 +674,17 @@ fn checksum_list_jobs(
         return Ok(listed);
     };
     let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
+    let mut selected_by = BTreeSet::new();
     for (name, digest) in list.entries() {
         listed.insert(name.to_string());
         let path = dir.join(name);
-        if opts.only.as_ref().is_some_and(|only| !only.is_match(name)) {
-            report.skip(&path, "not selected by --only".into());
-            continue;
+        if let Some(only) = &opts.only {
+            let matches = only.matches(name);
+            if matches.is_empty() {
+                report.skip(&path, "not selected by --only".into());
+                continue;
+            }
+            selected_by.extend(matches);
         }
         let escapes = fs::canonicalize(&path)
             .ok()
@@ -687,6 +703,17 @@ fn checksum_list_jobs(
             }),
             path,
         });
+    }
+    // A pattern that selects nothing is a mistake (or a release without that artifact): never a
+    // silent pass over nothing.
+    for (i, pattern) in opts.only_patterns.iter().enumerate() {
+        if opts.only.is_some() && !selected_by.contains(&i) {
+            report.results.push(
+                Verdict::new()
+                    .fail(format!("matches no file {} lists", opts.checksums_name))
+                    .into_result(format!("--only {pattern}")),
+            );
+        }
     }
     Ok(listed)
 }

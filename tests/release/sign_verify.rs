@@ -428,3 +428,19 @@ fn every_byte_of_sha256sums_matters_and_the_untrusted_comment_does_not() {
         .expect(0);
     }
 }
+
+/// `--only` selects listed files; a pattern that selects none fails the run instead of passing
+/// over nothing.
+#[test]
+fn an_only_pattern_that_matches_no_listed_file_fails() {
+    let t = tempfile::tempdir().unwrap();
+    let (pk, sk) = release(t.path());
+    sign_dist(t.path(), &sk, &[]).expect(0);
+    let mut out = verify_transcript(t.path(), &pk, &["dist", "--only", "app.tar.gz"]);
+    out += &verify_transcript(
+        t.path(),
+        &pk,
+        &["dist", "--only", "app.tar.gz", "--only", "app-windows*"],
+    );
+    insta::assert_snapshot!(out);
+}

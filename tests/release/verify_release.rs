@@ -504,3 +504,58 @@ FAIL  got/app-linux  the trusted comment has no commit: field, expected commit {
         )
     );
 }
+
+/// The caller's `--expect-*` are required in addition to what the API says: a tag or repository
+/// that contradicts `--release`/`--repo` is a usage error before any download, and an expected
+/// commit the signature does not bind fails even when the tag names the signed commit.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_callers_expectations_are_kept_beside_the_apis() {
+    let t = tempfile::tempdir().unwrap();
+    let assets = signed_release(t.path());
+    let (api, _storage) = servers(&assets, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--expect-tag", "v9.9.9"])
+        .await
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --expect-tag v9.9.9 contradicts --release v1.2.3: a release is verified for its own tag\n"
+    );
+    let out = verify_release(t.path(), &api, &["--expect-repo", "fork/r"])
+        .await
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --expect-repo fork/r contradicts --repo o/r: a release is verified for its own repository\n"
+    );
+    assert_eq!(api.received_requests().await.unwrap().len(), 0);
+    let other = "ffffffffffffffffffffffffffffffffffffffff";
+    let out = verify_release(t.path(), &api, &["--out", "got", "--expect-commit", other])
+        .await
+        .expect(1);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "\
+FAIL  got/SHA256SUMS  signed for commit {COMMIT}, expected {other}
+FAIL  got/app-linux  signed for commit {COMMIT}, expected {other}
+FAIL  got/app.tar.gz  signed for commit {COMMIT}, expected {other}
+0 verified, 3 failed, 0 errors
+"
+        )
+    );
+    // Agreeing expectations change nothing.
+    verify_release(
+        t.path(),
+        &api,
+        &[
+            "--out",
+            "again",
+            "--expect-tag",
+            "v1.2.3",
+            "--expect-commit",
+            COMMIT,
+        ],
+    )
+    .await
+    .expect(0);
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use release_warden::github::releases::{self, ReleaseSource};
+use release_warden::release::binding::ReleaseIdentity;
 use release_warden::release::hash::Progress;
 use release_warden::release::trusted_keys::TrustedKeys;
 use release_warden::release::verify::{verify, VerifyOptions};
@@ -41,12 +42,14 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         expect_tag: args.expect_tag,
         expect_repo: args.expect_repo,
         expect_commit: args.expect_commit,
+        release: None,
         allow_legacy: args.allow_legacy,
         allow_dry_run: args.allow_dry_run,
         allow_unlisted: args.allow_unlisted,
         allow_no_checksums: args.allow_no_checksums,
         allow_unbound: args.allow_unbound,
         only: only_globs(&args.only)?,
+        only_patterns: args.only.clone(),
         known_digests: Default::default(),
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
@@ -55,6 +58,7 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
     // repository and the commit the tag names now.
     let _temp;
     if let (Some(tag), Some(repo)) = (&args.release, &args.repo) {
+        refuse_contradictions(&opts, tag, repo)?;
         let dir: PathBuf = match &args.out {
             Some(d) => {
                 std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
@@ -87,15 +91,37 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         opts.known_digests = got.files.into_iter().collect();
         notes.extend(release_notes(&got.release, &got.commit, repo));
         opts.inputs = vec![dir];
-        opts.expect_tag = Some(tag.clone());
-        opts.expect_repo = Some(repo.clone());
-        opts.expect_commit = Some(got.commit);
+        opts.release = Some(ReleaseIdentity {
+            tag: tag.clone(),
+            repo: repo.clone(),
+            commit: got.commit,
+        });
     }
     let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
     let mut report = verify(&opts, &keys)?;
     drop(bar);
     report.warnings.extend(notes);
     ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
+
+/// `--expect-tag` and `--expect-repo` that name another release than `--release`/`--repo`
+/// can never both hold: a usage error, said before anything is downloaded.
+fn refuse_contradictions(opts: &VerifyOptions, tag: &str, repo: &str) -> anyhow::Result<()> {
+    if let Some(expected) = opts.expect_tag.as_deref().filter(|t| *t != tag) {
+        anyhow::bail!(
+            "--expect-tag {expected} contradicts --release {tag}: a release is verified for its own tag"
+        );
+    }
+    if let Some(expected) = opts
+        .expect_repo
+        .as_deref()
+        .filter(|r| !r.eq_ignore_ascii_case(repo))
+    {
+        anyhow::bail!(
+            "--expect-repo {expected} contradicts --repo {repo}: a release is verified for its own repository"
+        );
+    }
+    Ok(())
 }
 
 /// The `--only` globs, compiled.
