@@ -703,9 +703,26 @@ fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
         },
         _ => return Err("unexpected response shape".into()),
     };
-    target.extend(more);
+    // A server that lists an item on two pages (the list changed while it was read) gives it
+    // once: the first copy stays.
+    let seen: std::collections::BTreeSet<String> = target.iter().filter_map(item_id).collect();
+    target.extend(
+        more.into_iter()
+            .filter(|v| item_id(v).is_none_or(|id| !seen.contains(&id))),
+    );
     Ok(())
 }
+
+/// A list item's `id` (or its `node_id`, `full_name`), as text.
+fn item_id(v: &Value) -> Option<String> {
+    ["id", "node_id", "full_name"]
+        .iter()
+        .find_map(|k| v.get(k).filter(|v| !v.is_null()))
+        .map(|id| id.to_string())
+}
+
+/// The most pages one list is read over; a longer list is refused, never truncated.
+pub const MAX_PAGES: usize = 1000;
 
 impl ApiSource for LiveApi {
     async fn download(
@@ -754,10 +771,12 @@ impl ApiSource for LiveApi {
     }
 
     async fn get(&self, route: &str, shape: Shape) -> Fetched {
-        let mut route = route.to_string();
+        let first = route.to_string();
+        let mut route = first.clone();
         let mut acc: Option<Value> = None;
-        // A hard stop against a server that links pages forever.
-        for _ in 0..1000 {
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..MAX_PAGES {
+            seen.insert(route.clone());
             let (status, headers, body) = match self.get_cached(&route).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -802,9 +821,18 @@ impl ApiSource for LiveApi {
                     route = next
                         .trim_start_matches(&self.base_path)
                         .trim_start_matches('/')
-                        .to_string()
+                        .to_string();
+                    if seen.contains(&route) {
+                        return Fetched::Failed {
+                            status: 0,
+                            message: format!(
+                                "GET /{first}: the next-page link points back to a page already read ({route}): refusing a looping list"
+                            ),
+                            permission: None,
+                        };
+                    }
                 }
-                None => break,
+                None => return Fetched::Ok(acc.unwrap_or(Value::Null)),
             }
             if let (Some(a), Shape::Items(key)) = (&acc, shape) {
                 if !a.get(key).is_some_and(Value::is_array) {
@@ -816,7 +844,16 @@ impl ApiSource for LiveApi {
                 }
             }
         }
-        Fetched::Ok(acc.unwrap_or(Value::Null))
+        if shape == Shape::Object {
+            return Fetched::Ok(acc.unwrap_or(Value::Null));
+        }
+        Fetched::Failed {
+            status: 0,
+            message: format!(
+                "GET /{first}: more than {MAX_PAGES} pages: refusing a list that would be cut short"
+            ),
+            permission: None,
+        }
     }
 }
 

@@ -160,3 +160,105 @@ async fn malformed_json_is_unverifiable_not_a_pass() {
         "rulesets, environments, repo and org secrets: {findings:?}"
     );
 }
+
+/// A page that links to itself, or to an earlier page, is an error; an item listed on two pages
+/// is kept once; a list longer than the page cap is refused, never cut short.
+#[tokio::test(flavor = "multi_thread")]
+async fn looping_repeating_and_endless_pagination_never_truncate() {
+    let server = MockServer::start().await;
+    let link = |page: usize| {
+        format!(
+            "<{}/repos/o/r/releases/7/assets?page={page}>; rel=\"next\"",
+            server.uri()
+        )
+    };
+    // Page 1 → page 2 → page 1 again.
+    for (page, next, ids) in [(1, 2, [1, 2]), (2, 1, [2, 3])] {
+        let body: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|id| serde_json::json!({"id": id, "name": format!("a{id}")}))
+            .collect();
+        Mock::given(method("GET"))
+            .and(path("/repos/o/r/releases/7/assets"))
+            .and(wiremock::matchers::query_param("page", page.to_string()))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header("link", link(next).as_str())
+                    .set_body_json(body),
+            )
+            .mount(&server)
+            .await;
+    }
+    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), quick()).unwrap();
+    let looping = api
+        .get("repos/o/r/releases/7/assets?page=1", Shape::Array)
+        .await;
+    assert_eq!(
+        looping,
+        Fetched::Failed {
+            status: 0,
+            message: "GET /repos/o/r/releases/7/assets?page=1: the next-page link points back to a page already read (repos/o/r/releases/7/assets?page=1): refusing a looping list".into(),
+            permission: None,
+        }
+    );
+    // Page 2 lists item 2 again, then ends: item 2 is kept once.
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/items"))
+        .and(wiremock::matchers::query_param("page", "1"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header(
+                    "link",
+                    format!("<{}/items?page=2>; rel=\"next\"", server.uri()).as_str(),
+                )
+                .set_body_json(serde_json::json!([{"id": 1}, {"id": 2}])),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/items"))
+        .and(wiremock::matchers::query_param("page", "2"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!([{"id": 2}, {"id": 3}])),
+        )
+        .mount(&server)
+        .await;
+    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), quick()).unwrap();
+    assert_eq!(
+        api.get("items?page=1", Shape::Array).await,
+        Fetched::Ok(serde_json::json!([{"id": 1}, {"id": 2}, {"id": 3}]))
+    );
+    // Every page links to a new one: refused at the cap.
+    let server = MockServer::start().await;
+    let uri = server.uri();
+    Mock::given(method("GET"))
+        .and(path("/endless"))
+        .respond_with(move |req: &wiremock::Request| {
+            let page: usize = req
+                .url
+                .query_pairs()
+                .find(|(k, _)| k == "page")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap_or(1);
+            ResponseTemplate::new(200)
+                .insert_header(
+                    "link",
+                    format!("<{uri}/endless?page={}>; rel=\"next\"", page + 1).as_str(),
+                )
+                .set_body_json(serde_json::json!([{"id": page}]))
+        })
+        .mount(&server)
+        .await;
+    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), quick()).unwrap();
+    assert_eq!(
+        api.get("endless?page=1", Shape::Array).await,
+        Fetched::Failed {
+            status: 0,
+            message:
+                "GET /endless?page=1: more than 1000 pages: refusing a list that would be cut short"
+                    .into(),
+            permission: None,
+        }
+    );
+}
