@@ -519,9 +519,18 @@ impl LiveApi {
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let headers = resp.headers().clone();
-                    match self.crab.body_to_string(resp).await {
+                    match read_answer(resp.into_body()).await {
                         Ok(body) => (status, headers, body),
-                        Err(e) => (0, HeaderMap::new(), format!("reading the response: {e}")),
+                        Err(Oversize) => {
+                            return Err(format!(
+                                "GET /{}: the answer is larger than {} MiB, the most warden reads of one answer: refusing it",
+                                route.trim_start_matches('/'),
+                                ANSWER_CAP >> 20
+                            ))
+                        }
+                        Err(Unreadable(e)) => {
+                            (0, HeaderMap::new(), format!("reading the response: {e}"))
+                        }
                     }
                 }
                 Err(e) => (0, HeaderMap::new(), e.to_string()),
@@ -719,6 +728,30 @@ fn item_id(v: &Value) -> Option<String> {
         .iter()
         .find_map(|k| v.get(k).filter(|v| !v.is_null()))
         .map(|id| id.to_string())
+}
+
+/// The most one API answer may hold, as the cache and snapshots cap theirs: a larger answer is
+/// refused before it fills memory.
+pub const ANSWER_CAP: u64 = 64 << 20;
+
+/// Why an answer's body was not read.
+enum AnswerError {
+    Oversize,
+    Unreadable(String),
+}
+use AnswerError::{Oversize, Unreadable};
+
+/// The body of an answer as text, read frame by frame up to [`ANSWER_CAP`].
+async fn read_answer(mut body: AssetBody) -> Result<String, AnswerError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = next_chunk(&mut body).await {
+        let chunk = chunk.map_err(Unreadable)?;
+        if (bytes.len() + chunk.len()) as u64 > ANSWER_CAP {
+            return Err(Oversize);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    String::from_utf8(bytes).map_err(|_| Unreadable("the answer is not UTF-8".into()))
 }
 
 /// The most pages one list is read over; a longer list is refused, never truncated.

@@ -262,3 +262,25 @@ async fn looping_repeating_and_endless_pagination_never_truncate() {
         }
     );
 }
+
+/// An answer larger than the cap is refused after reading at most the cap, and not asked again.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_answer_is_refused_not_read_whole() {
+    let server = MockServer::start().await;
+    let big = format!("[\"{}\"]", "x".repeat(65 << 20));
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(ResponseTemplate::new(200).set_body_string(big))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), quick()).unwrap();
+    assert_eq!(
+        api.get("repos/o/r/rulesets", Shape::Array).await,
+        Fetched::Failed {
+            status: 0,
+            message: "GET /repos/o/r/rulesets: the answer is larger than 64 MiB, the most warden reads of one answer: refusing it".into(),
+            permission: None,
+        }
+    );
+}
