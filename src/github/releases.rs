@@ -268,16 +268,27 @@ pub async fn download<S: ApiSource>(
                 .try_clone()
                 .map_err(|e| Error::io("writing", &target, e))?;
             let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
-            let writer = std::thread::spawn(move || -> std::io::Result<Digests> {
+            let listed = asset.size;
+            let writer = std::thread::spawn(move || -> std::io::Result<(Digests, u64)> {
                 use std::io::Write as _;
                 let mut hasher = StreamHasher::default();
                 let mut out = std::io::BufWriter::with_capacity(256 << 10, file);
+                let mut written = 0u64;
                 while let Some(chunk) = rx.blocking_recv() {
+                    written += chunk.len() as u64;
+                    // An asset is its listed size: a longer body stops here, before it fills
+                    // the disk.
+                    if written > listed {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!("more bytes than its listed size ({listed})"),
+                        ));
+                    }
                     hasher.update(&chunk);
                     out.write_all(&chunk)?;
                 }
                 out.flush()?;
-                Ok(hasher.finish())
+                Ok((hasher.finish(), written))
             });
             let fetched = source
                 .download(&routes::release_asset(repo, asset.id), &tx)
@@ -285,10 +296,21 @@ pub async fn download<S: ApiSource>(
             drop(tx);
             let written = writer
                 .join()
-                .map_err(|_| Error::Api(format!("writing {}: the writer failed", asset.name)))?
-                .map_err(|e| Error::io("writing", &target, e));
-            fetched.map_err(|e| Error::Api(format!("downloading {}: {e}", asset.name)))?;
-            let digests = written?;
+                .map_err(|_| Error::Api(format!("writing {}: the writer failed", asset.name)))?;
+            let failed = |why: String| Error::Api(format!("downloading {}: {why}", asset.name));
+            let (digests, size) = match (fetched, written) {
+                (_, Err(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(failed(e.to_string()))
+                }
+                (Err(e), _) => return Err(failed(e)),
+                (Ok(_), Err(e)) => return Err(Error::io("writing", &target, e)),
+                (Ok(_), Ok(done)) => done,
+            };
+            if size != listed {
+                return Err(failed(format!(
+                    "{size} bytes, fewer than its listed size ({listed})"
+                )));
+            }
             temp.persist(&target)
                 .map_err(|e| Error::io("writing", &target, e.error))?;
             Ok((target, digests))

@@ -456,20 +456,36 @@ async fn a_recorded_release_replays_offline_with_the_same_output() {
     assert_eq!(again.stdout, live.stdout.replace("got/", "again/"));
     assert_eq!(again.stderr, live.stderr);
     assert_eq!(requests, 3 + assets.len());
-    // A replayed asset that was tampered with fails like a downloaded one (102: app-linux).
+    // A replayed asset that was tampered with fails like a downloaded one (102: app-linux,
+    // "linux binary" listed at 12 bytes): same length, other bytes.
     let asset = t.path().join("snap/repos/o/r/releases/assets/102.json");
-    let tampered = serde_json::json!({"base64": "dGFtcGVyZWQ="});
+    let tampered = serde_json::json!({"base64": "TElOVVggQklOQVJZ"});
     std::fs::write(&asset, tampered.to_string()).unwrap();
     let out = replay("third").expect(1);
     assert_eq!(
         out.stdout,
         "\
 OK    third/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
-FAIL  third/app-linux  SHA-256 mismatch: 6e19f8ee94bd465d67f62861d35a8f7c2c59c111f73a22f17e6c013e9641f651 listed, d121be3103007b41edf96f8262925f8c7d61894afe9a041843b631f69445bc57 found
+FAIL  third/app-linux  SHA-256 mismatch: 6e19f8ee94bd465d67f62861d35a8f7c2c59c111f73a22f17e6c013e9641f651 listed, 275f1bda8c77ea950bceffd49ef4a3c573db3f58cd575b399106fab5770a0400 found
 OK    third/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
 2 verified, 1 failed, 0 errors
 "
     );
+    // An asset longer or shorter than its listed size stops its download.
+    for (bytes, why) in [
+        (
+            "bGludXggYmluYXJ5IGFuZCBtb3Jl",
+            "more bytes than its listed size (12)",
+        ),
+        ("bGludXg=", "5 bytes, fewer than its listed size (12)"),
+    ] {
+        std::fs::write(&asset, serde_json::json!({ "base64": bytes }).to_string()).unwrap();
+        let out = replay("fourth").expect(2);
+        assert_eq!(
+            out.stderr,
+            format!("warden: downloading app-linux: {why}\n")
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
