@@ -188,10 +188,15 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
             &SnapshotSource { dir: dir.clone() },
             &input,
         )),
-        SettingsSource::Live(session) => session.block_on(settings::audit(session.api(), &input)),
+        SettingsSource::Live(session) => {
+            let found = session.block_on(settings::audit(session.api(), &input));
+            session.check_token()?;
+            found
+        }
         SettingsSource::Record(session, out) => {
             let recorder = Recorder::new(session.api());
             let found = session.block_on(settings::audit(&recorder, &input));
+            session.check_token()?;
             snapshot = Some((out.clone(), recorder.save(out)?));
             found
         }

@@ -253,13 +253,17 @@ pub fn run_org(
     let (outcomes, excluded, requests) = match source {
         OrgSource::Live(session) => {
             let api = session.api();
-            let (o, e) = session.block_on(audit_all(api, &|| api.rate_limit(), req))?;
+            let all = session.block_on(audit_all(api, &|| api.rate_limit(), req));
+            session.check_token()?;
+            let (o, e) = all?;
             (o, e, api.request_counts())
         }
         OrgSource::Record(session, out) => {
             let api = session.api();
             let recorder = Recorder::new(api);
-            let (o, e) = session.block_on(audit_all(&recorder, &|| api.rate_limit(), req))?;
+            let all = session.block_on(audit_all(&recorder, &|| api.rate_limit(), req));
+            session.check_token()?;
+            let (o, e) = all?;
             snapshot = Some((out.clone(), recorder.save(out)?));
             (o, e, api.request_counts())
         }

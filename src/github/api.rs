@@ -86,13 +86,18 @@ type AssetBody = http_body_util::combinators::BoxBody<bytes::Bytes, octocrab::Er
 
 /// A token, never printed.
 #[derive(Clone)]
-pub struct Token(String);
+pub struct Token(String, &'static str);
 
 impl Token {
     /// A token from its text; `None` when it is empty or blank.
     pub fn new(s: String) -> Option<Self> {
+        Self::from_var("the token", s)
+    }
+
+    /// A token read from the environment variable `var` (named when GitHub refuses it).
+    pub fn from_var(var: &'static str, s: String) -> Option<Self> {
         let s = s.trim().to_string();
-        (!s.is_empty()).then_some(Token(s))
+        (!s.is_empty()).then_some(Token(s, var))
     }
 }
 
@@ -369,6 +374,11 @@ pub struct LiveApi {
     cache: Option<ResponseCache>,
     usage: Usage,
     in_flight: tokio::sync::Semaphore,
+    /// Where the token came from, for the one line a refused token gets.
+    token_source: Option<&'static str>,
+    /// Set by the first 401: the token was refused. Every later request is answered 401 at once
+    /// (nothing more is sent), and the command stops with this line (`LiveApi::refused`).
+    refused: std::sync::OnceLock<String>,
 }
 
 impl fmt::Debug for LiveApi {
@@ -416,7 +426,31 @@ impl LiveApi {
                 ..Usage::default()
             },
             in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
+            token_source: token.map(|t| t.1),
+            refused: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Why GitHub refused the token (a 401), if it did: authentication is not a finding about a
+    /// repository, so the command stops with this line (exit 2).
+    pub fn refused(&self) -> Option<&str> {
+        self.refused.get().map(String::as_str)
+    }
+
+    fn note_refusal(&self, body: &str) {
+        let message = serde_json::from_str::<Value>(body)
+            .ok()
+            .and_then(|v| v["message"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "Unauthorized".into());
+        let line = match self.token_source {
+            Some(var) => format!(
+                "GitHub refused the token in {var} (401 {message}): it is expired, revoked or mistyped; make a new one (`gh auth token`, or a fine-grained token under Settings → Developer settings) and set {var} to it"
+            ),
+            None => format!(
+                "GitHub answered 401 without a token ({message}): set GH_TOKEN to a token that can read the repository"
+            ),
+        };
+        let _ = self.refused.set(line);
     }
 
     /// Answers from and into `cache` (conditional requests).
@@ -503,6 +537,10 @@ impl LiveApi {
         }
         loop {
             attempt += 1;
+            if let Some(line) = self.refused() {
+                // The token was refused already: nothing more is sent with it.
+                return Ok((401, HeaderMap::new(), line.to_string()));
+            }
             let permit = self.in_flight.acquire().await;
             self.usage
                 .sent
@@ -537,6 +575,9 @@ impl LiveApi {
             };
             drop(permit);
             self.note_usage(&headers);
+            if status == 401 {
+                self.note_refusal(&body);
+            }
             // A secondary limit is a 403 or 429 with `retry-after`; the primary one, remaining 0.
             let rate_limited = status == 429
                 || (status == 403

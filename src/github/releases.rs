@@ -325,7 +325,7 @@ pub async fn download<S: ApiSource>(
 /// Returns their names. This trusts the repository itself: it still catches a tampered mirror or
 /// asset, not a compromised repository.
 pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String>> {
-    session.block_on(async {
+    let names = session.block_on(async {
         let api = session.api();
         let what = format!("the keys/ folder of {repo}");
         let route = routes::contents(repo, "keys");
@@ -365,7 +365,9 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
             return Err(Error::Usage(format!("{what}: no *.pub file")));
         }
         Ok(names)
-    })
+    });
+    session.check_token()?;
+    names
 }
 
 /// Where `verify --release` reads a release from: the API, a snapshot (`--snapshot DIR`), or the
@@ -397,7 +399,9 @@ pub fn fetch(
 ) -> Result<Downloaded> {
     match from {
         ReleaseSource::Live(session) => {
-            session.block_on(fetch_from(session.api(), repo, tag, dir, wanted))
+            let fetched = session.block_on(fetch_from(session.api(), repo, tag, dir, wanted));
+            session.check_token()?;
+            fetched
         }
         ReleaseSource::Snapshot(snapshot) => {
             let source = SnapshotSource {
@@ -412,6 +416,7 @@ pub fn fetch(
         ReleaseSource::Record(session, out) => {
             let recorder = Recorder::new(session.api());
             let fetched = session.block_on(fetch_from(&recorder, repo, tag, dir, wanted));
+            session.check_token()?;
             recorder.save(out)?;
             fetched
         }

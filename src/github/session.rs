@@ -47,6 +47,15 @@ impl Session {
         &self.api
     }
 
+    /// `Err` with its one line when GitHub refused the token (a 401) during the requests so far:
+    /// authentication is not a finding about a repository, so the command stops (exit 2).
+    pub fn check_token(&self) -> Result<()> {
+        match self.api.refused() {
+            Some(line) => Err(Error::Usage(line.to_string())),
+            None => Ok(()),
+        }
+    }
+
     /// Runs `future` (requests through [`Session::api`]) to completion.
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.runtime.block_on(future)

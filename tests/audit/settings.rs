@@ -812,3 +812,27 @@ async fn check_runs_the_settings_audit_when_a_token_is_present() {
     let out = run(warden(&workflows("clean-release")).arg("check"));
     assert!(!out.stdout.contains("settings"), "{}", out.stdout);
 }
+
+/// A refused token (401) is not a finding about the repository: the audit stops at once with
+/// one line naming the variable and what to do, exit 2, and sends nothing more with it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_token_stops_the_audit_with_one_line() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(json!({
+            "message": "Bad credentials",
+            "documentation_url": "https://docs.github.com/rest",
+            "status": "401"
+        })))
+        .mount(&server)
+        .await;
+    let out = audit(&server, "clean-release", &[]).await.expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "warden: GitHub refused the token in GH_TOKEN (401 Bad credentials): it is expired, revoked or mistyped; make a new one (`gh auth token`, or a fine-grained token under Settings → Developer settings) and set GH_TOKEN to it\n"
+    );
+    let first = server.received_requests().await.unwrap();
+    // The first wave of reads went out together; nothing after the refusal.
+    assert!(first.len() <= 4, "{} requests", first.len());
+}

@@ -40,7 +40,7 @@ impl Context {
             actions: ActionsEnv::from_env(),
             token: ["GH_TOKEN", "GITHUB_TOKEN"]
                 .iter()
-                .find_map(|v| std::env::var(v).ok().and_then(Token::new)),
+                .find_map(|v| std::env::var(v).ok().and_then(|t| Token::from_var(v, t))),
             api_url: var("GITHUB_API_URL"),
             home: std::env::var_os("HOME").map(PathBuf::from),
             source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
