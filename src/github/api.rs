@@ -732,7 +732,15 @@ pub fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
 }
 
 /// Appends the items of `page` to `acc`, both in `shape`.
-fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
+/// Appends the items of `page` to the list in `acc`. `ids` holds the ids of the items read so
+/// far: a server that lists an item on two pages (the list changed while it was read) gives it
+/// once, the first copy.
+fn merge(
+    acc: &mut Value,
+    page: Value,
+    shape: Shape,
+    ids: &mut std::collections::BTreeSet<String>,
+) -> Result<(), String> {
     let items = |v: Value| -> Result<Vec<Value>, String> {
         match (shape, v) {
             (Shape::Array, Value::Array(a)) => Ok(a),
@@ -753,14 +761,21 @@ fn merge(acc: &mut Value, page: Value, shape: Shape) -> Result<(), String> {
         },
         _ => return Err("unexpected response shape".into()),
     };
-    // A server that lists an item on two pages (the list changed while it was read) gives it
-    // once: the first copy stays.
-    let seen: std::collections::BTreeSet<String> = target.iter().filter_map(item_id).collect();
     target.extend(
         more.into_iter()
-            .filter(|v| item_id(v).is_none_or(|id| !seen.contains(&id))),
+            .filter(|v| item_id(v).is_none_or(|id| ids.insert(id))),
     );
     Ok(())
+}
+
+/// The ids of the items of a first page, for [`merge`].
+fn first_page_ids(page: &Value, shape: Shape) -> std::collections::BTreeSet<String> {
+    let items = match (shape, page) {
+        (Shape::Array, Value::Array(a)) => Some(a),
+        (Shape::Items(key), Value::Object(o)) => o.get(key).and_then(Value::as_array),
+        _ => None,
+    };
+    items.into_iter().flatten().filter_map(item_id).collect()
 }
 
 /// A list item's `id` (or its `node_id`, `full_name`), as text.
@@ -849,6 +864,7 @@ impl ApiSource for LiveApi {
         let mut route = first.clone();
         let mut acc: Option<Value> = None;
         let mut seen = std::collections::BTreeSet::new();
+        let mut ids = std::collections::BTreeSet::new();
         for _ in 0..MAX_PAGES {
             seen.insert(route.clone());
             let (status, headers, body) = match self.get_cached(&route).await {
@@ -875,10 +891,13 @@ impl ApiSource for LiveApi {
                 }
             };
             match (&mut acc, shape) {
-                (None, _) => acc = Some(value),
+                (None, _) => {
+                    ids = first_page_ids(&value, shape);
+                    acc = Some(value)
+                }
                 (Some(_), Shape::Object) => {}
                 (Some(a), _) => {
-                    if let Err(e) = merge(a, value, shape) {
+                    if let Err(e) = merge(a, value, shape, &mut ids) {
                         return Fetched::Failed {
                             status,
                             message: format!("GET /{route}: {e}"),
@@ -945,16 +964,41 @@ mod tests {
     #[test]
     fn pages_merge_into_the_first_shape() {
         let mut a = serde_json::json!({"total_count": 3, "secrets": [{"name": "A"}]});
+        let shape = Shape::Items("secrets");
+        let mut ids = first_page_ids(&a, shape);
         merge(
             &mut a,
             serde_json::json!({"total_count": 3, "secrets": [{"name": "B"}, {"name": "C"}]}),
-            Shape::Items("secrets"),
+            shape,
+            &mut ids,
         )
         .unwrap();
         assert_eq!(a["secrets"].as_array().unwrap().len(), 3);
         let mut b = serde_json::json!([1]);
-        merge(&mut b, serde_json::json!([2, 3]), Shape::Array).unwrap();
+        let mut ids = first_page_ids(&b, Shape::Array);
+        merge(&mut b, serde_json::json!([2, 3]), Shape::Array, &mut ids).unwrap();
         assert_eq!(b, serde_json::json!([1, 2, 3]));
-        assert!(merge(&mut b, serde_json::json!({"x": 1}), Shape::Array).is_err());
+        assert!(merge(&mut b, serde_json::json!({"x": 1}), Shape::Array, &mut ids).is_err());
+        // An item a later page repeats is kept once, whichever page listed it first.
+        let mut c = serde_json::json!([{"id": 1}, {"id": 2}]);
+        let mut ids = first_page_ids(&c, Shape::Array);
+        merge(
+            &mut c,
+            serde_json::json!([{"id": 2}, {"id": 3}]),
+            Shape::Array,
+            &mut ids,
+        )
+        .unwrap();
+        merge(
+            &mut c,
+            serde_json::json!([{"id": 3}, {"id": 4}]),
+            Shape::Array,
+            &mut ids,
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            serde_json::json!([{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}])
+        );
     }
 }
