@@ -50,16 +50,47 @@ pub struct VerifyOptions {
     pub allow_unbound: bool,
     /// `--only`: in a release directory, verify just the listed files whose names match one of
     /// these globs (the others are named as skipped).
-    pub only: Option<globset::GlobSet>,
-    /// The `--only` patterns as given, in the order of `only`'s globs (each must match a listed
-    /// file: a pattern that matches none fails the run).
-    pub only_patterns: Vec<String>,
+    pub only: Option<Only>,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
     /// Digests already computed (as a release downloaded): these files are not read again.
     pub known_digests: std::collections::BTreeMap<PathBuf, Digests>,
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
+}
+
+/// The `--only` patterns, as given and compiled: each must match a listed file (a pattern that
+/// matches none fails the run).
+#[derive(Clone, Debug)]
+pub struct Only {
+    patterns: Vec<String>,
+    set: globset::GlobSet,
+}
+
+impl Only {
+    /// The patterns compiled; `None` when there are none.
+    pub fn new(patterns: &[String]) -> Result<Option<Only>> {
+        if patterns.is_empty() {
+            return Ok(None);
+        }
+        let mut set = globset::GlobSetBuilder::new();
+        for p in patterns {
+            let glob =
+                globset::Glob::new(p).map_err(|e| Error::Usage(format!("--only {p:?}: {e}")))?;
+            set.add(glob);
+        }
+        let set = set
+            .build()
+            .map_err(|e| Error::Usage(format!("--only: {e}")))?;
+        Ok(Some(Only {
+            patterns: patterns.to_vec(),
+            set,
+        }))
+    }
+
+    pub fn is_match(&self, name: &str) -> bool {
+        self.set.is_match(name)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -679,7 +710,7 @@ fn checksum_list_jobs(
         listed.insert(name.to_string());
         let path = dir.join(name);
         if let Some(only) = &opts.only {
-            let matches = only.matches(name);
+            let matches = only.set.matches(name);
             if matches.is_empty() {
                 report.skip(&path, "not selected by --only".into());
                 continue;
@@ -706,8 +737,9 @@ fn checksum_list_jobs(
     }
     // A pattern that selects nothing is a mistake (or a release without that artifact): never a
     // silent pass over nothing.
-    for (i, pattern) in opts.only_patterns.iter().enumerate() {
-        if opts.only.is_some() && !selected_by.contains(&i) {
+    let patterns = opts.only.iter().flat_map(|only| only.patterns.iter());
+    for (i, pattern) in patterns.enumerate() {
+        if !selected_by.contains(&i) {
             report.results.push(
                 Verdict::new()
                     .fail(format!("matches no file {} lists", opts.checksums_name))

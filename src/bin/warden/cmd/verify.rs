@@ -9,7 +9,7 @@ use release_warden::github::releases::{self, ReleaseSource};
 use release_warden::release::binding::ReleaseIdentity;
 use release_warden::release::hash::Progress;
 use release_warden::release::trusted_keys::TrustedKeys;
-use release_warden::release::verify::{verify, VerifyOptions};
+use release_warden::release::verify::{verify, Only, VerifyOptions};
 
 use crate::cli::VerifyArgs;
 use crate::context::Context;
@@ -48,8 +48,7 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         allow_unlisted: args.allow_unlisted,
         allow_no_checksums: args.allow_no_checksums,
         allow_unbound: args.allow_unbound,
-        only: only_globs(&args.only)?,
-        only_patterns: args.only.clone(),
+        only: Only::new(&args.only)?,
         known_digests: Default::default(),
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
@@ -122,18 +121,6 @@ fn refuse_contradictions(opts: &VerifyOptions, tag: &str, repo: &str) -> anyhow:
         );
     }
     Ok(())
-}
-
-/// The `--only` globs, compiled.
-fn only_globs(patterns: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
-    if patterns.is_empty() {
-        return Ok(None);
-    }
-    let mut set = globset::GlobSetBuilder::new();
-    for p in patterns {
-        set.add(globset::Glob::new(p).with_context(|| format!("--only {p:?}"))?);
-    }
-    Ok(Some(set.build()?))
 }
 
 /// What the user should know about the release itself.
