@@ -14,8 +14,9 @@ use crate::audit::rules::{
 use crate::audit::severity::Severity;
 use crate::github::api::ApiSource;
 use crate::github::releases::{self, Release};
+use crate::release::binding::Expected;
 use crate::release::names::{CHECKSUMS_NAME, SIGNATURE_SUFFIX};
-use crate::release::published::{self, PublishedRelease, Rejection};
+use crate::release::published::{self, Rejection};
 use crate::release::trusted_keys::TrustedKeys;
 
 /// The most a checksum list may hold here (its signature: 64 KiB).
@@ -112,13 +113,13 @@ async fn one_release<S: ApiSource>(
     };
     // The judgement needs the commit the tag names now: what cannot be read is not a pass.
     let commit = releases::tag_commit(source, repo, tag).await;
-    let published = PublishedRelease {
-        tag,
-        repo,
+    let expected = Expected {
+        tag: Some(tag),
+        repo: Some(repo),
         commit: commit.as_deref().ok(),
     };
     let sig = String::from_utf8_lossy(&sig);
-    let verdict = published::judge(&sig, &sums, CHECKSUMS_NAME, keys, &published);
+    let verdict = published::judge(&sig, &sums, CHECKSUMS_NAME, keys, &expected);
     if let Err(Rejection::Invalid(why)) = &verdict {
         out.push(release_signature_invalid::invalid(
             &at,

@@ -7,17 +7,6 @@
 use super::binding::{binding_mismatch, BindingMismatch, Expected, SignedRelease};
 use super::trusted_keys::TrustedKeys;
 
-/// A published release as GitHub describes it: the signature of its checksum list must bind all
-/// three.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PublishedRelease<'a> {
-    pub tag: &'a str,
-    pub repo: &'a str,
-    /// The commit the tag names now (a full SHA); `None` when it could not be read, and then
-    /// the caller must say the release is unverifiable if nothing else is wrong.
-    pub commit: Option<&'a str>,
-}
-
 /// Why a release's signed checksum list is not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Rejection {
@@ -29,22 +18,19 @@ pub(crate) enum Rejection {
 }
 
 /// The judgement: `signature` (the text of `SHA256SUMS.minisig`) over `sums` (the bytes of
-/// `checksums_name`), with `keys`, for `release`.
+/// `checksums_name`), with `keys`, for the release `expected` describes: its tag, its repository
+/// and the commit the tag names now (`None` when that could not be read: the caller then says
+/// the release is unverifiable if nothing else is wrong).
 pub(crate) fn judge(
     signature: &str,
     sums: &[u8],
     checksums_name: &str,
     keys: &TrustedKeys,
-    release: &PublishedRelease<'_>,
+    expected: &Expected<'_>,
 ) -> Result<SignedRelease, Rejection> {
     let signed = super::verify::verify_bytes(signature, sums, checksums_name, keys)
         .map_err(Rejection::Invalid)?;
-    let expected = Expected {
-        tag: Some(release.tag),
-        repo: Some(release.repo),
-        commit: release.commit,
-    };
-    match binding_mismatch(&signed, &expected) {
+    match binding_mismatch(&signed, expected) {
         Some(m) => Err(Rejection::Binding(m)),
         None => Ok(signed),
     }
