@@ -442,6 +442,8 @@ impl LiveApi {
             .ok()
             .and_then(|v| v["message"].as_str().map(str::to_string))
             .unwrap_or_else(|| "Unauthorized".into());
+        // The server's words, on one line of bounded length (escaped again where printed).
+        let message: String = message.chars().take(200).collect();
         let line = match self.token_source {
             Some(var) => format!(
                 "GitHub refused the token in {var} (401 {message}): it is expired, revoked or mistyped; make a new one (`gh auth token`, or a fine-grained token under Settings → Developer settings) and set {var} to it"
