@@ -52,6 +52,19 @@ pub fn today() -> (i64, u8, u8) {
     civil_from_days(secs.div_euclid(86_400))
 }
 
+/// `secs` since the epoch as `YYYY-MM-DD HH:MM:SS UTC`.
+pub(crate) fn utc_time(secs: u64) -> String {
+    let secs = secs as i64;
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    let t = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u8, u8) {
     let z = z + 719_468;
@@ -75,6 +88,12 @@ mod tests {
         assert_eq!(civil_from_days(20_422), (2025, 11, 30));
         assert_eq!(civil_from_days(-1), (1969, 12, 31));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn utc_times() {
+        assert_eq!(utc_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_time(1_764_644_410), "2025-12-02 03:00:10 UTC");
     }
 
     #[test]

@@ -190,13 +190,13 @@ pub fn run(req: &AuditRequest) -> Result<AuditReport> {
         )),
         SettingsSource::Live(session) => {
             let found = session.block_on(settings::audit(session.api(), &input));
-            session.check_token()?;
+            session.check_api()?;
             found
         }
         SettingsSource::Record(session, out) => {
             let recorder = Recorder::new(session.api());
             let found = session.block_on(settings::audit(&recorder, &input));
-            session.check_token()?;
+            session.check_api()?;
             snapshot = Some((out.clone(), recorder.save(out)?));
             found
         }

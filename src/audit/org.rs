@@ -111,6 +111,11 @@ pub struct OrgReport {
     /// `warden audit snapshot --org`: where the answers were saved, and how many.
     #[serde(skip)]
     pub snapshot: Option<(PathBuf, usize)>,
+    /// Why the API could not be used any more (a refused token, a rate limit spent until later
+    /// than warden waits, no connection): the repositories not reached are `not_started`, and
+    /// the command stops (exit 2) once the state to `--resume` from is saved.
+    #[serde(skip)]
+    pub stopped: Option<String>,
 }
 
 impl OrgReport {
@@ -174,13 +179,23 @@ pub enum OrgSource<'a> {
     Snapshot(PathBuf),
 }
 
+/// What the live session says of the API while the organisation is audited: the rate limit
+/// left, and why it cannot be used any more (a refused token, a spent limit, no connection).
+struct ApiState<'a> {
+    rate_limit: &'a (dyn Fn() -> Option<(u64, u64)> + Sync),
+    stopped: &'a (dyn Fn() -> Option<String> + Sync),
+}
+
 async fn audit_one<S: ApiSource>(
     api: &S,
-    rate_limit: Option<(u64, u64)>,
+    state: &ApiState<'_>,
     repo: &str,
     req: &OrgRequest,
 ) -> Outcome {
-    if let Some((remaining, reset)) = rate_limit {
+    if let Some(line) = (state.stopped)() {
+        return Outcome::NotStarted(line);
+    }
+    if let Some((remaining, reset)) = (state.rate_limit)() {
         if remaining < req.reserve {
             return Outcome::NotStarted(format!(
                 "the rate limit would run out ({remaining} requests left, reset at {reset} seconds since the epoch): run again after the reset"
@@ -192,7 +207,10 @@ async fn audit_one<S: ApiSource>(
         Err(e) => return Outcome::Unreadable(format!("a temporary folder: {e}")),
     };
     if let Err(why) = fetch_audit_files(api, repo, checkout.path()).await {
-        return Outcome::Unreadable(why);
+        return match (state.stopped)() {
+            Some(line) => Outcome::NotStarted(line),
+            None => Outcome::Unreadable(why),
+        };
     }
     let prepared = match Prepared::new(
         checkout.path(),
@@ -207,13 +225,17 @@ async fn audit_one<S: ApiSource>(
         let input = prepared.settings_input(repo, req.releases, req.deep);
         settings::audit(api, &input).await
     };
+    // The API stopped during this repository: its answers are not about the repository.
+    if let Some(line) = (state.stopped)() {
+        return Outcome::NotStarted(line);
+    }
     Outcome::Audited(Box::new(prepared.finish(Some(repo), found)))
 }
 
 /// Lists the organisation and audits what the request covers; `rate_limit` says what is left.
 async fn audit_all<S: ApiSource>(
     api: &S,
-    rate_limit: &(dyn Fn() -> Option<(u64, u64)> + Sync),
+    state: &ApiState<'_>,
     req: &OrgRequest,
 ) -> Result<(Vec<(String, Outcome)>, usize)> {
     let listing = list_repositories(api, &req.org)
@@ -234,7 +256,7 @@ async fn audit_all<S: ApiSource>(
     }
     let outcomes = futures::stream::iter(repos)
         .map(|repo| async move {
-            let outcome = audit_one(api, rate_limit(), &repo, req).await;
+            let outcome = audit_one(api, state, &repo, req).await;
             (repo, outcome)
         })
         .buffer_unordered(req.jobs.max(1))
@@ -250,26 +272,43 @@ pub fn run_org(
     baseline: Option<&Baseline>,
 ) -> Result<OrgReport> {
     let mut snapshot = None;
+    let mut stopped = None;
     let (outcomes, excluded, requests) = match source {
         OrgSource::Live(session) => {
             let api = session.api();
-            let all = session.block_on(audit_all(api, &|| api.rate_limit(), req));
-            session.check_token()?;
+            let state = ApiState {
+                rate_limit: &|| api.rate_limit(),
+                stopped: &|| api.stopped().map(str::to_string),
+            };
+            let all = session.block_on(audit_all(api, &state, req));
+            if all.is_err() {
+                // Stopped before the listing was read: nothing to report or resume.
+                session.check_api()?;
+            }
             let (o, e) = all?;
+            stopped = api.stopped().map(str::to_string);
             (o, e, api.request_counts())
         }
         OrgSource::Record(session, out) => {
             let api = session.api();
             let recorder = Recorder::new(api);
-            let all = session.block_on(audit_all(&recorder, &|| api.rate_limit(), req));
-            session.check_token()?;
+            let state = ApiState {
+                rate_limit: &|| api.rate_limit(),
+                stopped: &|| None,
+            };
+            let all = session.block_on(audit_all(&recorder, &state, req));
+            session.check_api()?;
             let (o, e) = all?;
             snapshot = Some((out.clone(), recorder.save(out)?));
             (o, e, api.request_counts())
         }
         OrgSource::Snapshot(dir) => {
             let source = SnapshotSource { dir: dir.clone() };
-            let (o, e) = futures::executor::block_on(audit_all(&source, &|| None, req))?;
+            let state = ApiState {
+                rate_limit: &|| None,
+                stopped: &|| None,
+            };
+            let (o, e) = futures::executor::block_on(audit_all(&source, &state, req))?;
             (o, e, RequestCounts::default())
         }
     };
@@ -282,6 +321,7 @@ pub fn run_org(
         fail_on: req.fail_on,
         requests,
         snapshot,
+        stopped,
     };
     let resumed = req.resume.iter().flat_map(|r| r.audited.iter().cloned());
     let outcomes = resumed

@@ -261,7 +261,26 @@ pub struct RetryPolicy {
     pub max_wait: Duration,
     /// How long one response may take to arrive.
     pub read_timeout: Duration,
+    /// The longest wait for a rate limit to reset (`WARDEN_RATE_LIMIT_WAIT`); a later reset
+    /// stops the command instead.
+    pub rate_limit_wait: Duration,
 }
+
+/// Seconds warden waits, at most, for a spent rate limit to reset before it stops instead.
+pub const DEFAULT_RATE_LIMIT_WAIT: u64 = 60;
+
+/// A wait for the rate limit, told as it counts down (once a second) so the caller can show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    /// Why: "GitHub's rate limit is spent" and the like.
+    pub why: String,
+    pub left: Duration,
+    /// The first notice of this wait.
+    pub first: bool,
+}
+
+/// Shows a [`Waiting`] (the binary prints it on stderr; the library never prints).
+pub type WaitNotice = std::sync::Arc<dyn Fn(&Waiting) + Send + Sync>;
 
 impl Default for RetryPolicy {
     fn default() -> Self {
@@ -270,6 +289,7 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_millis(500),
             max_wait: Duration::from_secs(60),
             read_timeout: Duration::from_secs(30),
+            rate_limit_wait: Duration::from_secs(DEFAULT_RATE_LIMIT_WAIT),
         }
     }
 }
@@ -376,9 +396,14 @@ pub struct LiveApi {
     in_flight: tokio::sync::Semaphore,
     /// Where the token came from, for the one line a refused token gets.
     token_source: Option<&'static str>,
-    /// Set by the first 401: the token was refused. Every later request is answered 401 at once
-    /// (nothing more is sent), and the command stops with this line (`LiveApi::refused`).
-    refused: std::sync::OnceLock<String>,
+    /// Where the base URL came from (`--api-url`, `GITHUB_API_URL`), for a failed connection.
+    url_source: &'static str,
+    wait_notice: Option<WaitNotice>,
+    /// Set when the API cannot be used any more: the token was refused (401), the rate limit is
+    /// spent until later than warden waits, or the API cannot be reached. Every later request is
+    /// answered at once with this status and line (nothing more is sent), and the command stops
+    /// with the line (`LiveApi::stopped`).
+    stopped: std::sync::OnceLock<(u16, String)>,
 }
 
 impl fmt::Debug for LiveApi {
@@ -427,14 +452,33 @@ impl LiveApi {
             },
             in_flight: tokio::sync::Semaphore::new(MAX_IN_FLIGHT),
             token_source: token.map(|t| t.1),
-            refused: std::sync::OnceLock::new(),
+            url_source: "the default",
+            wait_notice: None,
+            stopped: std::sync::OnceLock::new(),
         })
     }
 
-    /// Why GitHub refused the token (a 401), if it did: authentication is not a finding about a
-    /// repository, so the command stops with this line (exit 2).
-    pub fn refused(&self) -> Option<&str> {
-        self.refused.get().map(String::as_str)
+    /// Names where the base URL came from (`--api-url`, `GITHUB_API_URL`) in a failed connection.
+    pub fn with_url_source(mut self, from: &'static str) -> Self {
+        self.url_source = from;
+        self
+    }
+
+    /// Tells `notice` of each second spent waiting for a rate limit.
+    pub fn with_wait_notice(mut self, notice: Option<WaitNotice>) -> Self {
+        self.wait_notice = notice;
+        self
+    }
+
+    /// Why the API cannot be used any more, if so: GitHub refused the token (401), the rate limit
+    /// is spent until later than warden waits, or the API cannot be reached. None of these is a
+    /// finding about a repository, so the command stops with this line (exit 2).
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.get().map(|(_, line)| line.as_str())
+    }
+
+    fn stop(&self, status: u16, line: String) {
+        let _ = self.stopped.set((status, line));
     }
 
     fn note_refusal(&self, body: &str) {
@@ -452,7 +496,80 @@ impl LiveApi {
                 "GitHub answered 401 without a token ({message}): set GH_TOKEN to a token that can read the repository"
             ),
         };
-        let _ = self.refused.set(line);
+        self.stop(401, line);
+    }
+
+    /// Waits out `wait` (told to the notice once a second), or, when the reset is later than
+    /// warden waits, stops the session with the line saying when it resets.
+    async fn wait_for_limit(&self, route: &str, headers: &HeaderMap, last_try: bool) -> bool {
+        let route = route
+            .trim_start_matches('/')
+            .split('?')
+            .next()
+            .unwrap_or_default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let retry_after = header(headers, "retry-after").and_then(|v| v.parse::<u64>().ok());
+        let reset = header(headers, "x-ratelimit-reset").and_then(|v| v.parse::<u64>().ok());
+        let spent_advice = "run again after the reset, or with a token that has requests left (`gh api rate_limit` shows them)";
+        let (wait, why, advice) = match (retry_after, reset) {
+            (Some(secs), _) => (
+                secs,
+                format!("GitHub's secondary rate limit asks warden to wait {secs} s (GET /{route})"),
+                "run again later, with fewer requests at once (`--jobs`)",
+            ),
+            (None, Some(at)) => {
+                let wait = at.saturating_sub(now);
+                (
+                    wait,
+                    format!(
+                        "GitHub's rate limit for this token is spent (GET /{route}); it resets at {}, in {}",
+                        crate::util::utc_time(at),
+                        human_duration(wait)
+                    ),
+                    spent_advice,
+                )
+            }
+            (None, None) => (
+                u64::MAX,
+                format!("GitHub's rate limit for this token is spent (GET /{route}), and GitHub did not say when it resets"),
+                spent_advice,
+            ),
+        };
+        let bound = self.retry.rate_limit_wait;
+        if last_try || Duration::from_secs(wait) > bound {
+            let line = if last_try && Duration::from_secs(wait) <= bound {
+                format!(
+                    "{why}, and is still spent after {} tries: {advice}",
+                    self.retry.attempts
+                )
+            } else {
+                format!(
+                    "{why}: longer than warden waits ({} s, WARDEN_RATE_LIMIT_WAIT): {advice}",
+                    bound.as_secs()
+                )
+            };
+            self.stop(403, line);
+            return false;
+        }
+        // A reset is a whole second: one more than it says. `retry-after` is what to wait.
+        let wait = wait + u64::from(retry_after.is_none());
+        let mut left = Duration::from_secs(wait);
+        let why = format!("{why}: waiting for it");
+        while !left.is_zero() {
+            if let Some(notice) = &self.wait_notice {
+                notice(&Waiting {
+                    why: why.clone(),
+                    left,
+                    first: left == Duration::from_secs(wait),
+                });
+            }
+            let step = left.min(Duration::from_secs(1));
+            tokio::time::sleep(step).await;
+            left -= step;
+        }
+        true
     }
 
     /// Answers from and into `cache` (conditional requests).
@@ -539,9 +656,10 @@ impl LiveApi {
         }
         loop {
             attempt += 1;
-            if let Some(line) = self.refused() {
-                // The token was refused already: nothing more is sent with it.
-                return Ok((401, HeaderMap::new(), line.to_string()));
+            if let Some((status, line)) = self.stopped.get() {
+                // The token was refused, the limit is spent or the API is unreachable: nothing
+                // more is sent.
+                return Ok((*status, HeaderMap::new(), line.clone()));
             }
             let permit = self.in_flight.acquire().await;
             self.usage
@@ -573,7 +691,20 @@ impl LiveApi {
                         }
                     }
                 }
-                Err(e) => (0, HeaderMap::new(), e.to_string()),
+                Err(e) => {
+                    // No server answers: one more try, not the whole backoff.
+                    if cannot_connect(&e) && attempt >= self.retry.attempts.min(2) {
+                        let line = format!(
+                            "cannot connect to the GitHub API at {} (from {}): {}; check the URL and the network",
+                            self.base_url,
+                            self.url_source,
+                            root_cause(&e)
+                        );
+                        self.stop(0, line.clone());
+                        return Err(line);
+                    }
+                    (0, HeaderMap::new(), e.to_string())
+                }
             };
             drop(permit);
             self.note_usage(&headers);
@@ -585,7 +716,15 @@ impl LiveApi {
                 || (status == 403
                     && (header(&headers, "x-ratelimit-remaining") == Some("0")
                         || header(&headers, "retry-after").is_some()));
-            let retryable = status == 0 || status >= 500 || rate_limited;
+            if rate_limited {
+                let last_try = attempt >= self.retry.attempts;
+                if self.wait_for_limit(route, &headers, last_try).await {
+                    continue;
+                }
+                let (status, line) = self.stopped.get().cloned().unwrap_or_default();
+                return Ok((status, HeaderMap::new(), line));
+            }
+            let retryable = status == 0 || status >= 500;
             if !retryable || attempt >= self.retry.attempts {
                 if status == 0 {
                     return Err(body);
@@ -596,27 +735,16 @@ impl LiveApi {
         }
     }
 
-    /// How long to wait before attempt `attempt + 1`: `retry-after`, else (when the rate limit
-    /// is spent) `x-ratelimit-reset`, else exponential backoff; never longer than `max_wait`.
-    /// GitHub sends `x-ratelimit-reset` on every answer: a 500 does not wait for it.
+    /// How long to wait before attempt `attempt + 1` after a failure that is not a rate limit:
+    /// `retry-after` when the server sends one, else exponential backoff; never longer than
+    /// `max_wait`. (GitHub sends `x-ratelimit-reset` on every answer: a 500 does not wait for it.)
     fn wait(&self, attempt: u32, headers: &HeaderMap) -> Duration {
         let backoff = self.retry.base_delay * 2u32.saturating_pow(attempt - 1);
-        let spent = header(headers, "x-ratelimit-remaining") == Some("0");
-        let told = header(headers, "retry-after")
+        header(headers, "retry-after")
             .and_then(|v| v.parse::<u64>().ok())
             .map(Duration::from_secs)
-            .or_else(|| {
-                if !spent {
-                    return None;
-                }
-                let reset = header(headers, "x-ratelimit-reset")?.parse::<u64>().ok()?;
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .ok()?
-                    .as_secs();
-                Some(Duration::from_secs(reset.saturating_sub(now)))
-            });
-        told.unwrap_or(backoff).min(self.retry.max_wait)
+            .unwrap_or(backoff)
+            .min(self.retry.max_wait)
     }
 
     /// Streams one release asset, chunk by chunk, into `out` (a bounded channel: memory stays flat
@@ -810,6 +938,38 @@ async fn read_answer(mut body: AssetBody) -> Result<String, AnswerError> {
         bytes.extend_from_slice(&chunk);
     }
     String::from_utf8(bytes).map_err(|_| Unreadable("the answer is not UTF-8".into()))
+}
+
+/// Whether a failed request never reached the server (refused, unroutable, no such host, TLS):
+/// then every later request would fail the same way.
+fn cannot_connect(e: &octocrab::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(h) = err.downcast_ref::<hyper_util::client::legacy::Error>() {
+            return h.is_connect();
+        }
+        source = err.source();
+    }
+    false
+}
+
+/// The innermost cause of an error ("Connection refused (os error 111)"): octocrab's own
+/// Display says only "Service Error".
+fn root_cause(e: &octocrab::Error) -> String {
+    let mut err: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = err.source() {
+        err = next;
+    }
+    err.to_string()
+}
+
+/// `secs` as "42 s", "7 min" or "2 h 5 min".
+fn human_duration(secs: u64) -> String {
+    match secs {
+        0..=119 => format!("{secs} s"),
+        120..=7199 => format!("{} min", secs.div_ceil(60)),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+    }
 }
 
 /// The most pages one list is read over; a longer list is refused, never truncated.

@@ -20,6 +20,17 @@ use crate::release::hash::{Digests, StreamHasher};
 /// Downloads at once: enough to hide a round trip per asset, few enough for a storage host.
 const CONCURRENT_DOWNLOADS: usize = 4;
 
+/// The slowest download warden waits for, in bytes a second (2 Mbit/s): below it, a body that
+/// trickles would hold a release workflow for hours.
+pub const MIN_DOWNLOAD_RATE: u64 = 256 << 10;
+
+/// How long the download of an asset listed at `size` bytes may take, all told: a minute to
+/// start, and its size at [`MIN_DOWNLOAD_RATE`]. (A stalled connection already fails sooner, on
+/// the read timeout.)
+pub fn download_deadline(size: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(60 + size / MIN_DOWNLOAD_RATE)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Asset {
     pub id: u64,
@@ -255,6 +266,17 @@ pub async fn download<S: ApiSource>(
     assets: &[Asset],
     dir: &Path,
 ) -> Result<Vec<(PathBuf, Digests)>> {
+    download_within(source, repo, assets, dir, download_deadline).await
+}
+
+/// [`download`], each asset within `deadline(listed size)`.
+pub async fn download_within<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    assets: &[Asset],
+    dir: &Path,
+    deadline: fn(u64) -> std::time::Duration,
+) -> Result<Vec<(PathBuf, Digests)>> {
     let results: Vec<Result<(PathBuf, Digests)>> = stream::iter(assets)
         .map(|asset| async move {
             let target: PathBuf = dir.join(&asset.name);
@@ -290,9 +312,19 @@ pub async fn download<S: ApiSource>(
                 out.flush()?;
                 Ok((hasher.finish(), written))
             });
-            let fetched = source
-                .download(&routes::release_asset(repo, asset.id), &tx)
-                .await;
+            let limit = deadline(listed);
+            let fetched = tokio::time::timeout(
+                limit,
+                source.download(&routes::release_asset(repo, asset.id), &tx),
+            )
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "not complete after {} s, the most warden waits for {listed} bytes (at least {} KiB/s)",
+                    limit.as_secs(),
+                    MIN_DOWNLOAD_RATE >> 10
+                ))
+            });
             drop(tx);
             let written = writer
                 .join()
@@ -366,7 +398,7 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
         }
         Ok(names)
     });
-    session.check_token()?;
+    session.check_api()?;
     names
 }
 
@@ -400,7 +432,7 @@ pub fn fetch(
     match from {
         ReleaseSource::Live(session) => {
             let fetched = session.block_on(fetch_from(session.api(), repo, tag, dir, wanted));
-            session.check_token()?;
+            session.check_api()?;
             fetched
         }
         ReleaseSource::Snapshot(snapshot) => {
@@ -409,6 +441,7 @@ pub fn fetch(
             };
             // The snapshot answers at once; downloads still hand their bytes to a writer task.
             let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
                 .build()
                 .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
             runtime.block_on(fetch_from(&source, repo, tag, dir, wanted))
@@ -416,7 +449,7 @@ pub fn fetch(
         ReleaseSource::Record(session, out) => {
             let recorder = Recorder::new(session.api());
             let fetched = session.block_on(fetch_from(&recorder, repo, tag, dir, wanted));
-            session.check_token()?;
+            session.check_api()?;
             recorder.save(out)?;
             fetched
         }

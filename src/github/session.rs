@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use super::api::{LiveApi, ResponseCache, RetryPolicy, Token};
+use super::api::{LiveApi, ResponseCache, RetryPolicy, Token, WaitNotice};
 use crate::error::{Error, Result};
 
 pub struct Session {
@@ -18,27 +18,56 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// How to reach the API: where, with which token, and how to behave while doing it.
+#[derive(Clone, Debug)]
+pub struct Endpoint<'a> {
+    /// The base URL (see `api::api_base`).
+    pub url: &'a str,
+    /// Where the URL came from (`--api-url`, `GITHUB_API_URL`, `the default`), for errors.
+    pub url_source: &'static str,
+    pub token: Option<&'a Token>,
+    /// Answers from and into this folder with conditional requests (`--cache DIR`).
+    pub cache: Option<ResponseCache>,
+    /// The longest wait for a spent rate limit (`WARDEN_RATE_LIMIT_WAIT`).
+    pub rate_limit_wait: std::time::Duration,
+}
+
+impl<'a> Endpoint<'a> {
+    /// The API at `url` with `token`, no cache, the default waits.
+    pub fn new(url: &'a str, token: Option<&'a Token>) -> Self {
+        Endpoint {
+            url,
+            url_source: "the default",
+            token,
+            cache: None,
+            rate_limit_wait: RetryPolicy::default().rate_limit_wait,
+        }
+    }
+}
+
 impl Session {
     /// A client of the API at `base_url` (see `api::api_base`), with `token` when there is one.
     pub fn connect(base_url: &str, token: Option<&Token>) -> Result<Session> {
-        Self::connect_cached(base_url, token, None)
+        Self::open(&Endpoint::new(base_url, token), None)
     }
 
-    /// The same, answering from and into `cache` with conditional requests (`--cache DIR`).
-    pub fn connect_cached(
-        base_url: &str,
-        token: Option<&Token>,
-        cache: Option<ResponseCache>,
-    ) -> Result<Session> {
+    /// A client of `endpoint`; `notice` is told of each second spent waiting for a rate limit.
+    pub fn open(endpoint: &Endpoint<'_>, notice: Option<WaitNotice>) -> Result<Session> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
         let api = {
             let _entered = runtime.enter();
-            LiveApi::new(base_url, token, RetryPolicy::default())
+            let retry = RetryPolicy {
+                rate_limit_wait: endpoint.rate_limit_wait,
+                ..RetryPolicy::default()
+            };
+            LiveApi::new(endpoint.url, endpoint.token, retry)
                 .map_err(Error::Usage)?
-                .with_cache(cache)
+                .with_cache(endpoint.cache.clone())
+                .with_url_source(endpoint.url_source)
+                .with_wait_notice(notice)
         };
         Ok(Session { runtime, api })
     }
@@ -47,10 +76,11 @@ impl Session {
         &self.api
     }
 
-    /// `Err` with its one line when GitHub refused the token (a 401) during the requests so far:
-    /// authentication is not a finding about a repository, so the command stops (exit 2).
-    pub fn check_token(&self) -> Result<()> {
-        match self.api.refused() {
+    /// `Err` with its one line when the API could not be used during the requests so far: GitHub
+    /// refused the token (401), the rate limit is spent until later than warden waits, or the API
+    /// cannot be reached. None is a finding about a repository, so the command stops (exit 2).
+    pub fn check_api(&self) -> Result<()> {
+        match self.api.stopped() {
             Some(line) => Err(Error::Usage(line.to_string())),
             None => Ok(()),
         }

@@ -19,6 +19,7 @@ fn quick() -> RetryPolicy {
         base_delay: Duration::from_millis(10),
         max_wait: Duration::from_millis(50),
         read_timeout: Duration::from_millis(300),
+        rate_limit_wait: Duration::from_secs(1),
     }
 }
 

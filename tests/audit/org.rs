@@ -330,3 +330,65 @@ fn org_snapshot_replays_and_the_rate_limit_stops_cleanly() {
         "{first_done} was audited again"
     );
 }
+
+/// A limit spent mid-run (another job used the token) stops the organisation audit with exit 2,
+/// after saving what was audited; `--resume` then audits only the rest.
+#[test]
+fn a_limit_spent_mid_run_saves_the_state_and_stops() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, _) = serve(&rt, 12, |o| o.spent_after(25));
+    let t = tempfile::tempdir().unwrap();
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--jobs", "1", "--format", "json"],
+    )
+    .expect(2);
+    assert_eq!(out.stdout, "");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("warden: GitHub's rate limit for this token is spent (GET /repos/acme/")
+            && lines[0].ends_with(", in 60 min: longer than warden waits (60 s, WARDEN_RATE_LIMIT_WAIT): run again after the reset, or with a token that has requests left (`gh api rate_limit` shows them)"),
+        "{}",
+        out.stderr
+    );
+    let saved: Value = serde_json::from_str(
+        &std::fs::read_to_string(t.path().join("warden-audit-acme.resume.json")).unwrap(),
+    )
+    .unwrap();
+    let audited = saved["repositories"].as_array().unwrap().len()
+        + saved["unreadable"].as_array().unwrap().len();
+    let not_started = saved["not_started"].as_array().unwrap().len();
+    assert!(audited > 0 && not_started > 0, "{saved}");
+    assert_eq!(audited + not_started, 8, "{saved}");
+    assert_eq!(
+        lines[1],
+        format!("stopped before {not_started} repositories; the {audited} audited are saved: run the same command with --resume warden-audit-acme.resume.json")
+    );
+    // No repository cut short by the limit is reported as if it were about the repository.
+    assert!(
+        !saved.to_string().contains("rate limit exceeded"),
+        "{saved}"
+    );
+
+    let (server, _) = serve(&rt, 12, |o| o);
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &[
+            "--resume",
+            "warden-audit-acme.resume.json",
+            "--format",
+            "json",
+        ],
+    )
+    .expect(1);
+    let resumed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(resumed["not_started"], serde_json::json!([]));
+    assert_eq!(
+        resumed["repositories"].as_array().unwrap().len()
+            + resumed["unreadable"].as_array().unwrap().len(),
+        8
+    );
+}

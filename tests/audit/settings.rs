@@ -836,3 +836,161 @@ async fn a_refused_token_stops_the_audit_with_one_line() {
     // The first wave of reads went out together; nothing after the refusal.
     assert!(first.len() <= 4, "{} requests", first.len());
 }
+
+fn epoch_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// A primary rate limit spent until an hour from now is not a finding either: the audit stops
+/// at once (no six-minute silence) with one line saying when it resets, exit 2.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spent_rate_limit_stops_the_audit_and_says_when_it_resets() {
+    let server = MockServer::start().await;
+    let reset = epoch_now() + 3600;
+    Mock::given(method("GET"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .insert_header("x-ratelimit-remaining", "0")
+                .insert_header("x-ratelimit-limit", "5000")
+                .insert_header("x-ratelimit-reset", reset.to_string().as_str())
+                .set_body_json(json!({"message": "API rate limit exceeded for user ID 1."})),
+        )
+        .mount(&server)
+        .await;
+    let start = std::time::Instant::now();
+    let out = audit(&server, "clean-release", &[]).await.expect(2);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(out.stdout, "");
+    let at = String::from_utf8(
+        std::process::Command::new("date")
+            .args(["-u", "-d", &format!("@{reset}"), "+%Y-%m-%d %H:%M:%S UTC"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    // The route is whichever read of the first wave answered first.
+    let route = out
+        .stderr
+        .split("(GET /")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(route.starts_with("repos/o/r/"), "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        format!("warden: GitHub's rate limit for this token is spent (GET /{route}); it resets at {}, in 60 min: longer than warden waits (60 s, WARDEN_RATE_LIMIT_WAIT): run again after the reset, or with a token that has requests left (`gh api rate_limit` shows them)\n", at.trim())
+    );
+    let sent = server.received_requests().await.unwrap();
+    assert!(sent.len() <= 4, "{} requests", sent.len());
+}
+
+/// A limit that resets within the wait is waited out, with a countdown on stderr, and the audit
+/// then goes on as if nothing happened.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rate_limit_that_resets_soon_is_waited_out_with_a_countdown() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("x-ratelimit-remaining", "0")
+                .insert_header("x-ratelimit-reset", (epoch_now() + 1).to_string().as_str())
+                .set_body_json(json!({"message": "API rate limit exceeded"})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    mount(&server, &protected()).await;
+    let out = audit(&server, "clean-release", &[]).await.expect(0);
+    assert_eq!(ids(&out), Vec::<String>::new(), "{}", out.stdout);
+    let waits: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(waits.len(), 1, "{}", out.stderr);
+    // The reset is a second away when the answer comes (0 s when the second has just turned).
+    let (head, tail) = waits[0].split_once(" UTC, in ").unwrap();
+    assert!(
+        head.starts_with("warden: GitHub's rate limit for this token is spent (GET /repos/o/r/rulesets); it resets at "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        [
+            "1 s: waiting for it: 2 s left",
+            "0 s: waiting for it: 1 s left"
+        ]
+        .contains(&tail),
+        "{}",
+        out.stderr
+    );
+    // A bound of 0 never waits: the same answer stops the audit.
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "5")
+                .set_body_json(json!({"message": "secondary rate limit"})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let (uri, case) = (server.uri(), "clean-release".to_string());
+    let out = tokio::task::spawn_blocking(move || {
+        run(audit_cmd(&uri, &case, "json", &[]).env("WARDEN_RATE_LIMIT_WAIT", "0"))
+    })
+    .await
+    .unwrap()
+    .expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, "warden: GitHub's secondary rate limit asks warden to wait 5 s (GET /repos/o/r/rulesets): longer than warden waits (0 s, WARDEN_RATE_LIMIT_WAIT): run again later, with fewer requests at once (`--jobs`)\n");
+    let (uri, case) = (server.uri(), "clean-release".to_string());
+    let out = tokio::task::spawn_blocking(move || {
+        run(audit_cmd(&uri, &case, "json", &[]).env("WARDEN_RATE_LIMIT_WAIT", "soon"))
+    })
+    .await
+    .unwrap()
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: WARDEN_RATE_LIMIT_WAIT=\"soon\": not a whole number of seconds\n"
+    );
+}
+
+/// An API that cannot be reached is said so once, naming the URL and where it came from.
+#[test]
+fn an_unreachable_api_names_the_url_and_its_flag() {
+    // A port that was just free: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let mut cmd = audit_cmd(&url, "clean-release", "json", &[]);
+    let out = run(&mut cmd).expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr.replace(&url, "[URL]"),
+        "warden: cannot connect to the GitHub API at [URL] (from --api-url): Connection refused (os error 111); check the URL and the network\n"
+    );
+    let mut cmd = warden(&workflows("clean-release"));
+    cmd.env("GH_TOKEN", "t").env("GITHUB_API_URL", &url).args([
+        "audit",
+        "--repo",
+        REPO,
+        "--releases",
+        "0",
+    ]);
+    let out = run(&mut cmd).expect(2);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "warden: cannot connect to the GitHub API at {url} (from GITHUB_API_URL): "
+        )),
+        "{}",
+        out.stderr
+    );
+}

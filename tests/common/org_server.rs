@@ -101,6 +101,9 @@ pub(crate) struct OrgServer {
     org_secrets_forbidden: bool,
     base: String,
     delay: Duration,
+    /// After this many answers, the token's limit is spent for an hour (another job used it).
+    spent_after: Option<i64>,
+    served: AtomicI64,
 }
 
 impl OrgServer {
@@ -114,12 +117,20 @@ impl OrgServer {
             org_secrets_forbidden: false,
             base: base.to_string(),
             delay,
+            spent_after: None,
+            served: AtomicI64::new(0),
         }
     }
 
     /// A token without the organisation's secrets permission.
     pub(crate) fn without_org_secrets(mut self) -> Self {
         self.org_secrets_forbidden = true;
+        self
+    }
+
+    /// A limit spent, until an hour from now, after `n` answers.
+    pub(crate) fn spent_after(mut self, n: i64) -> Self {
+        self.spent_after = Some(n);
         self
     }
 
@@ -304,6 +315,20 @@ impl Respond for OrgServer {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         let remaining = self.remaining.fetch_sub(1, SeqCst) - 1;
+        if self
+            .spent_after
+            .is_some_and(|n| self.served.fetch_add(1, SeqCst) >= n)
+        {
+            let reset = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                + 3600;
+            return ResponseTemplate::new(403)
+                .insert_header("x-ratelimit-remaining", "0")
+                .insert_header("x-ratelimit-reset", reset.to_string().as_str())
+                .set_body_json(json!({"message": "API rate limit exceeded"}));
+        }
         let limits = |t: ResponseTemplate| {
             t.insert_header("x-ratelimit-limit", "100000")
                 .insert_header("x-ratelimit-remaining", remaining.to_string().as_str())

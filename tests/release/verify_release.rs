@@ -575,3 +575,61 @@ FAIL  got/app.tar.gz  signed for commit {COMMIT}, expected {other}
     .await
     .expect(0);
 }
+
+/// A body that trickles (one byte every 100 ms, forever claiming more) cannot hold a release
+/// workflow: the download stops at its deadline, and nothing is left in the folder.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trickling_download_stops_at_its_deadline() {
+    use release_warden::github::api::{LiveApi, RetryPolicy, Token};
+    use release_warden::github::releases::{download_within, Asset};
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf);
+        let _ = s.write_all(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: 1000000\r\n\r\n",
+        );
+        for _ in 0..200 {
+            if stopped.load(std::sync::atomic::Ordering::Relaxed) || s.write_all(b"x").is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    let api = LiveApi::new(
+        &format!("http://{addr}"),
+        Token::new("t".into()).as_ref(),
+        RetryPolicy::default(),
+    )
+    .unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let asset = Asset {
+        id: 1,
+        name: "app.tar.gz".into(),
+        size: 1_000_000,
+    };
+    let start = std::time::Instant::now();
+    let err = download_within(&api, "o/r", &[asset], t.path(), |_| {
+        std::time::Duration::from_secs(1)
+    })
+    .await
+    .unwrap_err();
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(
+        err.to_string(),
+        "downloading app.tar.gz: not complete after 1 s, the most warden waits for 1000000 bytes (at least 256 KiB/s)"
+    );
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    server.join().unwrap();
+    // The deadline a real download gets: a minute, and its size at 256 KiB/s.
+    assert_eq!(
+        release_warden::github::releases::download_deadline(4 << 30).as_secs(),
+        60 + 16_384
+    );
+}

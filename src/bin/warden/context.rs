@@ -7,8 +7,8 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 use release_warden::github::actions::ActionsEnv;
-use release_warden::github::api::{api_base, ResponseCache, Token};
-use release_warden::github::session::Session;
+use release_warden::github::api::{api_base, ResponseCache, Token, Waiting};
+use release_warden::github::session::{Endpoint, Session};
 use release_warden::report::{Format, Report};
 
 pub(crate) struct Context {
@@ -24,6 +24,8 @@ pub(crate) struct Context {
     pub token: Option<Token>,
     /// `GITHUB_API_URL`.
     pub api_url: Option<String>,
+    /// `WARDEN_RATE_LIMIT_WAIT`, as given: the longest wait (seconds) for a spent rate limit.
+    pub rate_limit_wait: Option<String>,
     pub home: Option<PathBuf>,
     /// `SOURCE_DATE_EPOCH`, as given.
     pub source_date_epoch: Option<String>,
@@ -42,6 +44,7 @@ impl Context {
                 .iter()
                 .find_map(|v| std::env::var(v).ok().and_then(|t| Token::from_var(v, t))),
             api_url: var("GITHUB_API_URL"),
+            rate_limit_wait: var("WARDEN_RATE_LIMIT_WAIT"),
             home: std::env::var_os("HOME").map(PathBuf::from),
             source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
         }
@@ -68,12 +71,30 @@ impl Context {
         token: Option<&Token>,
         cache: Option<PathBuf>,
     ) -> anyhow::Result<Session> {
-        let base = api_base(api_url.or(self.api_url.as_deref()));
-        Ok(Session::connect_cached(
-            &base,
+        let (given, url_source) = match (api_url, self.api_url.as_deref()) {
+            (Some(flag), _) => (Some(flag), "--api-url"),
+            (None, Some(var)) => (Some(var), "GITHUB_API_URL"),
+            (None, None) => (None, "the default"),
+        };
+        let base = api_base(given);
+        let rate_limit_wait = match &self.rate_limit_wait {
+            None => release_warden::github::api::DEFAULT_RATE_LIMIT_WAIT,
+            Some(v) => v.trim().parse::<u64>().map_err(|_| {
+                release_warden::Error::Usage(format!(
+                    "WARDEN_RATE_LIMIT_WAIT={:?}: not a whole number of seconds",
+                    release_warden::markup::text_value(v)
+                ))
+            })?,
+        };
+        let endpoint = Endpoint {
+            url: &base,
+            url_source,
             token,
-            cache.map(ResponseCache::new),
-        )?)
+            cache: cache.map(ResponseCache::new),
+            rate_limit_wait: std::time::Duration::from_secs(rate_limit_wait),
+        };
+        let notice = (!self.quiet).then(|| wait_notice(self.progress));
+        Ok(Session::open(&endpoint, notice)?)
     }
 
     /// Writes `report` to `out` in `format`, then, in GitHub Actions, its annotations (text
@@ -104,4 +125,21 @@ impl Context {
         }
         Ok(report.exit_code())
     }
+}
+
+/// Tells on stderr that warden is waiting for a rate limit: a countdown rewritten in place on a
+/// terminal, else a line when the wait starts and every 10 seconds (CI logs keep every line).
+fn wait_notice(terminal: bool) -> release_warden::github::api::WaitNotice {
+    std::sync::Arc::new(move |w: &Waiting| {
+        let secs = w.left.as_secs();
+        let why = release_warden::markup::text_value(&w.why);
+        if terminal {
+            eprint!("\r\x1b[2Kwarden: {why}: {secs} s left");
+            if secs <= 1 {
+                eprintln!();
+            }
+        } else if secs.is_multiple_of(10) || w.first {
+            eprintln!("warden: {why}: {secs} s left");
+        }
+    })
 }

@@ -103,11 +103,24 @@ fn organisation(
             std::fs::create_dir_all(dir)?;
         }
         release_warden::files::atomic::write_atomic(&file, &json, 0o644, true)?;
+        if let Some(line) = &report.stopped {
+            // The API cannot be used any more: not a finding about the organisation (exit 2).
+            return Err(release_warden::Error::Usage(format!(
+                "{line}\nstopped before {} repositories; the {} audited are saved: run the same command with --resume {}",
+                report.not_started.len(),
+                report.reports.len() + report.unreadable.len(),
+                file.display()
+            ))
+            .into());
+        }
         eprintln!(
             "warden: stopped before {} repositories to keep the rate limit: after the reset, run the same command with --resume {}",
             report.not_started.len(),
             file.display()
         );
+    }
+    if let Some(line) = &report.stopped {
+        return Err(release_warden::Error::Usage(line.clone()).into());
     }
     ctx.emit(out, &report, Format::from(args.format), args.step_summary)
 }
