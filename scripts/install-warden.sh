@@ -7,7 +7,11 @@
 #   WARDEN_PUBLIC_KEY    the trusted public key (default: keys/minisign.pub next to this script)
 #   WARDEN_BIN_DIR       where to put `warden` (default: ./warden-bin); added to GITHUB_PATH
 #   WARDEN_REPO          owner/name of the releases (default: release-warden/release-warden)
-#   WARDEN_DOWNLOAD_URL  the download host (default: https://github.com; tests use a local one)
+#   WARDEN_DOWNLOAD_URL  the download host (default: https://github.com; tests use a local one):
+#                        HTTPS, or HTTP to the loopback address only; no user name or password
+#
+# Downloads are bounded (curl --max-filesize, --max-time); legacy (non-prehashed) signatures
+# are refused (minisign -V -H), and the verified file must be an executable for this machine.
 #
 # The bootstrap verifier is the `minisign` CLI: the distribution's package (installed with
 # apt-get when missing and possible). Nothing downloaded runs before it verifies.
@@ -22,13 +26,27 @@ url=${WARDEN_DOWNLOAD_URL:-https://github.com}
 case "$version" in
   *[!A-Za-z0-9._-]*|"") echo "install-warden: not a release tag: $version" >&2; exit 2 ;;
 esac
+# The URL parsed, not prefix-matched: `http://localhost:x@evil.example/` is evil.example.
+refuse_url() { echo "install-warden: refusing the download URL $url: $1" >&2; exit 2; }
 case "$url" in
-  https://*|http://127.0.0.1:*|http://localhost:*) ;;
-  *) echo "install-warden: refusing a download URL that is not HTTPS: $url" >&2; exit 2 ;;
+  https://*) scheme=https; rest=${url#https://} ;;
+  http://*) scheme=http; rest=${url#http://} ;;
+  *) refuse_url "not HTTPS" ;;
 esac
+authority=${rest%%/*}
+case "$authority" in
+  *@*) refuse_url "a user name or password in it" ;;
+  ""|*[!A-Za-z0-9.:-]*) refuse_url "not a host name" ;;
+esac
+host=${authority%:*}
+if [ "$scheme" = http ] && [ "$host" != 127.0.0.1 ] && [ "$host" != localhost ]; then
+  refuse_url "not HTTPS (plain HTTP only to the loopback address)"
+fi
+url=${url%/}
+# ELF e_machine of each platform's binary: 0x3e x86-64, 0xb7 AArch64 (little-endian).
 case "$(uname -s)/$(uname -m)" in
-  Linux/x86_64) platform=linux-x86_64 ;;
-  Linux/aarch64|Linux/arm64) platform=linux-aarch64 ;;
+  Linux/x86_64) platform=linux-x86_64; machine="3e 00" ;;
+  Linux/aarch64|Linux/arm64) platform=linux-aarch64; machine="b7 00" ;;
   *) echo "install-warden: no release binary for $(uname -s)/$(uname -m)" >&2; exit 2 ;;
 esac
 
@@ -46,15 +64,26 @@ command -v minisign >/dev/null 2>&1 || {
 asset="warden-$version-$platform"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in "$asset" "$asset.minisig"; do
-  curl -fsSL --max-filesize 268435456 -o "$tmp/$f" "$url/$repo/releases/download/$version/$f"
-done
-# The signature, then its binding: this file name and this tag, in the signed trusted comment.
-comment=$(minisign -V -m "$tmp/$asset" -p "$key" -x "$tmp/$asset.minisig" | sed -n 's/^Trusted comment: //p')
+# 256 MiB and 10 minutes at most for the binary (a trickling or endless body stops there), 64 KiB
+# and a minute for its signature.
+curl -fsSL --proto '=https,http' --max-redirs 5 --max-filesize 268435456 --max-time 600 \
+  -o "$tmp/$asset" "$url/$repo/releases/download/$version/$asset"
+curl -fsSL --proto '=https,http' --max-redirs 5 --max-filesize 65536 --max-time 60 \
+  -o "$tmp/$asset.minisig" "$url/$repo/releases/download/$version/$asset.minisig"
+# The signature (prehashed only: -H), then its binding: this file name and this tag, in the
+# signed trusted comment.
+comment=$(minisign -V -H -m "$tmp/$asset" -p "$key" -x "$tmp/$asset.minisig" | sed -n 's/^Trusted comment: //p')
 printf '%s\n' "$comment" | tr '\t' '\n' | grep -qxF "file:$asset" || {
   echo "install-warden: the signature is not for $asset" >&2; exit 1; }
 printf '%s\n' "$comment" | tr '\t' '\n' | grep -qxF "tag:$version" || {
   echo "install-warden: the signature is not for tag $version" >&2; exit 1; }
+
+# Signed is not enough to run it: it must be a 64-bit little-endian ELF for this machine.
+# shellcheck disable=SC2046 # the 20 header bytes, one field each
+set -- $(od -An -tx1 -N20 "$tmp/$asset")
+if [ "$#" != 20 ] || [ "$1 $2 $3 $4 $5 $6" != "7f 45 4c 46 02 01" ] || [ "${19} ${20}" != "$machine" ]; then
+  echo "install-warden: $asset is not a $platform executable" >&2; exit 1
+fi
 
 mkdir -p "$bin_dir"
 install -m 0755 "$tmp/$asset" "$bin_dir/warden"

@@ -113,3 +113,150 @@ async fn installs_only_a_binary_that_verifies_for_its_name_and_tag() {
     );
     assert!(!t.path().join("bin/warden").exists());
 }
+
+/// Runs the installer with `url` as the download host and nothing listening: only the URL check.
+fn install_from(t: &Path, url: &str) -> Run {
+    run(Command::new("timeout")
+        .arg("60")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-warden.sh"))
+        .current_dir(t)
+        .env("WARDEN_VERSION", "v9.9.9")
+        .env("WARDEN_DOWNLOAD_URL", url)
+        .env("WARDEN_BIN_DIR", t.join("bin")))
+}
+
+/// The download URL is parsed, not prefix-matched: a user name that looks like the loopback
+/// host, plain HTTP elsewhere, and odd hosts are refused before anything is fetched.
+#[test]
+fn a_download_url_that_fools_a_prefix_match_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    for (url, why) in [
+        ("http://localhost:x@evil.example/", "a user name or password in it"),
+        ("http://127.0.0.1:1@evil.example", "a user name or password in it"),
+        ("https://user:pw@github.com", "a user name or password in it"),
+        ("http://evil.example", "not HTTPS (plain HTTP only to the loopback address)"),
+        ("http://127.0.0.1.evil.example:80/", "not HTTPS (plain HTTP only to the loopback address)"),
+        ("ftp://github.com", "not HTTPS"),
+        ("https://git hub.com", "not a host name"),
+        ("https:///releases", "not a host name"),
+    ] {
+        let out = install_from(t.path(), url).expect(2);
+        assert_eq!(
+            out.stderr,
+            format!("install-warden: refusing the download URL {url}: {why}\n"),
+            "{url}"
+        );
+        assert_eq!(out.stdout, "");
+    }
+}
+
+/// Signed with the right key for the right name and tag, and still refused: a legacy
+/// (non-prehashed) signature, and a file that is not an executable for this machine.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_legacy_signature_or_a_signed_non_executable_is_not_installed() {
+    let Some(minisign) = minisign() else {
+        return; // minisign() fails the test under CI=true when the CLI is missing
+    };
+    if platform().is_none() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    let name = format!("warden-v9.9.9-{}", platform().unwrap());
+    let dir = t.path().join("legacy");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(warden_bin(), dir.join(&name)).unwrap();
+    let signed = Command::new(&minisign)
+        .args(["-S", "-l", "-s"])
+        .arg(t.path().join("secret/demo.key"))
+        .args(["-t", &format!("file:{name}\ttag:v9.9.9"), "-m"])
+        .arg(dir.join(&name))
+        .output()
+        .unwrap();
+    assert!(signed.status.success(), "{signed:?}");
+    let legacy = vec![
+        (name.clone(), std::fs::read(dir.join(&name)).unwrap()),
+        (
+            format!("{name}.minisig"),
+            std::fs::read(dir.join(format!("{name}.minisig"))).unwrap(),
+        ),
+    ];
+    let server = serve(&legacy).await;
+    let out = install(t.path(), &server).await;
+    assert_ne!(out.code, 0, "{}", out.all());
+    assert!(
+        out.stderr.contains("Legacy (non-prehashed) signature found"),
+        "{}",
+        out.stderr
+    );
+    assert!(!t.path().join("bin/warden").exists());
+
+    // A shell script, properly signed by warden for this name and tag: not an ELF for here.
+    let dir = t.path().join("script");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(&name), "#!/bin/sh\necho owned\n").unwrap();
+    run(warden(t.path())
+        .args([
+            "sign",
+            "--no-checksums",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v9.9.9",
+        ])
+        .arg(dir.join(&name)))
+    .expect(0);
+    let script = vec![
+        (name.clone(), std::fs::read(dir.join(&name)).unwrap()),
+        (
+            format!("{name}.minisig"),
+            std::fs::read(dir.join(format!("{name}.minisig"))).unwrap(),
+        ),
+    ];
+    let server = serve(&script).await;
+    let out = install(t.path(), &server).await.expect(1);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "install-warden: {name} is not a {} executable\n",
+            platform().unwrap()
+        )
+    );
+    assert!(!t.path().join("bin/warden").exists());
+}
+
+/// The action's `args`: a multi-line block reaches warden whole (never cut to its first line),
+/// is never globbed, and quotes (which would not be understood) are refused.
+#[test]
+fn the_actions_args_are_split_over_every_line_and_quotes_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    // A stand-in for warden that prints each argument on its own line.
+    let bin = t.path().join("print-args");
+    std::fs::write(&bin, "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n").unwrap();
+    // A file the pattern below would match, were it globbed.
+    std::fs::create_dir_all(t.path().join("keys")).unwrap();
+    std::fs::write(t.path().join("keys/a.pub"), "").unwrap();
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let run_with = |args: &str| {
+        run(Command::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/run-warden.sh"),
+        )
+        .current_dir(t.path())
+        .env("WARDEN_BIN", &bin)
+        .env("WARDEN_ARGS", args))
+    };
+    let out = run_with("verify --release v1.2.3\n  --repo o/r\n\n--public-key keys/*.pub\n").expect(0);
+    assert_eq!(
+        out.stdout,
+        "[verify]\n[--release]\n[v1.2.3]\n[--repo]\n[o/r]\n[--public-key]\n[keys/*.pub]\n"
+    );
+    let out = run_with("sign --comment \"a b\"").expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "run-warden: args are split on whitespace and quotes are not understood: give each argument as one word, without quotes or backslashes\n"
+    );
+    run_with("a\\ b").expect(2);
+    let out = run_with("").expect(0);
+    assert_eq!(out.stdout, "");
+}
