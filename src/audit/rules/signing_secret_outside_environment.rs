@@ -7,6 +7,7 @@ use crate::audit::findings::{Finding, Subject};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::audit::workflows::checks::JobContext;
+use crate::audit::workflows::flow::Why;
 use crate::audit::workflows::signing_job::{Environment, JobView};
 
 pub(crate) const RULE: Rule = Rule(&Meta {
@@ -29,6 +30,11 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
     let id = v.id;
     let loc = v.src.loc(v.key, Some(id));
     let (what, first, names) = match (v.first(), &v.secrets.every) {
+        (Some(first), _) if matches!(first.why, Why::Context { .. }) => (
+            v.reasons(),
+            "the signing key (passed alone, as `secrets.NAME`, not the whole secrets context)".into(),
+            v.names(),
+        ),
         (Some(first), _) => (v.reasons(), first.name.clone(), v.names()),
         (None, Some((expr, _))) if !known.is_empty() => (
             format!(

@@ -35,6 +35,10 @@ pub enum Why {
     Given,
     /// A reusable workflow's secret that receives a caller's key ("GPG_PRIVATE_KEY from …").
     Passed { from: String },
+    /// The whole secrets context (`toJSON(secrets)`, `secrets[format(…)]`), read in a job that
+    /// signs with `op`: whatever its key is called, the job holds it. The use's name is the
+    /// expression, not a secret's.
+    Context { op: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -530,6 +534,16 @@ pub(crate) fn job_secrets(
             None => {}
         }
     }
+    // Every secret, read in a job that signs: the key is among them, whatever it is called.
+    if let (Some((op, _)), Some((expr, spot))) = (&out.signs, &out.every) {
+        if out.keys.is_empty() {
+            out.keys.push(KeyUse {
+                name: expr.clone(),
+                why: Why::Context { op: op.clone() },
+                spot: spot.clone(),
+            });
+        }
+    }
     // Written out in a job that signs: a key-shaped secret a later step loads from disk.
     if let Some((label, _)) = out.signs.clone() {
         for (name, i) in &touched {
@@ -571,6 +585,9 @@ impl Why {
             Why::Name => format!("a signing key's name, line {line}"),
             Why::Given => format!("named as a key (--secret or .github/warden.toml), line {line}"),
             Why::Passed { from } => format!("receives {from}, line {line}"),
+            Why::Context { op } => {
+                format!("every secret, read at line {line} in a job that runs `{op}`")
+            }
         }
     }
 }

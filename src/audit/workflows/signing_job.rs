@@ -103,9 +103,14 @@ impl<'a> JobView<'a> {
         }
     }
 
-    /// The signing keys, sorted.
+    /// The signing keys' secret names, sorted (not a whole-context read: it names no secret).
     pub fn names(&self) -> BTreeSet<String> {
-        self.secrets.keys.iter().map(|k| k.name.clone()).collect()
+        self.secrets
+            .keys
+            .iter()
+            .filter(|k| !matches!(k.why, super::flow::Why::Context { .. }))
+            .map(|k| k.name.clone())
+            .collect()
     }
 
     /// The key to name in a remediation: the first by use that is not a passphrase.
@@ -137,7 +142,12 @@ impl<'a> JobView<'a> {
         self.secrets
             .keys
             .iter()
-            .map(|k| format!("{} ({})", k.name, k.why.describe(self.line(&k.spot))))
+            .map(|k| match k.why {
+                super::flow::Why::Context { .. } => {
+                    format!("`{}` ({})", k.name, k.why.describe(self.line(&k.spot)))
+                }
+                _ => format!("{} ({})", k.name, k.why.describe(self.line(&k.spot))),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -178,9 +188,15 @@ impl<'a> JobView<'a> {
         self.src.at(&route!("jobs", self.id, "steps", i))
     }
 
-    /// The key names, for messages: `GPG_KEY, MINISIGN_KEY`.
+    /// The key names, for messages: `GPG_KEY, MINISIGN_KEY`; a whole-context read as "every
+    /// secret (`toJSON(secrets)`)".
     pub(crate) fn key_list(&self) -> String {
-        self.names().into_iter().collect::<Vec<_>>().join(", ")
+        let mut list: Vec<String> = self.names().into_iter().collect();
+        list.extend(self.secrets.keys.iter().filter_map(|k| match k.why {
+            super::flow::Why::Context { .. } => Some(format!("every secret (`{}`)", k.name)),
+            _ => None,
+        }));
+        list.join(", ")
     }
 
     /// A finding of `rule` at `at` in this job, about its keys.
