@@ -383,3 +383,29 @@ fn a_missing_root_is_bad_input_and_no_workflows_is_said() {
         "no workflow files in .github/workflows/: no signing job to audit\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
     );
 }
+
+/// A workflow whose aliases expand to millions of nodes (a 70 KB one took 1 GiB) is refused as
+/// unparseable before it is built, and the rest of the repository is still audited.
+#[test]
+fn an_alias_bomb_is_unparseable_not_expanded() {
+    let t = tempfile::tempdir().unwrap();
+    let workflows = t.path().join(".github/workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    let scalars = vec!["\"echo x\""; 4000].join(", ");
+    let uses = vec!["*s"; 500].join(", ");
+    std::fs::write(
+        workflows.join("bomb.yml"),
+        format!("on: push\nx-steps: &s [{scalars}]\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps: [{{run: echo}}]\n    env: {{ALL: [{uses}]}}\n"),
+    )
+    .unwrap();
+    let out = run(std::process::Command::new("timeout")
+        .arg("20")
+        .arg(warden_bin())
+        .args(["audit", "--offline"])
+        .current_dir(t.path()));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stdout,
+        "HIGH   workflow-unparseable  .github/workflows/bomb.yml:1:1\n       this workflow could not be parsed, so it was not audited: more than 200000 YAML nodes once its aliases are expanded: not audited\n       fix: Fix the YAML (GitHub would reject it too) and run the audit again.\n1 finding: 1 high, 0 medium, 0 low, 0 info (--fail-on medium: FAILED)\n"
+    );
+}

@@ -131,11 +131,26 @@ fn install_from(t: &Path, url: &str) -> Run {
 fn a_download_url_that_fools_a_prefix_match_is_refused() {
     let t = tempfile::tempdir().unwrap();
     for (url, why) in [
-        ("http://localhost:x@evil.example/", "a user name or password in it"),
-        ("http://127.0.0.1:1@evil.example", "a user name or password in it"),
-        ("https://user:pw@github.com", "a user name or password in it"),
-        ("http://evil.example", "not HTTPS (plain HTTP only to the loopback address)"),
-        ("http://127.0.0.1.evil.example:80/", "not HTTPS (plain HTTP only to the loopback address)"),
+        (
+            "http://localhost:x@evil.example/",
+            "a user name or password in it",
+        ),
+        (
+            "http://127.0.0.1:1@evil.example",
+            "a user name or password in it",
+        ),
+        (
+            "https://user:pw@github.com",
+            "a user name or password in it",
+        ),
+        (
+            "http://evil.example",
+            "not HTTPS (plain HTTP only to the loopback address)",
+        ),
+        (
+            "http://127.0.0.1.evil.example:80/",
+            "not HTTPS (plain HTTP only to the loopback address)",
+        ),
         ("ftp://github.com", "not HTTPS"),
         ("https://git hub.com", "not a host name"),
         ("https:///releases", "not a host name"),
@@ -185,7 +200,8 @@ async fn a_legacy_signature_or_a_signed_non_executable_is_not_installed() {
     let out = install(t.path(), &server).await;
     assert_ne!(out.code, 0, "{}", out.all());
     assert!(
-        out.stderr.contains("Legacy (non-prehashed) signature found"),
+        out.stderr
+            .contains("Legacy (non-prehashed) signature found"),
         "{}",
         out.stderr
     );
@@ -238,14 +254,15 @@ fn the_actions_args_are_split_over_every_line_and_quotes_are_refused() {
     std::fs::write(t.path().join("keys/a.pub"), "").unwrap();
     std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let run_with = |args: &str| {
-        run(Command::new(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/run-warden.sh"),
+        run(
+            Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/run-warden.sh"))
+                .current_dir(t.path())
+                .env("WARDEN_BIN", &bin)
+                .env("WARDEN_ARGS", args),
         )
-        .current_dir(t.path())
-        .env("WARDEN_BIN", &bin)
-        .env("WARDEN_ARGS", args))
     };
-    let out = run_with("verify --release v1.2.3\n  --repo o/r\n\n--public-key keys/*.pub\n").expect(0);
+    let out =
+        run_with("verify --release v1.2.3\n  --repo o/r\n\n--public-key keys/*.pub\n").expect(0);
     assert_eq!(
         out.stdout,
         "[verify]\n[--release]\n[v1.2.3]\n[--repo]\n[o/r]\n[--public-key]\n[keys/*.pub]\n"

@@ -161,7 +161,7 @@ fn composite_steps(root: &Path, uses: &str) -> Option<std::sync::Arc<Vec<Value>>
             let text = ["action.yml", "action.yaml"].iter().find_map(|f| {
                 crate::files::guarded::read_text_inside(root, &dir.join(f), 1 << 20).ok()
             })?;
-            let doc: Value = yaml_serde::from_str(&text).ok()?;
+            let doc: Value = super::yaml::parse(&text).ok()?;
             match doc.get("runs").and_then(|r| r.get("steps")) {
                 Some(Value::Sequence(steps)) => Some(Arc::new(steps.clone())),
                 _ => None,

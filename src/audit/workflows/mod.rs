@@ -13,6 +13,7 @@ pub(crate) mod flow;
 pub(crate) mod signing_job;
 pub(crate) mod source;
 pub(crate) mod triggers;
+mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -257,9 +258,9 @@ fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
         let at = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         (at, e.to_string())
     };
-    // Parsed once as YAML values (aliases resolved), then read as the typed model; only a model
-    // error parses the text again, for its line and column.
-    let value: yaml_serde::Value = yaml_serde::from_str(&text).map_err(located)?;
+    // Parsed once as YAML values (aliases resolved, within a node budget), then read as the
+    // typed model; only a model error parses the text again, for its line and column.
+    let value: yaml_serde::Value = yaml::parse(&text)?;
     let workflow: Workflow = match yaml_serde::from_value(value.clone()) {
         Ok(w) => w,
         Err(_) => yaml_serde::from_str(&text).map_err(located)?,
