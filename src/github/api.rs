@@ -615,6 +615,10 @@ impl LiveApi {
                 cached_headers.insert(http::header::LINK, v);
             }
         }
+        // A git object is answered from the cache only when it hashes to the SHA that names
+        // it (anyone who can write the cache folder could have changed it); else asked again.
+        let cached = cached
+            .filter(|c| !immutable(route) || super::git_object::answer_matches(route, &c.body));
         if let Some(answer) = &cached {
             if immutable(route) {
                 self.usage.from_cache.fetch_add(1, Relaxed);

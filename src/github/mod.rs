@@ -10,6 +10,7 @@ pub mod actions;
 pub mod api;
 pub(crate) mod changes;
 pub mod comments;
+mod git_object;
 pub(crate) mod org;
 pub mod releases;
 pub mod repository;

@@ -116,7 +116,6 @@ impl<S: ApiSource> ApiSource for OrgOverlay<'_, S> {
     }
 }
 
-const FILE_CAP: u64 = 1 << 20;
 const MAX_FILES: usize = 500;
 const TOTAL_CAP: u64 = 32 << 20;
 
@@ -194,19 +193,30 @@ fn wanted(path: &str) -> bool {
             .is_some_and(|f| !f.contains('/') && f.ends_with(".pub"))
 }
 
+/// The files of a repository fetched for the audit.
+#[derive(Debug, Default)]
+pub(crate) struct AuditFiles {
+    pub written: usize,
+    /// Files over the size cap, not fetched: the audit reports each, never drops it.
+    pub oversized: Vec<(String, u64)>,
+}
+
+/// The most bytes of one file fetched for the audit (a workflow or a local action's).
+pub(crate) const FILE_CAP: u64 = 1 << 20;
+
 /// Fetches the files of `repo`'s default branch that the workflow audit reads into `dest`.
-/// Returns how many were written. An empty repository has none.
+/// An empty repository has none.
 pub(crate) async fn fetch_audit_files<S: ApiSource>(
     api: &S,
     repo: &str,
     dest: &Path,
-) -> Result<usize, String> {
+) -> Result<AuditFiles, String> {
     let root_route = routes::git_tree(repo, "HEAD", false);
     let root = match api.get(&root_route, Shape::Object).await {
         Fetched::Ok(v) => serde_json::from_value::<Tree>(v)
             .map_err(|e| format!("GET /{}: {e}", routes::path_of(&root_route)))?,
         // 409: "Git Repository is empty".
-        Fetched::Failed { status: 409, .. } => return Ok(0),
+        Fetched::Failed { status: 409, .. } => return Ok(AuditFiles::default()),
         other => return Err(failed_read(&root_route, other)),
     };
     let mut files: Vec<TreeEntry> = Vec::new();
@@ -249,31 +259,35 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
     }
     let reads = files.iter().map(|e| async move {
         if e.size > FILE_CAP {
-            // Too large to be a workflow: left out, as the workflow audit leaves it out.
-            return Ok::<_, String>(None);
+            return Ok::<_, String>(Err((e.path.clone(), e.size)));
         }
         let route = routes::git_blob(repo, &e.sha);
         let blob = get(api, &route, Shape::Object).await?;
         let bytes = base64_content(&blob)
             .ok_or_else(|| format!("GET /{}: content is not base64", routes::path_of(&route)))?;
         if bytes.len() as u64 > FILE_CAP {
-            return Ok(None);
+            return Ok(Err((e.path.clone(), bytes.len() as u64)));
         }
-        Ok(Some((e.path.as_str(), bytes)))
+        Ok(Ok((e.path.as_str(), bytes)))
     });
-    let mut written = 0;
+    let mut files = AuditFiles::default();
     for read in futures::future::join_all(reads).await {
-        let Some((path, bytes)) = read? else {
-            continue;
+        let (path, bytes) = match read? {
+            Ok(file) => file,
+            Err(oversized) => {
+                files.oversized.push(oversized);
+                continue;
+            }
         };
         let target = dest.join(path);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
         std::fs::write(&target, bytes).map_err(|e| format!("{}: {e}", target.display()))?;
-        written += 1;
+        files.written += 1;
     }
-    Ok(written)
+    files.oversized.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

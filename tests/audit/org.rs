@@ -38,6 +38,7 @@ fn org_audit(dir: &Path, uri: &str, extra: &[&str]) -> Run {
 fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, log) = serve(&rt, 200, |o| o);
+    let shared = log.clone();
     let t = tempfile::tempdir().unwrap();
 
     let started = std::time::Instant::now();
@@ -123,6 +124,50 @@ fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
     assert!(!log
         .iter()
         .any(|l| l.path.contains("/actions/organization-secrets")));
+    let second_log = log.len();
+    drop(log);
+
+    // Someone who can write the cache (a CI cache a pull request restores) makes repo-001's
+    // workflow harmless there: the cached blob no longer hashes to its id, so it is asked for
+    // again and the audit reads the real workflow.
+    let mut tampered = 0;
+    for entry in std::fs::read_dir(t.path().join("cache")).unwrap() {
+        let file = entry.unwrap().path();
+        let mut cached: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let route = cached["route"].as_str().unwrap_or_default().to_string();
+        if route.starts_with("repos/acme/repo-001/git/blobs/") {
+            use base64::Engine as _;
+            let harmless = "on: push\njobs: {}\n";
+            let mut body: Value = serde_json::from_str(cached["body"].as_str().unwrap()).unwrap();
+            body["content"] = base64::engine::general_purpose::STANDARD
+                .encode(harmless)
+                .into();
+            cached["body"] = body.to_string().into();
+            std::fs::write(&file, cached.to_string()).unwrap();
+            tampered += 1;
+        }
+    }
+    assert_eq!(tampered, 1);
+    let third = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--cache", "cache", "--format", "json"],
+    )
+    .expect(1);
+    let doc3: Value = serde_json::from_str(&third.stdout).unwrap();
+    assert_eq!(doc3["repositories"], doc["repositories"]);
+    let log = shared.lock().unwrap();
+    let asked: Vec<&str> = log[second_log..]
+        .iter()
+        .filter(|l| l.path.contains("/git/blobs/"))
+        .map(|l| l.path.as_str())
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].contains("/repos/acme/repo-001/git/blobs/"),
+        "{asked:?}"
+    );
 }
 
 #[test]
@@ -391,4 +436,39 @@ fn a_limit_spent_mid_run_saves_the_state_and_stops() {
             + resumed["unreadable"].as_array().unwrap().len(),
         8
     );
+}
+
+/// A workflow over the size cap is not fetched, and not dropped: it is `workflow-unparseable`,
+/// as the offline audit reports it.
+#[test]
+fn an_oversized_workflow_is_a_finding_not_dropped() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, log) = serve(&rt, 12, |o| o.with_oversized_workflow(0));
+    let t = tempfile::tempdir().unwrap();
+    let out = org_audit(t.path(), &server.uri(), &["--format", "json"]).expect(1);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let repo = doc["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["repository"] == "acme/repo-000")
+        .unwrap();
+    let findings: Vec<(&str, &str)> = repo["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        findings,
+        [(
+            "workflow-unparseable",
+            "this workflow could not be parsed, so it was not audited: 2097152 bytes, more than the 1 MiB warden reads of one file: not fetched"
+        )]
+    );
+    assert!(!log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.path.contains("repo-000/git/blobs/")));
 }

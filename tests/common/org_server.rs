@@ -71,6 +71,27 @@ fn workflow(shape: Shape) -> String {
     }
 }
 
+/// A git object id, as git computes it (`git hash-object`): warden checks cached objects by it.
+fn git_id(kind: &str, content: &[u8]) -> String {
+    use sha1::Digest as _;
+    let mut h = sha1::Sha1::new();
+    h.update(format!("{kind} {}\0", content.len()).as_bytes());
+    h.update(content);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The id of a tree of `(mode, name, id)` entries, given in git's order.
+fn tree_id(entries: &[(&str, &str, &str)]) -> String {
+    let mut content = Vec::new();
+    for (mode, name, id) in entries {
+        content.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+        for i in 0..20 {
+            content.push(u8::from_str_radix(&id[2 * i..2 * i + 2], 16).unwrap());
+        }
+    }
+    git_id("tree", &content)
+}
+
 fn sha(text: &str) -> String {
     use std::fmt::Write as _;
     let mut h = 0xcbf29ce484222325u64;
@@ -104,6 +125,8 @@ pub(crate) struct OrgServer {
     /// After this many answers, the token's limit is spent for an hour (another job used it).
     spent_after: Option<i64>,
     served: AtomicI64,
+    /// This repository's workflow is listed at 2 MiB, over what warden fetches.
+    oversized: Option<usize>,
 }
 
 impl OrgServer {
@@ -119,12 +142,19 @@ impl OrgServer {
             delay,
             spent_after: None,
             served: AtomicI64::new(0),
+            oversized: None,
         }
     }
 
     /// A token without the organisation's secrets permission.
     pub(crate) fn without_org_secrets(mut self) -> Self {
         self.org_secrets_forbidden = true;
+        self
+    }
+
+    /// Repository `i`'s workflow listed at 2 MiB.
+    pub(crate) fn with_oversized_workflow(mut self, i: usize) -> Self {
+        self.oversized = Some(i);
         self
     }
 
@@ -205,8 +235,14 @@ impl OrgServer {
             );
         }
         let wf = workflow(shape);
-        let gh_tree = sha(&format!("{repo}/.github"));
-        let blob = sha(&wf);
+        // Real git ids for what warden may answer from its cache: the blob and `.github`.
+        let blob = git_id("blob", wf.as_bytes());
+        let link = sha("link");
+        let wf_tree = tree_id(&[
+            ("120000", "link.yml", &link),
+            ("100644", "release.yml", &blob),
+        ]);
+        let gh_tree = tree_id(&[("40000", "workflows", &wf_tree)]);
         match &parts[3..] {
             ["git", "trees", "HEAD"] => {
                 if i == FLAKY
@@ -233,9 +269,10 @@ impl OrgServer {
             ["git", "trees", t] if *t == gh_tree => (
                 200,
                 json!({"sha": gh_tree, "truncated": false, "tree": [
-                    {"path": "workflows", "type": "tree", "mode": "040000", "sha": sha("wf")},
-                    {"path": "workflows/release.yml", "type": "blob", "mode": "100644", "sha": blob, "size": wf.len()},
-                    {"path": "workflows/link.yml", "type": "blob", "mode": "120000", "sha": sha("link"), "size": 12}
+                    {"path": "workflows", "type": "tree", "mode": "040000", "sha": wf_tree},
+                    {"path": "workflows/link.yml", "type": "blob", "mode": "120000", "sha": link, "size": 12},
+                    {"path": "workflows/release.yml", "type": "blob", "mode": "100644", "sha": blob,
+                     "size": if self.oversized == Some(i) { 2 << 20 } else { wf.len() }}
                 ]}),
             ),
             ["git", "blobs", b] if *b == blob => (

@@ -140,16 +140,19 @@ struct StepOp {
     touched: Vec<String>,
 }
 
-/// A composite action's steps, read from `action.yml` under `root` (a plain path inside it).
-/// Read and parsed once per run, however many steps use it.
-fn composite_steps(root: &Path, uses: &str) -> Option<std::sync::Arc<Vec<Value>>> {
+/// What a local action (`uses: ./dir`) is, read from `dir/action.yml` under `root`: the steps of
+/// a composite action, `Ok(None)` for another kind (JavaScript, Docker), or why it could not be
+/// read. Read and parsed once per run, however many steps use it.
+type LocalAction = Result<Option<std::sync::Arc<Vec<Value>>>, String>;
+
+fn composite_steps(root: &Path, uses: &str) -> LocalAction {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
-    type Cache = Mutex<HashMap<std::path::PathBuf, Option<Arc<Vec<Value>>>>>;
+    type Cache = Mutex<HashMap<std::path::PathBuf, LocalAction>>;
     static SEEN: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     let rel = uses.trim_start_matches("./");
     if !crate::files::paths::is_repo_relative(rel) {
-        return None;
+        return Err("not a path inside the repository".into());
     }
     let dir = root.join(rel);
     let mut seen = SEEN
@@ -158,14 +161,22 @@ fn composite_steps(root: &Path, uses: &str) -> Option<std::sync::Arc<Vec<Value>>
         .unwrap_or_else(|e| e.into_inner());
     seen.entry(dir.clone())
         .or_insert_with(|| {
+            let mut why = String::from("no action.yml");
             let text = ["action.yml", "action.yaml"].iter().find_map(|f| {
-                crate::files::guarded::read_text_inside(root, &dir.join(f), 1 << 20).ok()
-            })?;
-            let doc: Value = super::yaml::parse(&text).ok()?;
-            match doc.get("runs").and_then(|r| r.get("steps")) {
+                let file = dir.join(f);
+                if std::fs::symlink_metadata(&file).is_err() {
+                    return None;
+                }
+                crate::files::guarded::read_text_inside(root, &file, 1 << 20)
+                    .map_err(|e| why = format!("{f}: {e}"))
+                    .ok()
+            });
+            let text = text.ok_or(why)?;
+            let doc: Value = super::yaml::parse(&text).map_err(|(_, e)| e)?;
+            Ok(match doc.get("runs").and_then(|r| r.get("steps")) {
                 Some(Value::Sequence(steps)) => Some(Arc::new(steps.clone())),
                 _ => None,
-            }
+            })
         })
         .clone()
 }
@@ -314,8 +325,18 @@ fn uses_op(
     if !uses.starts_with("./") || depth >= 3 {
         return op;
     }
-    let Some(steps) = composite_steps(root, uses) else {
-        return op;
+    let steps = match composite_steps(root, uses) {
+        Ok(Some(steps)) => steps,
+        Ok(None) => return op,
+        // Not followed is not safe: secrets handed to an action that cannot be read are taken
+        // to sign (fail closed), and the finding says why.
+        Err(why) => {
+            if !op.touched.is_empty() {
+                op.op = Some((format!("{uses}, which could not be read ({why})"), None));
+                op.flowing = op.touched.clone();
+            }
+            return op;
+        }
     };
     let inner_inputs: BTreeMap<String, Vec<String>> = handed
         .iter()
