@@ -2,9 +2,11 @@
 //! report shows only what is new, and what is gone, and the exit status follows the new findings.
 //!
 //! Findings are matched by rule, repository and a stable subject (the workflow file and job, or
-//! the API resource, and the secrets involved), never by line number: moving a job within its
-//! file, or editing the file elsewhere, does not make an old finding look new. Equal keys are
-//! counted, so a second finding of the same kind on the same job is still new.
+//! the API resource, the secrets involved, and what in the job it is about: the action
+//! reference, the expression, the trigger), never by line number: moving a job within its file,
+//! or editing the file elsewhere, does not make an old finding look new. Equal keys are counted,
+//! so a second finding of the same kind on the same job is still new, and a finding more severe
+//! than the one recorded is new.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::findings::{AuditReport, BaselineOutcome, Finding, GoneFinding, Location};
+use super::severity::Severity;
 use crate::error::{Error, Result};
 
 /// A baseline report is a few MB at most; 64 MiB is refused unread.
@@ -25,6 +28,8 @@ pub(crate) struct FindingKey {
     /// `workflow:<path>#<job>` or `api:<resource>`.
     subject: String,
     secrets: Vec<String>,
+    /// The action reference, expression or trigger (empty when the rule has none).
+    detail: String,
 }
 
 impl FindingKey {
@@ -50,6 +55,7 @@ impl FindingKey {
                 .to_string(),
             subject,
             secrets,
+            detail: f.subject.detail.clone().unwrap_or_default(),
         }
     }
 
@@ -57,13 +63,18 @@ impl FindingKey {
     /// a finding whose job moved within its file.
     pub(crate) fn fingerprint(&self) -> String {
         use sha2::{Digest, Sha256};
-        let text = format!(
+        let mut text = format!(
             "{}\n{}\n{}\n{}",
             self.rule,
             self.repository,
             self.subject,
             self.secrets.join(",")
         );
+        // Only when there is one: fingerprints of findings without a detail stay as they were.
+        if !self.detail.is_empty() {
+            text.push('\n');
+            text.push_str(&self.detail);
+        }
         crate::util::to_hex(&Sha256::digest(text.as_bytes()))[..32].to_string()
     }
 
@@ -91,6 +102,7 @@ impl FindingKey {
             repository: repository.to_string(),
             subject,
             secrets,
+            detail: f["subject"].as_str().unwrap_or_default().to_string(),
         })
     }
 }
@@ -99,7 +111,10 @@ impl FindingKey {
 #[derive(Clone, Debug, Default)]
 pub struct Baseline {
     pub file: PathBuf,
-    findings: Vec<(FindingKey, GoneFinding)>,
+    /// Each finding's key, its severity then, and how it is listed when gone.
+    findings: Vec<(FindingKey, Severity, GoneFinding)>,
+    /// An organisation's repositories that could not be read then, and why.
+    unreadable: Vec<(String, String)>,
 }
 
 fn location_text(loc: &Value) -> String {
@@ -148,8 +163,11 @@ impl Baseline {
                 }
                 let key = FindingKey::of_json(f, repository)
                     .ok_or_else(|| bad(format!("a finding without id or location: {f}")))?;
+                let severity: Severity = serde_json::from_value(f["severity"].clone())
+                    .map_err(|_| bad(format!("a finding without a known severity: {f}")))?;
                 findings.push((
                     key,
+                    severity,
                     GoneFinding {
                         id: f["id"].as_str().unwrap_or_default().to_string(),
                         repository: repository.to_string(),
@@ -159,26 +177,51 @@ impl Baseline {
                 ));
             }
         }
+        let unreadable = doc["unreadable"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|u| {
+                Some((
+                    u["repository"].as_str()?.to_string(),
+                    u["reason"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
         Ok(Baseline {
             file: path.to_path_buf(),
             findings,
+            unreadable,
         })
+    }
+
+    /// Whether the baseline lists `repository` as unreadable for this same `reason`: then it is
+    /// not new (a repository that becomes unreadable, or for another reason, is).
+    pub fn lists_unreadable(&self, repository: &str, reason: &str) -> bool {
+        self.unreadable
+            .iter()
+            .any(|(r, why)| r == repository && why == reason)
     }
 
     /// Keeps only the findings of `report` that the baseline does not have, and records those of
     /// the baseline that are gone. Only the baseline's findings for `report`'s repository count.
     pub fn apply(&self, report: &mut AuditReport) {
         let repo = report.repository.clone().unwrap_or_default();
-        let mut left: BTreeMap<&FindingKey, Vec<&GoneFinding>> = BTreeMap::new();
-        for (k, g) in &self.findings {
+        let mut left: BTreeMap<&FindingKey, Vec<(Severity, &GoneFinding)>> = BTreeMap::new();
+        for (k, severity, g) in &self.findings {
             if k.repository == repo || (repo.is_empty() && k.repository.is_empty()) {
-                left.entry(k).or_default().push(g);
+                left.entry(k).or_default().push((*severity, g));
             }
         }
         let mut unchanged = 0;
         report.findings.retain(|f| {
             let key = FindingKey::of(f, report.repository.as_deref());
-            match left.get_mut(&key).and_then(Vec::pop) {
+            // A recorded finding at least as severe covers it; a more severe one is new.
+            let recorded = left.get_mut(&key).and_then(|list| {
+                let i = list.iter().position(|(s, _)| *s >= f.severity)?;
+                Some(list.remove(i))
+            });
+            match recorded {
                 Some(_) => {
                     unchanged += 1;
                     false
@@ -186,7 +229,11 @@ impl Baseline {
                 None => true,
             }
         });
-        let gone = left.into_values().flatten().cloned().collect();
+        let gone = left
+            .into_values()
+            .flatten()
+            .map(|(_, g)| g.clone())
+            .collect();
         report.baseline = Some(BaselineOutcome {
             file: self.file.clone(),
             unchanged,

@@ -86,6 +86,9 @@ pub struct Subject {
     pub secrets: Vec<String>,
     /// Where those secrets are stored, when the finding is about their placement.
     pub secret_scope: Option<SecretScope>,
+    /// What in the workflow the finding is about, when a job can have several: the action
+    /// reference, the expression, the trigger. A baseline matches it too.
+    pub detail: Option<String>,
 }
 
 impl Subject {
@@ -164,6 +167,12 @@ impl Finding {
     /// The same finding, about `subject`.
     pub fn about(mut self, subject: Subject) -> Self {
         self.subject = subject;
+        self
+    }
+
+    /// The same finding, about `detail` too (see [`Subject::detail`]).
+    pub(crate) fn detail(mut self, detail: impl Into<String>) -> Self {
+        self.subject.detail = Some(detail.into());
         self
     }
 

@@ -46,13 +46,12 @@ pub struct OrgRequest {
     pub resume: Option<Resume>,
 }
 
-/// What an earlier, interrupted run leaves: the repositories it audited (kept as they are) and
-/// those it did not start or could not read (audited now).
+/// What an earlier, interrupted run leaves: the repositories it audited, kept as they are.
+/// Every other repository of today's listing is audited now (those it did not start or could
+/// not read, and those created since).
 #[derive(Clone, Debug, Default)]
 pub struct Resume {
     pub audited: Vec<AuditReport>,
-    pub pending: Vec<String>,
-    pub excluded: usize,
 }
 
 impl Resume {
@@ -67,21 +66,11 @@ impl Resume {
         if doc["organization"].as_str() != Some(org) {
             return Err(bad(format!("not a report of the organisation {org}")));
         }
-        let mut resume = Resume {
-            excluded: doc["excluded"].as_u64().unwrap_or(0) as usize,
-            ..Resume::default()
-        };
+        let mut resume = Resume::default();
         for r in doc["repositories"].as_array().into_iter().flatten() {
             resume
                 .audited
                 .push(report_from_json(r).map_err(|e| bad(format!("a repository's report: {e}")))?);
-        }
-        for key in ["not_started", "unreadable"] {
-            for r in doc[key].as_array().into_iter().flatten() {
-                if let Some(name) = r["repository"].as_str() {
-                    resume.pending.push(name.to_string());
-                }
-            }
         }
         Ok(resume)
     }
@@ -92,6 +81,10 @@ impl Resume {
 pub struct NotAudited {
     pub repository: String,
     pub reason: String,
+    /// With `--baseline`: the baseline lists it as unreadable for the same reason, so it is not
+    /// new and does not fail the run.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_baseline: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -123,7 +116,7 @@ impl OrgReport {
     pub fn exit_code(&self) -> u8 {
         u8::from(
             self.reports.iter().any(|r| r.exit_code() != 0)
-                || !self.unreadable.is_empty()
+                || self.unreadable.iter().any(|u| !u.in_baseline)
                 || !self.not_started.is_empty(),
         )
     }
@@ -282,10 +275,16 @@ async fn audit_all<S: ApiSource>(
         inner: api,
         answers,
     };
-    let (mut repos, mut excluded) = select(listing, req)?;
+    let (mut repos, excluded) = select(listing, req)?;
+    // Resumed: every repository of today's listing the saved run did not audit (those it did not
+    // start, could not read, and any created since).
     if let Some(resume) = &req.resume {
-        repos.retain(|r| resume.pending.contains(r));
-        excluded = resume.excluded;
+        let audited: std::collections::BTreeSet<&str> = resume
+            .audited
+            .iter()
+            .filter_map(|r| r.repository.as_deref())
+            .collect();
+        repos.retain(|r| !audited.contains(r.as_str()));
     }
     let outcomes = futures::stream::iter(repos)
         .map(|repo| async move {
@@ -371,12 +370,16 @@ pub fn run_org(
                 }
                 report.reports.push(*r);
             }
-            Outcome::Unreadable(reason) => {
-                report.unreadable.push(NotAudited { repository, reason })
-            }
-            Outcome::NotStarted(reason) => {
-                report.not_started.push(NotAudited { repository, reason })
-            }
+            Outcome::Unreadable(reason) => report.unreadable.push(NotAudited {
+                in_baseline: baseline.is_some_and(|b| b.lists_unreadable(&repository, &reason)),
+                repository,
+                reason,
+            }),
+            Outcome::NotStarted(reason) => report.not_started.push(NotAudited {
+                repository,
+                reason,
+                in_baseline: false,
+            }),
         }
     }
     report.reports.sort_by(|a, b| {

@@ -33,7 +33,17 @@ fn object_id(kind: &str, content: &[u8]) -> String {
 }
 
 fn blob_matches(sha: &str, answer: &Value) -> bool {
-    super::api::base64_content(answer).is_some_and(|content| object_id("blob", &content) == sha)
+    use base64::Engine as _;
+    // GitHub wraps the base64 of a blob in lines.
+    let encoded: String = answer["content"]
+        .as_str()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .is_ok_and(|content| object_id("blob", &content) == sha)
 }
 
 /// One entry of a tree listing.

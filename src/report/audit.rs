@@ -183,6 +183,10 @@ struct V1Finding<'a> {
     /// The signing secrets the finding is about (absent when it is about none).
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     secrets: &'a [String],
+    /// What in the job the finding is about, when it can have several (the action reference,
+    /// the expression, the trigger): part of what `--baseline` matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<&'a str>,
     message: &'a str,
     remediation: &'a str,
     /// Present on a finding `.github/warden.toml` suppresses (it does not count).
@@ -210,6 +214,7 @@ fn v1(r: &AuditReport) -> V1<'_> {
                 confidence: f.confidence,
                 location: &f.location,
                 secrets: &f.subject.secrets,
+                subject: f.subject.detail.as_deref(),
                 message: &f.message,
                 remediation: &f.remediation,
                 suppressed,

@@ -66,9 +66,14 @@ impl Report for OrgReport {
             ("NOT STARTED", &self.not_started),
         ] {
             for u in list {
+                let known = if u.in_baseline {
+                    " (as in the baseline)"
+                } else {
+                    ""
+                };
                 writeln!(
                     w,
-                    "{label} {}: {}",
+                    "{label} {}{known}: {}",
                     text_value(&u.repository),
                     text_value(&u.reason)
                 )?;

@@ -101,3 +101,63 @@ fn baseline_shows_new_and_gone_findings_and_ignores_moves() {
     let out = audit(t.path(), &["--baseline", "bad.json"]).expect(2);
     assert!(out.stderr.contains("bad.json"), "{}", out.stderr);
 }
+
+/// A signing job that runs one third-party action by a tag, then (the baseline recorded) a
+/// different one, or the same finding at a higher severity.
+const UNPINNED: &str = r#"name: release
+on:
+  push:
+    tags: ["v*"]
+permissions:
+  contents: read
+jobs:
+  sign:
+    runs-on: ubuntu-latest
+    environment: release
+    steps:
+      - uses: example/setup-signer@v1
+      - run: minisign -S -s key -m dist/app
+        env:
+          MINISIGN_SECRET_KEY: ${{ secrets.MINISIGN_SECRET_KEY }}
+"#;
+
+/// A baseline entry hides only the same finding: the same action (or expression, or trigger),
+/// at most as severe as it was recorded.
+#[test]
+fn a_baseline_never_hides_another_subject_or_a_more_severe_finding() {
+    let t = tempfile::tempdir().unwrap();
+    let wf = t.path().join("repo/.github/workflows");
+    write(&wf.join("release.yml"), UNPINNED.as_bytes());
+    let base = audit(t.path(), &["--format", "json"]).expect(1);
+    let recorded: serde_json::Value = serde_json::from_str(&base.stdout).unwrap();
+    let finding = &recorded["findings"][0];
+    assert_eq!(finding["id"], "signing-job-unpinned-action");
+    assert_eq!(finding["subject"], "example/setup-signer@v1");
+    assert_eq!(recorded["findings"].as_array().unwrap().len(), 1);
+    write(&t.path().join("base.json"), base.stdout.as_bytes());
+    audit(t.path(), &["--baseline", "base.json"]).expect(0);
+
+    // Another unpinned action in its place: the same rule, job and key, another subject.
+    write(
+        &wf.join("release.yml"),
+        UNPINNED
+            .replace("example/setup-signer@v1", "other/tool@main")
+            .as_bytes(),
+    );
+    let out = audit(t.path(), &["--baseline", "base.json", "--format", "json"]).expect(1);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["findings"][0]["subject"], "other/tool@main");
+    assert_eq!(doc["baseline"]["gone"].as_array().unwrap().len(), 1);
+
+    // The same finding, recorded at a lower severity than it has now: new.
+    write(&wf.join("release.yml"), UNPINNED.as_bytes());
+    assert_eq!(finding["severity"], "high");
+    let mut lower = recorded.clone();
+    lower["findings"][0]["severity"] = "medium".into();
+    write(&t.path().join("lower.json"), lower.to_string().as_bytes());
+    let out = audit(t.path(), &["--baseline", "lower.json", "--format", "json"]).expect(1);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["findings"][0]["severity"], "high");
+    assert_eq!(doc["baseline"]["unchanged"], 0);
+    // Recorded at least as severe as it is now (the first run above): the same finding.
+}

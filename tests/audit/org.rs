@@ -192,6 +192,33 @@ fn org_audit_text_table_filters_and_baseline() {
     )
     .expect(0);
     assert!(out.stdout.ends_with(": ok\n"), "{}", out.stdout);
+    // The whole set again: repo-006 answers 403 as it did in the baseline, so it is listed as
+    // such and is not new (the run passes).
+    let out = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--match", "repo-00*", "--baseline", "base.json"],
+    )
+    .expect(0);
+    let unreadable: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("UNREADABLE"))
+        .collect();
+    assert_eq!(
+        unreadable,
+        ["UNREADABLE acme/repo-006 (as in the baseline): GET /repos/acme/repo-006/git/trees/HEAD answered 403: Resource not accessible by integration"]
+    );
+    // A repository that becomes unreadable (the baseline read it) is new.
+    let mut doc: Value = serde_json::from_str(&base.stdout).unwrap();
+    doc["unreadable"] = serde_json::json!([]);
+    write(&t.path().join("base2.json"), doc.to_string().as_bytes());
+    org_audit(
+        t.path(),
+        &server.uri(),
+        &["--match", "repo-00*", "--baseline", "base2.json"],
+    )
+    .expect(1);
     // --repos-from narrows to the named ones; --include-archived and --include-forks widen.
     write(
         &t.path().join("repos.txt"),
@@ -417,7 +444,8 @@ fn a_limit_spent_mid_run_saves_the_state_and_stops() {
         "{saved}"
     );
 
-    let (server, _) = serve(&rt, 12, |o| o);
+    // Two repositories were created since (one archived): the new one is audited too.
+    let (server, _) = serve(&rt, 14, |o| o);
     let out = org_audit(
         t.path(),
         &server.uri(),
@@ -431,11 +459,29 @@ fn a_limit_spent_mid_run_saves_the_state_and_stops() {
     .expect(1);
     let resumed: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(resumed["not_started"], serde_json::json!([]));
+    let mut names: Vec<&str> = resumed["repositories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(resumed["unreadable"].as_array().unwrap())
+        .map(|r| r["repository"].as_str().unwrap())
+        .collect();
+    names.sort();
     assert_eq!(
-        resumed["repositories"].as_array().unwrap().len()
-            + resumed["unreadable"].as_array().unwrap().len(),
-        8
+        names,
+        [
+            "acme/repo-000",
+            "acme/repo-001",
+            "acme/repo-002",
+            "acme/repo-005",
+            "acme/repo-006",
+            "acme/repo-007",
+            "acme/repo-010",
+            "acme/repo-011",
+            "acme/repo-012"
+        ]
     );
+    assert_eq!(resumed["excluded"], 5);
 }
 
 /// A workflow over the size cap is not fetched, and not dropped: it is `workflow-unparseable`,

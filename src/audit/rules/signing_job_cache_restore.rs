@@ -64,7 +64,7 @@ fn cache_restore(v: &JobView) -> Vec<Finding> {
                 v.key_list()
             ),
             "Build in a job without the key and hand the signing job only the artifacts (upload/download-artifact); turn caching off in the signing job.",
-        ));
+        ).detail(uses));
     }
     out
 }

@@ -46,7 +46,7 @@ fn foreign_artifact(v: &JobView) -> Vec<Finding> {
                 v.key_list()
             ),
             "Build the artifacts in the same workflow run (an earlier job, `needs:`) and download them without `run-id`.",
-        ));
+        ).detail(uses));
     }
     out
 }

@@ -61,7 +61,7 @@ fn template_injection(v: &JobView) -> Vec<Finding> {
                 v.key_list()
             ),
             "Pass the value through `env:` (`env: { VALUE: ${{ ... }} }`, then `\"$VALUE\"` in the script), never inline in `run:`.",
-        ));
+        ).detail(input.to_string()));
     }
     out
 }

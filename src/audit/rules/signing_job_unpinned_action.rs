@@ -49,7 +49,7 @@ fn unpinned_action(v: &JobView) -> Vec<Finding> {
                 r#ref
             ),
             "Pin the action to a full commit SHA (`uses: owner/repo@<40-hex sha> # v1.2.3`), or move it to a job without the key.",
-        );
+        ).detail(uses.to_string());
         if first_party {
             f.severity = Severity::Low;
         }

@@ -59,6 +59,7 @@ fn dangerous_trigger(
             ),
             "Sign only in a workflow triggered by a tag push (or a release), never from pull_request_target, workflow_run or issue_comment.",
         )
-        .about(Subject::secrets(keys)),
+        .about(Subject::secrets(keys))
+        .detail(risky.join(", ")),
     )
 }

@@ -43,7 +43,8 @@ pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
                 ),
                 "Sign in a job of this repository that runs in an environment with required reviewers; if the reusable workflow must sign, pin it to a full commit SHA and review it.",
             )
-            .about(Subject::secrets(&keys)),
+            .about(Subject::secrets(&keys))
+            .detail(uses.to_string()),
         );
     }
     out
