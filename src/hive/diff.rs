@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::classify::first_lines;
 use super::stream::{failure_text, stream_run, RunVisitor};
 use super::suite::HiveCase;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// One test of a run: passed, or failed with the first lines of its failure text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,17 +30,16 @@ struct Collect {
     failed: Vec<(String, HiveCase<'static>)>,
 }
 
+/// A test that appears more than once in a run (in two suite files, or twice in one) failed if
+/// any of its runs failed, as `hive check` counts it: a pass never hides a failure.
 impl RunVisitor for Collect {
     fn case(&mut self, suite: &str, case: HiveCase<'_>) {
         if case.pass {
             let key = (suite.to_string(), case.name.into_owned());
-            self.run.insert(
-                key,
-                TestRun {
-                    pass: true,
-                    text: None,
-                },
-            );
+            self.run.entry(key).or_insert(TestRun {
+                pass: true,
+                text: None,
+            });
         } else {
             self.failed.push((suite.to_string(), case.into_owned()));
         }
@@ -49,16 +48,33 @@ impl RunVisitor for Collect {
     fn file_end(&mut self, mut log: Option<&mut File>) {
         for (suite, case) in std::mem::take(&mut self.failed) {
             let text = failure_text(&case, log.as_deref_mut()).map(|t| first_lines(&t));
-            self.run.insert(
-                (suite, case.name.into_owned()),
-                TestRun { pass: false, text },
-            );
+            let run = self
+                .run
+                .entry((suite, case.name.into_owned()))
+                .or_insert(TestRun {
+                    pass: false,
+                    text: None,
+                });
+            // The first failure's text is kept; a later pass or failure does not replace it.
+            if run.pass || run.text.is_none() {
+                run.text = text;
+            }
+            run.pass = false;
         }
     }
 }
 
-/// Every test of the run in `dir`.
-fn read_run(dir: &Path) -> Result<Run> {
+/// Every test of the run in `dir` (`which`: OLD or NEW, for the error). A run without a suite
+/// file is an error: hive wrote nothing (it crashed, or this is the wrong folder), and comparing
+/// against nothing would report every test as removed, or none as failing.
+fn read_run(dir: &Path, which: &str) -> Result<Run> {
+    if super::stream::suite_files(dir)?.is_empty() {
+        return Err(Error::input(
+            dir.display().to_string(),
+            None,
+            format!("{which}: no hive suite file (*.json) here: did hive write no results, or is this the wrong folder?"),
+        ));
+    }
     let mut c = Collect::default();
     stream_run(dir, &mut c)?;
     Ok(c.run)
@@ -120,7 +136,7 @@ fn first_difference(old: &str, new: &str) -> (String, String) {
 
 /// Compares the run in `old` with the run in `new`.
 pub fn diff(old: &Path, new: &Path) -> Result<HiveDiff> {
-    let (before, after) = (read_run(old)?, read_run(new)?);
+    let (before, after) = (read_run(old, "OLD")?, read_run(new, "NEW")?);
     let mut out = HiveDiff {
         old: old.to_path_buf(),
         new: new.to_path_buf(),

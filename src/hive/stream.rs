@@ -51,21 +51,47 @@ pub(crate) fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// Suite files of a results directory: top-level `*.json`, minus hive's own files.
+/// Suite files of a results directory: top-level `*.json`, minus hive's own files. A `*.json`
+/// entry that is not a regular file inside the directory (a link out of it, a FIFO, a folder)
+/// is bad input, never skipped: a run that silently loses a suite file loses its failures.
 pub(crate) fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::io("reading", dir, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "json")
-                && !p
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| NOT_SUITES.contains(&n))
-        })
-        .collect();
+    let root = fs::canonicalize(dir).map_err(|e| Error::io("reading", dir, e))?;
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io("reading", dir, e))? {
+        let entry = entry.map_err(|e| Error::io("reading", dir, e))?;
+        let path = entry.path();
+        let is_suite = path.extension().is_some_and(|x| x == "json")
+            && !path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| NOT_SUITES.contains(&n));
+        if !is_suite {
+            continue;
+        }
+        let refuse = |why: &str| Error::input(path.display().to_string(), None, why.to_string());
+        let kind = entry
+            .file_type()
+            .map_err(|e| Error::io("reading", &path, e))?;
+        if kind.is_symlink() {
+            let real = fs::canonicalize(&path)
+                .map_err(|_| refuse("a link to nothing, not a suite file"))?;
+            if !real.starts_with(&root) {
+                return Err(refuse(
+                    "a link out of the results directory: not read as a suite file",
+                ));
+            }
+            if !fs::metadata(&real).is_ok_and(|m| m.is_file()) {
+                return Err(refuse(
+                    "a link to something other than a file, not a suite file",
+                ));
+            }
+        } else if kind.is_dir() {
+            return Err(refuse("a folder, not a suite file"));
+        } else if !kind.is_file() {
+            return Err(refuse("a FIFO, socket or device, not a suite file"));
+        }
+        files.push(path);
+    }
     files.sort();
     Ok(files)
 }

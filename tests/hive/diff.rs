@@ -160,3 +160,124 @@ fn pinned_hive_commit_is_enforced() {
     .expect(0);
     assert_eq!(out.stderr, "");
 }
+
+/// A suite file `file` of `dir` with `cases`.
+fn suite_file(dir: &Path, file: &str, cases: &[(&str, bool)]) {
+    let cases: serde_json::Map<String, serde_json::Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (name, pass))| {
+            (
+                i.to_string(),
+                json!({"name": format!("{name} (ethrex)"), "summaryResult": {"pass": pass, "details": if *pass { "" } else { "boom" }}}),
+            )
+        })
+        .collect();
+    write(
+        &dir.join(file),
+        json!({"name": "rpc-compat", "testCases": cases})
+            .to_string()
+            .as_bytes(),
+    );
+}
+
+/// A test that fails in one suite file of NEW and passes in another counts as failing, as
+/// `hive check` counts it, whichever file is read first.
+#[test]
+fn a_test_failing_in_one_suite_file_and_passing_in_another_is_failing() {
+    let t = tempfile::tempdir().unwrap();
+    suite_file(&t.path().join("old"), "1.json", &[("eth_call/a", true)]);
+    for (first, second) in [(false, true), (true, false)] {
+        let new = t.path().join(format!("new-{first}"));
+        suite_file(&new, "1.json", &[("eth_call/a", first)]);
+        suite_file(&new, "2.json", &[("eth_call/a", second)]);
+        let out = run(warden(t.path()).args(["hive", "diff", "old"]).arg(&new)).expect(1);
+        assert_eq!(
+            out.stdout.lines().next(),
+            Some("NEW FAILURE  rpc-compat/eth_call/a (ethrex)"),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+/// A NEW (or OLD) run without a suite file is an error, not "nothing failed".
+#[test]
+fn a_run_without_a_suite_file_is_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    suite_file(&t.path().join("old"), "1.json", &[("eth_call/a", true)]);
+    std::fs::create_dir_all(t.path().join("new")).unwrap();
+    write(&t.path().join("new/hive.json"), b"{}");
+    let out = run(warden(t.path()).args(["hive", "diff", "old", "new"])).expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "warden: new: NEW: no hive suite file (*.json) here: did hive write no results, or is this the wrong folder?\n"
+    );
+    let out = run(warden(t.path()).args(["hive", "diff", "new", "old"])).expect(2);
+    assert!(
+        out.stderr.starts_with("warden: new: OLD: "),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A `*.json` entry of a results folder that is a link out of it, a FIFO or a folder is bad
+/// input (exit 2) in `check`, `diff` and `history`: never read, never silently skipped.
+#[test]
+#[cfg(unix)]
+fn a_linked_fifo_or_folder_suite_file_is_bad_input_everywhere() {
+    let t = tempfile::tempdir().unwrap();
+    suite_file(&t.path().join("old"), "1.json", &[("eth_call/a", true)]);
+    std::fs::create_dir_all(t.path().join("known_issues")).unwrap();
+    write(&t.path().join("outside.json"), b"{\"name\": \"secret\"}");
+    let cases: [(&str, Box<dyn Fn(&Path)>, &str); 3] = [
+        (
+            "link",
+            Box::new(|p: &Path| {
+                std::os::unix::fs::symlink(
+                    p.parent().unwrap().parent().unwrap().join("outside.json"),
+                    p,
+                )
+                .unwrap()
+            }),
+            "a link out of the results directory: not read as a suite file",
+        ),
+        (
+            "fifo",
+            Box::new(|p: &Path| {
+                assert!(std::process::Command::new("mkfifo")
+                    .arg(p)
+                    .status()
+                    .unwrap()
+                    .success())
+            }),
+            "a FIFO, socket or device, not a suite file",
+        ),
+        (
+            "folder",
+            Box::new(|p: &Path| std::fs::create_dir(p).unwrap()),
+            "a folder, not a suite file",
+        ),
+    ];
+    for (name, make, why) in &cases {
+        let dir = t.path().join(name);
+        suite_file(&dir, "1.json", &[("eth_call/a", true)]);
+        make(&dir.join("2.json"));
+        let expected = format!("warden: {name}/2.json: {why}\n");
+        for args in [
+            vec!["hive", "diff", "old", name],
+            vec!["hive", "history", "old", name],
+            vec!["hive", "check", name],
+        ] {
+            let out = run(std::process::Command::new("timeout")
+                .arg("20")
+                .arg(warden_bin())
+                .args(&args)
+                .current_dir(t.path()));
+            assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
+            assert_eq!(out.stderr, expected, "{args:?}");
+            assert!(!out.all().contains("secret"));
+        }
+    }
+}
