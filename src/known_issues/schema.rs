@@ -216,6 +216,28 @@ pub(crate) fn is_kebab_case(id: &str) -> bool {
         })
 }
 
+/// Why the registry folder `dir` may not be read, when it is a link (a pull request can commit
+/// `known_issues -> ../../elsewhere`) whose target lies outside the folder that holds the link:
+/// then lint, summary and check would read outside the checkout, and `update --write` write
+/// there. A folder named directly, wherever it is, is the caller's choice.
+fn linked_outside(dir: &Path) -> Option<String> {
+    let meta = fs::symlink_metadata(dir).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    let parent = crate::files::paths::parent_dir(dir);
+    let (Ok(real), Ok(holder)) = (fs::canonicalize(dir), fs::canonicalize(parent)) else {
+        return Some("the registry folder is a link to nothing".into());
+    };
+    (!real.starts_with(&holder)).then(|| {
+        format!(
+            "the registry folder is a link to {}, outside {}: refusing to read or write there",
+            real.display(),
+            holder.display()
+        )
+    })
+}
+
 impl Registry {
     /// Loads every `*.toml` in `dir`. Returns what loaded plus one diagnostic per problem; the
     /// registry is usable only when the list is empty.
@@ -225,6 +247,10 @@ impl Registry {
             ..Registry::default()
         };
         let mut problems = Vec::new();
+        if let Some(why) = linked_outside(dir) {
+            problems.push(Diagnostic::new(dir, 0, 0, why));
+            return (registry, problems);
+        }
         let read_dir = match fs::read_dir(dir) {
             Ok(r) => r,
             Err(e) => {

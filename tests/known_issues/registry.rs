@@ -301,3 +301,58 @@ fn check_fails_on_a_broken_entry_or_a_stale_doc() {
     out += &transcript(warden(t.path()).arg("check"), t.path());
     insta::assert_snapshot!(out);
 }
+
+/// A committed `known_issues -> ../outside` link: lint, summary, check and `update --write`
+/// refuse it (exit 2) and nothing outside is read or written. A link inside the checkout is fine.
+#[test]
+#[cfg(unix)]
+fn a_registry_folder_linked_out_of_the_checkout_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let checkout = t.path().join("checkout");
+    let outside = t.path().join("outside");
+    std::fs::create_dir_all(&checkout).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    write(
+        &outside.join("private-entry.toml"),
+        b"title = \"outside secret\"\n",
+    );
+    std::os::unix::fs::symlink("../outside", checkout.join("known_issues")).unwrap();
+    let why = format!(
+        "the registry folder is a link to {}, outside {}: refusing to read or write there",
+        outside.canonicalize().unwrap().display(),
+        checkout.canonicalize().unwrap().display()
+    );
+    for args in [
+        vec!["known-issues", "lint"],
+        vec!["known-issues", "summary"],
+        vec!["check"],
+    ] {
+        let out = run(warden(&checkout).args(&args));
+        assert!(out.code == 1 || out.code == 2, "{args:?}: {}", out.all());
+        assert!(out.all().contains(&why), "{args:?}: {}", out.all());
+        assert!(!out.all().contains("outside secret"), "{args:?}");
+    }
+    // A run whose unlisted failure would become a draft entry in the registry folder.
+    write(
+        &checkout.join("results/1.json"),
+        br#"{"name": "rpc-compat", "testCases": {"1": {"name": "eth_call/a (ethrex)", "summaryResult": {"pass": false, "details": "boom"}}}}"#,
+    );
+    let before = std::fs::read_dir(&outside).unwrap().count();
+    let out = run(warden(&checkout).args([
+        "known-issues",
+        "update",
+        "--write",
+        "--from-results",
+        "results",
+    ]));
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.all().contains(&why), "{}", out.all());
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), before);
+
+    // A link to a folder inside the checkout is read as usual.
+    std::fs::remove_file(checkout.join("known_issues")).unwrap();
+    std::fs::create_dir_all(checkout.join("ci/known_issues")).unwrap();
+    std::os::unix::fs::symlink("ci/known_issues", checkout.join("known_issues")).unwrap();
+    let out = run(warden(&checkout).args(["known-issues", "lint"])).expect(0);
+    assert_eq!(out.stdout, "known-issues lint: 0 entries, 0 problems\n");
+}
