@@ -11,7 +11,7 @@
 //! Files are edited with `toml_edit`, so comments, key order and formatting outside the edited
 //! lines stay byte for byte; a file with no edit is not rewritten.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -107,10 +107,25 @@ enum Edit {
     MakeFlaky,
 }
 
-/// The tests of the history listed by rule `i`.
-fn rows(history: &History, i: usize) -> Vec<&TestHistory> {
-    history.tests.iter().filter(|t| t.rule == Some(i)).collect()
+/// The tests of the history by the rule that lists them: one pass over the tests, not one per
+/// rule.
+fn rows_by_rule(history: &History) -> HashMap<usize, Vec<&TestHistory>> {
+    let mut rows: HashMap<usize, Vec<&TestHistory>> = HashMap::new();
+    for t in &history.tests {
+        if let Some(i) = t.rule {
+            rows.entry(i).or_default().push(t);
+        }
+    }
+    rows
 }
+
+/// The most draft entries one update writes: past it, the groups left are named in one note
+/// (a broken run with thousands of failures is triaged, not drafted file by file).
+pub const MAX_DRAFTS: usize = 100;
+
+/// The most bytes of one draft: well under what the registry loads of one file, so a written
+/// draft always loads. The tests of a larger group past it are left out, and the draft says so.
+pub const MAX_DRAFT_BYTES: usize = 256 << 10;
 
 fn describe(rule: &Rule) -> String {
     let kind = match rule.exclusion.match_kind {
@@ -129,12 +144,11 @@ fn in_expected(rule: &Rule, opts: &UpdateOptions) -> bool {
 
 /// The edit (if any) for rule `i`, with its explanation.
 fn rule_edit(
-    i: usize,
     rule: &Rule,
+    mine: &[&TestHistory],
     history: &History,
     opts: &UpdateOptions,
 ) -> Option<(Edit, Change)> {
-    let mine = rows(history, i);
     let change = |kind, message: String, edits| Change {
         kind,
         file: rule.entry.path.clone(),
@@ -396,7 +410,8 @@ fn toml_string(s: &str) -> String {
     Value::from(s).to_string().trim().to_string()
 }
 
-/// The draft entry for one group of new failures: (suite, signature) → tests.
+/// The draft entry for one group of new failures: (suite, signature) → tests; and how many of
+/// its tests were left out to keep it under [`MAX_DRAFT_BYTES`].
 fn draft_text(
     suite: &str,
     sig: &str,
@@ -404,7 +419,7 @@ fn draft_text(
     registry: &Registry,
     opts: &UpdateOptions,
     runs: usize,
-) -> String {
+) -> (String, usize) {
     let mut out = String::new();
     out.push_str("# Draft written by `warden known-issues update` from hive results: fill in title, why and\n");
     out.push_str("# removal, then set status = \"open\". `warden known-issues lint` refuses a draft unless\n");
@@ -414,8 +429,9 @@ fn draft_text(
             "# First lines of the failure of {}:\n",
             comment_line(&t.name)
         ));
-        for line in t.text.as_deref().unwrap_or("(no failure text)").lines() {
-            out.push_str(&format!("#   {}\n", comment_line(line)));
+        for line in t.text.as_deref().unwrap_or("(no failure text)").lines().take(20) {
+            let line: String = comment_line(line).chars().take(200).collect();
+            out.push_str(&format!("#   {line}\n"));
         }
     }
     let title = format!(
@@ -442,23 +458,37 @@ fn draft_text(
         .iter()
         .map(String::as_str)
         .collect();
+    let count = by_test.len();
+    let mut listed = 0;
     for (name, (clients, flaky)) in by_test {
-        out.push_str(&format!(
+        let mut exclusion = format!(
             "\n[[exclude]]\nsuite = {}\ntest = {}\n",
             toml_string(suite),
             toml_string(name)
-        ));
+        );
         if !clients.is_empty() && clients != defaults {
             let list: Vec<String> = clients.iter().map(|c| toml_string(c)).collect();
-            out.push_str(&format!("clients = [{}]\n", list.join(", ")));
+            exclusion.push_str(&format!("clients = [{}]\n", list.join(", ")));
         }
         if flaky {
-            out.push_str(&format!(
+            exclusion.push_str(&format!(
                 "expect = \"flaky\"  # passed in some of the {runs} runs\n"
             ));
         }
+        if out.len() + exclusion.len() > MAX_DRAFT_BYTES - 256 {
+            break;
+        }
+        out.push_str(&exclusion);
+        listed += 1;
     }
-    out
+    if listed < count {
+        out.push_str(&format!(
+            "\n# {} more tests of this group are not listed (a draft holds at most {} KiB): list\n# them once these are triaged (`warden known-issues update` drafts them again).\n",
+            count - listed,
+            MAX_DRAFT_BYTES >> 10
+        ));
+    }
+    (out, count - listed)
 }
 
 /// Draft entries for the last run's failures that no entry lists.
@@ -503,7 +533,21 @@ fn drafts(
             .or_default()
             .push(t);
     }
-    for ((suite, sig), tests) in groups {
+    let mut planned: HashSet<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+    let total = groups.len();
+    for (n, ((suite, sig), tests)) in groups.into_iter().enumerate() {
+        if n == MAX_DRAFTS {
+            changes.push(Change {
+                kind: ChangeKind::Note,
+                file: registry.dir.clone(),
+                message: format!(
+                    "{} more failure groups not drafted: at most {MAX_DRAFTS} drafts per update (triage these first, then run it again)",
+                    total - MAX_DRAFTS
+                ),
+                edits: false,
+            });
+            break;
+        }
         let hash = Sha256::digest(format!("{suite}\n{sig}").as_bytes());
         let mut id = format!(
             "draft-{}-{:02x}{:02x}{:02x}{:02x}",
@@ -516,16 +560,22 @@ fn drafts(
         id = id.replace("--", "-");
         let mut path = registry.dir.join(format!("{id}.toml"));
         let mut n = 2;
-        while path.exists() || files.iter().any(|f| f.path == path) {
+        while path.exists() || planned.contains(&path) {
             path = registry.dir.join(format!("{id}-{n}.toml"));
             n += 1;
         }
-        let text = draft_text(&suite, &sig, &tests, registry, opts, history.runs.len());
+        planned.insert(path.clone());
+        let (text, left_out) =
+            draft_text(&suite, &sig, &tests, registry, opts, history.runs.len());
+        let left_out = match left_out {
+            0 => String::new(),
+            k => format!(" ({k} left out: a draft holds at most {} KiB)", MAX_DRAFT_BYTES >> 10),
+        };
         changes.push(Change {
             kind: ChangeKind::Draft,
             file: path.clone(),
             message: format!(
-                "{} new failure{} in {suite} ({sig}): drafted; write why and removal",
+                "{} new failure{} in {suite} ({sig}): drafted{left_out}; write why and removal",
                 tests.len(),
                 if tests.len() == 1 { "" } else { "s" }
             ),
@@ -611,12 +661,14 @@ fn move_pins(
 /// Plans the registry edits the runs of `history` call for.
 pub fn plan(registry: &Registry, history: &History, opts: &UpdateOptions) -> Result<Update> {
     let matcher = Matcher::valid(registry)?;
+    let rows = rows_by_rule(history);
     let mut changes = Vec::new();
     let mut files = Vec::new();
     // Entry (by file) → exclusion index → edit.
     let mut per_entry: BTreeMap<PathBuf, (&Entry, BTreeMap<usize, Edit>)> = BTreeMap::new();
     for (i, rule) in matcher.rules.iter().enumerate() {
-        let Some((edit, change)) = rule_edit(i, rule, history, opts) else {
+        let mine = rows.get(&i).map_or(&[][..], Vec::as_slice);
+        let Some((edit, change)) = rule_edit(rule, mine, history, opts) else {
             continue;
         };
         if change.edits {

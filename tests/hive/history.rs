@@ -524,3 +524,73 @@ fn a_run_whose_client_did_not_launch_is_not_news() {
     assert_eq!(getcode["marks"], serde_json::json!(["fail", "not-run"]));
     assert_eq!(getcode["class"], "persistent");
 }
+
+/// A broken run with thousands of new failures: at most 100 drafts are written, the rest named
+/// in one note; a group too large for one draft lists what fits and says how many it left out;
+/// every written draft loads.
+#[test]
+fn drafts_are_capped_in_number_and_size_and_always_load() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("known_issues")).unwrap();
+    let mut cases = serde_json::Map::new();
+    // 150 groups of one failure each (a signature per group: letters, not numbers, differ).
+    for i in 0..150 {
+        let word: String = format!("{i:03}")
+            .bytes()
+            .map(|b| char::from(b'a' + (b - b'0')))
+            .collect();
+        cases.insert(
+            format!("g{i}"),
+            serde_json::json!({"name": format!("group/{word} (ethrex)"), "summaryResult": {"pass": false, "details": format!("failure {word}")}}),
+        );
+    }
+    // One group of 5,000 tests with long names: far more than a draft holds.
+    let long = "x".repeat(120);
+    for i in 0..5000 {
+        cases.insert(
+            format!("b{i}"),
+            serde_json::json!({"name": format!("big/{long}-{i} (ethrex)"), "summaryResult": {"pass": false, "details": "aaa broken"}}),
+        );
+    }
+    write(
+        &t.path().join("run/1.json"),
+        serde_json::json!({"name": "rpc-compat", "testCases": cases})
+            .to_string()
+            .as_bytes(),
+    );
+    let out = run(warden(t.path()).args([
+        "known-issues",
+        "update",
+        "--write",
+        "--from-results",
+        "run",
+    ]))
+    .expect(0);
+    let notes: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("more failure groups not drafted") || l.contains("left out"))
+        .collect();
+    assert_eq!(notes.len(), 2, "{}", out.stdout);
+    assert!(notes.iter().any(|l| l.ends_with("known_issues: 51 more failure groups not drafted: at most 100 drafts per update (triage these first, then run it again)")), "{notes:?}");
+    assert!(
+        notes.iter().any(|l| l.contains("5000 new failures in rpc-compat (aaa broken): drafted (")
+            && l.ends_with(" left out: a draft holds at most 256 KiB); write why and removal")),
+        "{notes:?}"
+    );
+    let drafts: Vec<_> = std::fs::read_dir(t.path().join("known_issues"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(drafts.len(), 100);
+    assert!(drafts
+        .iter()
+        .all(|d| std::fs::metadata(d).unwrap().len() <= 256 << 10));
+    let lint = run(warden(t.path()).args(["known-issues", "lint", "--allow-draft"]));
+    assert_eq!(
+        lint.stdout.lines().last(),
+        Some("known-issues lint: 100 entries, 0 problems"),
+        "{}",
+        lint.all()
+    );
+}
