@@ -429,7 +429,13 @@ fn draft_text(
             "# First lines of the failure of {}:\n",
             comment_line(&t.name)
         ));
-        for line in t.text.as_deref().unwrap_or("(no failure text)").lines().take(20) {
+        for line in t
+            .text
+            .as_deref()
+            .unwrap_or("(no failure text)")
+            .lines()
+            .take(20)
+        {
             let line: String = comment_line(line).chars().take(200).collect();
             out.push_str(&format!("#   {line}\n"));
         }
@@ -565,11 +571,13 @@ fn drafts(
             n += 1;
         }
         planned.insert(path.clone());
-        let (text, left_out) =
-            draft_text(&suite, &sig, &tests, registry, opts, history.runs.len());
+        let (text, left_out) = draft_text(&suite, &sig, &tests, registry, opts, history.runs.len());
         let left_out = match left_out {
             0 => String::new(),
-            k => format!(" ({k} left out: a draft holds at most {} KiB)", MAX_DRAFT_BYTES >> 10),
+            k => format!(
+                " ({k} left out: a draft holds at most {} KiB)",
+                MAX_DRAFT_BYTES >> 10
+            ),
         };
         changes.push(Change {
             kind: ChangeKind::Draft,

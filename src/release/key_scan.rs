@@ -8,6 +8,11 @@
 //! (or in their UTF-16 form), gathers the next 211 base64 characters across line breaks and
 //! indentation, and asks `keys::secret_key_line` whether they are a key. A look-alike (right
 //! prefix, inconsistent key) does not count.
+//!
+//! A key re-encoded the usual ways is found too: the key file (or its key line) base64-encoded
+//! once more (`base64 minisign.key` into a CI variable), wrapped or not, and JSON-escaped. Those
+//! prefixes and the file's `untrusted comment:` have fixed base64 forms at each of the three
+//! alignments; around such a match the base64 run is decoded and scanned again.
 
 use std::io::Read;
 
@@ -29,6 +34,84 @@ fn prefixes() -> Regex {
         r"(?-u)RWRTY0Iy|RWQAAEIy|R\x00W\x00(?:R\x00T\x00Y\x000\x00|Q\x00A\x00A\x00E\x00)I\x00y",
     )
     .expect("static regex")
+}
+
+/// What a key (or key file) looks like once base64-encoded again: the prefixes and the key file's
+/// first words, at each of the three byte alignments (only the characters those bytes fix).
+fn encoded_prefixes() -> Regex {
+    use base64::Engine as _;
+    let mut alternatives = Vec::new();
+    for pattern in [&b"RWRTY0Iy"[..], b"RWQAAEIy", b"untrusted comment:"] {
+        for k in 0..3usize {
+            let mut bytes = vec![0u8; k];
+            bytes.extend_from_slice(pattern);
+            bytes.extend_from_slice(&[0, 0]);
+            let enc = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            let (from, to) = ((k * 8).div_ceil(6), (k + pattern.len()) * 8 / 6);
+            alternatives.push(regex::escape(&enc[from..to]));
+        }
+    }
+    Regex::new(&format!("(?-u){}", alternatives.join("|"))).expect("static regex")
+}
+
+/// The most bytes of a re-encoded run decoded around a match: a key file is 316 bytes, 428 in
+/// base64, with room for wrapping and a comment of any usual length.
+const ENCODED_RUN: usize = 2048;
+
+/// The base64 run around `at` (back and forward over base64, line breaks, indentation and JSON
+/// `\n`), decoded at each alignment its start could have; each decoding is scanned for a key.
+fn decoded_key(bytes: &[u8], at: usize) -> Option<(usize, SecretKeyProtection)> {
+    use base64::Engine as _;
+    let in_run = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'+' | b'/' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'\\')
+    };
+    let mut start = at;
+    while start > 0 && at - start < ENCODED_RUN && in_run(bytes[start - 1]) {
+        start -= 1;
+    }
+    let end = (at..bytes.len().min(at + ENCODED_RUN))
+        .find(|&i| !in_run(bytes[i]))
+        .unwrap_or(bytes.len().min(at + ENCODED_RUN));
+    // The run's base64 characters, JSON `\n` escapes and whitespace left out.
+    let mut run = Vec::with_capacity(end - start);
+    let mut i = start;
+    while i < end {
+        match bytes[i] {
+            b'\\' if matches!(bytes.get(i + 1), Some(b'n' | b'r')) => i += 1,
+            b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'\\' => {}
+            b => run.push(b),
+        }
+        i += 1;
+    }
+    let engine = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    (0..4).find_map(|skip| {
+        let chars = run.get(skip..)?;
+        let usable = chars.len() - chars.len() % 4;
+        let decoded = engine.decode(&chars[..usable]).ok()?;
+        // One level only: the decoded text is scanned as plain text.
+        find_plain(&decoded)
+    })
+}
+
+/// A key in plain (not re-encoded) form in `bytes`.
+fn find_plain(bytes: &[u8]) -> Option<(usize, SecretKeyProtection)> {
+    for m in prefixes().find_iter(bytes) {
+        let stride = if m.len() > 8 { 2 } else { 1 };
+        if let Some(protection) = gather(bytes, m.start(), stride).and_then(|l| secret_key_line(&l))
+        {
+            return Some((
+                bytes[..m.start()].iter().filter(|b| **b == b'\n').count() + 1,
+                protection,
+            ));
+        }
+    }
+    None
 }
 
 /// The 211 base64 characters from `at` on (a UTF-16 match reads every other byte), skipping line
@@ -56,6 +139,7 @@ pub(crate) fn find_secret_key_in(
     mut reader: impl Read,
 ) -> std::io::Result<Option<(usize, SecretKeyProtection)>> {
     let re = prefixes();
+    let encoded = encoded_prefixes();
     // Grows with what is read: a small file never costs a 1 MiB buffer.
     let mut buf: Vec<u8> = Vec::new();
     let mut lines_before = 0usize;
@@ -74,6 +158,12 @@ pub(crate) fn find_secret_key_in(
                 continue;
             };
             if let Some(protection) = secret_key_line(&line) {
+                let newlines = buf[..m.start()].iter().filter(|b| **b == b'\n').count();
+                return Ok(Some((lines_before + newlines + 1, protection)));
+            }
+        }
+        for m in encoded.find_iter(&buf).take_while(|m| m.start() < limit) {
+            if let Some((_, protection)) = decoded_key(&buf, m.start()) {
                 let newlines = buf[..m.start()].iter().filter(|b| **b == b'\n').count();
                 return Ok(Some((lines_before + newlines + 1, protection)));
             }
@@ -148,6 +238,49 @@ mod tests {
                 None,
                 "cut at {cut}"
             );
+        }
+    }
+
+    #[test]
+    fn re_encoded_keys_are_found_and_an_encoded_public_key_is_not() {
+        use base64::Engine as _;
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let wrap = |s: &str, sep: &str| {
+            s.as_bytes()
+                .chunks(76)
+                .map(|c| String::from_utf8_lossy(c).into_owned())
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        for (pair, protection) in [
+            (generate(None).unwrap(), SecretKeyProtection::Unencrypted),
+            (
+                generate(Some(&Password::new("pw".into()))).unwrap(),
+                SecretKeyProtection::Encrypted,
+            ),
+        ] {
+            let file = pair.secret_box.as_bytes();
+            let line = bare(&pair.secret_box);
+            let whole = b64(file);
+            let shapes = [
+                // `base64 -w0 minisign.key` into a variable, and `base64` wrapped at 76.
+                format!("MINISIGN_KEY_B64={whole}\n"),
+                format!("key: |\n  {}\n", wrap(&whole, "\n  ")),
+                // The key line alone, re-encoded, after a few bytes of other text.
+                format!("k={}", b64(format!("x{line}").as_bytes())),
+                format!("k={}", b64(format!("xy{line}").as_bytes())),
+                // Wrapped base64 in a JSON string.
+                format!("{{\"key\": \"{}\"}}", wrap(&whole, "\\n")),
+            ];
+            for shape in &shapes {
+                assert_eq!(
+                    find_secret_key(shape).map(|(_, p)| p),
+                    Some(protection),
+                    "{shape}"
+                );
+            }
+            let public = format!("untrusted comment: minisign public key\n{}\n", pair.public);
+            assert_eq!(find_secret_key(&b64(public.as_bytes())), None);
         }
     }
 

@@ -558,14 +558,9 @@ fn drafts_are_capped_in_number_and_size_and_always_load() {
             .to_string()
             .as_bytes(),
     );
-    let out = run(warden(t.path()).args([
-        "known-issues",
-        "update",
-        "--write",
-        "--from-results",
-        "run",
-    ]))
-    .expect(0);
+    let out =
+        run(warden(t.path()).args(["known-issues", "update", "--write", "--from-results", "run"]))
+            .expect(0);
     let notes: Vec<&str> = out
         .stdout
         .lines()
@@ -574,8 +569,10 @@ fn drafts_are_capped_in_number_and_size_and_always_load() {
     assert_eq!(notes.len(), 2, "{}", out.stdout);
     assert!(notes.iter().any(|l| l.ends_with("known_issues: 51 more failure groups not drafted: at most 100 drafts per update (triage these first, then run it again)")), "{notes:?}");
     assert!(
-        notes.iter().any(|l| l.contains("5000 new failures in rpc-compat (aaa broken): drafted (")
-            && l.ends_with(" left out: a draft holds at most 256 KiB); write why and removal")),
+        notes.iter().any(
+            |l| l.contains("5000 new failures in rpc-compat (aaa broken): drafted (")
+                && l.ends_with(" left out: a draft holds at most 256 KiB); write why and removal")
+        ),
         "{notes:?}"
     );
     let drafts: Vec<_> = std::fs::read_dir(t.path().join("known_issues"))
