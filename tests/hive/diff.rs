@@ -231,7 +231,8 @@ fn a_linked_fifo_or_folder_suite_file_is_bad_input_everywhere() {
     suite_file(&t.path().join("old"), "1.json", &[("eth_call/a", true)]);
     std::fs::create_dir_all(t.path().join("known_issues")).unwrap();
     write(&t.path().join("outside.json"), b"{\"name\": \"secret\"}");
-    let cases: [(&str, Box<dyn Fn(&Path)>, &str); 3] = [
+    type Make = Box<dyn Fn(&Path)>;
+    let cases: [(&str, Make, &str); 3] = [
         (
             "link",
             Box::new(|p: &Path| {
