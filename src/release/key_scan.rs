@@ -28,17 +28,26 @@ const OVERLAP: usize = 4096;
 
 const CHUNK: usize = 1 << 20;
 
-fn prefixes() -> Regex {
+/// Compiled once per process: `check` scans every file of a checkout with it.
+fn prefixes() -> &'static Regex {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     // UTF-16 big-endian text holds the little-endian pattern one byte in.
-    Regex::new(
-        r"(?-u)RWRTY0Iy|RWQAAEIy|R\x00W\x00(?:R\x00T\x00Y\x000\x00|Q\x00A\x00A\x00E\x00)I\x00y",
-    )
-    .expect("static regex")
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?-u)RWRTY0Iy|RWQAAEIy|R\x00W\x00(?:R\x00T\x00Y\x000\x00|Q\x00A\x00A\x00E\x00)I\x00y",
+        )
+        .expect("static regex")
+    })
 }
 
 /// What a key (or key file) looks like once base64-encoded again: the prefixes and the key file's
 /// first words, at each of the three byte alignments (only the characters those bytes fix).
-fn encoded_prefixes() -> Regex {
+fn encoded_prefixes() -> &'static Regex {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(encoded_prefixes_regex)
+}
+
+fn encoded_prefixes_regex() -> Regex {
     use base64::Engine as _;
     let mut alternatives = Vec::new();
     for pattern in [&b"RWRTY0Iy"[..], b"RWQAAEIy", b"untrusted comment:"] {

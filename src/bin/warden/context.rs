@@ -1,7 +1,7 @@
 //! What `warden` learns from its surroundings, read once before any command runs: the terminal,
-//! `NO_COLOR`, `--quiet`, the GitHub token and API URL, and the Actions runner (annotations, the
-//! step summary, the event payload). Commands read this, never `std::env`; only variables a flag
-//! names (`--password-env VAR`) are read where they are used.
+//! `NO_COLOR`, `--quiet`, the GitHub token, API URL and rate-limit wait, and the Actions runner
+//! (annotations, the step summary, the event payload). Commands read this, never `std::env`;
+//! only variables a flag names (`--password-env VAR`) are read where they are used.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
