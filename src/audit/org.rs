@@ -112,12 +112,16 @@ pub struct OrgReport {
 }
 
 impl OrgReport {
-    /// 1 when a repository has a finding at or above the threshold, or was not audited.
+    /// 2 when repositories were not started to keep the rate limit (quota is a usage problem,
+    /// not a finding: the report is incomplete, and `--resume` finishes it); else 1 when a
+    /// repository has a finding at or above the threshold or could not be read; else 0.
     pub fn exit_code(&self) -> u8 {
+        if !self.not_started.is_empty() {
+            return 2;
+        }
         u8::from(
             self.reports.iter().any(|r| r.exit_code() != 0)
-                || self.unreadable.iter().any(|u| !u.in_baseline)
-                || !self.not_started.is_empty(),
+                || self.unreadable.iter().any(|u| !u.in_baseline),
         )
     }
 }
