@@ -409,3 +409,40 @@ fn an_alias_bomb_is_unparseable_not_expanded() {
         "HIGH   workflow-unparseable  .github/workflows/bomb.yml:1:1\n       this workflow could not be parsed, so it was not audited: more than 200000 YAML nodes once its aliases are expanded: not audited\n       fix: Fix the YAML (GitHub would reject it too) and run the audit again.\n1 finding: 1 high, 0 medium, 0 low, 0 info (--fail-on medium: FAILED)\n"
     );
 }
+
+/// A valid workflow the locator behind line numbers cannot read (a multi-line quoted `if:` that
+/// closes `}}"` at the key's indentation) is still audited: positions fall back to the job's
+/// line. A long script with colour codes (`\033[1;36m`, unbalanced brackets in strings) is not
+/// "nested too deep".
+#[test]
+fn a_workflow_the_locator_cannot_read_is_still_audited() {
+    let t = tempfile::tempdir().unwrap();
+    let colours = "          printf '\\033[1;36m%s\\033[0m\\n' step\n".repeat(80);
+    write(
+        &t.path().join(".github/workflows/release.yml"),
+        format!(
+            "on:\n  push:\n    tags: ['v*']\npermissions:\n  contents: read\njobs:\n  sign:\n    runs-on: ubuntu-latest\n    if: \"${{{{ github.event_name == 'push' &&\n      startsWith(github.ref, 'refs/tags/v')\n    }}}}\"\n    steps:\n      - run: |\n{colours}          minisign -S -s key -m dist/app\n        env:\n          MINISIGN_SECRET_KEY: ${{{{ secrets.MINISIGN_SECRET_KEY }}}}\n"
+        )
+        .as_bytes(),
+    );
+    let out = run(warden(t.path()).args(["audit", "--offline", "--format", "json"])).expect(1);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let found: Vec<(&str, u64)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap(),
+                f["location"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("signing-secret-outside-environment", 7),
+            ("tag-gate-is-not-a-boundary", 7)
+        ]
+    );
+}

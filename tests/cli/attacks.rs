@@ -901,7 +901,7 @@ fn oversized_workflows_are_refused_before_parsing() {
         messages,
         [
             "this workflow could not be parsed, so it was not audited: 4000 jobs, more than 500: not audited",
-            "this workflow could not be parsed, so it was not audited: nested more than 64 levels of [ or { deep: not audited",
+            "this workflow could not be parsed, so it was not audited: nested more than 64 levels deep: not audited",
         ]
     );
 }

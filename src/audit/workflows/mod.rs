@@ -20,7 +20,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use github_actions_models::workflow::{Job, Workflow};
-use yamlpath::Document;
 
 use crate::audit::findings::Finding;
 use crate::audit::secrets::SigningSecrets;
@@ -152,16 +151,7 @@ fn file_findings(
     cx: &FileContext,
 ) -> (Vec<Finding>, Vec<SigningJob>, Vec<String>) {
     let (mut findings, mut signing_jobs, mut tags) = (Vec::new(), Vec::new(), Vec::new());
-    let src = match Document::new(text.as_str()) {
-        Ok(doc) => Source::new(rel.clone(), doc),
-        Err(e) => {
-            return (
-                vec![(cx.checks.unparseable)(rel, (1, 1), &e.to_string())],
-                signing_jobs,
-                tags,
-            )
-        }
-    };
+    let src = Source::new(rel.clone(), text);
     let caller = cx.callers.get(rel);
     let tag_trigger = triggers::has_tag_trigger(wf) || caller.is_some_and(|c| c.tag_trigger);
     let job_cx = JobContext {
@@ -215,45 +205,15 @@ const MAX_JOBS: usize = 500;
 /// GitHub's largest real workflows are a few hundred KiB.
 const WORKFLOW_CAP: u64 = 1 << 20;
 
-/// Deeper flow collections than this are refused before parsing. Brackets inside strings count
-/// too, which over-counts only text no real workflow has (64 unclosed `[` in a row).
-const MAX_FLOW_DEPTH: usize = 64;
-
-/// The line at which `[`/`{` nesting passes `MAX_FLOW_DEPTH`, if it does.
-fn too_deep(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut line = 1;
-    for b in text.bytes() {
-        match b {
-            b'\n' => line += 1,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_FLOW_DEPTH {
-                    return Some(line);
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
-}
-
 /// Where in a file, and why, it could not be read or parsed.
 type Unparseable = ((usize, usize), String);
 
 /// The workflow and its document, or where and why it could not be had.
 fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
-    // A pull request controls this file: no link out of the repository, no FIFO, no size or
-    // nesting that makes the parsers slow (a 200 KB file of nested `[` took 30 s).
+    // A pull request controls this file: no link out of the repository, no FIFO, no size,
+    // nesting or alias expansion that makes the parsers slow (see `yaml`).
     let text = read_text_inside(root, file, WORKFLOW_CAP)
         .map_err(|e| ((1, 1), format!("cannot read: {e}")))?;
-    if let Some(line) = too_deep(&text) {
-        return Err((
-            (line, 1),
-            format!("nested more than {MAX_FLOW_DEPTH} levels of [ or {{ deep: not audited"),
-        ));
-    }
     let located = |e: yaml_serde::Error| {
         let at = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         (at, e.to_string())

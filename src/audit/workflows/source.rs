@@ -19,62 +19,109 @@ pub(crate) type Parsed = (
 pub struct Source {
     /// Relative to the repository root.
     pub rel: PathBuf,
-    pub doc: Document,
+    /// The document for positions; `None` when the locator (tree-sitter) cannot read a file the
+    /// YAML parser could. Then positions fall back to the job's line: a location that cannot be
+    /// found never costs the analysis.
+    doc: Option<Document>,
+    text: String,
     /// Byte offset of each line's start: a position costs a search, not a scan of the file.
     line_starts: Vec<usize>,
 }
 
 impl Source {
-    pub fn new(rel: PathBuf, doc: Document) -> Self {
+    pub fn new(rel: PathBuf, text: &str) -> Self {
         let line_starts = std::iter::once(0)
-            .chain(doc.source().match_indices('\n').map(|(i, _)| i + 1))
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
         Source {
             rel,
-            doc,
+            doc: Document::new(text).ok(),
+            text: text.to_string(),
             line_starts,
         }
     }
 
     /// 1-based (line, column) of a byte offset.
     pub(crate) fn point(&self, offset: usize) -> (usize, usize) {
-        let text = self.doc.source();
-        let offset = offset.min(text.len());
+        let offset = offset.min(self.text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset);
         let start = self.line_starts[line - 1];
-        let col = text.get(start..offset).map_or(0, |l| l.chars().count()) + 1;
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |l| l.chars().count())
+            + 1;
         (line, col)
     }
 
-    /// Position of a key (`jobs.build`, `on`), else of the document start.
+    /// Where a route is when the document cannot say: the line of its job's key (`jobs.<id>`,
+    /// the first indented `<id>:` after `jobs:`), else the document start.
+    fn fallback(&self, route: &Route) -> (usize, usize) {
+        let components = serde_json::to_value(route).unwrap_or_default();
+        let keys: Vec<&str> = components["route"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["Key"].as_str())
+            .collect();
+        let (Some(&"jobs"), Some(id)) = (keys.first(), keys.get(1)) else {
+            return (1, 1);
+        };
+        let mut in_jobs = false;
+        for (i, line) in self.text.lines().enumerate() {
+            let indented = line.starts_with([' ', '\t']);
+            if !indented {
+                in_jobs = line.trim_end() == "jobs:";
+                continue;
+            }
+            let trimmed = line.trim_start();
+            let bare = trimmed.strip_prefix(id).and_then(|r| r.strip_prefix(':'));
+            let quoted = trimmed
+                .strip_prefix(['"', '\''])
+                .and_then(|r| r.strip_prefix(id))
+                .and_then(|r| r.strip_prefix(['"', '\'']))
+                .and_then(|r| r.strip_prefix(':'));
+            if in_jobs && (bare.is_some() || quoted.is_some()) {
+                return (i + 1, line.len() - trimmed.len() + 1);
+            }
+        }
+        (1, 1)
+    }
+
+    /// Position of a key (`jobs.build`, `on`), else of its job, else of the document start.
     pub fn key(&self, route: &Route) -> (usize, usize) {
         self.doc
-            .query_key_only(route)
+            .as_ref()
+            .and_then(|doc| doc.query_key_only(route).ok())
             .map(|f| {
                 (
                     f.location.point_span.0 .0 + 1,
                     f.location.point_span.0 .1 + 1,
                 )
             })
-            .unwrap_or((1, 1))
+            .unwrap_or_else(|| self.fallback(route))
     }
 
     /// Position of a key, or of a sequence item (a step) where there is no key.
     pub fn at(&self, route: &Route) -> (usize, usize) {
-        match self.doc.query_key_only(route) {
+        let Some(doc) = &self.doc else {
+            return self.fallback(route);
+        };
+        match doc.query_key_only(route) {
             Ok(f) => (
                 f.location.point_span.0 .0 + 1,
                 f.location.point_span.0 .1 + 1,
             ),
             Err(_) => self
                 .span(route)
-                .map_or((1, 1), |(start, _)| self.point(start)),
+                .map_or_else(|| self.fallback(route), |(start, _)| self.point(start)),
         }
     }
 
     /// Byte range of a value.
     pub fn span(&self, route: &Route) -> Option<(usize, usize)> {
         self.doc
+            .as_ref()?
             .query_pretty(route)
             .ok()
             .map(|f| f.location.byte_span)
@@ -82,7 +129,7 @@ impl Source {
 
     /// The whole document's byte range.
     pub fn whole(&self) -> (usize, usize) {
-        (0, self.doc.source().len())
+        (0, self.text.len())
     }
 
     pub(crate) fn loc(&self, (line, column): (usize, usize), job: Option<&str>) -> Location {
