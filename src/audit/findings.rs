@@ -221,6 +221,28 @@ pub struct AuditReport {
     pub suppressed: Vec<(Finding, Suppression)>,
     /// `--baseline FILE`: `findings` holds only the new ones; what is unchanged and gone.
     pub baseline: Option<BaselineOutcome>,
+    /// What the workflow audit read.
+    pub coverage: Coverage,
+}
+
+/// What the workflow audit read, so that a report says what its verdict covers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Coverage {
+    pub workflow_files: usize,
+    pub jobs: usize,
+    /// Each job that holds a signing key, and the secrets (or `toJSON(secrets)`-like
+    /// expressions) that make it one.
+    pub signing_jobs: Vec<CoveredJob>,
+    /// The repository's local actions and scripts read to judge the steps.
+    pub followed: std::collections::BTreeSet<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct CoveredJob {
+    pub workflow: PathBuf,
+    pub job: String,
+    pub secrets: Vec<String>,
 }
 
 impl AuditReport {

@@ -114,6 +114,7 @@ impl Prepared {
             snapshot: None,
             suppressed: Vec::new(),
             baseline: None,
+            coverage: std::mem::take(&mut wf.coverage),
         };
         Ok(Prepared {
             config,

@@ -413,6 +413,8 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
         workflows: Vec<PathBuf>,
         fail_on: Severity,
         findings: Vec<OwnedFinding>,
+        #[serde(default)]
+        coverage: crate::audit::findings::Coverage,
     }
     #[derive(serde::Deserialize)]
     struct OwnedFinding {
@@ -422,6 +424,8 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
         location: Location,
         #[serde(default)]
         secrets: Vec<String>,
+        #[serde(default)]
+        subject: Option<String>,
         message: String,
         remediation: String,
         suppressed: Option<Suppression>,
@@ -439,6 +443,7 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
         snapshot: None,
         suppressed: Vec::new(),
         baseline: None,
+        coverage: o.coverage,
     };
     for f in o.findings {
         let finding = Finding {
@@ -449,6 +454,7 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
             subject: crate::audit::findings::Subject {
                 repository: o.repository.clone(),
                 secrets: f.secrets,
+                detail: f.subject,
                 ..Default::default()
             },
             message: f.message,

@@ -11,7 +11,7 @@ use super::{unsupported, write_json, Format, Report};
 use crate::audit::apply::Applied;
 use crate::audit::baseline::FindingKey;
 use crate::audit::findings::{
-    AuditReport, BaselineOutcome, Confidence, Finding, Location, Severity, Suppression,
+    AuditReport, BaselineOutcome, Confidence, Coverage, Finding, Location, Severity, Suppression,
 };
 use crate::audit::fix_plan;
 use crate::audit::rule::Rule;
@@ -85,6 +85,43 @@ fn paint(s: &str, sev: Severity, color: bool) -> String {
     format!("\x1b[{code}m{s}\x1b[0m")
 }
 
+/// What the verdict covers: "read 3 workflow files, 12 jobs; 2 signing jobs: release.yml
+/// `sign` (MINISIGN_SECRET_KEY), …; followed .github/actions/sign".
+fn coverage_line(c: &Coverage) -> String {
+    let mut line = format!(
+        "read {}, {}; ",
+        count(c.workflow_files, "workflow file", "workflow files"),
+        count(c.jobs, "job", "jobs")
+    );
+    if c.signing_jobs.is_empty() {
+        line.push_str("no job holds a signing key");
+    } else {
+        let jobs: Vec<String> = c
+            .signing_jobs
+            .iter()
+            .map(|j| {
+                let file = j.workflow.file_name().map_or_else(
+                    || j.workflow.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                format!("{file} `{}` ({})", j.job, j.secrets.join(", "))
+            })
+            .collect();
+        line.push_str(&format!(
+            "{}: {}",
+            count(c.signing_jobs.len(), "signing job", "signing jobs"),
+            jobs.join("; ")
+        ));
+    }
+    if !c.followed.is_empty() {
+        line.push_str(&format!(
+            "; followed {}",
+            c.followed.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    line
+}
+
 fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
     if let Some(repo) = &r.repository {
         // Tag patterns come from workflows: one line, never a `::` command.
@@ -101,6 +138,7 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             "no workflow files in .github/workflows/: no signing job to audit"
         )?;
     }
+    let coverage = coverage_line(&r.coverage);
     for f in &r.findings {
         let label = format!("{:<6}", f.severity.to_string().to_uppercase());
         writeln!(
@@ -135,6 +173,9 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             crate::audit::config::CONFIG_FILE
         )
     };
+    if !r.workflows.is_empty() {
+        writeln!(w, "{}", text_value(&coverage))?;
+    }
     let new = if r.baseline.is_some() { "new " } else { "" };
     let baseline = match &r.baseline {
         Some(b) => format!(
@@ -172,6 +213,8 @@ struct V1<'a> {
     /// With `--baseline`: `findings` are the new ones; what was unchanged and what is gone.
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<&'a BaselineOutcome>,
+    /// What the workflow audit read.
+    coverage: &'a Coverage,
 }
 
 #[derive(Serialize)]
@@ -203,6 +246,7 @@ fn v1(r: &AuditReport) -> V1<'_> {
         fail_on: r.fail_on,
         failed: r.exit_code() != 0,
         baseline: r.baseline.as_ref(),
+        coverage: &r.coverage,
         findings: r
             .findings
             .iter()

@@ -69,12 +69,12 @@ fn baseline_shows_new_and_gone_findings_and_ignores_moves() {
     assert!(findings > 0);
 
     // Unchanged, and then with the job moved down the file: nothing new, exit 0.
-    for text in [SIGN_PR.to_string(), sign_pr_moved()] {
+    for (text, jobs) in [(SIGN_PR.to_string(), "1 job"), (sign_pr_moved(), "2 jobs")] {
         write(&wf.join("sign-pr.yml"), text.as_bytes());
         let out = audit(t.path(), &["--baseline", "base.json"]).expect(0);
         assert_eq!(
             out.stdout,
-            format!("new 0 findings: 0 high, 0 medium, 0 low, 0 info; baseline base.json: {findings} unchanged, 0 gone (--fail-on medium: ok)\n")
+            format!("read 1 workflow file, {jobs}; 1 signing job: sign-pr.yml `sign` (MINISIGN_SECRET_KEY)\nnew 0 findings: 0 high, 0 medium, 0 low, 0 info; baseline base.json: {findings} unchanged, 0 gone (--fail-on medium: ok)\n")
         );
     }
 

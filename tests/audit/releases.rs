@@ -50,6 +50,7 @@ fn audit_snapshot(root: &Path, snap: &Path, releases: &str) -> Run {
             releases,
             "--format",
             "json",
+            "--allow-empty",
             "--snapshot",
         ])
         .arg(snap))
@@ -310,6 +311,7 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
             "1",
             "--format",
             "json",
+            "--allow-empty",
             "--api-url",
             &uri,
         ]));
@@ -339,6 +341,7 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
             "--deep",
             "--format",
             "json",
+            "--allow-empty",
             "--api-url",
             &uri,
         ]));
@@ -388,6 +391,7 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
             "--deep",
             "--format",
             "json",
+            "--allow-empty",
             "--api-url",
             &uri,
         ]))

@@ -131,7 +131,7 @@ fn audit_reads_the_workflows_under_the_root() {
     let out = in_elsewhere(&t, &["audit", "--offline", "--root", "../repo"]).expect(0);
     assert_eq!(
         out.stdout,
-        "0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
+        "read 1 workflow file, 2 jobs; 1 signing job: tag_release.yaml `sign` (MINISIGN_SECRET_KEY)\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
     );
     // Without --root, the working directory's own workflow.
     let out = in_elsewhere(&t, &["audit", "--offline"]).expect(1);

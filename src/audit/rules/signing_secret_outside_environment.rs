@@ -53,7 +53,10 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
             super::unverifiable::finding(
                 Severity::High,
                 loc,
-                format!("job `{id}` holds {what} and its environment is the expression `{expr}`: which environment (if any) protects the key is decided at run time, so it cannot be checked offline"),
+                format!(
+                    "job `{id}` holds {what} and its environment is the expression `{expr}`: which environment{} protects the key is decided at run time, so it cannot be checked offline",
+                    if expr.contains("''") { " (none, when it comes out empty)" } else { " (if any)" }
+                ),
                 format!("Name the environment literally (`environment: release`) in the job that holds {first}."),
             )
             .about(Subject::secrets(names)),

@@ -57,6 +57,8 @@ pub struct JobSecrets {
     pub every: Option<(String, Spot)>,
     /// The signing operation the job runs, if any: label and step.
     pub signs: Option<(String, usize)>,
+    /// The repository's scripts and local actions read to judge its steps.
+    pub followed: BTreeSet<String>,
 }
 
 /// `env:` of a mapping: variable name → the secrets its value reads.
@@ -138,6 +140,8 @@ struct StepOp {
     flowing: Vec<String>,
     /// Secrets the step's own script or inputs read (written out, passed on).
     touched: Vec<String>,
+    /// The repository's scripts and local actions read to judge the step.
+    followed: Vec<String>,
 }
 
 /// What a local action (`uses: ./dir`) is, read from `dir/action.yml` under `root`: the steps of
@@ -214,6 +218,7 @@ fn no_op() -> StepOp {
         verifies: false,
         flowing: Vec::new(),
         touched: Vec::new(),
+        followed: Vec::new(),
     }
 }
 
@@ -260,8 +265,10 @@ fn run_op(
     }
     op.touched = flowing.clone();
     // A script of the repository the step runs is part of what it does.
+    let scripts = local_scripts(root, run);
+    op.followed = scripts.iter().filter_map(|(p, _)| p.clone()).collect();
     let (signs, verifies) = std::iter::once(classify(run))
-        .chain(local_scripts(root, run))
+        .chain(scripts.into_iter().map(|(_, class)| class))
         .fold((None, false), |(s, v), (s2, v2)| (s.or(s2), v || v2));
     if let Some(label) = signs {
         op.op = Some((label, None));
@@ -326,7 +333,10 @@ fn uses_op(
         return op;
     }
     let steps = match composite_steps(root, uses) {
-        Ok(Some(steps)) => steps,
+        Ok(Some(steps)) => {
+            op.followed.push(uses.trim_start_matches("./").to_string());
+            steps
+        }
         Ok(None) => return op,
         // Not followed is not safe: secrets handed to an action that cannot be read are taken
         // to sign (fail closed), and the finding says why.
@@ -350,6 +360,7 @@ fn uses_op(
         let mut v = inner_visible.clone();
         v.extend(env_secrets(inner));
         let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
+        op.followed.extend(inner_op.followed.iter().cloned());
         if let Some((label, _)) = inner_op.op {
             op.op = Some((label, Some(uses.to_string())));
             op.flowing.extend(inner_op.flowing);
@@ -398,13 +409,14 @@ fn classify(script: &str) -> ScriptClass {
 
 /// What the repository's scripts a `run:` names do (`.github/scripts/sign.sh`, `./release.sh`):
 /// plain paths inside the repository only, 1 MiB each, at most 8 per step. Each script is read
-/// and classified once per run, however many steps name it.
-fn local_scripts(root: &Path, run: &str) -> Vec<ScriptClass> {
+/// and classified once per run, however many steps name it. With each, its path when it was
+/// read.
+fn local_scripts(root: &Path, run: &str) -> Vec<(Option<String>, ScriptClass)> {
     use std::collections::HashMap;
     use std::sync::Mutex;
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    static SEEN: std::sync::OnceLock<Mutex<HashMap<std::path::PathBuf, ScriptClass>>> =
-        std::sync::OnceLock::new();
+    type Seen = Mutex<HashMap<std::path::PathBuf, (bool, ScriptClass)>>;
+    static SEEN: std::sync::OnceLock<Seen> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?:^|[\s;&|(])(?:\./)?([A-Za-z0-9_.][A-Za-z0-9_./-]*\.(?:sh|bash|ps1|py|rb|js|mjs|cjs|pl))\b")
             .expect("static regex")
@@ -418,12 +430,14 @@ fn local_scripts(root: &Path, run: &str) -> Vec<ScriptClass> {
         .map(|p| {
             let path = root.join(p);
             let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
-            seen.entry(path.clone())
+            let (read, class) = seen
+                .entry(path.clone())
                 .or_insert_with(|| {
                     crate::files::guarded::read_text_inside(root, &path, 1 << 20)
-                        .map_or((None, false), |text| classify(&text))
+                        .map_or((false, (None, false)), |text| (true, classify(&text)))
                 })
-                .clone()
+                .clone();
+            (read.then(|| p.trim_start_matches("./").to_string()), class)
         })
         .collect()
 }
@@ -530,6 +544,7 @@ pub(crate) fn job_secrets(
         let mut v = visible.clone();
         v.extend(env_secrets(step));
         let op = step_op(step, &v, &BTreeMap::new(), (root, given), 0);
+        out.followed.extend(op.followed.iter().cloned());
         touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
         match op.op {
             Some((label, within)) => {

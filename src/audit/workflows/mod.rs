@@ -32,6 +32,8 @@ pub use signing_job::SigningJob;
 use signing_job::{environment, Environment};
 use source::{Parsed, Source};
 
+use crate::audit::findings::{Coverage, CoveredJob};
+
 #[derive(Clone, Debug, Default)]
 pub struct WorkflowAudit {
     pub findings: Vec<Finding>,
@@ -41,6 +43,8 @@ pub struct WorkflowAudit {
     pub workflows: Vec<PathBuf>,
     /// The signing keys the jobs hold (normalised names).
     pub keys: BTreeSet<String>,
+    /// What was read: files, jobs, signing jobs and what made them so, scripts and actions.
+    pub coverage: Coverage,
 }
 
 /// Audits every workflow under `root/.github/workflows`. A root that does not exist, or a
@@ -82,6 +86,7 @@ pub fn audit_workflows(
             Err((at, why)) => audit.findings.push((checks.unparseable)(&rel, at, &why)),
         }
     }
+    audit.coverage.workflow_files = audit.workflows.len();
     let callers = calls::callers(&parsed, secrets);
     // Every job's keys first (from the YAML values alone): a job handed every secret holds the
     // keys found anywhere, and a caller is judged by what its callee exposes.
@@ -94,9 +99,20 @@ pub fn audit_workflows(
         let mut of_file = Vec::new();
         for (id, job) in &wf.jobs {
             let Job::NormalJob(job) = job else { continue };
-            let Some(s) = JobView::secrets_of(value, id, root, &given) else {
+            let s = JobView::secrets_of(value, id, root, &given);
+            audit.coverage.jobs += 1;
+            audit.coverage.followed.extend(s.followed.iter().cloned());
+            // Neither a key nor every secret: nothing for the rules.
+            if s.keys.is_empty() && s.every.is_none() {
                 continue;
-            };
+            }
+            if !s.keys.is_empty() {
+                audit.coverage.signing_jobs.push(CoveredJob {
+                    workflow: rel.clone(),
+                    job: id.clone(),
+                    secrets: s.keys.iter().map(|k| k.name.clone()).collect(),
+                });
+            }
             if !s.keys.is_empty() && environment(job) == Environment::None {
                 let names: BTreeSet<&str> = s.keys.iter().map(|k| k.name.as_str()).collect();
                 exposed.entry(rel.clone()).or_default().push(format!(

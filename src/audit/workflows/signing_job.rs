@@ -59,29 +59,26 @@ pub(crate) fn environment(job: &NormalJob) -> Environment {
     if name.is_empty() {
         Environment::None
     } else if name.contains("${{") {
-        // `'release' || ''`-style choices can come out empty: no environment on those runs.
-        if super::expr::expressions(name).any(|(_, e)| e.contains("''")) {
-            Environment::None
-        } else {
-            Environment::Expression(super::expr::one_line(name))
-        }
+        // Decided at run time, possibly empty (`cond && 'release' || ''`): not checkable offline,
+        // and not "no environment" either.
+        Environment::Expression(super::expr::one_line(name))
     } else {
         Environment::Named(name.to_string())
     }
 }
 
 impl<'a> JobView<'a> {
-    /// The secrets of `jobs.<id>`, or `None` when it holds no signing key (and no
-    /// `toJSON(secrets)`).
+    /// The secrets of `jobs.<id>` (what it holds, and what was read to judge it).
     pub(crate) fn secrets_of(
         wf_value: &Value,
         id: &str,
         root: &Path,
         given: &SigningSecrets,
-    ) -> Option<JobSecrets> {
-        let job_value = wf_value.get("jobs")?.get(id)?;
-        let secrets = job_secrets(wf_value, job_value, root, given);
-        (!secrets.keys.is_empty() || secrets.every.is_some()).then_some(secrets)
+    ) -> JobSecrets {
+        match wf_value.get("jobs").and_then(|j| j.get(id)) {
+            Some(job_value) => job_secrets(wf_value, job_value, root, given),
+            None => JobSecrets::default(),
+        }
     }
 
     /// The view of `jobs.<id>`, whose secrets are known.

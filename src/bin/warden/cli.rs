@@ -119,6 +119,10 @@ pub(crate) struct AuditArgs {
     /// subject (workflow file and job, or API resource), not by line.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Audit even when the root has no workflow file (the settings alone); without it, no
+    /// workflow file is a usage error: a wrong --root audits nothing.
+    #[arg(long, conflicts_with = "org")]
+    pub allow_empty: bool,
 }
 
 #[derive(Debug, Subcommand)]

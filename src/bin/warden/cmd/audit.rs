@@ -44,6 +44,13 @@ pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow
         (None, None) => SettingsSource::NoToken,
     };
     let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on))?;
+    if report.workflows.is_empty() && !args.allow_empty {
+        return Err(release_warden::Error::Usage(format!(
+            "no workflow file in {}: nothing to audit (is --root the repository? --allow-empty audits the settings alone)",
+            args.target.root.join(".github/workflows").display()
+        ))
+        .into());
+    }
     if let Some(b) = &baseline {
         b.apply(&mut report);
     }
