@@ -12,6 +12,42 @@ struct Raw {
     verify: Vec<RawTool>,
     action: Vec<RawAction>,
     names: RawNames,
+    convention: Vec<RawConvention>,
+    key_files: RawKeyFiles,
+}
+
+#[derive(Deserialize)]
+struct RawConvention {
+    tool: String,
+    vars: Vec<String>,
+    runs: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawKeyFiles {
+    paths: String,
+    not: String,
+}
+
+/// Environment variables a tool reads its key from by convention.
+pub(crate) struct Convention {
+    pub tool: String,
+    vars: RegexSet,
+    /// What the job must run for the variables to mean this tool's key.
+    runs: Option<Regex>,
+}
+
+impl Convention {
+    /// Whether `var` (any spelling) is one of the tool's key variables.
+    pub(crate) fn reads(&self, var: &str) -> bool {
+        self.vars.is_match(&Catalogue::normal(var))
+    }
+
+    /// Whether a job whose steps run `job_text` (scripts and `uses:`) runs the tool, when the
+    /// convention asks.
+    pub(crate) fn applies(&self, job_text: &str) -> bool {
+        self.runs.as_ref().is_none_or(|r| r.is_match(job_text))
+    }
 }
 
 #[derive(Deserialize)]
@@ -56,6 +92,9 @@ pub(crate) struct Catalogue {
     strong: RegexSet,
     not_keys: RegexSet,
     not_keys_unless_strong: RegexSet,
+    pub conventions: Vec<Convention>,
+    key_files: Regex,
+    not_key_files: Regex,
 }
 
 /// What a secret's name says about it.
@@ -103,12 +142,103 @@ impl Catalogue {
             not_keys: RegexSet::new(&raw.names.not_keys).map_err(|e| e.to_string())?,
             not_keys_unless_strong: RegexSet::new(&raw.names.not_keys_unless_strong)
                 .map_err(|e| e.to_string())?,
+            conventions: raw
+                .convention
+                .into_iter()
+                .map(|c| {
+                    let anchored: Vec<String> =
+                        c.vars.iter().map(|v| format!("^(?:{v})$")).collect();
+                    Ok(Convention {
+                        vars: RegexSet::new(&anchored).map_err(|e| format!("{}: {e}", c.tool))?,
+                        runs: c
+                            .runs
+                            .map(|r| Regex::new(&r))
+                            .transpose()
+                            .map_err(|e| format!("{}: {e}", c.tool))?,
+                        tool: c.tool,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+            key_files: Regex::new(&raw.key_files.paths).map_err(|e| e.to_string())?,
+            not_key_files: Regex::new(&raw.key_files.not).map_err(|e| e.to_string())?,
         })
     }
 
+    /// The convention whose tool reads `var`, if any.
+    pub(crate) fn convention(&self, var: &str) -> Option<&Convention> {
+        self.conventions.iter().find(|c| c.reads(var))
+    }
+
+    /// Whether `path` is a file a build tool signs with (`release.jks`, `key.properties`).
+    pub(crate) fn key_file(&self, path: &str) -> bool {
+        self.key_files.is_match(path) && !self.not_key_files.is_match(path)
+    }
+
     /// A name as the patterns see it: upper case, `-` as `_`.
+    ///
+    /// Words are split the ways names are written (`-`, `_`, camelCase: `signingKey` is
+    /// `SIGNING_KEY`), plurals of key words made singular (`CERTS`, `KEYS`), and compounds
+    /// written apart joined (`KEY_STORE` is `KEYSTORE`), so one pattern covers every spelling.
     pub(crate) fn normal(name: &str) -> String {
-        name.to_ascii_uppercase().replace('-', "_")
+        let mut words: Vec<String> = Vec::new();
+        let mut word = String::new();
+        let mut previous: Option<char> = None;
+        for c in name.chars() {
+            if c == '-' || c == '_' || c == '.' || c == ' ' {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            } else {
+                // A lower-case letter then an upper-case one starts a word (`signingKey`).
+                if c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase()) {
+                    words.push(std::mem::take(&mut word));
+                }
+                word.push(c.to_ascii_uppercase());
+            }
+            previous = Some(c);
+        }
+        if !word.is_empty() {
+            words.push(word);
+        }
+        for w in &mut words {
+            // Plurals of the words the patterns look for.
+            if let Some(one) = w.strip_suffix('S') {
+                if [
+                    "KEY",
+                    "CERT",
+                    "CERTIFICATE",
+                    "PASSWORD",
+                    "SECRET",
+                    "SIGNATURE",
+                    "CRED",
+                ]
+                .contains(&one)
+                {
+                    *w = one.to_string();
+                }
+            }
+        }
+        let mut out: Vec<String> = Vec::with_capacity(words.len());
+        for w in words {
+            // Compounds some names write apart.
+            let joined = match (out.last().map(String::as_str), w.as_str()) {
+                (Some("KEY"), "STORE") => Some("KEYSTORE"),
+                (Some("KEY"), "CHAIN") => Some("KEYCHAIN"),
+                (Some("KEY"), "RING") => Some("KEYRING"),
+                (Some("PASS"), "PHRASE") => Some("PASSPHRASE"),
+                (Some("PASS"), "WORD") => Some("PASSWORD"),
+                (Some("PRIV"), "KEY") => Some("PRIVATE_KEY"),
+                _ => None,
+            };
+            match joined {
+                Some(j) => {
+                    out.pop();
+                    out.push(j.to_string());
+                }
+                None => out.push(w),
+            }
+        }
+        out.join("_")
     }
 
     pub(crate) fn classify(&self, name: &str) -> NameClass {
@@ -140,9 +270,18 @@ impl Catalogue {
             .next()
             .unwrap_or_default()
             .to_ascii_lowercase();
-        self.actions
+        let exact = self
+            .actions
             .iter()
-            .find(|a| repo == a.uses || repo.starts_with(&format!("{}/", a.uses)))
+            .find(|a| repo == a.uses || repo.starts_with(&format!("{}/", a.uses)));
+        // A fork under another owner keeps the repository's name (and its inputs).
+        let name = |r: &str| r.split('/').nth(1).map(str::to_string);
+        exact.or_else(|| {
+            let wanted = name(&repo)?;
+            self.actions
+                .iter()
+                .find(|a| name(&a.uses).as_deref() == Some(wanted.as_str()))
+        })
     }
 }
 
@@ -193,7 +332,21 @@ mod tests {
         assert_eq!(c.classify("SSH_SIGNING_KEY"), NameClass::Key);
         assert_eq!(c.classify("OSSRH_PASSWORD"), NameClass::NotKey);
         assert_eq!(c.classify("MAVEN_GPG_PASSPHRASE"), NameClass::Key);
-        for unknown in ["SIGNING_KEYS", "RELEASE_KEY", "APP_SECRET"] {
+        // Spellings of the same names.
+        for (written, normal) in [
+            ("signingInMemoryKey", "SIGNING_IN_MEMORY_KEY"),
+            ("ANDROID_KEY_STORE", "ANDROID_KEYSTORE"),
+            ("MAC_CERTS", "MAC_CERT"),
+            ("WIN_CSC_LINK", "WIN_CSC_LINK"),
+            ("gpg-pass-phrase", "GPG_PASSPHRASE"),
+            ("minisign_key", "MINISIGN_KEY"),
+        ] {
+            assert_eq!(Catalogue::normal(written), normal);
+        }
+        for key in ["ANDROID_KEY_STORE", "MAC_CERTS_PASSWORD", "WIN_CERTS"] {
+            assert_eq!(c.classify(key), NameClass::Key, "{key}");
+        }
+        for unknown in ["RELEASE_KEY", "APP_SECRET"] {
             assert_eq!(c.classify(unknown), NameClass::Unknown, "{unknown}");
         }
     }

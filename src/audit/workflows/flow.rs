@@ -39,6 +39,13 @@ pub enum Why {
     /// signs with `op`: whatever its key is called, the job holds it. The use's name is the
     /// expression, not a secret's.
     Context { op: String },
+    /// It is handed to an environment variable a build or signing tool reads its key from by
+    /// convention (`CSC_LINK` for electron-builder).
+    Convention { tool: String, var: String },
+    /// It is written to a file a build tool signs with (`release.jks`, `key.properties`).
+    KeyFile { file: String },
+    /// Another job of the repository showed it to be a key.
+    KeyElsewhere,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +66,38 @@ pub struct JobSecrets {
     pub signs: Option<(String, usize)>,
     /// The repository's scripts and local actions read to judge its steps.
     pub followed: BTreeSet<String>,
+    /// Every named secret the job reads (not the known non-keys), and where first: a secret
+    /// shown to be a key in another job is a key here too.
+    pub reads: Vec<(String, Spot)>,
+}
+
+impl JobSecrets {
+    /// Every secret, read in a job that signs: the key is among them, whatever it is called.
+    fn add_context(&mut self) {
+        if let (Some((op, _)), Some((expr, spot))) = (&self.signs, &self.every) {
+            if self.keys.is_empty() {
+                self.keys.push(KeyUse {
+                    name: expr.clone(),
+                    why: Why::Context { op: op.clone() },
+                    spot: spot.clone(),
+                });
+            }
+        }
+    }
+
+    /// Adds the secrets it reads that other jobs showed to be keys (`known`, normalised).
+    pub(crate) fn add_known(&mut self, known: &BTreeSet<String>) {
+        for (name, spot) in std::mem::take(&mut self.reads) {
+            let n = Catalogue::normal(&name);
+            if known.contains(&n) && !self.keys.iter().any(|k| Catalogue::normal(&k.name) == n) {
+                self.keys.push(KeyUse {
+                    name,
+                    why: Why::KeyElsewhere,
+                    spot,
+                });
+            }
+        }
+    }
 }
 
 /// `env:` of a mapping: variable name → the secrets its value reads.
@@ -442,6 +481,140 @@ fn local_scripts(root: &Path, run: &str) -> Vec<(Option<String>, ScriptClass)> {
         .collect()
 }
 
+/// Environment variables → the secrets their values read.
+type Env = BTreeMap<String, Vec<SecretRef>>;
+
+/// The secrets a job hands to a build tool's key by convention: an environment variable the tool
+/// reads (`CSC_LINK`, in the workflow's, the job's or a step's `env:`), a key file a script
+/// writes, or a variable set through `$GITHUB_ENV`.
+fn conventional_keys(
+    steps: &[Value],
+    (wf_env, job_env): (&Env, &Env),
+    visible: &Env,
+) -> Vec<(String, Why, Spot)> {
+    let cat = Catalogue::get();
+    let mut found = Vec::new();
+    let job_text: String = steps
+        .iter()
+        .filter_map(|s| {
+            s.get("run")
+                .and_then(scalar)
+                .or_else(|| s.get("uses").and_then(Value::as_str).map(str::to_string))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut conventional = |env: &BTreeMap<String, Vec<SecretRef>>, spot: Spot| {
+        for (var, refs) in env {
+            if let Some(c) = cat.convention(var).filter(|c| c.applies(&job_text)) {
+                for name in names(refs) {
+                    let why = Why::Convention {
+                        tool: c.tool.clone(),
+                        var: var.clone(),
+                    };
+                    found.push((name.to_string(), why, spot.clone()));
+                }
+            }
+        }
+    };
+    conventional(wf_env, Spot::WorkflowEnv);
+    conventional(job_env, Spot::JobEnv);
+    let mut written = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let step_env = env_secrets(step);
+        conventional(&step_env, Spot::Step(i));
+        let Some(run) = step.get("run").and_then(scalar) else {
+            continue;
+        };
+        let mut env = visible.clone();
+        env.extend(step_env);
+        for (name, why) in written_keys(&run, &env, &job_text) {
+            written.push((name, why, Spot::Step(i)));
+        }
+    }
+    found.extend(written);
+    found
+}
+
+/// The secrets a `run:` script writes where a build tool takes its key: into a key file
+/// (`echo "$KEYSTORE" | base64 -d > release.jks`, a heredoc into `key.properties`), or into a
+/// conventional variable through `$GITHUB_ENV` (`echo "CSC_LINK=$CERT" >> $GITHUB_ENV`).
+fn written_keys(
+    run: &str,
+    env: &BTreeMap<String, Vec<SecretRef>>,
+    job_text: &str,
+) -> Vec<(String, Why)> {
+    static TARGET: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let target = TARGET.get_or_init(|| {
+        Regex::new(r#"(?:>>?|tee\s+(?:-a\s+)?|\s-o\s*|--output[= ]|of=|Out-File\s+)\s*["']?([^\s"'|;&<>()]+)"#)
+            .expect("static regex")
+    });
+    let cat = Catalogue::get();
+    let lines: Vec<&str> = run.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        // What the line writes: itself, and a heredoc's body.
+        let mut text = line.to_string();
+        if let Some(delimiter) = line
+            .split("<<")
+            .nth(1)
+            .map(|d| {
+                d.trim()
+                    .trim_start_matches('-')
+                    .trim_matches(['\'', '"', ' '])
+            })
+            .and_then(|d| d.split_whitespace().next())
+        {
+            for body in lines.iter().skip(i + 1).take(50) {
+                if body.trim() == delimiter {
+                    break;
+                }
+                text.push('\n');
+                text.push_str(body);
+            }
+        }
+        let secrets_here = || -> Vec<String> {
+            let mut found: Vec<String> = names(&secrets_in_value(&text, false))
+                .map(str::to_string)
+                .collect();
+            for var in vars_read(&text) {
+                if let Some(refs) = env.get(&var) {
+                    found.extend(names(refs).map(str::to_string));
+                }
+            }
+            found
+        };
+        for m in target.captures_iter(line).filter_map(|c| c.get(1)) {
+            let file = m.as_str();
+            if cat.key_file(file) {
+                for name in secrets_here() {
+                    out.push((
+                        name,
+                        Why::KeyFile {
+                            file: file.to_string(),
+                        },
+                    ));
+                }
+            } else if file.contains("GITHUB_ENV") {
+                // `VAR=value >> $GITHUB_ENV`: the variable a later step's tool reads.
+                let var = line
+                    .split(['"', '\'', ' '])
+                    .find_map(|w| w.split_once('=').map(|(v, _)| v))
+                    .unwrap_or_default();
+                if let Some(c) = cat.convention(var).filter(|c| c.applies(job_text)) {
+                    for name in secrets_here() {
+                        let why = Why::Convention {
+                            tool: c.tool.clone(),
+                            var: var.to_string(),
+                        };
+                        out.push((name, why));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Key-shaped names: what is written to disk in a job that signs, for a later step to load.
 fn key_shaped(name: &str) -> bool {
     let n = Catalogue::normal(name);
@@ -570,16 +743,12 @@ pub(crate) fn job_secrets(
             None => {}
         }
     }
-    // Every secret, read in a job that signs: the key is among them, whatever it is called.
-    if let (Some((op, _)), Some((expr, spot))) = (&out.signs, &out.every) {
-        if out.keys.is_empty() {
-            out.keys.push(KeyUse {
-                name: expr.clone(),
-                why: Why::Context { op: op.clone() },
-                spot: spot.clone(),
-            });
-        }
+    // Sinks by convention: an environment variable a build tool reads its key from, and a file
+    // a build tool signs with.
+    for (name, why, spot) in conventional_keys(&steps, (&wf_env, &job_env), &visible) {
+        add(&mut out, &name, why, spot);
     }
+    out.add_context();
     // Written out in a job that signs: a key-shaped secret a later step loads from disk.
     if let Some((label, _)) = out.signs.clone() {
         for (name, i) in &touched {
@@ -593,6 +762,11 @@ pub(crate) fn job_secrets(
             }
         }
     }
+    out.reads = seen
+        .iter()
+        .filter(|(name, _)| cat.classify(name) != NameClass::NotKey)
+        .cloned()
+        .collect();
     for (name, spot) in seen {
         let n = Catalogue::normal(&name);
         let named = cat.classify(&name) == NameClass::Key
@@ -624,6 +798,13 @@ impl Why {
             Why::Context { op } => {
                 format!("every secret, read at line {line} in a job that runs `{op}`")
             }
+            Why::Convention { tool, var } => {
+                format!("{tool} reads its signing key from `{var}`, line {line}")
+            }
+            Why::KeyFile { file } => {
+                format!("written to `{file}` at line {line}, a file a build tool signs with")
+            }
+            Why::KeyElsewhere => format!("a signing key in another job, read here at line {line}"),
         }
     }
 }
@@ -715,8 +896,8 @@ jobs:
             keys_of(yaml, "android"),
             [(
                 "ANDROID_KEYSTORE".into(),
-                Why::Beside {
-                    op: "jarsigner".into()
+                Why::KeyFile {
+                    file: "app/release.keystore".into()
                 },
                 Spot::Step(0)
             )]

@@ -90,18 +90,35 @@ pub fn audit_workflows(
     let callers = calls::callers(&parsed, secrets);
     // Every job's keys first (from the YAML values alone): a job handed every secret holds the
     // keys found anywhere, and a caller is judged by what its callee exposes.
-    let mut jobs: Vec<Vec<(String, JobSecrets)>> = Vec::new();
-    let mut exposed: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    let mut all: Vec<Vec<(String, JobSecrets)>> = Vec::new();
     for (rel, _, wf, value) in &parsed {
         let given = callers
             .get(rel)
             .map_or_else(|| secrets.clone(), |c| c.secrets_for_callee(secrets));
         let mut of_file = Vec::new();
         for (id, job) in &wf.jobs {
-            let Job::NormalJob(job) = job else { continue };
+            let Job::NormalJob(_) = job else { continue };
             let s = JobView::secrets_of(value, id, root, &given);
             audit.coverage.jobs += 1;
             audit.coverage.followed.extend(s.followed.iter().cloned());
+            of_file.push((id.clone(), s));
+        }
+        all.push(of_file);
+    }
+    // A secret one job shows to be a key is a key in every job that reads it.
+    let shown: BTreeSet<String> = all
+        .iter()
+        .flatten()
+        .flat_map(|(_, s)| s.keys.iter())
+        .filter(|k| !matches!(k.why, flow::Why::Context { .. }))
+        .map(|k| crate::audit::catalogue::Catalogue::normal(&k.name))
+        .collect();
+    let mut jobs: Vec<Vec<(String, JobSecrets)>> = Vec::new();
+    let mut exposed: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    for ((rel, _, wf, _), of_file) in parsed.iter().zip(all) {
+        let mut kept = Vec::new();
+        for (id, mut s) in of_file {
+            s.add_known(&shown);
             // Neither a key nor every secret: nothing for the rules.
             if s.keys.is_empty() && s.every.is_none() {
                 continue;
@@ -113,6 +130,9 @@ pub fn audit_workflows(
                     secrets: s.keys.iter().map(|k| k.name.clone()).collect(),
                 });
             }
+            let Some(Job::NormalJob(job)) = wf.jobs.get(&id) else {
+                continue;
+            };
             if !s.keys.is_empty() && environment(job) == Environment::None {
                 let names: BTreeSet<&str> = s.keys.iter().map(|k| k.name.as_str()).collect();
                 exposed.entry(rel.clone()).or_default().push(format!(
@@ -120,9 +140,9 @@ pub fn audit_workflows(
                     names.into_iter().collect::<Vec<_>>().join(", ")
                 ));
             }
-            of_file.push((id.clone(), s));
+            kept.push((id, s));
         }
-        jobs.push(of_file);
+        jobs.push(kept);
     }
     let known: BTreeSet<String> = jobs
         .iter()

@@ -193,6 +193,11 @@ impl<'a> JobView<'a> {
             super::flow::Why::Context { .. } => Some(format!("every secret (`{}`)", k.name)),
             _ => None,
         }));
+        if list.is_empty() {
+            if let Some((expr, _)) = &self.secrets.every {
+                list.push(format!("every secret (`{expr}`)"));
+            }
+        }
         list.join(", ")
     }
 
