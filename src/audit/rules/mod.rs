@@ -55,6 +55,7 @@ rules! {
     tag_gate_is_not_a_boundary: job,
     signing_secret_dangerous_trigger: workflow,
     secrets_context_to_untrusted_code: job,
+    secrets_overprovisioned: job,
     signing_secrets_inherit: workflow,
     signing_job_write_permissions: job,
     signing_secret_to_remote_workflow: workflow,
@@ -148,7 +149,7 @@ mod tests {
     #[test]
     fn every_job_workflow_and_settings_rule_is_dispatched() {
         let checks = workflow_checks();
-        assert_eq!((checks.job.len(), checks.workflow.len()), (10, 3));
+        assert_eq!((checks.job.len(), checks.workflow.len()), (11, 3));
         assert_eq!(settings_checks().len(), 14);
     }
 }
