@@ -346,6 +346,15 @@ mod tests {
         for key in ["ANDROID_KEY_STORE", "MAC_CERTS_PASSWORD", "WIN_CERTS"] {
             assert_eq!(c.classify(key), NameClass::Key, "{key}");
         }
+        for not in [
+            "TLS_PRIVATE_KEY",
+            "CA_CERT",
+            "KUBE_CONFIG",
+            "COSIGN_PUBLIC_KEY",
+            "CACHIX_AUTH_TOKEN",
+        ] {
+            assert_eq!(c.classify(not), NameClass::NotKey, "{not}");
+        }
         for unknown in ["RELEASE_KEY", "APP_SECRET"] {
             assert_eq!(c.classify(unknown), NameClass::Unknown, "{unknown}");
         }
