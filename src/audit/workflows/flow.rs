@@ -624,6 +624,7 @@ fn key_shaped(name: &str) -> bool {
         "P12",
         "PFX",
         "KEYSTORE",
+        "STORE",
         "PASSPHRASE",
         "PASSWORD",
         "GPG",
