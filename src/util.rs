@@ -52,6 +52,11 @@ pub fn today() -> (i64, u8, u8) {
     civil_from_days(secs.div_euclid(86_400))
 }
 
+/// `secs` since the epoch as RFC 3339 in UTC: `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn rfc3339(secs: u64) -> String {
+    utc_time(secs).replacen(' ', "T", 1).replace(" UTC", "Z")
+}
+
 /// `secs` since the epoch as `YYYY-MM-DD HH:MM:SS UTC`.
 pub(crate) fn utc_time(secs: u64) -> String {
     let secs = secs as i64;
@@ -94,6 +99,7 @@ mod tests {
     fn utc_times() {
         assert_eq!(utc_time(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(utc_time(1_764_644_410), "2025-12-02 03:00:10 UTC");
+        assert_eq!(rfc3339(1_764_644_410), "2025-12-02T03:00:10Z");
     }
 
     #[test]

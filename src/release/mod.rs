@@ -13,6 +13,7 @@ pub mod keygen;
 pub mod keys;
 pub(crate) mod names;
 pub(crate) mod published;
+pub mod revocation;
 pub mod sign;
 pub mod signature;
 pub mod trusted_keys;

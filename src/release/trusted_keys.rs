@@ -14,6 +14,8 @@ pub struct TrustedKeys {
     keys: Vec<(PublicKey, PathBuf)>,
     /// The keys folder they came from, if any: it must not lie inside what is verified.
     dir: Option<PathBuf>,
+    /// Keys revoked by a statement in `keys/revoked/`: never trusted, even with a `.pub` here.
+    revoked: Vec<super::revocation::Revocation>,
 }
 
 impl TrustedKeys {
@@ -34,7 +36,27 @@ impl TrustedKeys {
         for path in public_key_files(dir)? {
             keys.add(PublicKey::from_file(&path)?, path)?;
         }
+        let all: Vec<PublicKey> = keys.keys.iter().map(|(k, _)| k.clone()).collect();
+        keys.revoked = super::revocation::load(dir, &all)?;
         Ok(keys)
+    }
+
+    /// The revocation of the key with this id, if the keys folder has one.
+    pub fn revoked(&self, id: KeyId) -> Option<&super::revocation::Revocation> {
+        self.revoked.iter().find(|r| r.key_id == id)
+    }
+
+    /// Every revocation of the keys folder.
+    pub fn revocations(&self) -> &[super::revocation::Revocation] {
+        &self.revoked
+    }
+
+    /// The trusted keys (not revoked), with their files.
+    pub fn trusted(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
+        self.keys
+            .iter()
+            .filter(|(k, _)| self.revoked(k.key_id).is_none())
+            .map(|(k, p)| (k, p.as_path()))
     }
 
     fn add(&mut self, key: PublicKey, path: PathBuf) -> Result<()> {
@@ -57,15 +79,12 @@ impl TrustedKeys {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.trusted().next().is_none()
     }
 
-    /// The key with this id, and the file it was loaded from.
+    /// The trusted key with this id (never a revoked one), and the file it was loaded from.
     pub fn find(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
-        self.keys
-            .iter()
-            .find(|(k, _)| k.key_id == id)
-            .map(|(k, p)| (k, p.as_path()))
+        self.trusted().find(|(k, _)| k.key_id == id)
     }
 
     /// Where the trust comes from: the keys folder and every key file.
@@ -77,12 +96,53 @@ impl TrustedKeys {
     }
 
     pub fn ids(&self) -> String {
-        self.keys
-            .iter()
+        self.trusted()
             .map(|(k, _)| k.key_id.to_string())
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// The keys folder as `warden keys list` shows it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct KeysReport {
+    pub keys_dir: PathBuf,
+    pub trusted: Vec<ListedKey>,
+    pub revoked: Vec<super::revocation::Revocation>,
+    /// Why the folder cannot be used as it is (a statement that does not verify, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ListedKey {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub key_id: KeyId,
+    pub file: PathBuf,
+}
+
+/// Lists `keys_dir`: its trusted keys and its revocations, or what makes it inconsistent.
+pub fn list(keys_dir: &Path) -> KeysReport {
+    let mut report = KeysReport {
+        keys_dir: keys_dir.to_path_buf(),
+        trusted: Vec::new(),
+        revoked: Vec::new(),
+        problem: None,
+    };
+    match TrustedKeys::load_dir(keys_dir) {
+        Ok(keys) => {
+            report.trusted = keys
+                .trusted()
+                .map(|(k, p)| ListedKey {
+                    key_id: k.key_id,
+                    file: p.to_path_buf(),
+                })
+                .collect();
+            report.revoked = keys.revocations().to_vec();
+        }
+        Err(e) => report.problem = Some(e.to_string()),
+    }
+    report
 }
 
 /// `*.pub` files of a directory, sorted.

@@ -409,6 +409,18 @@ fn check_signature_text<'k>(
             "a legacy signature whose trusted comment says `hashed`: its algorithm was relabelled; refused".into(),
         ));
     }
+    if let Some(r) = keys.revoked(sig.key_id) {
+        return Err((
+            ArtifactStatus::Failed,
+            format!(
+                "signed by key {}, revoked at {} ({}; {}): not trusted",
+                sig.key_id,
+                crate::markup::text_value(&r.revoked_at),
+                crate::markup::text_value(&r.reason),
+                r.file.display()
+            ),
+        ));
+    }
     let (key, key_file) = keys.find(sig.key_id).ok_or_else(|| {
         (
             ArtifactStatus::Failed,
@@ -535,7 +547,8 @@ fn read_failure(out: Verdict, path: &Path, e: std::io::Error) -> Verdict {
 /// Verifies files and release directories. Returns `Err` only for usage errors; per-file
 /// problems are results in the report.
 pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> {
-    if keys.is_empty() {
+    // Every key revoked is not a usage error: each signature fails, naming its revocation.
+    if keys.is_empty() && keys.revocations().is_empty() {
         return Err(Error::Usage(
             "no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files"
                 .into(),

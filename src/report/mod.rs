@@ -12,6 +12,7 @@ pub mod hive;
 pub mod hive_diff;
 pub mod hive_history;
 pub(crate) mod keygen;
+mod keys;
 pub(crate) mod lint;
 pub(crate) mod org;
 pub(crate) mod sign;

@@ -3,5 +3,6 @@
 mod install_script;
 mod keygen_secrets;
 mod minisign_interop;
+mod revocation;
 mod sign_verify;
 mod verify_release;

@@ -40,6 +40,8 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     Keygen(KeygenArgs),
+    #[command(subcommand)]
+    Keys(KeysCommand),
     Sign(SignArgs),
     Verify(VerifyArgs),
     Check(CheckArgs),
@@ -50,6 +52,56 @@ pub(crate) enum Command {
     Audit(Box<AuditArgs>),
     Completions(CompletionsArgs),
     Man(ManArgs),
+}
+
+/// The keys folder's lifecycle: which keys are trusted and which are revoked, and revocation.
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeysCommand {
+    List(KeysListArgs),
+    Revoke(KeysRevokeArgs),
+}
+
+/// List the keys folder: trusted keys, and revoked keys with when, why and who signed the
+/// revocation. Exit 1 when a statement does not verify.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  warden keys list --keys-dir keys")]
+pub(crate) struct KeysListArgs {
+    /// The keys folder.
+    #[arg(long, value_name = "DIR", default_value = "keys")]
+    pub keys_dir: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
+}
+
+/// Revoke a key: write `KEYS/revoked/KEYID.toml` and its signature by the key itself. Commit
+/// both: every `warden verify` with this keys folder then refuses the key's signatures.
+#[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin"])),
+    after_help = "Example (the key leaked):\n  warden keys revoke 8F457D1A3C3B50B5 --reason \"printed in a CI log\" --secret-key ~/.minisign/release.key"
+)]
+pub(crate) struct KeysRevokeArgs {
+    /// The key id to revoke (16 hex digits, as `keys list` shows it).
+    #[arg(value_name = "KEYID")]
+    pub key_id: String,
+    /// Why, for people reading the statement (one line).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// The keys folder.
+    #[arg(long, value_name = "DIR", default_value = "keys")]
+    pub keys_dir: PathBuf,
+    /// Read the key's secret half from environment variable VAR.
+    #[arg(long, value_name = "VAR")]
+    pub secret_key_env: Option<String>,
+    /// Read the key's secret half from FILE.
+    #[arg(long, value_name = "FILE")]
+    pub secret_key: Option<PathBuf>,
+    /// Read the key's secret half from standard input.
+    #[arg(long)]
+    pub secret_key_stdin: bool,
+    /// Password of an encrypted secret key, from environment variable VAR.
+    #[arg(long, value_name = "VAR")]
+    pub password_env: Option<String>,
 }
 
 /// Print a shell completion script.

@@ -45,6 +45,7 @@ fn main() -> ExitCode {
 fn run(command: Command, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     match command {
         Command::Keygen(args) => cmd::keygen::run(args, ctx, out),
+        Command::Keys(cmd) => cmd::keys::run(cmd, ctx, out),
         Command::Sign(args) => cmd::sign::run(args, ctx, out),
         Command::Verify(args) => cmd::verify::run(args, ctx, out),
         Command::Check(args) => cmd::check::run(args, ctx, out),

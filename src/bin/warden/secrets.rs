@@ -59,3 +59,27 @@ pub(crate) fn read_secret_key(source: KeySource) -> anyhow::Result<(SecretKeyTex
         }
     }
 }
+
+/// The secret key from `source`, decrypted with the password from `password_env`, else the
+/// terminal (never when the key itself came from stdin, or without a terminal).
+pub(crate) fn load_secret_key(
+    source: KeySource,
+    password_env: Option<&str>,
+    interactive: bool,
+) -> anyhow::Result<release_warden::release::keys::SecretKey> {
+    use release_warden::release::keys::{secret_key_protection, SecretKey, SecretKeyProtection};
+    let from_stdin = matches!(source, KeySource::Stdin);
+    let (text, origin) = read_secret_key(source)?;
+    let protection = secret_key_protection(&text).map_err(|e| e.in_origin(origin.clone()))?;
+    let password = match (password_env, protection) {
+        (_, SecretKeyProtection::Unencrypted) => None,
+        (Some(var), SecretKeyProtection::Encrypted) => Some(password_from_env(var)?),
+        (None, SecretKeyProtection::Encrypted) if interactive && !from_stdin => {
+            Some(prompt_password("Password for the secret key: ")?)
+        }
+        (None, SecretKeyProtection::Encrypted) => {
+            bail!("{origin}: the secret key is encrypted: pass --password-env VAR (no prompt without a terminal)")
+        }
+    };
+    Ok(SecretKey::load(&text, password.as_ref()).map_err(|e| e.in_origin(origin))?)
+}

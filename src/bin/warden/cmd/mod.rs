@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub(crate) mod completions;
 pub(crate) mod hive;
 pub(crate) mod keygen;
+pub(crate) mod keys;
 pub(crate) mod known_issues;
 pub(crate) mod sign;
 pub(crate) mod verify;

@@ -2,18 +2,16 @@
 
 use std::io::Write;
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use release_warden::release::comment::ReleaseMeta;
 use release_warden::release::hash::Progress;
-use release_warden::release::keys::{
-    secret_key_protection, PublicKey, SecretKey, SecretKeyProtection,
-};
+use release_warden::release::keys::{PublicKey, SecretKey};
 use release_warden::release::sign::{sign, ChecksumsTarget, SignOptions};
 
 use crate::cli::SignArgs;
 use crate::context::Context;
 use crate::progress::ProgressDisplay;
-use crate::secrets::{password_from_env, prompt_password, read_secret_key, KeySource};
+use crate::secrets::{load_secret_key, KeySource};
 
 pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let key = load_key(&args, ctx)?;
@@ -56,19 +54,7 @@ fn load_key(args: &SignArgs, ctx: &Context) -> anyhow::Result<SecretKey> {
         (None, Some(path)) => KeySource::File(path),
         (None, None) => KeySource::Stdin,
     };
-    let (text, origin) = read_secret_key(source)?;
-    let protection = secret_key_protection(&text).map_err(|e| e.in_origin(origin.clone()))?;
-    let password = match (&args.password_env, protection) {
-        (_, SecretKeyProtection::Unencrypted) => None,
-        (Some(var), SecretKeyProtection::Encrypted) => Some(password_from_env(var)?),
-        (None, SecretKeyProtection::Encrypted) if ctx.interactive && !args.secret_key_stdin => {
-            Some(prompt_password("Password for the secret key: ")?)
-        }
-        (None, SecretKeyProtection::Encrypted) => {
-            bail!("{origin}: the secret key is encrypted: pass --password-env VAR (no prompt without a terminal)")
-        }
-    };
-    Ok(SecretKey::load(&text, password.as_ref()).map_err(|e| e.in_origin(origin))?)
+    load_secret_key(source, args.password_env.as_deref(), ctx.interactive)
 }
 
 /// SOURCE_DATE_EPOCH makes signatures reproducible (Ed25519 is deterministic); else now.

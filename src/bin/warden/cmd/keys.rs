@@ -1,0 +1,47 @@
+//! `warden keys list` and `warden keys revoke`: the keys folder's lifecycle.
+
+use std::io::Write;
+
+use release_warden::release::revocation::{revoke, RevokeOptions};
+use release_warden::release::trusted_keys::list;
+
+use crate::cli::{KeysCommand, KeysListArgs, KeysRevokeArgs};
+use crate::context::Context;
+use crate::secrets::{load_secret_key, KeySource};
+
+pub(crate) fn run(cmd: KeysCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    match cmd {
+        KeysCommand::List(args) => list_keys(&args, ctx, out),
+        KeysCommand::Revoke(args) => revoke_key(&args, ctx, out),
+    }
+}
+
+fn list_keys(args: &KeysListArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    ctx.emit(out, &list(&args.keys_dir), args.format.into(), false)
+}
+
+fn revoke_key(args: &KeysRevokeArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let source = match (&args.secret_key_env, &args.secret_key) {
+        (Some(var), _) => KeySource::Env(var),
+        (None, Some(path)) => KeySource::File(path),
+        (None, None) => KeySource::Stdin,
+    };
+    let key = load_secret_key(source, args.password_env.as_deref(), ctx.interactive)?;
+    let revoked_at = match &ctx.source_date_epoch {
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a unix timestamp"))?,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    };
+    let opts = RevokeOptions {
+        keys_dir: args.keys_dir.clone(),
+        key_id: args.key_id.clone(),
+        reason: args.reason.clone(),
+        revoked_at: release_warden::util::rfc3339(revoked_at),
+    };
+    let report = revoke(&opts, &key)?;
+    ctx.emit(out, &report, release_warden::report::Format::Text, false)
+}

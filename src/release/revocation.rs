@@ -1,0 +1,227 @@
+//! Key revocation (issue 25, first part): `keys/revoked/<KEYID>.toml`, a short statement signed
+//! (`<KEYID>.toml.minisig`, prehashed, as `minisign -S` makes it) by the revoked key itself or by
+//! another key of the folder. A key can always revoke itself: whoever holds it can at worst stop
+//! it working. `minisign -Vm <KEYID>.toml -P <public_key>` checks a self-revocation.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::comment::TrustedComment;
+use super::hash::hash_bytes;
+use super::keys::{KeyId, PublicKey, SecretKey};
+use super::signature::SignatureFile;
+use crate::error::{Error, Result};
+
+/// The folder of revocation statements, inside the keys folder.
+pub const REVOKED_DIR: &str = "revoked";
+
+/// A revocation statement is a few lines; larger files are refused unread.
+const STATEMENT_CAP: u64 = 16 << 10;
+
+/// A key that must not be trusted any more, and who said so.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Revocation {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub key_id: KeyId,
+    /// As written in the statement (RFC 3339, UTC).
+    pub revoked_at: String,
+    pub reason: String,
+    /// The key whose signature makes the statement valid (the revoked key itself, or another).
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub signed_by: KeyId,
+    pub file: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Statement {
+    key_id: String,
+    public_key: String,
+    revoked_at: String,
+    reason: String,
+}
+
+/// The statement revoking `key`: TOML, one line per field, the public key included so that the
+/// statement verifies on its own.
+pub fn statement_text(key: &PublicKey, revoked_at: &str, reason: &str) -> String {
+    let quote = |s: &str| toml::Value::from(s).to_string();
+    format!(
+        "# A warden key revocation: signatures by this key are not trusted any more.\nkey_id = {}\npublic_key = {}\nrevoked_at = {}\nreason = {}\n",
+        quote(&key.key_id.to_string()),
+        quote(&key.to_base64()),
+        quote(revoked_at),
+        quote(reason)
+    )
+}
+
+/// `text` signed with `key` (prehashed), as a `.minisig` file's text.
+pub fn sign_statement(text: &str, key: &SecretKey) -> Result<String> {
+    let comment = TrustedComment::parse(&format!(
+        "warden revocation of {}",
+        statement_key_id(text).unwrap_or_default()
+    ))
+    .map_err(Error::Usage)?;
+    let prehash = hash_bytes(text.as_bytes()).blake2b512;
+    Ok(SignatureFile::sign_prehashed(key, &prehash, comment).to_string())
+}
+
+fn statement_key_id(text: &str) -> Option<String> {
+    toml::from_str::<Statement>(text).ok().map(|s| s.key_id)
+}
+
+/// Checks one statement (`file`, its signature beside it) against the keys of the folder
+/// (`others`): its key id, its public key, and a signature by that key or by one of `others`.
+pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> {
+    let dir = crate::files::paths::parent_dir(file);
+    let bad =
+        |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
+    let text = crate::files::guarded::read_text_inside(dir, file, STATEMENT_CAP)
+        .map_err(|e| Error::io("reading", file, e))?;
+    let statement: Statement = toml::from_str(&text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        bad(line, format!("not a revocation statement: {}", e.message()))
+    })?;
+    let public = PublicKey::from_base64(&statement.public_key)
+        .map_err(|e| bad(None, format!("public_key: {e}")))?;
+    if public.key_id.to_string() != statement.key_id.to_ascii_uppercase() {
+        return Err(bad(
+            None,
+            format!(
+                "key_id {} is not the id of its public_key ({})",
+                statement.key_id, public.key_id
+            ),
+        ));
+    }
+    if file.file_stem().and_then(|s| s.to_str()) != Some(public.key_id.to_string().as_str()) {
+        return Err(bad(
+            None,
+            format!(
+                "a statement revoking {} must be named {}.toml",
+                public.key_id, public.key_id
+            ),
+        ));
+    }
+    let sig_file = PathBuf::from(format!("{}.minisig", file.display()));
+    let sig_text = crate::files::guarded::read_text_inside(dir, &sig_file, STATEMENT_CAP)
+        .map_err(|e| Error::io("reading", &sig_file, e))?;
+    let sig = SignatureFile::parse(&sig_text)
+        .map_err(|e| Error::input(sig_file.display().to_string(), None, e.to_string()))?;
+    if !sig.is_prehashed() {
+        return Err(Error::input(
+            sig_file.display().to_string(),
+            None,
+            "a legacy (non-prehashed) signature: refused",
+        ));
+    }
+    let signer = std::iter::once(&public)
+        .chain(others)
+        .find(|k| k.key_id == sig.key_id)
+        .ok_or_else(|| {
+            Error::input(
+                sig_file.display().to_string(),
+                None,
+                format!(
+                    "signed by key {}, neither the revoked key nor a key of the folder",
+                    sig.key_id
+                ),
+            )
+        })?;
+    let prehash = hash_bytes(text.as_bytes()).blake2b512;
+    sig.verify_comment(signer)
+        .and_then(|()| sig.verify_data(signer, &prehash))
+        .map_err(|e| {
+            Error::input(
+                sig_file.display().to_string(),
+                None,
+                format!("does not verify: {e}"),
+            )
+        })?;
+    Ok(Revocation {
+        key_id: public.key_id,
+        revoked_at: statement.revoked_at,
+        reason: statement.reason,
+        signed_by: signer.key_id,
+        file: file.to_path_buf(),
+    })
+}
+
+/// Every statement of `keys_dir/revoked/` (none when the folder is absent), each checked against
+/// `others` (the folder's keys). A statement that does not verify is an error: a revocation that
+/// cannot be trusted is not silently ignored.
+pub fn load(keys_dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
+    let dir = keys_dir.join(REVOKED_DIR);
+    let entries = match fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("reading", &dir, e)),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files.iter().map(|f| check_statement(f, others)).collect()
+}
+
+/// What `warden keys revoke` needs.
+#[derive(Debug)]
+pub struct RevokeOptions {
+    pub keys_dir: PathBuf,
+    /// The key id as given (checked against the secret key's).
+    pub key_id: String,
+    pub reason: String,
+    /// RFC 3339, UTC.
+    pub revoked_at: String,
+}
+
+/// Where the statement went.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RevokeReport {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub key_id: KeyId,
+    pub statement: PathBuf,
+    pub signature: PathBuf,
+}
+
+/// Writes the revocation of `key` (its own signature on it) into `keys_dir/revoked/`. Refused
+/// when the id given is not the key's, when the reason is not one line, or when the key is
+/// revoked already; nothing is written then.
+pub fn revoke(opts: &RevokeOptions, key: &SecretKey) -> Result<RevokeReport> {
+    let public = key.public_key();
+    if !opts.key_id.eq_ignore_ascii_case(&public.key_id.to_string()) {
+        return Err(Error::Usage(format!(
+            "the secret key is key {}, not {}: nothing revoked",
+            public.key_id,
+            crate::markup::text_value(&opts.key_id)
+        )));
+    }
+    if opts.reason.trim().is_empty() || opts.reason.chars().any(char::is_control) {
+        return Err(Error::Usage(
+            "--reason must be one line of text (why the key is revoked)".into(),
+        ));
+    }
+    let dir = opts.keys_dir.join(REVOKED_DIR);
+    let statement = dir.join(format!("{}.toml", public.key_id));
+    let signature = dir.join(format!("{}.toml.minisig", public.key_id));
+    if statement.exists() || signature.exists() {
+        return Err(Error::Usage(format!(
+            "{}: key {} is revoked already",
+            statement.display(),
+            public.key_id
+        )));
+    }
+    let text = statement_text(&public, &opts.revoked_at, opts.reason.trim());
+    let sig = sign_statement(&text, key)?;
+    fs::create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
+    crate::files::atomic::write_atomic(&statement, text.as_bytes(), 0o644, false)?;
+    crate::files::atomic::write_atomic(&signature, sig.as_bytes(), 0o644, false)?;
+    Ok(RevokeReport {
+        key_id: public.key_id,
+        statement,
+        signature,
+    })
+}

@@ -1,0 +1,91 @@
+//! `warden keys list` and `warden keys revoke`: the keys folder's trusted and revoked keys, and
+//! where a revocation was written.
+
+use std::io::{self, Write};
+
+use super::Report;
+use crate::markup::{markdown_code, text_value};
+use crate::release::revocation::RevokeReport;
+use crate::release::trusted_keys::KeysReport;
+
+impl Report for KeysReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        if let Some(problem) = &self.problem {
+            writeln!(w, "FAIL     {}", text_value(problem))?;
+            return writeln!(
+                w,
+                "{}: not usable until this is fixed",
+                text_value(&self.keys_dir.display().to_string())
+            );
+        }
+        for k in &self.trusted {
+            writeln!(
+                w,
+                "trusted  {}  {}",
+                k.key_id,
+                text_value(&k.file.display().to_string())
+            )?;
+        }
+        for r in &self.revoked {
+            let by = if r.signed_by == r.key_id {
+                "itself".to_string()
+            } else {
+                format!("key {}", r.signed_by)
+            };
+            writeln!(
+                w,
+                "revoked  {}  at {}: {} (signed by {by}; {})",
+                r.key_id,
+                text_value(&r.revoked_at),
+                text_value(&r.reason),
+                text_value(&r.file.display().to_string())
+            )?;
+        }
+        writeln!(
+            w,
+            "{}: {} trusted, {} revoked",
+            text_value(&self.keys_dir.display().to_string()),
+            self.trusted.len(),
+            self.revoked.len()
+        )
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(w, "| key | state |\n|---|---|")?;
+        for k in &self.trusted {
+            writeln!(w, "| {} | trusted |", markdown_code(&k.key_id.to_string()))?;
+        }
+        for r in &self.revoked {
+            writeln!(w, "| {} | revoked |", markdown_code(&r.key_id.to_string()))?;
+        }
+        Ok(())
+    }
+
+    fn exit_code(&self) -> u8 {
+        u8::from(self.problem.is_some())
+    }
+}
+
+impl Report for RevokeReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        writeln!(
+            w,
+            "revoked key {}: {} and {}",
+            self.key_id,
+            text_value(&self.statement.display().to_string()),
+            text_value(&self.signature.display().to_string())
+        )?;
+        writeln!(
+            w,
+            "Commit both: `warden verify` with this keys folder refuses the key's signatures from now on."
+        )
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(w, "revoked key {}", markdown_code(&self.key_id.to_string()))
+    }
+
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}

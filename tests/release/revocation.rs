@@ -1,0 +1,127 @@
+//! `warden keys revoke` and `keys list`, and `verify` honouring `keys/revoked/` (issue 25, first
+//! part): a revoked key's signatures fail, naming when and why; the statement verifies with the
+//! `minisign` CLI; a tampered statement is never ignored.
+
+use std::path::Path;
+
+use crate::common::*;
+
+/// The key id `warden keys list` shows for the only trusted key of `dir/keys`.
+fn only_key_id(dir: &Path) -> String {
+    let out = run(warden(dir).args(["keys", "list", "--format", "json"])).expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    doc["trusted"][0]["key_id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_revoked_key_stops_working_and_the_statement_verifies_with_minisign() {
+    let t = tempfile::tempdir().unwrap();
+    let secret = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("keys")).unwrap();
+    let (_, old_sk) = keypair(secret.path(), "old");
+    let (_, new_sk) = keypair(secret.path(), "new");
+    std::fs::copy(secret.path().join("old.pub"), t.path().join("keys/old.pub")).unwrap();
+    let old = only_key_id(t.path());
+    std::fs::copy(secret.path().join("new.pub"), t.path().join("keys/new.pub")).unwrap();
+    write(&t.path().join("dist/app"), b"the release");
+    write(&t.path().join("next/app"), b"the next release");
+    run(warden(t.path())
+        .args(["sign", "dist", "--tag", "v1", "--secret-key"])
+        .arg(&old_sk))
+    .expect(0);
+    run(warden(t.path())
+        .args(["sign", "next", "--tag", "v2", "--secret-key"])
+        .arg(&new_sk))
+    .expect(0);
+    run(warden(t.path()).args(["verify", "dist"])).expect(0);
+
+    // The id must be the key's: nothing written otherwise.
+    let out = run(warden(t.path())
+        .args([
+            "keys",
+            "revoke",
+            "0000000000000000",
+            "--reason",
+            "leaked",
+            "--secret-key",
+        ])
+        .arg(&old_sk))
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        format!("warden: the secret key is key {old}, not 0000000000000000: nothing revoked\n")
+    );
+    assert!(!t.path().join("keys/revoked").exists());
+
+    let out = run(warden(t.path())
+        .env("SOURCE_DATE_EPOCH", "1764644410")
+        .args([
+            "keys",
+            "revoke",
+            &old,
+            "--reason",
+            "printed in a CI log",
+            "--secret-key",
+        ])
+        .arg(&old_sk))
+    .expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("revoked key {old}: keys/revoked/{old}.toml and keys/revoked/{old}.toml.minisig\nCommit both: `warden verify` with this keys folder refuses the key's signatures from now on.\n")
+    );
+    // Revoking twice is refused.
+    run(warden(t.path())
+        .args(["keys", "revoke", &old, "--reason", "again", "--secret-key"])
+        .arg(&old_sk))
+    .expect(2);
+
+    let out = run(warden(t.path()).args(["keys", "list"])).expect(0);
+    let new = out.stdout.lines().next().unwrap()[9..25].to_string();
+    assert_eq!(
+        out.stdout,
+        format!("trusted  {new}  keys/new.pub\nrevoked  {old}  at 2025-12-02T03:00:10Z: printed in a CI log (signed by itself; keys/revoked/{old}.toml)\nkeys: 1 trusted, 1 revoked\n")
+    );
+
+    // The old key's release fails, naming the revocation; the new key's still verifies.
+    let out = run(warden(t.path()).args(["verify", "dist"])).expect(1);
+    let why = format!("signed by key {old}, revoked at 2025-12-02T03:00:10Z (printed in a CI log; keys/revoked/{old}.toml): not trusted");
+    assert_eq!(
+        out.stdout,
+        format!(
+            "FAIL  dist/SHA256SUMS  {why}\nFAIL  dist/app  {why}\n0 verified, 2 failed, 0 errors\n"
+        )
+    );
+    run(warden(t.path()).args(["verify", "next"])).expect(0);
+
+    // The statement is a minisign-signed file: the CLI verifies it with the key it names.
+    if let Some(minisign) = minisign() {
+        let statement = t.path().join(format!("keys/revoked/{old}.toml"));
+        let text = std::fs::read_to_string(&statement).unwrap();
+        let public = text
+            .lines()
+            .find_map(|l| l.strip_prefix("public_key = \""))
+            .unwrap()
+            .trim_end_matches('"')
+            .to_string();
+        let checked = std::process::Command::new(minisign)
+            .args(["-V", "-H", "-m"])
+            .arg(&statement)
+            .args(["-P", &public])
+            .output()
+            .unwrap();
+        assert!(checked.status.success(), "{checked:?}");
+
+        // A statement changed after signing is not ignored: list fails, verify refuses.
+        std::fs::write(&statement, text.replace("printed in a CI log", "routine")).unwrap();
+        let out = run(warden(t.path()).args(["keys", "list"])).expect(1);
+        assert_eq!(
+            out.stdout,
+            format!("FAIL     keys/revoked/{old}.toml.minisig: does not verify: the file's signature does not match its contents (altered file or signature)\nkeys: not usable until this is fixed\n")
+        );
+        let out = run(warden(t.path()).args(["verify", "next"])).expect(2);
+        assert_eq!(
+            out.stderr,
+            format!("warden: loading trusted keys (pass --public-key FILE or --keys-dir DIR): keys/revoked/{old}.toml.minisig: does not verify: the file's signature does not match its contents (altered file or signature)\n")
+        );
+    }
+}
