@@ -15,6 +15,8 @@ pub struct KeygenOptions {
     /// `None` writes an unencrypted key (for a CI secret).
     pub password: Option<Password>,
     pub force: bool,
+    /// When the revocation statement made now would take effect, if installed (RFC 3339).
+    pub revoked_at: String,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -24,6 +26,9 @@ pub struct KeygenReport {
     pub public_key: PathBuf,
     pub secret_key: PathBuf,
     pub encrypted: bool,
+    /// The revocation statement made now, beside the secret key: installed later with
+    /// `warden keys revoke KEYID --statement FILE` if the key is lost or stolen.
+    pub revocation: PathBuf,
 }
 
 fn create_dir(dir: &Path, mode: u32) -> Result<()> {
@@ -84,14 +89,32 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
     }
     create_dir(paths::parent_dir(&opts.public_key), 0o755)?;
     let pair = keys::generate(opts.password.as_ref()).map_err(|e| Error::Refused(e.message))?;
+    // A revocation made now, while the key is at hand: a lost key can still be revoked.
+    let key = keys::SecretKey::load(
+        &keys::SecretKeyText::new(pair.secret_box.to_string()),
+        opts.password.as_ref(),
+    )
+    .map_err(|e| Error::Refused(e.message))?;
+    let text = super::revocation::statement_text(
+        &pair.public,
+        &opts.revoked_at,
+        "revoked with the statement made when the key was generated (the key was lost or stolen)",
+    );
+    let sig = super::revocation::sign_statement(&text, &key)?;
+    let (statement_path, signature_path) = super::revocation::ahead_of_time_paths(&opts.secret_key);
     let secret = atomic::stage(&opts.secret_key, pair.secret_box.as_bytes(), 0o600)?;
     let public = atomic::stage(&opts.public_key, pair.public.to_string().as_bytes(), 0o644)?;
+    let statement = atomic::stage(&statement_path, text.as_bytes(), 0o600)?;
+    let signature = atomic::stage(&signature_path, sig.as_bytes(), 0o600)?;
     secret.commit(opts.force)?;
     public.commit(opts.force)?;
+    statement.commit(true)?;
+    signature.commit(true)?;
     Ok(KeygenReport {
         key_id: pair.public.key_id,
         public_key: opts.public_key.clone(),
         secret_key: opts.secret_key.clone(),
         encrypted: opts.password.is_some(),
+        revocation: statement_path,
     })
 }

@@ -96,15 +96,6 @@ pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> 
             ),
         ));
     }
-    if file.file_stem().and_then(|s| s.to_str()) != Some(public.key_id.to_string().as_str()) {
-        return Err(bad(
-            None,
-            format!(
-                "a statement revoking {} must be named {}.toml",
-                public.key_id, public.key_id
-            ),
-        ));
-    }
     let sig_file = PathBuf::from(format!("{}.minisig", file.display()));
     let sig_text = crate::files::guarded::read_text_inside(dir, &sig_file, STATEMENT_CAP)
         .map_err(|e| Error::io("reading", &sig_file, e))?;
@@ -164,7 +155,80 @@ pub fn load(keys_dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    files.iter().map(|f| check_statement(f, others)).collect()
+    files
+        .iter()
+        .map(|f| {
+            let r = check_statement(f, others)?;
+            if f.file_stem().and_then(|s| s.to_str()) != Some(r.key_id.to_string().as_str()) {
+                return Err(Error::input(
+                    f.display().to_string(),
+                    None,
+                    format!(
+                        "a statement revoking {} must be named {}.toml",
+                        r.key_id, r.key_id
+                    ),
+                ));
+            }
+            Ok(r)
+        })
+        .collect()
+}
+
+/// The statement files of a revocation made ahead of time (`keygen` writes one beside the secret
+/// key): `<secret key>.revoke.toml` and its signature.
+pub fn ahead_of_time_paths(secret_key: &Path) -> (PathBuf, PathBuf) {
+    let statement = PathBuf::from(format!("{}.revoke.toml", secret_key.display()));
+    let signature = PathBuf::from(format!("{}.revoke.toml.minisig", secret_key.display()));
+    (statement, signature)
+}
+
+/// Installs a statement made ahead of time (`statement`, its `.minisig` beside it) into
+/// `keys_dir/revoked/`, after checking it revokes `key_id` and verifies.
+pub fn install(keys_dir: &Path, key_id: &str, statement: &Path) -> Result<RevokeReport> {
+    let mut others = Vec::new();
+    for entry in fs::read_dir(keys_dir).map_err(|e| Error::io("reading", keys_dir, e))? {
+        let path = entry.map_err(|e| Error::io("reading", keys_dir, e))?.path();
+        if path.extension().is_some_and(|x| x == "pub") && path.is_file() {
+            others.push(PublicKey::from_file(&path)?);
+        }
+    }
+    let r = check_statement(statement, &others)?;
+    if !key_id.eq_ignore_ascii_case(&r.key_id.to_string()) {
+        return Err(Error::Usage(format!(
+            "{} revokes key {}, not {}: nothing installed",
+            statement.display(),
+            r.key_id,
+            crate::markup::text_value(key_id)
+        )));
+    }
+    let dir = keys_dir.join(REVOKED_DIR);
+    let target = dir.join(format!("{}.toml", r.key_id));
+    let target_sig = dir.join(format!("{}.toml.minisig", r.key_id));
+    if target.exists() || target_sig.exists() {
+        return Err(Error::Usage(format!(
+            "{}: key {} is revoked already",
+            target.display(),
+            r.key_id
+        )));
+    }
+    let read = |p: &Path| {
+        crate::files::guarded::read_text_inside(
+            crate::files::paths::parent_dir(p),
+            p,
+            STATEMENT_CAP,
+        )
+        .map_err(|e| Error::io("reading", p, e))
+    };
+    let text = read(statement)?;
+    let sig = read(&PathBuf::from(format!("{}.minisig", statement.display())))?;
+    fs::create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
+    crate::files::atomic::write_atomic(&target, text.as_bytes(), 0o644, false)?;
+    crate::files::atomic::write_atomic(&target_sig, sig.as_bytes(), 0o644, false)?;
+    Ok(RevokeReport {
+        key_id: r.key_id,
+        statement: target,
+        signature: target_sig,
+    })
 }
 
 /// What `warden keys revoke` needs.

@@ -27,6 +27,12 @@ impl Report for KeygenReport {
         )?;
         writeln!(
             w,
+            "revocation  {}  (mode 0600; keep it offline with the backup: if the key is lost or stolen, `warden keys revoke {} --statement` it)",
+            text_value(&self.revocation.display().to_string()),
+            self.key_id
+        )?;
+        writeln!(
+            w,
             "\nStore the secret key in the GitHub environment that signs releases (e.g. \"release\"):"
         )?;
         writeln!(

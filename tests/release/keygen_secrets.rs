@@ -89,6 +89,7 @@ fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
 key id      {id}
 public key  keys/minisign.pub  (commit this file)
 secret key  secret/ci.key  (unencrypted, mode 0600; never commit it)
+revocation  secret/ci.key.revoke.toml  (mode 0600; keep it offline with the backup: if the key is lost or stolen, `warden keys revoke {id} --statement` it)
 
 Store the secret key in the GitHub environment that signs releases (e.g. \"release\"):
   gh secret set MINISIGN_SECRET_KEY --env release < secret/ci.key

@@ -125,3 +125,40 @@ fn a_revoked_key_stops_working_and_the_statement_verifies_with_minisign() {
         );
     }
 }
+
+/// A lost key: the statement `keygen` wrote beside it is installed with `--statement`, after it
+/// is checked; a statement for another key is refused.
+#[test]
+fn the_statement_keygen_wrote_revokes_a_lost_key() {
+    let t = tempfile::tempdir().unwrap();
+    let secret = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("keys")).unwrap();
+    let (pk, sk) = keypair(secret.path(), "lost");
+    let (_, other_sk) = keypair(secret.path(), "other");
+    std::fs::copy(&pk, t.path().join("keys/lost.pub")).unwrap();
+    let id = only_key_id(t.path());
+    let statement = format!("{}.revoke.toml", sk.display());
+    let other = format!("{}.revoke.toml", other_sk.display());
+    let out = run(warden(t.path()).args(["keys", "revoke", &id, "--statement", &other])).expect(2);
+    assert!(
+        out.stderr
+            .ends_with(&format!(", not {id}: nothing installed\n")),
+        "{}",
+        out.stderr
+    );
+    // The secret key is gone: only the statement is left.
+    std::fs::remove_file(&sk).unwrap();
+    let out =
+        run(warden(t.path()).args(["keys", "revoke", &id, "--statement", &statement])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("revoked key {id}: keys/revoked/{id}.toml and keys/revoked/{id}.toml.minisig\nCommit both: `warden verify` with this keys folder refuses the key's signatures from now on.\n")
+    );
+    let out = run(warden(t.path()).args(["keys", "list"])).expect(0);
+    assert!(
+        out.stdout.starts_with(&format!("revoked  {id}  at ")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains(": revoked with the statement made when the key was generated (the key was lost or stolen) (signed by itself;"), "{}", out.stdout);
+}

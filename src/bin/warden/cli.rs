@@ -77,16 +77,19 @@ pub(crate) struct KeysListArgs {
 /// both: every `warden verify` with this keys folder then refuses the key's signatures.
 #[derive(Debug, Args)]
 #[command(
-    group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin"])),
-    after_help = "Example (the key leaked):\n  warden keys revoke 8F457D1A3C3B50B5 --reason \"printed in a CI log\" --secret-key ~/.minisign/release.key"
+    group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin", "statement"])),
+    after_help = "Examples:\n  warden keys revoke 8F457D1A3C3B50B5 --reason \"printed in a CI log\" --secret-key ~/.minisign/release.key\n  warden keys revoke 8F457D1A3C3B50B5 --statement backup/release.key.revoke.toml   # the key is lost"
 )]
 pub(crate) struct KeysRevokeArgs {
     /// The key id to revoke (16 hex digits, as `keys list` shows it).
     #[arg(value_name = "KEYID")]
     pub key_id: String,
     /// Why, for people reading the statement (one line).
-    #[arg(long, value_name = "TEXT")]
-    pub reason: String,
+    #[arg(long, value_name = "TEXT", required_unless_present = "statement")]
+    pub reason: Option<String>,
+    /// Install the statement `warden keygen` wrote beside the secret key (for a lost key).
+    #[arg(long, value_name = "FILE", conflicts_with = "reason")]
+    pub statement: Option<PathBuf>,
     /// The keys folder.
     #[arg(long, value_name = "DIR", default_value = "keys")]
     pub keys_dir: PathBuf,

@@ -50,6 +50,19 @@ impl Context {
         }
     }
 
+    /// Now, as seconds since the epoch: `SOURCE_DATE_EPOCH` when set (reproducible output).
+    pub(crate) fn timestamp(&self) -> anyhow::Result<u64> {
+        match &self.source_date_epoch {
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a unix timestamp")),
+            None => Ok(std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())),
+        }
+    }
+
     /// `--repo`, else `GITHUB_REPOSITORY`.
     pub(crate) fn repository<'a>(&'a self, flag: Option<&'a str>) -> Option<&'a str> {
         flag.or(self.actions.repository.as_deref())

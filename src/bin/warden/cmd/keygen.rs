@@ -38,6 +38,7 @@ pub(crate) fn run(args: KeygenArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         secret_key,
         password,
         force: args.force,
+        revoked_at: release_warden::util::rfc3339(ctx.timestamp()?),
     })?;
     ctx.emit(out, &report, Format::Text, false)
 }

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use release_warden::release::revocation::{revoke, RevokeOptions};
+use release_warden::release::revocation::{install, revoke, RevokeOptions};
 use release_warden::release::trusted_keys::list;
 
 use crate::cli::{KeysCommand, KeysListArgs, KeysRevokeArgs};
@@ -21,25 +21,21 @@ fn list_keys(args: &KeysListArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
 }
 
 fn revoke_key(args: &KeysRevokeArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    if let Some(statement) = &args.statement {
+        let report = install(&args.keys_dir, &args.key_id, statement)?;
+        return ctx.emit(out, &report, release_warden::report::Format::Text, false);
+    }
     let source = match (&args.secret_key_env, &args.secret_key) {
         (Some(var), _) => KeySource::Env(var),
         (None, Some(path)) => KeySource::File(path),
         (None, None) => KeySource::Stdin,
     };
     let key = load_secret_key(source, args.password_env.as_deref(), ctx.interactive)?;
-    let revoked_at = match &ctx.source_date_epoch {
-        Some(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a unix timestamp"))?,
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-    };
+    let revoked_at = ctx.timestamp()?;
     let opts = RevokeOptions {
         keys_dir: args.keys_dir.clone(),
         key_id: args.key_id.clone(),
-        reason: args.reason.clone(),
+        reason: args.reason.clone().unwrap_or_default(),
         revoked_at: release_warden::util::rfc3339(revoked_at),
     };
     let report = revoke(&opts, &key)?;
