@@ -14,6 +14,7 @@ pub mod keys;
 pub(crate) mod names;
 pub(crate) mod published;
 pub mod revocation;
+pub mod rotation;
 pub mod sign;
 pub mod signature;
 pub mod trusted_keys;

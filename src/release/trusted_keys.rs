@@ -41,6 +41,22 @@ impl TrustedKeys {
         Ok(keys)
     }
 
+    /// Also trusts the keys that succeed these ones through the rotations of `keys_dir`
+    /// (`verify --follow-rotations`: a pinned old key leads to its successors), and applies that
+    /// folder's revocations, which only remove trust. A forked chain is an error.
+    pub fn follow_rotations(mut self, keys_dir: &Path) -> Result<Self> {
+        let rotations = super::rotation::load(keys_dir)?;
+        let pinned: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
+        for key in &pinned {
+            for r in super::rotation::successors(key, &rotations)? {
+                self.add(r.new.clone(), r.file.clone())?;
+            }
+        }
+        let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
+        self.revoked = super::revocation::load(keys_dir, &all)?;
+        Ok(self)
+    }
+
     /// The revocation of the key with this id, if the keys folder has one.
     pub fn revoked(&self, id: KeyId) -> Option<&super::revocation::Revocation> {
         self.revoked.iter().find(|r| r.key_id == id)
@@ -109,9 +125,21 @@ pub struct KeysReport {
     pub keys_dir: PathBuf,
     pub trusted: Vec<ListedKey>,
     pub revoked: Vec<super::revocation::Revocation>,
+    /// Rotations: (old, new, when, statement).
+    pub rotations: Vec<ListedRotation>,
     /// Why the folder cannot be used as it is (a statement that does not verify, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ListedRotation {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub old: KeyId,
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub new: KeyId,
+    pub rotated_at: String,
+    pub file: PathBuf,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -127,8 +155,26 @@ pub fn list(keys_dir: &Path) -> KeysReport {
         keys_dir: keys_dir.to_path_buf(),
         trusted: Vec::new(),
         revoked: Vec::new(),
+        rotations: Vec::new(),
         problem: None,
     };
+    match super::rotation::load(keys_dir) {
+        Ok(rotations) => {
+            report.rotations = rotations
+                .into_iter()
+                .map(|r| ListedRotation {
+                    old: r.old.key_id,
+                    new: r.new.key_id,
+                    rotated_at: r.rotated_at,
+                    file: r.file,
+                })
+                .collect()
+        }
+        Err(e) => {
+            report.problem = Some(e.to_string());
+            return report;
+        }
+    }
     match TrustedKeys::load_dir(keys_dir) {
         Ok(keys) => {
             report.trusted = keys

@@ -41,6 +41,16 @@ impl Report for KeysReport {
                 text_value(&r.file.display().to_string())
             )?;
         }
+        for r in &self.rotations {
+            writeln!(
+                w,
+                "rotated  {} -> {}  at {} ({})",
+                r.old,
+                r.new,
+                text_value(&r.rotated_at),
+                text_value(&r.file.display().to_string())
+            )?;
+        }
         writeln!(
             w,
             "{}: {} trusted, {} revoked",
@@ -63,6 +73,37 @@ impl Report for KeysReport {
 
     fn exit_code(&self) -> u8 {
         u8::from(self.problem.is_some())
+    }
+}
+
+impl Report for crate::release::rotation::RotateReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        writeln!(
+            w,
+            "rotated key {} to {}: {} and {} (signed by both keys)",
+            self.old,
+            self.new,
+            text_value(&self.public_key.display().to_string()),
+            text_value(&self.statement.display().to_string())
+        )?;
+        writeln!(
+            w,
+            "Commit keys/: users who pinned {} follow it with `warden verify --public-key OLD.pub --follow-rotations`.",
+            self.old
+        )
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            w,
+            "rotated key {} to {}",
+            markdown_code(&self.old.to_string()),
+            markdown_code(&self.new.to_string())
+        )
+    }
+
+    fn exit_code(&self) -> u8 {
+        0
     }
 }
 

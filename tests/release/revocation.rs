@@ -162,3 +162,126 @@ fn the_statement_keygen_wrote_revokes_a_lost_key() {
     );
     assert!(out.stdout.contains(": revoked with the statement made when the key was generated (the key was lost or stolen) (signed by itself;"), "{}", out.stdout);
 }
+
+/// Rotation: the new key succeeds the old one, signed by both. A downstream user who pinned the
+/// old public key follows the chain with `--follow-rotations`; a forked chain fails closed.
+#[test]
+fn a_pinned_old_key_follows_its_rotation_and_a_fork_fails() {
+    let t = tempfile::tempdir().unwrap();
+    let secret = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("keys")).unwrap();
+    std::fs::create_dir_all(t.path().join("pinned")).unwrap();
+    let (a_pk, a_sk) = keypair(secret.path(), "a");
+    let (_, b_sk) = keypair(secret.path(), "b");
+    let (_, c_sk) = keypair(secret.path(), "c");
+    std::fs::copy(&a_pk, t.path().join("keys/a.pub")).unwrap();
+    std::fs::copy(&a_pk, t.path().join("pinned/a.pub")).unwrap();
+    let a = only_key_id(t.path());
+    write(&t.path().join("v2/app"), b"release two");
+    let out = run(warden(t.path())
+        .env("SOURCE_DATE_EPOCH", "1764644410")
+        .args(["keys", "rotate", "--old-secret-key"])
+        .arg(&a_sk)
+        .arg("--new-secret-key")
+        .arg(&b_sk))
+    .expect(0);
+    let b = out.stdout.split(" to ").nth(1).unwrap()[..16].to_string();
+    assert_eq!(
+        out.stdout,
+        format!("rotated key {a} to {b}: keys/{b}.pub and keys/rotations/{a}-{b}.toml (signed by both keys)\nCommit keys/: users who pinned {a} follow it with `warden verify --public-key OLD.pub --follow-rotations`.\n")
+    );
+    let out = run(warden(t.path()).args(["keys", "list"])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("trusted  {b}  keys/{b}.pub\ntrusted  {a}  keys/a.pub\nrotated  {a} -> {b}  at 2025-12-02T03:00:10Z (keys/rotations/{a}-{b}.toml)\nkeys: 2 trusted, 0 revoked\n")
+    );
+    run(warden(t.path())
+        .args(["sign", "v2", "--tag", "v2", "--secret-key"])
+        .arg(&b_sk))
+    .expect(0);
+    // Pinned to the old key: not trusted, unless the chain is followed.
+    let out =
+        run(warden(t.path()).args(["verify", "v2", "--public-key", "pinned/a.pub"])).expect(1);
+    assert!(
+        out.stdout.contains(&format!(
+            "signed by key {b}, which is not trusted (trusted: {a})"
+        )),
+        "{}",
+        out.stdout
+    );
+    run(warden(t.path()).args([
+        "verify",
+        "v2",
+        "--public-key",
+        "pinned/a.pub",
+        "--follow-rotations",
+    ]))
+    .expect(0);
+    // Both signatures of the statement verify with the minisign CLI.
+    if let Some(minisign) = minisign() {
+        let statement = t.path().join(format!("keys/rotations/{a}-{b}.toml"));
+        for (id, public) in [
+            (&a, t.path().join("keys/a.pub")),
+            (&b, t.path().join(format!("keys/{b}.pub"))),
+        ] {
+            let checked = std::process::Command::new(&minisign)
+                .args(["-V", "-H", "-m"])
+                .arg(&statement)
+                .arg("-x")
+                .arg(format!("{}.{id}.minisig", statement.display()))
+                .arg("-p")
+                .arg(&public)
+                .output()
+                .unwrap();
+            assert!(checked.status.success(), "{checked:?}");
+        }
+    }
+    // A second successor is refused by `keys rotate`…
+    run(warden(t.path())
+        .args(["keys", "rotate", "--old-secret-key"])
+        .arg(&a_sk)
+        .arg("--new-secret-key")
+        .arg(&c_sk))
+    .expect(2);
+    // …and one made elsewhere and copied in forks the chain: verification fails closed.
+    std::fs::create_dir_all(t.path().join("elsewhere")).unwrap();
+    run(warden(t.path())
+        .args([
+            "keys",
+            "rotate",
+            "--keys-dir",
+            "elsewhere",
+            "--old-secret-key",
+        ])
+        .arg(&a_sk)
+        .arg("--new-secret-key")
+        .arg(&c_sk))
+    .expect(0);
+    for entry in std::fs::read_dir(t.path().join("elsewhere/rotations")).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(
+            &p,
+            t.path().join("keys/rotations").join(p.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    let out = run(warden(t.path()).args([
+        "verify",
+        "v2",
+        "--public-key",
+        "pinned/a.pub",
+        "--follow-rotations",
+    ]))
+    .expect(2);
+    assert!(
+        out.stderr
+            .contains(&format!("key {a} has two successors (")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.ends_with("a forked chain is not followed\n"),
+        "{}",
+        out.stderr
+    );
+}

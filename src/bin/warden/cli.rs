@@ -59,6 +59,38 @@ pub(crate) enum Command {
 pub(crate) enum KeysCommand {
     List(KeysListArgs),
     Revoke(KeysRevokeArgs),
+    Rotate(KeysRotateArgs),
+}
+
+/// Rotate to a new key: add its public key to the folder and a statement, signed by the old key
+/// and by the new one, that the new key succeeds the old. Downstream users who pinned the old
+/// key follow it with `verify --follow-rotations`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden keys rotate --old-secret-key ~/.minisign/release.key --new-secret-key ~/.minisign/release-2.key --revoke-old --reason \"moved to a hardware token\""
+)]
+pub(crate) struct KeysRotateArgs {
+    /// The old key's secret half.
+    #[arg(long, value_name = "FILE")]
+    pub old_secret_key: PathBuf,
+    /// The new key's secret half (`warden keygen` makes one).
+    #[arg(long, value_name = "FILE")]
+    pub new_secret_key: PathBuf,
+    /// Password of the old key, from environment variable VAR.
+    #[arg(long, value_name = "VAR")]
+    pub old_password_env: Option<String>,
+    /// Password of the new key, from environment variable VAR.
+    #[arg(long, value_name = "VAR")]
+    pub new_password_env: Option<String>,
+    /// Also revoke the old key (its signatures stop verifying).
+    #[arg(long, requires = "reason")]
+    pub revoke_old: bool,
+    /// Why the old key is revoked (with --revoke-old).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// The keys folder.
+    #[arg(long, value_name = "DIR", default_value = "keys")]
+    pub keys_dir: PathBuf,
 }
 
 /// List the keys folder: trusted keys, and revoked keys with when, why and who signed the
@@ -718,6 +750,10 @@ pub(crate) struct VerifyArgs {
     /// Trust every *.pub in DIR.
     #[arg(long, value_name = "DIR", default_value = "keys")]
     pub keys_dir: PathBuf,
+    /// With --public-key: also trust the keys that succeed it through the rotation statements
+    /// of --keys-dir (and honour that folder's revocations). A forked chain fails.
+    #[arg(long, requires = "public_key")]
+    pub follow_rotations: bool,
     /// Require `tag:TAG` in every trusted comment.
     #[arg(long, value_name = "TAG")]
     pub expect_tag: Option<String>,

@@ -5,15 +5,53 @@ use std::io::Write;
 use release_warden::release::revocation::{install, revoke, RevokeOptions};
 use release_warden::release::trusted_keys::list;
 
-use crate::cli::{KeysCommand, KeysListArgs, KeysRevokeArgs};
+use crate::cli::{KeysCommand, KeysListArgs, KeysRevokeArgs, KeysRotateArgs};
 use crate::context::Context;
 use crate::secrets::{load_secret_key, KeySource};
+use release_warden::release::rotation::{rotate, RotateOptions};
 
 pub(crate) fn run(cmd: KeysCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     match cmd {
         KeysCommand::List(args) => list_keys(&args, ctx, out),
         KeysCommand::Revoke(args) => revoke_key(&args, ctx, out),
+        KeysCommand::Rotate(args) => rotate_key(&args, ctx, out),
     }
+}
+
+fn rotate_key(args: &KeysRotateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let old = load_secret_key(
+        KeySource::File(&args.old_secret_key),
+        args.old_password_env.as_deref(),
+        ctx.interactive,
+    )?;
+    let new = load_secret_key(
+        KeySource::File(&args.new_secret_key),
+        args.new_password_env.as_deref(),
+        ctx.interactive,
+    )?;
+    let at = release_warden::util::rfc3339(ctx.timestamp()?);
+    let report = rotate(
+        &RotateOptions {
+            keys_dir: args.keys_dir.clone(),
+            rotated_at: at.clone(),
+        },
+        &old,
+        &new,
+    )?;
+    ctx.emit(out, &report, release_warden::report::Format::Text, false)?;
+    if args.revoke_old {
+        let revoked = revoke(
+            &RevokeOptions {
+                keys_dir: args.keys_dir.clone(),
+                key_id: report.old.to_string(),
+                reason: args.reason.clone().unwrap_or_default(),
+                revoked_at: at,
+            },
+            &old,
+        )?;
+        ctx.emit(out, &revoked, release_warden::report::Format::Text, false)?;
+    }
+    Ok(0)
 }
 
 fn list_keys(args: &KeysListArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {

@@ -35,7 +35,12 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         TrustedKeys::load_dir(&args.keys_dir)
             .context("loading trusted keys (pass --public-key FILE or --keys-dir DIR)")?
     } else {
-        TrustedKeys::load_files(&args.public_key)?
+        let pinned = TrustedKeys::load_files(&args.public_key)?;
+        if args.follow_rotations {
+            pinned.follow_rotations(&args.keys_dir)?
+        } else {
+            pinned
+        }
     };
     let mut opts = VerifyOptions {
         inputs: args.paths,

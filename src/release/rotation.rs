@@ -1,0 +1,247 @@
+//! Key rotation (issue 25): `keys/rotations/<OLD>-<NEW>.toml`, signed by the old key
+//! (`<OLD>-<NEW>.toml.<OLD>.minisig`) and by the new one (`….<NEW>.minisig`), says the new key
+//! succeeds the old. A downstream user who pinned the old public key follows the chain with
+//! `verify --follow-rotations`; a key with two successors is a fork, and fails closed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::comment::TrustedComment;
+use super::hash::hash_bytes;
+use super::keys::{KeyId, PublicKey, SecretKey};
+use super::signature::SignatureFile;
+use crate::error::{Error, Result};
+
+/// The folder of rotation statements, inside the keys folder.
+pub const ROTATIONS_DIR: &str = "rotations";
+
+const STATEMENT_CAP: u64 = 16 << 10;
+
+/// One checked rotation: `new` succeeds `old`.
+#[derive(Clone, Debug)]
+pub struct Rotation {
+    pub old: PublicKey,
+    pub new: PublicKey,
+    pub rotated_at: String,
+    pub file: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Statement {
+    old_key_id: String,
+    old_public_key: String,
+    new_key_id: String,
+    new_public_key: String,
+    rotated_at: String,
+}
+
+/// The statement that `new` succeeds `old`.
+pub fn statement_text(old: &PublicKey, new: &PublicKey, rotated_at: &str) -> String {
+    let quote = |s: &str| toml::Value::from(s).to_string();
+    format!(
+        "# A warden key rotation: the new key succeeds the old one.\nold_key_id = {}\nold_public_key = {}\nnew_key_id = {}\nnew_public_key = {}\nrotated_at = {}\n",
+        quote(&old.key_id.to_string()),
+        quote(&old.to_base64()),
+        quote(&new.key_id.to_string()),
+        quote(&new.to_base64()),
+        quote(rotated_at)
+    )
+}
+
+/// The two signature files of a statement: by the old key, by the new key.
+pub fn signature_paths(statement: &Path, old: KeyId, new: KeyId) -> (PathBuf, PathBuf) {
+    let with = |id: KeyId| PathBuf::from(format!("{}.{id}.minisig", statement.display()));
+    (with(old), with(new))
+}
+
+fn sign(text: &str, key: &SecretKey, what: &str) -> Result<String> {
+    let comment = TrustedComment::parse(what).map_err(Error::Usage)?;
+    let prehash = hash_bytes(text.as_bytes()).blake2b512;
+    Ok(SignatureFile::sign_prehashed(key, &prehash, comment).to_string())
+}
+
+fn check_signature(sig_file: &Path, text: &str, key: &PublicKey) -> Result<()> {
+    let bad = |why: String| Error::input(sig_file.display().to_string(), None, why);
+    let dir = crate::files::paths::parent_dir(sig_file);
+    let sig_text = crate::files::guarded::read_text_inside(dir, sig_file, STATEMENT_CAP)
+        .map_err(|e| Error::io("reading", sig_file, e))?;
+    let sig = SignatureFile::parse(&sig_text).map_err(|e| bad(e.to_string()))?;
+    if !sig.is_prehashed() {
+        return Err(bad("a legacy (non-prehashed) signature: refused".into()));
+    }
+    let prehash = hash_bytes(text.as_bytes()).blake2b512;
+    sig.verify_comment(key)
+        .and_then(|()| sig.verify_data(key, &prehash))
+        .map_err(|e| bad(format!("does not verify: {e}")))
+}
+
+/// Checks one statement and its two signatures.
+pub fn check_statement(file: &Path) -> Result<Rotation> {
+    let dir = crate::files::paths::parent_dir(file);
+    let text = crate::files::guarded::read_text_inside(dir, file, STATEMENT_CAP)
+        .map_err(|e| Error::io("reading", file, e))?;
+    let bad =
+        |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
+    let s: Statement = toml::from_str(&text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|sp| text[..sp.start.min(text.len())].matches('\n').count() + 1);
+        bad(line, format!("not a rotation statement: {}", e.message()))
+    })?;
+    let key = |b64: &str, id: &str, field: &str| -> Result<PublicKey> {
+        let k = PublicKey::from_base64(b64).map_err(|e| bad(None, format!("{field}: {e}")))?;
+        if !k.key_id.to_string().eq_ignore_ascii_case(id) {
+            return Err(bad(None, format!("{field} is key {}, not {id}", k.key_id)));
+        }
+        Ok(k)
+    };
+    let old = key(&s.old_public_key, &s.old_key_id, "old_public_key")?;
+    let new = key(&s.new_public_key, &s.new_key_id, "new_public_key")?;
+    if old.key_id == new.key_id {
+        return Err(bad(None, "a key cannot succeed itself".into()));
+    }
+    let expected = format!("{}-{}", old.key_id, new.key_id);
+    if file.file_stem().and_then(|n| n.to_str()) != Some(expected.as_str()) {
+        return Err(bad(
+            None,
+            format!(
+                "a rotation from {} to {} must be named {expected}.toml",
+                old.key_id, new.key_id
+            ),
+        ));
+    }
+    let (by_old, by_new) = signature_paths(file, old.key_id, new.key_id);
+    check_signature(&by_old, &text, &old)?;
+    check_signature(&by_new, &text, &new)?;
+    Ok(Rotation {
+        old,
+        new,
+        rotated_at: s.rotated_at,
+        file: file.to_path_buf(),
+    })
+}
+
+/// Every rotation of `keys_dir/rotations/` (none when absent), each checked.
+pub fn load(keys_dir: &Path) -> Result<Vec<Rotation>> {
+    let dir = keys_dir.join(ROTATIONS_DIR);
+    let entries = match fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("reading", &dir, e)),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files.iter().map(|f| check_statement(f)).collect()
+}
+
+/// The keys that succeed `pinned`, in order, following `rotations`. A key with two successors is
+/// a fork: an error naming both, never a guess.
+pub fn successors(pinned: &PublicKey, rotations: &[Rotation]) -> Result<Vec<Rotation>> {
+    let mut chain: Vec<Rotation> = Vec::new();
+    let mut current = pinned.key_id;
+    loop {
+        let next: Vec<&Rotation> = rotations
+            .iter()
+            .filter(|r| r.old.key_id == current)
+            .collect();
+        match next.as_slice() {
+            [] => return Ok(chain),
+            [one] => {
+                if one.new.key_id == pinned.key_id || chain.iter().any(|r| r.new.key_id == one.new.key_id) {
+                    return Err(Error::input(
+                        one.file.display().to_string(),
+                        None,
+                        "the rotations go round in a circle: refused",
+                    ));
+                }
+                chain.push((*one).clone());
+                current = one.new.key_id;
+            }
+            [a, b, ..] => {
+                return Err(Error::input(
+                    a.file.display().to_string(),
+                    None,
+                    format!(
+                        "key {current} has two successors ({} in {}, {} in {}): a forked chain is not followed",
+                        a.new.key_id,
+                        a.file.display(),
+                        b.new.key_id,
+                        b.file.display()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+/// What `warden keys rotate` needs.
+#[derive(Debug)]
+pub struct RotateOptions {
+    pub keys_dir: PathBuf,
+    /// RFC 3339, UTC.
+    pub rotated_at: String,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RotateReport {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub old: KeyId,
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub new: KeyId,
+    pub public_key: PathBuf,
+    pub statement: PathBuf,
+}
+
+/// Adds the new public key to the folder and the statement, signed by both keys. Refused when
+/// the old key already has a successor (that would fork the chain) or the two keys are one.
+pub fn rotate(opts: &RotateOptions, old: &SecretKey, new: &SecretKey) -> Result<RotateReport> {
+    let (old_pk, new_pk) = (old.public_key(), new.public_key());
+    if old_pk.key_id == new_pk.key_id {
+        return Err(Error::Usage(
+            "the old and the new secret keys are the same key".into(),
+        ));
+    }
+    let existing = load(&opts.keys_dir)?;
+    if let Some(r) = existing.iter().find(|r| r.old.key_id == old_pk.key_id) {
+        return Err(Error::Usage(format!(
+            "key {} already has a successor, {} ({}): a second one would fork the chain",
+            old_pk.key_id,
+            r.new.key_id,
+            r.file.display()
+        )));
+    }
+    let dir = opts.keys_dir.join(ROTATIONS_DIR);
+    let statement = dir.join(format!("{}-{}.toml", old_pk.key_id, new_pk.key_id));
+    let (by_old, by_new) = signature_paths(&statement, old_pk.key_id, new_pk.key_id);
+    let text = statement_text(&old_pk, &new_pk, &opts.rotated_at);
+    let what = format!(
+        "warden rotation from {} to {}",
+        old_pk.key_id, new_pk.key_id
+    );
+    let (sig_old, sig_new) = (sign(&text, old, &what)?, sign(&text, new, &what)?);
+    let public_key = opts.keys_dir.join(format!("{}.pub", new_pk.key_id));
+    fs::create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
+    if !public_key.exists() {
+        crate::files::atomic::write_atomic(
+            &public_key,
+            new_pk.to_string().as_bytes(),
+            0o644,
+            false,
+        )?;
+    }
+    crate::files::atomic::write_atomic(&statement, text.as_bytes(), 0o644, false)?;
+    crate::files::atomic::write_atomic(&by_old, sig_old.as_bytes(), 0o644, false)?;
+    crate::files::atomic::write_atomic(&by_new, sig_new.as_bytes(), 0o644, false)?;
+    Ok(RotateReport {
+        old: old_pk.key_id,
+        new: new_pk.key_id,
+        public_key,
+        statement,
+    })
+}
