@@ -356,6 +356,55 @@ pub async fn download_within<S: ApiSource>(
 /// The repository's own public keys (`keys/*.pub` of its default branch), written into `dir`.
 /// Returns their names. This trusts the repository itself: it still catches a tampered mirror or
 /// asset, not a compromised repository.
+/// The revocation statements of `keys/revoked/` on `repo`'s default branch, written into
+/// `dir/revoked/` (revocations only remove trust, so the newest source is the right one). None
+/// when the folder does not exist; any other failed read is an error, never "no revocation".
+pub fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Result<usize> {
+    let written = session.block_on(async {
+        let api = session.api();
+        let what = format!("keys/revoked/ of {repo}");
+        let route = routes::contents(repo, "keys/revoked");
+        let list = match api.get(&route, Shape::Array).await {
+            Fetched::Ok(Value::Array(a)) => a,
+            Fetched::Ok(_) => return Err(Error::Api(format!("{what}: not a folder"))),
+            Fetched::Failed { status: 404, .. } => return Ok(0),
+            f => return Err(failed(&what, &route, f)),
+        };
+        let target = dir.join(crate::release::revocation::REVOKED_DIR);
+        std::fs::create_dir_all(&target).map_err(|e| Error::io("creating", &target, e))?;
+        let mut written = 0;
+        for entry in &list {
+            let Some(name) = entry["name"].as_str() else {
+                continue;
+            };
+            let wanted = name.ends_with(".toml") || name.ends_with(".toml.minisig");
+            if entry["type"].as_str() != Some("file") || !wanted || !plain_name(name) {
+                continue;
+            }
+            let route = routes::contents(repo, &format!("keys/revoked/{name}"));
+            let file = match api.get(&route, Shape::Object).await {
+                Fetched::Ok(v) => v,
+                f => return Err(failed(&format!("keys/revoked/{name} of {repo}"), &route, f)),
+            };
+            let bytes = super::api::base64_content(&file).ok_or_else(|| {
+                Error::Api(format!(
+                    "keys/revoked/{name} of {repo}: content is not base64"
+                ))
+            })?;
+            if bytes.len() > 16 * 1024 {
+                return Err(Error::Refused(format!(
+                    "keys/revoked/{name} of {repo}: larger than 16 KiB: not a revocation"
+                )));
+            }
+            crate::files::atomic::write_atomic(&target.join(name), &bytes, 0o644, true)?;
+            written += 1;
+        }
+        Ok(written)
+    });
+    session.check_api()?;
+    written
+}
+
 pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String>> {
     let names = session.block_on(async {
         let api = session.api();

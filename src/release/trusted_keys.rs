@@ -57,6 +57,18 @@ impl TrustedKeys {
         Ok(self)
     }
 
+    /// Also honours the revocations of `keys_dir` (say, the repository's, read through the API),
+    /// which only remove trust: a statement that does not verify is an error.
+    pub fn apply_revocations(mut self, keys_dir: &Path) -> Result<Self> {
+        let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
+        for r in super::revocation::load(keys_dir, &all)? {
+            if self.revoked(r.key_id).is_none() {
+                self.revoked.push(r);
+            }
+        }
+        Ok(self)
+    }
+
     /// The revocation of the key with this id, if the keys folder has one.
     pub fn revoked(&self, id: KeyId) -> Option<&super::revocation::Revocation> {
         self.revoked.iter().find(|r| r.key_id == id)

@@ -455,7 +455,8 @@ async fn a_recorded_release_replays_offline_with_the_same_output() {
     let again = replay("again").expect(0);
     assert_eq!(again.stdout, live.stdout.replace("got/", "again/"));
     assert_eq!(again.stderr, live.stderr);
-    assert_eq!(requests, 3 + assets.len());
+    // The release, its assets, the tag's commit, and the repository's keys/revoked/ (404).
+    assert_eq!(requests, 4 + assets.len());
     // A replayed asset that was tampered with fails like a downloaded one (102: app-linux,
     // "linux binary" listed at 12 bytes): same length, other bytes.
     let asset = t.path().join("snap/repos/o/r/releases/assets/102.json");
@@ -632,4 +633,83 @@ async fn a_trickling_download_stops_at_its_deadline() {
         release_warden::github::releases::download_deadline(4 << 30).as_secs(),
         60 + 16_384
     );
+}
+
+/// The repository revoked the key that signed the release: `verify --release` reads
+/// `keys/revoked/` from the default branch and fails the release, even with the key pinned.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
+    use base64::Engine as _;
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    let (api, _s) = servers(&good, COMMIT).await;
+    // Before any revocation (the folder answers 404): the release verifies.
+    verify_release(t.path(), &api, &["--out", "before"])
+        .await
+        .expect(0);
+    // The maintainers revoke the key, in another checkout, and push keys/revoked/.
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join("keys")).unwrap();
+    std::fs::copy(
+        t.path().join("keys/demo.pub"),
+        repo.path().join("keys/demo.pub"),
+    )
+    .unwrap();
+    run(warden(repo.path())
+        .env("SOURCE_DATE_EPOCH", "1764644410")
+        .args([
+            "keys",
+            "revoke",
+            DEMO_KEY_ID,
+            "--reason",
+            "leaked",
+            "--secret-key",
+        ])
+        .arg(t.path().join("secret/demo.key")))
+    .expect(0);
+    let mut listing = Vec::new();
+    for name in [
+        format!("{DEMO_KEY_ID}.toml"),
+        format!("{DEMO_KEY_ID}.toml.minisig"),
+    ] {
+        let bytes = std::fs::read(repo.path().join("keys/revoked").join(&name)).unwrap();
+        listing.push(json!({"name": name, "type": "file"}));
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/o/r/contents/keys/revoked/{name}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "encoding": "base64",
+                "content": base64::engine::general_purpose::STANDARD.encode(&bytes)
+            })))
+            .mount(&api)
+            .await;
+    }
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/revoked"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(listing))
+        .mount(&api)
+        .await;
+    let out = verify_release(
+        t.path(),
+        &api,
+        &["--out", "after", "--public-key", "keys/demo.pub"],
+    )
+    .await
+    .expect(1);
+    assert!(
+        out.stdout.contains(&format!(
+            "FAIL  after/SHA256SUMS  signed by key {DEMO_KEY_ID}, revoked at 2025-12-02T03:00:10Z (leaked; "
+        )),
+        "{}",
+        out.stdout
+    );
+    // A revocations folder the API cannot read is not "no revocation".
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/revoked"))
+        .respond_with(ResponseTemplate::new(500))
+        .with_priority(1)
+        .mount(&api)
+        .await;
+    verify_release(t.path(), &api, &["--out", "failed"])
+        .await
+        .expect(2);
 }

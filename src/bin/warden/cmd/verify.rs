@@ -18,7 +18,7 @@ use crate::progress::ProgressDisplay;
 pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let mut notes = Vec::new();
     let repo_keys_dir;
-    let keys = if args.keys_from_repo {
+    let mut keys = if args.keys_from_repo {
         let repo = args.repo.as_deref().unwrap_or_default();
         repo_keys_dir = tempfile::Builder::new()
             .prefix("warden-keys-")
@@ -91,6 +91,17 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
             let base = name.strip_suffix(".minisig").unwrap_or(name);
             opts.only.as_ref().is_none_or(|g| g.is_match(base)) || base == sums
         };
+        // The repository's revocations apply whatever keys are trusted (--public-key included).
+        if let ReleaseSource::Live(session) | ReleaseSource::Record(session, _) = &from {
+            let revoked = tempfile::Builder::new()
+                .prefix("warden-revoked-")
+                .tempdir()
+                .context("creating a temporary folder")?;
+            let n = releases::repo_revocations(session, repo, revoked.path())?;
+            if n > 0 {
+                keys = keys.apply_revocations(revoked.path())?;
+            }
+        }
         let got = releases::fetch(&from, repo, tag, &dir, &wanted)?;
         opts.known_digests = got.files.into_iter().collect();
         notes.extend(release_notes(&got.release, &got.commit, repo));
