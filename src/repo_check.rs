@@ -376,5 +376,39 @@ pub(crate) fn check_keys(root: &Path) -> Vec<CheckLine> {
             format!("key id {id} appears in {}", names.join(", ")),
         ));
     }
+    // Revocations and rotations: each statement must verify, and a key must be left to trust
+    // (once the keys themselves are sound: a broken key is said once, above).
+    if out.iter().any(|l| !l.passed) {
+        return out;
+    }
+    let listed = crate::release::trusted_keys::list(&dir);
+    if let Some(problem) = &listed.problem {
+        let shown = problem
+            .strip_prefix(&format!("{}/", dir.display()))
+            .unwrap_or(problem);
+        out.push(line("keys/".into(), false, format!("keys/{shown}")));
+        return out;
+    }
+    for r in &listed.revoked {
+        out.push(line(
+            rel(&r.file),
+            true,
+            format!("key {} revoked at {}: {}", r.key_id, r.revoked_at, r.reason),
+        ));
+    }
+    for r in &listed.rotations {
+        out.push(line(
+            rel(&r.file),
+            true,
+            format!("key {} succeeds {}, signed by both", r.new, r.old),
+        ));
+    }
+    if listed.trusted.is_empty() && !listed.revoked.is_empty() {
+        out.push(line(
+            "keys/".into(),
+            false,
+            "every key is revoked: nothing can verify a new release (make one with `warden keygen`)".into(),
+        ));
+    }
     out
 }

@@ -82,6 +82,22 @@ fn a_revoked_key_stops_working_and_the_statement_verifies_with_minisign() {
         format!("trusted  {new}  keys/new.pub\nrevoked  {old}  at 2025-12-02T03:00:10Z: printed in a CI log (signed by itself; keys/revoked/{old}.toml)\nkeys: 1 trusted, 1 revoked\n")
     );
 
+    // `warden check` runs the same consistency check.
+    let check = run(warden(t.path()).arg("check"));
+    let keys_lines: Vec<&str> = check
+        .stdout
+        .lines()
+        .filter(|l| l.contains("  keys  "))
+        .collect();
+    assert_eq!(
+        keys_lines,
+        [
+            format!("ok    keys         keys/new.pub: minisign public key {new}"),
+            format!("ok    keys         keys/old.pub: minisign public key {old}"),
+            format!("ok    keys         keys/revoked/{old}.toml: key {old} revoked at 2025-12-02T03:00:10Z: printed in a CI log"),
+        ]
+    );
+
     // The old key's release fails, naming the revocation; the new key's still verifies.
     let out = run(warden(t.path()).args(["verify", "dist"])).expect(1);
     let why = format!("signed by key {old}, revoked at 2025-12-02T03:00:10Z (printed in a CI log; keys/revoked/{old}.toml): not trusted");
