@@ -78,6 +78,34 @@ printf '%s\n' "$comment" | tr '\t' '\n' | grep -qxF "file:$asset" || {
 printf '%s\n' "$comment" | tr '\t' '\n' | grep -qxF "tag:$version" || {
   echo "install-warden: the signature is not for tag $version" >&2; exit 1; }
 
+# Not by a revoked key: a revocation beside the trusted key (keys/revoked/ of the action's
+# checkout), or on the repository's default branch (the newest word: revocations only remove
+# trust). A statement found there is checked against the key; one that does not verify stops
+# the install too, and so does a revocation folder that cannot be read.
+key_id=$(sed -n 2p "$key" | base64 -d 2>/dev/null | od -An -tx1 -j2 -N8 | tr -d ' \n' \
+  | fold -w2 | tac | tr -d '\n' | tr 'a-f' 'A-F')
+revoked() { # $1: the statement, $2: its signature; says why when the key is revoked
+  if minisign -V -H -q -m "$1" -x "$2" -p "$key" >/dev/null 2>&1; then
+    echo "install-warden: key $key_id is revoked ($(sed -n 's/^reason = //p' "$1")): not installing" >&2
+  else
+    echo "install-warden: a revocation of key $key_id that does not verify: not installing" >&2
+  fi
+  exit 1
+}
+local_revoked="$(dirname "$key")/revoked/$key_id.toml"
+if [ -e "$local_revoked" ]; then revoked "$local_revoked" "$local_revoked.minisig"; fi
+code=$(curl -sS --proto '=https,http' -L --max-redirs 5 --max-filesize 16384 --max-time 60 \
+  -o "$tmp/revoked.toml" -w '%{http_code}' "$url/$repo/raw/HEAD/keys/revoked/$key_id.toml" || echo 000)
+case "$code" in
+  404) ;;
+  200)
+    curl -fsSL --proto '=https,http' --max-redirs 5 --max-filesize 16384 --max-time 60 \
+      -o "$tmp/revoked.toml.minisig" "$url/$repo/raw/HEAD/keys/revoked/$key_id.toml.minisig" \
+      || : > "$tmp/revoked.toml.minisig"
+    revoked "$tmp/revoked.toml" "$tmp/revoked.toml.minisig" ;;
+  *) echo "install-warden: cannot read $url/$repo/raw/HEAD/keys/revoked/ (HTTP $code): not installing" >&2; exit 1 ;;
+esac
+
 # Signed is not enough to run it: it must be a 64-bit little-endian ELF for this machine.
 # shellcheck disable=SC2046 # the 20 header bytes, one field each
 set -- $(od -An -tx1 -N20 "$tmp/$asset")

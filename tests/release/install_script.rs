@@ -277,3 +277,67 @@ fn the_actions_args_are_split_over_every_line_and_quotes_are_refused() {
     let out = run_with("").expect(0);
     assert_eq!(out.stdout, "");
 }
+
+/// A key revoked on the repository's default branch (or beside the trusted key) installs
+/// nothing, and a revocation folder that cannot be read stops the install too.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_revoked_key_installs_nothing() {
+    if minisign().is_none() || platform().is_none() {
+        return; // minisign() fails the test under CI=true when the CLI is missing
+    }
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    let good = release(t.path(), "v9.9.9", "v9.9.9");
+    // The maintainers revoked the key in another checkout and pushed it.
+    let other = t.path().join("other");
+    std::fs::create_dir_all(other.join("keys")).unwrap();
+    std::fs::copy(t.path().join("keys/demo.pub"), other.join("keys/demo.pub")).unwrap();
+    run(warden(&other)
+        .args(["keys", "revoke", DEMO_KEY_ID, "--reason", "leaked", "--secret-key"])
+        .arg(t.path().join("secret/demo.key")))
+    .expect(0);
+    let server = serve(&good).await;
+    for suffix in ["", ".minisig"] {
+        let name = format!("{DEMO_KEY_ID}.toml{suffix}");
+        Mock::given(method("GET"))
+            .and(path(format!("/o/r/raw/HEAD/keys/revoked/{name}")))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(
+                std::fs::read(other.join("keys/revoked").join(&name)).unwrap(),
+            ))
+            .mount(&server)
+            .await;
+    }
+    let out = install(t.path(), &server).await.expect(1);
+    assert_eq!(
+        out.stderr,
+        format!("install-warden: key {DEMO_KEY_ID} is revoked (\"leaked\"): not installing\n")
+    );
+    assert!(!t.path().join("bin/warden").exists());
+
+    // The revocations cannot be read: not installed either.
+    let server = serve(&good).await;
+    Mock::given(method("GET"))
+        .and(path(format!("/o/r/raw/HEAD/keys/revoked/{DEMO_KEY_ID}.toml")))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let out = install(t.path(), &server).await.expect(1);
+    assert!(
+        out.stderr.ends_with("/o/r/raw/HEAD/keys/revoked/ (HTTP 503): not installing\n"),
+        "{}",
+        out.stderr
+    );
+
+    // Revoked beside the trusted key (the action's own checkout): the same.
+    std::fs::create_dir_all(t.path().join("keys/revoked")).unwrap();
+    for entry in std::fs::read_dir(other.join("keys/revoked")).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, t.path().join("keys/revoked").join(p.file_name().unwrap())).unwrap();
+    }
+    let server = serve(&good).await;
+    let out = install(t.path(), &server).await.expect(1);
+    assert_eq!(
+        out.stderr,
+        format!("install-warden: key {DEMO_KEY_ID} is revoked (\"leaked\"): not installing\n")
+    );
+}
