@@ -293,7 +293,14 @@ async fn a_revoked_key_installs_nothing() {
     std::fs::create_dir_all(other.join("keys")).unwrap();
     std::fs::copy(t.path().join("keys/demo.pub"), other.join("keys/demo.pub")).unwrap();
     run(warden(&other)
-        .args(["keys", "revoke", DEMO_KEY_ID, "--reason", "leaked", "--secret-key"])
+        .args([
+            "keys",
+            "revoke",
+            DEMO_KEY_ID,
+            "--reason",
+            "leaked",
+            "--secret-key",
+        ])
         .arg(t.path().join("secret/demo.key")))
     .expect(0);
     let server = serve(&good).await;
@@ -301,9 +308,10 @@ async fn a_revoked_key_installs_nothing() {
         let name = format!("{DEMO_KEY_ID}.toml{suffix}");
         Mock::given(method("GET"))
             .and(path(format!("/o/r/raw/HEAD/keys/revoked/{name}")))
-            .respond_with(ResponseTemplate::new(200).set_body_bytes(
-                std::fs::read(other.join("keys/revoked").join(&name)).unwrap(),
-            ))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_bytes(std::fs::read(other.join("keys/revoked").join(&name)).unwrap()),
+            )
             .mount(&server)
             .await;
     }
@@ -317,13 +325,16 @@ async fn a_revoked_key_installs_nothing() {
     // The revocations cannot be read: not installed either.
     let server = serve(&good).await;
     Mock::given(method("GET"))
-        .and(path(format!("/o/r/raw/HEAD/keys/revoked/{DEMO_KEY_ID}.toml")))
+        .and(path(format!(
+            "/o/r/raw/HEAD/keys/revoked/{DEMO_KEY_ID}.toml"
+        )))
         .respond_with(ResponseTemplate::new(503))
         .mount(&server)
         .await;
     let out = install(t.path(), &server).await.expect(1);
     assert!(
-        out.stderr.ends_with("/o/r/raw/HEAD/keys/revoked/ (HTTP 503): not installing\n"),
+        out.stderr
+            .ends_with("/o/r/raw/HEAD/keys/revoked/ (HTTP 503): not installing\n"),
         "{}",
         out.stderr
     );
@@ -332,7 +343,11 @@ async fn a_revoked_key_installs_nothing() {
     std::fs::create_dir_all(t.path().join("keys/revoked")).unwrap();
     for entry in std::fs::read_dir(other.join("keys/revoked")).unwrap() {
         let p = entry.unwrap().path();
-        std::fs::copy(&p, t.path().join("keys/revoked").join(p.file_name().unwrap())).unwrap();
+        std::fs::copy(
+            &p,
+            t.path().join("keys/revoked").join(p.file_name().unwrap()),
+        )
+        .unwrap();
     }
     let server = serve(&good).await;
     let out = install(t.path(), &server).await.expect(1);
