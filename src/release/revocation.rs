@@ -144,7 +144,12 @@ pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> 
 /// `others` (the folder's keys). A statement that does not verify is an error: a revocation that
 /// cannot be trusted is not silently ignored.
 pub fn load(keys_dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
-    let dir = keys_dir.join(REVOKED_DIR);
+    load_statements(&keys_dir.join(REVOKED_DIR), others)
+}
+
+/// Every statement of the folder `dir` itself (`keys/revoked/`, or `--revocations DIR`).
+pub fn load_statements(dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
+    let dir = dir.to_path_buf();
     let entries = match fs::read_dir(&dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -59,9 +59,15 @@ impl TrustedKeys {
 
     /// Also honours the revocations of `keys_dir` (say, the repository's, read through the API),
     /// which only remove trust: a statement that does not verify is an error.
-    pub fn apply_revocations(mut self, keys_dir: &Path) -> Result<Self> {
+    pub fn apply_revocations(self, keys_dir: &Path) -> Result<Self> {
+        self.apply_statements(&keys_dir.join(super::revocation::REVOKED_DIR))
+    }
+
+    /// Also honours the revocation statements of the folder `dir` (`--revocations DIR`); none
+    /// when it does not exist.
+    pub fn apply_statements(mut self, dir: &Path) -> Result<Self> {
         let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
-        for r in super::revocation::load(keys_dir, &all)? {
+        for r in super::revocation::load_statements(dir, &all)? {
             if self.revoked(r.key_id).is_none() {
                 self.revoked.push(r);
             }

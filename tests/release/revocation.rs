@@ -108,6 +108,30 @@ fn a_revoked_key_stops_working_and_the_statement_verifies_with_minisign() {
         )
     );
     run(warden(t.path()).args(["verify", "next"])).expect(0);
+    // A user who pinned the old key's file sees the revocation only where told to look.
+    std::fs::copy(
+        secret.path().join("old.pub"),
+        t.path().join("pinned-old.pub"),
+    )
+    .unwrap();
+    run(warden(t.path()).args(["verify", "dist", "--public-key", "pinned-old.pub"])).expect(0);
+    let out = run(warden(t.path()).args([
+        "verify",
+        "dist",
+        "--public-key",
+        "pinned-old.pub",
+        "--revocations",
+        "keys/revoked",
+    ]))
+    .expect(1);
+    assert!(
+        out.stdout
+            .starts_with(&format!("FAIL  dist/SHA256SUMS  {why}\n")),
+        "{}",
+        out.stdout
+    );
+    let out = run(warden(t.path()).args(["verify", "dist", "--revocations", "nowhere"])).expect(2);
+    assert_eq!(out.stderr, "warden: --revocations nowhere: not a folder\n");
 
     // The statement is a minisign-signed file: the CLI verifies it with the key it names.
     if let Some(minisign) = minisign() {

@@ -754,6 +754,10 @@ pub(crate) struct VerifyArgs {
     /// of --keys-dir (and honour that folder's revocations). A forked chain fails.
     #[arg(long, requires = "public_key")]
     pub follow_rotations: bool,
+    /// Also honour the revocation statements in DIR (`<KEYID>.toml` and its `.minisig`, as in
+    /// a repository's keys/revoked/), whatever keys are trusted.
+    #[arg(long, value_name = "DIR")]
+    pub revocations: Option<PathBuf>,
     /// Require `tag:TAG` in every trusted comment.
     #[arg(long, value_name = "TAG")]
     pub expect_tag: Option<String>,

@@ -42,6 +42,12 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
             pinned
         }
     };
+    if let Some(dir) = &args.revocations {
+        if !dir.is_dir() {
+            anyhow::bail!("--revocations {}: not a folder", dir.display());
+        }
+        keys = keys.apply_statements(dir)?;
+    }
     let mut opts = VerifyOptions {
         inputs: args.paths,
         expect_tag: args.expect_tag,
