@@ -50,7 +50,8 @@ impl Context {
         }
     }
 
-    /// Now, as seconds since the epoch: `SOURCE_DATE_EPOCH` when set (reproducible output).
+    /// Now, as seconds since the epoch: `SOURCE_DATE_EPOCH` when set (reproducible signatures and
+    /// statements: Ed25519 is deterministic).
     pub(crate) fn timestamp(&self) -> anyhow::Result<u64> {
         match &self.source_date_epoch {
             Some(v) => v
@@ -58,8 +59,8 @@ impl Context {
                 .parse()
                 .map_err(|_| anyhow::anyhow!("SOURCE_DATE_EPOCH={v:?} is not a unix timestamp")),
             None => Ok(std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())),
+                .duration_since(std::time::UNIX_EPOCH)?
+                .as_secs()),
         }
     }
 

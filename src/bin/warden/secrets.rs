@@ -33,6 +33,18 @@ pub(crate) enum KeySource<'a> {
     Stdin,
 }
 
+impl<'a> KeySource<'a> {
+    /// Where `--secret-key-env VAR` / `--secret-key FILE` / `--secret-key-stdin` say (clap makes
+    /// them exclusive and one of them required).
+    pub(crate) fn from_flags(env: Option<&'a str>, file: Option<&'a std::path::Path>) -> Self {
+        match (env, file) {
+            (Some(var), _) => KeySource::Env(var),
+            (None, Some(path)) => KeySource::File(path),
+            (None, None) => KeySource::Stdin,
+        }
+    }
+}
+
 /// The secret key's text and a name for it in messages (`$VAR`, the path, `<stdin>`).
 pub(crate) fn read_secret_key(source: KeySource) -> anyhow::Result<(SecretKeyText, String)> {
     const WHAT: &str = "a minisign secret key";

@@ -63,11 +63,7 @@ fn revoke_key(args: &KeysRevokeArgs, ctx: &Context, out: &mut dyn Write) -> anyh
         let report = install(&args.keys_dir, &args.key_id, statement)?;
         return ctx.emit(out, &report, release_warden::report::Format::Text, false);
     }
-    let source = match (&args.secret_key_env, &args.secret_key) {
-        (Some(var), _) => KeySource::Env(var),
-        (None, Some(path)) => KeySource::File(path),
-        (None, None) => KeySource::Stdin,
-    };
+    let source = KeySource::from_flags(args.secret_key_env.as_deref(), args.secret_key.as_deref());
     let key = load_secret_key(source, args.password_env.as_deref(), ctx.interactive)?;
     let revoked_at = ctx.timestamp()?;
     let opts = RevokeOptions {

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use anyhow::anyhow;
 use release_warden::release::comment::ReleaseMeta;
 use release_warden::release::hash::Progress;
 use release_warden::release::keys::{PublicKey, SecretKey};
@@ -34,7 +33,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
             repo: args.repo,
             dry_run: args.dry_run,
         },
-        timestamp: signing_timestamp(ctx)?,
+        timestamp: ctx.timestamp()?,
         progress: Some(Progress::default()),
     };
     let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "signing");
@@ -49,23 +48,6 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
 
 /// The secret key, decrypted with the password from `--password-env` or the terminal.
 fn load_key(args: &SignArgs, ctx: &Context) -> anyhow::Result<SecretKey> {
-    let source = match (&args.secret_key_env, &args.secret_key) {
-        (Some(var), _) => KeySource::Env(var),
-        (None, Some(path)) => KeySource::File(path),
-        (None, None) => KeySource::Stdin,
-    };
+    let source = KeySource::from_flags(args.secret_key_env.as_deref(), args.secret_key.as_deref());
     load_secret_key(source, args.password_env.as_deref(), ctx.interactive)
-}
-
-/// SOURCE_DATE_EPOCH makes signatures reproducible (Ed25519 is deterministic); else now.
-fn signing_timestamp(ctx: &Context) -> anyhow::Result<u64> {
-    if let Some(v) = &ctx.source_date_epoch {
-        return v
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("SOURCE_DATE_EPOCH={v:?} is not a unix timestamp"));
-    }
-    Ok(std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)?
-        .as_secs())
 }
