@@ -17,5 +17,6 @@ pub mod revocation;
 pub mod rotation;
 pub mod sign;
 pub mod signature;
+mod statement;
 pub mod trusted_keys;
 pub mod verify;

@@ -8,17 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::comment::TrustedComment;
-use super::hash::hash_bytes;
 use super::keys::{KeyId, PublicKey, SecretKey};
-use super::signature::SignatureFile;
+use super::statement;
 use crate::error::{Error, Result};
 
 /// The folder of revocation statements, inside the keys folder.
 pub const REVOKED_DIR: &str = "revoked";
-
-/// A revocation statement is a few lines; larger files are refused unread.
-const STATEMENT_CAP: u64 = 16 << 10;
 
 /// A key that must not be trusted any more, and who said so.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -58,13 +53,11 @@ pub fn statement_text(key: &PublicKey, revoked_at: &str, reason: &str) -> String
 
 /// `text` signed with `key` (prehashed), as a `.minisig` file's text.
 pub fn sign_statement(text: &str, key: &SecretKey) -> Result<String> {
-    let comment = TrustedComment::parse(&format!(
+    let comment = format!(
         "warden revocation of {}",
         statement_key_id(text).unwrap_or_default()
-    ))
-    .map_err(Error::Usage)?;
-    let prehash = hash_bytes(text.as_bytes()).blake2b512;
-    Ok(SignatureFile::sign_prehashed(key, &prehash, comment).to_string())
+    );
+    statement::sign(text, key, &comment)
 }
 
 fn statement_key_id(text: &str) -> Option<String> {
@@ -74,17 +67,10 @@ fn statement_key_id(text: &str) -> Option<String> {
 /// Checks one statement (`file`, its signature beside it) against the keys of the folder
 /// (`others`): its key id, its public key, and a signature by that key or by one of `others`.
 pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> {
-    let dir = crate::files::paths::parent_dir(file);
     let bad =
         |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
-    let text = crate::files::guarded::read_text_inside(dir, file, STATEMENT_CAP)
-        .map_err(|e| Error::io("reading", file, e))?;
-    let statement: Statement = toml::from_str(&text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        bad(line, format!("not a revocation statement: {}", e.message()))
-    })?;
+    let text = statement::read(file)?;
+    let statement: Statement = statement::parse(file, &text, "revocation")?;
     let public = PublicKey::from_base64(&statement.public_key)
         .map_err(|e| bad(None, format!("public_key: {e}")))?;
     if public.key_id.to_string() != statement.key_id.to_ascii_uppercase() {
@@ -97,40 +83,10 @@ pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> 
         ));
     }
     let sig_file = PathBuf::from(format!("{}.minisig", file.display()));
-    let sig_text = crate::files::guarded::read_text_inside(dir, &sig_file, STATEMENT_CAP)
-        .map_err(|e| Error::io("reading", &sig_file, e))?;
-    let sig = SignatureFile::parse(&sig_text)
-        .map_err(|e| Error::input(sig_file.display().to_string(), None, e.to_string()))?;
-    if !sig.is_prehashed() {
-        return Err(Error::input(
-            sig_file.display().to_string(),
-            None,
-            "a legacy (non-prehashed) signature: refused",
-        ));
-    }
-    let signer = std::iter::once(&public)
-        .chain(others)
-        .find(|k| k.key_id == sig.key_id)
-        .ok_or_else(|| {
-            Error::input(
-                sig_file.display().to_string(),
-                None,
-                format!(
-                    "signed by key {}, neither the revoked key nor a key of the folder",
-                    sig.key_id
-                ),
-            )
-        })?;
-    let prehash = hash_bytes(text.as_bytes()).blake2b512;
-    sig.verify_comment(signer)
-        .and_then(|()| sig.verify_data(signer, &prehash))
-        .map_err(|e| {
-            Error::input(
-                sig_file.display().to_string(),
-                None,
-                format!("does not verify: {e}"),
-            )
-        })?;
+    let signers: Vec<&PublicKey> = std::iter::once(&public).chain(others).collect();
+    let signer = statement::check_signature(&sig_file, &text, &signers, |id| {
+        format!("signed by key {id}, neither the revoked key nor a key of the folder")
+    })?;
     Ok(Revocation {
         key_id: public.key_id,
         revoked_at: statement.revoked_at,
@@ -149,17 +105,7 @@ pub fn load(keys_dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
 
 /// Every statement of the folder `dir` itself (`keys/revoked/`, or `--revocations DIR`).
 pub fn load_statements(dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
-    let dir = dir.to_path_buf();
-    let entries = match fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io("reading", &dir, e)),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
+    let files = statement::files(dir)?;
     files
         .iter()
         .map(|f| {
@@ -216,16 +162,8 @@ pub fn install(keys_dir: &Path, key_id: &str, statement: &Path) -> Result<Revoke
             r.key_id
         )));
     }
-    let read = |p: &Path| {
-        crate::files::guarded::read_text_inside(
-            crate::files::paths::parent_dir(p),
-            p,
-            STATEMENT_CAP,
-        )
-        .map_err(|e| Error::io("reading", p, e))
-    };
-    let text = read(statement)?;
-    let sig = read(&PathBuf::from(format!("{}.minisig", statement.display())))?;
+    let text = statement::read(statement)?;
+    let sig = statement::read(&PathBuf::from(format!("{}.minisig", statement.display())))?;
     fs::create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
     crate::files::atomic::write_atomic(&target, text.as_bytes(), 0o644, false)?;
     crate::files::atomic::write_atomic(&target_sig, sig.as_bytes(), 0o644, false)?;

@@ -8,16 +8,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::comment::TrustedComment;
-use super::hash::hash_bytes;
 use super::keys::{KeyId, PublicKey, SecretKey};
-use super::signature::SignatureFile;
+use super::signature::SignatureError;
+use super::statement;
 use crate::error::{Error, Result};
 
 /// The folder of rotation statements, inside the keys folder.
 pub const ROTATIONS_DIR: &str = "rotations";
-
-const STATEMENT_CAP: u64 = 16 << 10;
 
 /// One checked rotation: `new` succeeds `old`.
 #[derive(Clone, Debug)]
@@ -57,40 +54,12 @@ pub fn signature_paths(statement: &Path, old: KeyId, new: KeyId) -> (PathBuf, Pa
     (with(old), with(new))
 }
 
-fn sign(text: &str, key: &SecretKey, what: &str) -> Result<String> {
-    let comment = TrustedComment::parse(what).map_err(Error::Usage)?;
-    let prehash = hash_bytes(text.as_bytes()).blake2b512;
-    Ok(SignatureFile::sign_prehashed(key, &prehash, comment).to_string())
-}
-
-fn check_signature(sig_file: &Path, text: &str, key: &PublicKey) -> Result<()> {
-    let bad = |why: String| Error::input(sig_file.display().to_string(), None, why);
-    let dir = crate::files::paths::parent_dir(sig_file);
-    let sig_text = crate::files::guarded::read_text_inside(dir, sig_file, STATEMENT_CAP)
-        .map_err(|e| Error::io("reading", sig_file, e))?;
-    let sig = SignatureFile::parse(&sig_text).map_err(|e| bad(e.to_string()))?;
-    if !sig.is_prehashed() {
-        return Err(bad("a legacy (non-prehashed) signature: refused".into()));
-    }
-    let prehash = hash_bytes(text.as_bytes()).blake2b512;
-    sig.verify_comment(key)
-        .and_then(|()| sig.verify_data(key, &prehash))
-        .map_err(|e| bad(format!("does not verify: {e}")))
-}
-
 /// Checks one statement and its two signatures.
 pub fn check_statement(file: &Path) -> Result<Rotation> {
-    let dir = crate::files::paths::parent_dir(file);
-    let text = crate::files::guarded::read_text_inside(dir, file, STATEMENT_CAP)
-        .map_err(|e| Error::io("reading", file, e))?;
+    let text = statement::read(file)?;
     let bad =
         |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
-    let s: Statement = toml::from_str(&text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|sp| text[..sp.start.min(text.len())].matches('\n').count() + 1);
-        bad(line, format!("not a rotation statement: {}", e.message()))
-    })?;
+    let s: Statement = statement::parse(file, &text, "rotation")?;
     let key = |b64: &str, id: &str, field: &str| -> Result<PublicKey> {
         let k = PublicKey::from_base64(b64).map_err(|e| bad(None, format!("{field}: {e}")))?;
         if !k.key_id.to_string().eq_ignore_ascii_case(id) {
@@ -114,8 +83,16 @@ pub fn check_statement(file: &Path) -> Result<Rotation> {
         ));
     }
     let (by_old, by_new) = signature_paths(file, old.key_id, new.key_id);
-    check_signature(&by_old, &text, &old)?;
-    check_signature(&by_new, &text, &new)?;
+    // Each signature by its own key: another key's is a mismatch, as minisign says it.
+    for (sig_file, key) in [(&by_old, &old), (&by_new, &new)] {
+        statement::check_signature(sig_file, &text, &[key], |signed| {
+            let e = SignatureError::KeyMismatch {
+                signed,
+                trusted: key.key_id,
+            };
+            format!("does not verify: {e}")
+        })?;
+    }
     Ok(Rotation {
         old,
         new,
@@ -126,17 +103,7 @@ pub fn check_statement(file: &Path) -> Result<Rotation> {
 
 /// Every rotation of `keys_dir/rotations/` (none when absent), each checked.
 pub fn load(keys_dir: &Path) -> Result<Vec<Rotation>> {
-    let dir = keys_dir.join(ROTATIONS_DIR);
-    let entries = match fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io("reading", &dir, e)),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
+    let files = statement::files(&keys_dir.join(ROTATIONS_DIR))?;
     files.iter().map(|f| check_statement(f)).collect()
 }
 
@@ -224,7 +191,10 @@ pub fn rotate(opts: &RotateOptions, old: &SecretKey, new: &SecretKey) -> Result<
         "warden rotation from {} to {}",
         old_pk.key_id, new_pk.key_id
     );
-    let (sig_old, sig_new) = (sign(&text, old, &what)?, sign(&text, new, &what)?);
+    let (sig_old, sig_new) = (
+        statement::sign(&text, old, &what)?,
+        statement::sign(&text, new, &what)?,
+    );
     let public_key = opts.keys_dir.join(format!("{}.pub", new_pk.key_id));
     fs::create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
     if !public_key.exists() {
