@@ -67,19 +67,7 @@ fn asset_failure(why: String) -> Fetched {
     }
 }
 
-/// The `content` of a contents or blobs answer: base64 with line breaks, decoded.
-pub fn base64_content(answer: &Value) -> Option<Vec<u8>> {
-    use base64::Engine as _;
-    let encoded: String = answer["content"]
-        .as_str()
-        .unwrap_or_default()
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace())
-        .collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .ok()
-}
+pub use super::git_object::base64_content;
 
 /// The body of an asset download, as octocrab returns it.
 type AssetBody = http_body_util::combinators::BoxBody<bytes::Bytes, octocrab::Error>;

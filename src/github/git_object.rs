@@ -32,9 +32,9 @@ fn object_id(kind: &str, content: &[u8]) -> String {
     crate::util::to_hex(&h.finalize())
 }
 
-fn blob_matches(sha: &str, answer: &Value) -> bool {
+/// The `content` of a contents or blobs answer: base64 with line breaks, decoded.
+pub fn base64_content(answer: &Value) -> Option<Vec<u8>> {
     use base64::Engine as _;
-    // GitHub wraps the base64 of a blob in lines.
     let encoded: String = answer["content"]
         .as_str()
         .unwrap_or_default()
@@ -43,7 +43,11 @@ fn blob_matches(sha: &str, answer: &Value) -> bool {
         .collect();
     base64::engine::general_purpose::STANDARD
         .decode(encoded)
-        .is_ok_and(|content| object_id("blob", &content) == sha)
+        .ok()
+}
+
+fn blob_matches(sha: &str, answer: &Value) -> bool {
+    base64_content(answer).is_some_and(|content| object_id("blob", &content) == sha)
 }
 
 /// One entry of a tree listing.
