@@ -17,8 +17,8 @@ use crate::known_issues::doc;
 use crate::known_issues::lint::lint;
 use crate::known_issues::schema::{Registry, DEFAULT_DIR};
 use crate::release::key_scan::find_secret_key_in;
+use crate::release::keys::public_key_files;
 use crate::release::keys::{PublicKey, SecretKeyProtection};
-use crate::release::trusted_keys::public_key_files;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckLine {
@@ -382,12 +382,24 @@ pub(crate) fn check_keys(root: &Path) -> Vec<CheckLine> {
         return out;
     }
     let listed = crate::release::trusted_keys::list(&dir);
-    if let Some(problem) = &listed.problem {
-        let shown = problem
-            .strip_prefix(&format!("{}/", dir.display()))
-            .unwrap_or(problem);
-        out.push(line("keys/".into(), false, format!("keys/{shown}")));
+    if !listed.problems.is_empty() {
+        let inside = format!("{}/", dir.display());
+        for problem in &listed.problems {
+            let shown = problem.replace(&inside, "keys/");
+            out.push(line("keys/".into(), false, shown));
+        }
         return out;
+    }
+    if let Some(policy) = &listed.policy {
+        let usable = listed.trusted.iter().filter(|k| !k.expired).count();
+        out.push(line(
+            rel(policy),
+            true,
+            format!(
+                "a release needs {} of the {usable} usable keys",
+                listed.threshold
+            ),
+        ));
     }
     for r in &listed.revoked {
         out.push(line(

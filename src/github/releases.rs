@@ -420,10 +420,9 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
             let Some(name) = entry["name"].as_str() else {
                 continue;
             };
-            if entry["type"].as_str() != Some("file")
-                || !name.ends_with(".pub")
-                || !plain_name(name)
-            {
+            // The keys and the policy (a threshold, end dates: it only removes trust).
+            let wanted = name.ends_with(".pub") || name == crate::release::policy::POLICY_FILE;
+            if entry["type"].as_str() != Some("file") || !wanted || !plain_name(name) {
                 continue;
             }
             let route = routes::contents(repo, &format!("keys/{name}"));
@@ -442,7 +441,7 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
             crate::files::atomic::write_atomic(&dir.join(name), &bytes, 0o644, true)?;
             names.push(name.to_string());
         }
-        if names.is_empty() {
+        if !names.iter().any(|n| n.ends_with(".pub")) {
             return Err(Error::Usage(format!("{what}: no *.pub file")));
         }
         Ok(names)

@@ -2,7 +2,7 @@
 //! `minisign -G -W` keys with an all-zero checksum), and key generation.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -38,6 +38,18 @@ pub(crate) fn serialize_key_id<S: serde::Serializer>(
 impl fmt::Display for KeyId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:016X}", u64::from_le_bytes(self.0))
+    }
+}
+
+impl KeyId {
+    /// The id as shown (16 hex digits, either case); `None` for anything else.
+    pub fn from_hex(text: &str) -> Option<KeyId> {
+        if text.len() != 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u64::from_str_radix(text, 16)
+            .ok()
+            .map(|v| KeyId(v.to_le_bytes()))
     }
 }
 
@@ -521,6 +533,17 @@ pub fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, ParseEr
         public: key.public_key(),
         secret_box,
     })
+}
+
+/// `*.pub` files of a directory, sorted.
+pub(crate) fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io("reading", dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pub") && !p.is_dir())
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -7,11 +7,13 @@
 pub mod binding;
 pub mod checksums;
 pub mod comment;
+pub mod cosign;
 pub mod hash;
 pub mod key_scan;
 pub mod keygen;
 pub mod keys;
 pub(crate) mod names;
+pub mod policy;
 pub(crate) mod published;
 pub mod revocation;
 pub mod rotation;

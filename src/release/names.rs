@@ -18,6 +18,22 @@ pub(crate) fn signature_path(artifact: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// `<file>.<KEYID>.minisig`, a co-signature of `file` by the key `id` (`SHA256SUMS.minisig` stays
+/// the first signature, so `minisign -V` keeps working).
+pub(crate) fn cosignature_path(file: &Path, id: super::keys::KeyId) -> PathBuf {
+    let mut s = file.as_os_str().to_os_string();
+    s.push(format!(".{id}{SIGNATURE_SUFFIX}"));
+    PathBuf::from(s)
+}
+
+/// For a co-signature's name `<file>.<KEYID>.minisig`: the file's name and the key id.
+pub(crate) fn cosigned_file(name: &str) -> Option<(&str, super::keys::KeyId)> {
+    let stem = name.strip_suffix(SIGNATURE_SUFFIX)?;
+    let (file, id) = stem.rsplit_once('.')?;
+    let id = super::keys::KeyId::from_hex(id).filter(|k| k.to_string() == id)?;
+    (!file.is_empty()).then_some((file, id))
+}
+
 /// Files that are never artifacts: signatures, warden's temp files, hidden files.
 pub(crate) fn is_release_candidate(name: &str) -> bool {
     !name.ends_with(SIGNATURE_SUFFIX) && !name.starts_with('.') && !name.starts_with(TEMP_PREFIX)
@@ -37,5 +53,18 @@ mod tests {
         for not in ["a.minisig", ".hidden", ".warden-x.tmp"] {
             assert!(!is_release_candidate(not), "{not}");
         }
+        let id = crate::release::keys::KeyId::from_hex("8A1C53B2E07E2B8A").unwrap();
+        let cosig = cosignature_path(Path::new("dist/SHA256SUMS"), id);
+        assert_eq!(
+            cosig,
+            PathBuf::from("dist/SHA256SUMS.8A1C53B2E07E2B8A.minisig")
+        );
+        assert_eq!(
+            cosigned_file("SHA256SUMS.8A1C53B2E07E2B8A.minisig"),
+            Some(("SHA256SUMS", id))
+        );
+        // Only the id as shown (upper case) names a co-signature.
+        assert_eq!(cosigned_file("SHA256SUMS.8a1c53b2e07e2b8a.minisig"), None);
+        assert_eq!(cosigned_file("app.tar.minisig"), None);
     }
 }

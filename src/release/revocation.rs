@@ -65,8 +65,10 @@ fn statement_key_id(text: &str) -> Option<String> {
 }
 
 /// Checks one statement (`file`, its signature beside it) against the keys of the folder
-/// (`others`): its key id, its public key, and a signature by that key or by one of `others`.
-pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> {
+/// (`others`): its key id, its public key, and a signature by that key, or signatures by
+/// `threshold` distinct other keys of the folder (`<file>.minisig` and co-signatures
+/// `<file>.<KEYID>.minisig`).
+pub fn check_statement(file: &Path, others: &[PublicKey], threshold: usize) -> Result<Revocation> {
     let bad =
         |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
     let text = statement::read(file)?;
@@ -87,6 +89,28 @@ pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> 
     let signer = statement::check_signature(&sig_file, &text, &signers, |id| {
         format!("signed by key {id}, neither the revoked key nor a key of the folder")
     })?;
+    let mut by: Vec<KeyId> = vec![signer.key_id];
+    for key in &signers {
+        let cosig = super::names::cosignature_path(file, key.key_id);
+        if by.contains(&key.key_id) || std::fs::symlink_metadata(&cosig).is_err() {
+            continue;
+        }
+        statement::check_signature(&cosig, &text, &[key], |id| {
+            format!("named for key {} but signed by key {id}", key.key_id)
+        })?;
+        by.push(key.key_id);
+    }
+    let others_signed = by.iter().filter(|k| **k != public.key_id).count();
+    if !by.contains(&public.key_id) && others_signed < threshold {
+        return Err(bad(
+            None,
+            format!(
+                "signed by {others_signed} other key{}, and the policy asks for {threshold}: another key holder adds a co-signature with `warden keys revoke {} --secret-key THEIR_KEY`",
+                if others_signed == 1 { "" } else { "s" },
+                public.key_id
+            ),
+        ));
+    }
     Ok(Revocation {
         key_id: public.key_id,
         revoked_at: statement.revoked_at,
@@ -99,17 +123,21 @@ pub fn check_statement(file: &Path, others: &[PublicKey]) -> Result<Revocation> 
 /// Every statement of `keys_dir/revoked/` (none when the folder is absent), each checked against
 /// `others` (the folder's keys). A statement that does not verify is an error: a revocation that
 /// cannot be trusted is not silently ignored.
-pub fn load(keys_dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
-    load_statements(&keys_dir.join(REVOKED_DIR), others)
+pub fn load(keys_dir: &Path, others: &[PublicKey], threshold: usize) -> Result<Vec<Revocation>> {
+    load_statements(&keys_dir.join(REVOKED_DIR), others, threshold)
 }
 
 /// Every statement of the folder `dir` itself (`keys/revoked/`, or `--revocations DIR`).
-pub fn load_statements(dir: &Path, others: &[PublicKey]) -> Result<Vec<Revocation>> {
+pub fn load_statements(
+    dir: &Path,
+    others: &[PublicKey],
+    threshold: usize,
+) -> Result<Vec<Revocation>> {
     let files = statement::files(dir)?;
     files
         .iter()
         .map(|f| {
-            let r = check_statement(f, others)?;
+            let r = check_statement(f, others, threshold)?;
             if f.file_stem().and_then(|s| s.to_str()) != Some(r.key_id.to_string().as_str()) {
                 return Err(Error::input(
                     f.display().to_string(),
@@ -143,7 +171,8 @@ pub fn install(keys_dir: &Path, key_id: &str, statement: &Path) -> Result<Revoke
             others.push(PublicKey::from_file(&path)?);
         }
     }
-    let r = check_statement(statement, &others)?;
+    let threshold = super::policy::Policy::load(keys_dir)?.threshold;
+    let r = check_statement(statement, &others, threshold)?;
     if !key_id.eq_ignore_ascii_case(&r.key_id.to_string()) {
         return Err(Error::Usage(format!(
             "{} revokes key {}, not {}: nothing installed",
@@ -171,6 +200,7 @@ pub fn install(keys_dir: &Path, key_id: &str, statement: &Path) -> Result<Revoke
         key_id: r.key_id,
         statement: target,
         signature: target_sig,
+        pending: None,
     })
 }
 
@@ -192,43 +222,129 @@ pub struct RevokeReport {
     pub key_id: KeyId,
     pub statement: PathBuf,
     pub signature: PathBuf,
+    /// Why the revocation is not valid yet (more co-signatures needed); `None` when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<String>,
 }
 
-/// Writes the revocation of `key` (its own signature on it) into `keys_dir/revoked/`. Refused
-/// when the id given is not the key's, when the reason is not one line, or when the key is
-/// revoked already; nothing is written then.
-pub fn revoke(opts: &RevokeOptions, key: &SecretKey) -> Result<RevokeReport> {
-    let public = key.public_key();
-    if !opts.key_id.eq_ignore_ascii_case(&public.key_id.to_string()) {
-        return Err(Error::Usage(format!(
-            "the secret key is key {}, not {}: nothing revoked",
-            public.key_id,
-            crate::markup::text_value(&opts.key_id)
-        )));
+impl RevokeReport {
+    fn checked(mut self, folder_keys: &[PublicKey]) -> Result<Self> {
+        let keys_dir =
+            crate::files::paths::parent_dir(crate::files::paths::parent_dir(&self.statement));
+        let threshold = super::policy::Policy::load(keys_dir)?.threshold;
+        self.pending = check_statement(&self.statement, folder_keys, threshold)
+            .err()
+            .map(|e| e.to_string());
+        Ok(self)
     }
+}
+
+/// Writes the revocation of `opts.key_id` into `keys_dir/revoked/`, signed by `key`: the key
+/// itself (a self-revocation, valid alone), or another key of the folder. A revocation by other
+/// keys needs the policy's threshold of them: the first writes the statement, each further one
+/// adds its co-signature `<KEYID>.toml.<SIGNER>.minisig`. Refused, with nothing written, when
+/// the reason is not one line, the key is revoked already, or the signer is not in the folder.
+pub fn revoke(opts: &RevokeOptions, key: &SecretKey) -> Result<RevokeReport> {
+    let signer = key.public_key();
     if opts.reason.trim().is_empty() || opts.reason.chars().any(char::is_control) {
         return Err(Error::Usage(
             "--reason must be one line of text (why the key is revoked)".into(),
         ));
     }
+    let folder_keys = folder_keys(&opts.keys_dir)?;
+    let revoked = if opts.key_id.eq_ignore_ascii_case(&signer.key_id.to_string()) {
+        signer.clone()
+    } else {
+        if !folder_keys.contains(&signer) {
+            return Err(Error::Usage(format!(
+                "the secret key is key {}, neither {} nor a key of {}: nothing revoked",
+                signer.key_id,
+                crate::markup::text_value(&opts.key_id),
+                opts.keys_dir.display()
+            )));
+        }
+        folder_keys
+            .iter()
+            .find(|k| opts.key_id.eq_ignore_ascii_case(&k.key_id.to_string()))
+            .cloned()
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "the secret key is key {}, not {}, and {} has no .pub file for it (a revocation by another key names a key of the folder): nothing revoked",
+                    signer.key_id,
+                    crate::markup::text_value(&opts.key_id),
+                    opts.keys_dir.display()
+                ))
+            })?
+    };
     let dir = opts.keys_dir.join(REVOKED_DIR);
-    let statement = dir.join(format!("{}.toml", public.key_id));
-    let signature = dir.join(format!("{}.toml.minisig", public.key_id));
+    let statement = dir.join(format!("{}.toml", revoked.key_id));
+    let signature = dir.join(format!("{}.toml.minisig", revoked.key_id));
     if statement.exists() || signature.exists() {
-        return Err(Error::Usage(format!(
-            "{}: key {} is revoked already",
-            statement.display(),
-            public.key_id
-        )));
+        return cosign_revocation(&statement, &revoked, key, &folder_keys);
     }
-    let text = statement_text(&public, &opts.revoked_at, opts.reason.trim());
+    let text = statement_text(&revoked, &opts.revoked_at, opts.reason.trim());
     let sig = sign_statement(&text, key)?;
     fs::create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
     crate::files::atomic::write_atomic(&statement, text.as_bytes(), 0o644, false)?;
     crate::files::atomic::write_atomic(&signature, sig.as_bytes(), 0o644, false)?;
-    Ok(RevokeReport {
-        key_id: public.key_id,
+    RevokeReport {
+        key_id: revoked.key_id,
         statement,
         signature,
-    })
+        pending: None,
+    }
+    .checked(&folder_keys)
+}
+
+/// A revocation by other keys that is already in the folder: `key` adds its co-signature, when
+/// the statement is not valid yet and `key` has not signed it.
+fn cosign_revocation(
+    statement: &Path,
+    revoked: &PublicKey,
+    key: &SecretKey,
+    folder_keys: &[PublicKey],
+) -> Result<RevokeReport> {
+    let threshold = super::policy::Policy::load(crate::files::paths::parent_dir(
+        crate::files::paths::parent_dir(statement),
+    ))?
+    .threshold;
+    let signer = key.public_key();
+    let already = || {
+        Error::Usage(format!(
+            "{}: key {} is revoked already",
+            statement.display(),
+            revoked.key_id
+        ))
+    };
+    if check_statement(statement, folder_keys, threshold).is_ok() || signer == *revoked {
+        return Err(already());
+    }
+    let cosig = super::names::cosignature_path(statement, signer.key_id);
+    let main = PathBuf::from(format!("{}.minisig", statement.display()));
+    let text = statement::read(statement)?;
+    let first = statement::check_signature(&main, &text, &[&signer], |_| String::new());
+    if first.is_ok() || cosig.exists() {
+        return Err(Error::Usage(format!(
+            "{}: key {} signed this revocation already; another key holder must co-sign it",
+            statement.display(),
+            signer.key_id
+        )));
+    }
+    let sig = sign_statement(&text, key)?;
+    crate::files::atomic::write_atomic(&cosig, sig.as_bytes(), 0o644, false)?;
+    RevokeReport {
+        key_id: revoked.key_id,
+        statement: statement.to_path_buf(),
+        signature: cosig,
+        pending: None,
+    }
+    .checked(folder_keys)
+}
+
+/// The public keys of the folder (its `*.pub`).
+fn folder_keys(keys_dir: &Path) -> Result<Vec<PublicKey>> {
+    super::keys::public_key_files(keys_dir)?
+        .iter()
+        .map(|p| PublicKey::from_file(p))
+        .collect()
 }

@@ -2,10 +2,10 @@
 //! folder. Each signature picks its key by key id, so an old and a new key can both be trusted
 //! during a rotation.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::keys::{KeyId, PublicKey};
+use super::policy::{KeyPolicy, Policy};
 use crate::error::{Error, Result};
 
 /// The public keys a verification trusts, chosen per signature by key id (key rotation).
@@ -16,28 +16,37 @@ pub struct TrustedKeys {
     dir: Option<PathBuf>,
     /// Keys revoked by a statement in `keys/revoked/`: never trusted, even with a `.pub` here.
     revoked: Vec<super::revocation::Revocation>,
+    /// The keys folder's `policy.toml` (threshold, validity, names); the default without one.
+    policy: Policy,
+    /// The time trust is judged at (Unix seconds): a key past its `valid_until` is not used.
+    now: u64,
 }
 
 impl TrustedKeys {
     pub fn load_files(paths: &[PathBuf]) -> Result<Self> {
-        let mut keys = TrustedKeys::default();
+        let mut keys = TrustedKeys {
+            now: crate::util::unix_now(),
+            ..TrustedKeys::default()
+        };
         for path in paths {
             keys.add(PublicKey::from_file(path)?, path.clone())?;
         }
         Ok(keys)
     }
 
-    /// Every `*.pub` in `dir`, in name order.
+    /// Every `*.pub` in `dir`, in name order, with the folder's revocations and policy.
     pub fn load_dir(dir: &Path) -> Result<Self> {
         let mut keys = TrustedKeys {
             dir: Some(dir.to_path_buf()),
+            policy: Policy::load(dir)?,
+            now: crate::util::unix_now(),
             ..TrustedKeys::default()
         };
-        for path in public_key_files(dir)? {
+        for path in super::keys::public_key_files(dir)? {
             keys.add(PublicKey::from_file(&path)?, path)?;
         }
         let all: Vec<PublicKey> = keys.keys.iter().map(|(k, _)| k.clone()).collect();
-        keys.revoked = super::revocation::load(dir, &all)?;
+        keys.revoked = super::revocation::load(dir, &all, keys.policy.threshold)?;
         Ok(keys)
     }
 
@@ -53,8 +62,71 @@ impl TrustedKeys {
             }
         }
         let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
-        self.revoked = super::revocation::load(keys_dir, &all)?;
+        // The folder's policy only removes trust (a threshold, an end date): it applies too.
+        self.policy = Policy::load(keys_dir)?;
+        self.revoked = super::revocation::load(keys_dir, &all, self.policy.threshold)?;
         Ok(self)
+    }
+
+    /// The same keys with a threshold of 1: `sign --cosign` checks a release that still lacks
+    /// the signature it is about to add.
+    pub fn below_threshold_allowed(mut self) -> Self {
+        self.policy.threshold = 1;
+        self
+    }
+
+    /// How many distinct usable keys must sign.
+    pub fn threshold(&self) -> usize {
+        self.policy.threshold
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The key's policy when its trust has ended (`valid_until` is past).
+    pub fn expired(&self, id: KeyId) -> Option<&KeyPolicy> {
+        self.policy.expired(id, self.now)
+    }
+
+    /// Every key id a signature may carry and be judged by: the keys, and the revoked ones.
+    pub fn known_ids(&self) -> Vec<KeyId> {
+        let mut ids: Vec<KeyId> = self.keys.iter().map(|(k, _)| k.key_id).collect();
+        ids.extend(self.revoked.iter().map(|r| r.key_id));
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// The keys a signature counts for: trusted, not revoked, not past their `valid_until`.
+    pub fn usable(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
+        self.trusted()
+            .filter(|(k, _)| self.expired(k.key_id).is_none())
+    }
+
+    /// Why the folder cannot be used as it is: a policy naming a key the folder does not hold,
+    /// a threshold above the keys that can sign.
+    pub fn inconsistencies(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let origin = self.policy.origin();
+        for k in &self.policy.keys {
+            if !self.keys.iter().any(|(key, _)| key.key_id == k.key_id) {
+                problems.push(format!(
+                    "{origin} names key {}, which has no .pub file in the folder",
+                    k.key_id
+                ));
+            }
+        }
+        // Without a policy, a folder whose keys are all revoked is said by `keys list` as such.
+        let usable = self.usable().count();
+        if self.policy.file.is_some() && self.policy.threshold > usable {
+            problems.push(format!(
+                "{origin}: threshold {} is above the {usable} usable key{} (trusted, not revoked, not expired): no release can be signed",
+                self.policy.threshold,
+                if usable == 1 { "" } else { "s" }
+            ));
+        }
+        problems
     }
 
     /// Also honours the revocations of `keys_dir` (say, the repository's, read through the API),
@@ -67,7 +139,7 @@ impl TrustedKeys {
     /// when it does not exist.
     pub fn apply_statements(mut self, dir: &Path) -> Result<Self> {
         let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
-        for r in super::revocation::load_statements(dir, &all)? {
+        for r in super::revocation::load_statements(dir, &all, self.policy.threshold)? {
             if self.revoked(r.key_id).is_none() {
                 self.revoked.push(r);
             }
@@ -116,9 +188,9 @@ impl TrustedKeys {
         self.trusted().next().is_none()
     }
 
-    /// The trusted key with this id (never a revoked one), and the file it was loaded from.
+    /// The usable key with this id (never a revoked or expired one), and its file.
     pub fn find(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
-        self.trusted().find(|(k, _)| k.key_id == id)
+        self.usable().find(|(k, _)| k.key_id == id)
     }
 
     /// Where the trust comes from: the keys folder and every key file.
@@ -130,7 +202,7 @@ impl TrustedKeys {
     }
 
     pub fn ids(&self) -> String {
-        self.trusted()
+        self.usable()
             .map(|(k, _)| k.key_id.to_string())
             .collect::<Vec<_>>()
             .join(", ")
@@ -145,9 +217,14 @@ pub struct KeysReport {
     pub revoked: Vec<super::revocation::Revocation>,
     /// Rotations: (old, new, when, statement).
     pub rotations: Vec<ListedRotation>,
-    /// Why the folder cannot be used as it is (a statement that does not verify, …).
+    /// Distinct usable keys a release needs (1 without a policy).
+    pub threshold: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
+    pub policy: Option<PathBuf>,
+    /// Why the folder cannot be used as it is: a statement or policy that does not read or
+    /// verify, a policy naming a missing key, a threshold no set of keys can meet.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -165,16 +242,26 @@ pub struct ListedKey {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
     pub key_id: KeyId,
     pub file: PathBuf,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<String>,
+    /// Past its `valid_until`: listed, but its signatures do not count.
+    pub expired: bool,
 }
 
-/// Lists `keys_dir`: its trusted keys and its revocations, or what makes it inconsistent.
+/// Lists `keys_dir`: its keys, revocations, rotations and policy, and every inconsistency.
 pub fn list(keys_dir: &Path) -> KeysReport {
     let mut report = KeysReport {
         keys_dir: keys_dir.to_path_buf(),
         trusted: Vec::new(),
         revoked: Vec::new(),
         rotations: Vec::new(),
-        problem: None,
+        threshold: 1,
+        policy: None,
+        problems: Vec::new(),
     };
     match super::rotation::load(keys_dir) {
         Ok(rotations) => {
@@ -188,34 +275,30 @@ pub fn list(keys_dir: &Path) -> KeysReport {
                 })
                 .collect()
         }
-        Err(e) => {
-            report.problem = Some(e.to_string());
-            return report;
-        }
+        Err(e) => report.problems.push(e.to_string()),
     }
     match TrustedKeys::load_dir(keys_dir) {
         Ok(keys) => {
             report.trusted = keys
                 .trusted()
-                .map(|(k, p)| ListedKey {
-                    key_id: k.key_id,
-                    file: p.to_path_buf(),
+                .map(|(k, p)| {
+                    let policy = keys.policy().key(k.key_id);
+                    ListedKey {
+                        key_id: k.key_id,
+                        file: p.to_path_buf(),
+                        name: policy.and_then(|p| p.name.clone()),
+                        role: policy.and_then(|p| p.role.clone()),
+                        valid_until: policy.and_then(|p| p.valid_until.clone()),
+                        expired: keys.expired(k.key_id).is_some(),
+                    }
                 })
                 .collect();
             report.revoked = keys.revocations().to_vec();
+            report.threshold = keys.threshold();
+            report.policy = keys.policy().file.clone();
+            report.problems.extend(keys.inconsistencies());
         }
-        Err(e) => report.problem = Some(e.to_string()),
+        Err(e) => report.problems.push(e.to_string()),
     }
     report
-}
-
-/// `*.pub` files of a directory, sorted.
-pub(crate) fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|e| Error::io("reading", dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "pub") && !p.is_dir())
-        .collect();
-    files.sort();
-    Ok(files)
 }

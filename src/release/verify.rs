@@ -18,7 +18,7 @@ use super::checksums::ChecksumFile;
 use super::comment::DRY_RUN_MARKER;
 use super::hash::{hash_bytes, hash_file, Digests};
 use super::keys::{KeyId, PublicKey};
-use super::names::{signature_path, SIGNATURE_SUFFIX};
+use super::names::{cosignature_path, cosigned_file, signature_path, SIGNATURE_SUFFIX};
 use super::signature::{SignatureAlgorithm, SignatureFile};
 use super::trusted_keys::TrustedKeys;
 use crate::error::{Error, Result};
@@ -132,6 +132,27 @@ pub struct ArtifactResult {
     pub timestamp: Option<u64>,
     /// What was checked: "signature", "sha256" or both.
     pub checked: Vec<&'static str>,
+    /// Every signature found (the first, and co-signatures `<file>.<KEYID>.minisig`), and
+    /// whether it counted toward the threshold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signers: Vec<SignerEntry>,
+    /// The keys folder's threshold, when it asks for more than one signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required_signatures: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One signature of a file and what it counted for.
+#[derive(Clone, Debug, Serialize)]
+pub struct SignerEntry {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub key_id: KeyId,
+    pub signature: PathBuf,
+    /// The key's name in `keys/policy.toml`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub counted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -210,6 +231,8 @@ struct Verdict {
     path: Option<String>,
     timestamp: Option<u64>,
     checked: Vec<&'static str>,
+    signers: Vec<SignerEntry>,
+    required_signatures: Option<usize>,
 }
 
 impl Verdict {
@@ -226,6 +249,8 @@ impl Verdict {
             path: None,
             timestamp: None,
             checked: Vec::new(),
+            signers: Vec::new(),
+            required_signatures: None,
         }
     }
     fn fail(mut self, reason: impl Into<String>) -> Self {
@@ -251,10 +276,24 @@ impl Verdict {
             path: self.path,
             timestamp: self.timestamp,
             checked: self.checked,
+            signers: self.signers,
+            required_signatures: self.required_signatures,
             reason: self.reason,
         }
     }
 }
+
+/// Why a signature is not taken: the file cannot be read or parsed (`Error`), it fails a check
+/// (`Failed`: the whole file fails), or it is by a key that does not count here (`NotCounted`:
+/// unknown or past its `valid_until`; other signatures may still reach the threshold).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rejection {
+    Error,
+    Failed,
+    NotCounted,
+}
+
+type Rejected = (Rejection, String);
 
 /// A signature that passed every check that does not need the artifact's bytes.
 struct CheckedSignature<'k> {
@@ -341,16 +380,16 @@ fn check_signature_file<'k>(
     keys: &'k TrustedKeys,
     opts: &VerifyOptions,
     out: &mut Verdict,
-) -> std::result::Result<CheckedSignature<'k>, (ArtifactStatus, String)> {
+) -> std::result::Result<CheckedSignature<'k>, Rejected> {
     let io_error = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::NotFound {
             (
-                ArtifactStatus::Failed,
+                Rejection::Failed,
                 format!("missing signature {}", sig_path.display()),
             )
         } else {
             (
-                ArtifactStatus::Error,
+                Rejection::Error,
                 format!("reading {}: {e}", sig_path.display()),
             )
         }
@@ -360,7 +399,7 @@ fn check_signature_file<'k>(
     let text = guarded::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature")
         .map_err(|e| match e {
             CappedReadError::Io(e) => io_error(e),
-            CappedReadError::Input(e) => (ArtifactStatus::Error, e.to_string()),
+            CappedReadError::Input(e) => (Rejection::Error, e.to_string()),
         })?;
     check_signature_text(&text, sig_path, name, keys, opts, out)
 }
@@ -374,27 +413,23 @@ fn check_signature_text<'k>(
     keys: &'k TrustedKeys,
     opts: &VerifyOptions,
     out: &mut Verdict,
-) -> std::result::Result<CheckedSignature<'k>, (ArtifactStatus, String)> {
-    let sig = SignatureFile::parse(text).map_err(|e| {
-        (
-            ArtifactStatus::Error,
-            format!("{}: {e}", sig_path.display()),
-        )
-    })?;
+) -> std::result::Result<CheckedSignature<'k>, Rejected> {
+    let sig = SignatureFile::parse(text)
+        .map_err(|e| (Rejection::Error, format!("{}: {e}", sig_path.display())))?;
     out.key_id = Some(sig.key_id);
     match sig.algorithm {
         SignatureAlgorithm::Prehashed => {}
         SignatureAlgorithm::Legacy if opts.allow_legacy => {}
         SignatureAlgorithm::Legacy => {
             return Err((
-                ArtifactStatus::Failed,
+                Rejection::Failed,
                 "legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it"
                     .into(),
             ))
         }
         SignatureAlgorithm::Unknown(b) => {
             return Err((
-                ArtifactStatus::Failed,
+                Rejection::Failed,
                 format!(
                     "unsupported signature algorithm {:?}",
                     String::from_utf8_lossy(&b)
@@ -405,13 +440,13 @@ fn check_signature_text<'k>(
     // A relabelled `ED` signature says `hashed` in its (signed) trusted comment.
     if !sig.is_prehashed() && sig.trusted_comment.has_marker("hashed") {
         return Err((
-            ArtifactStatus::Failed,
+            Rejection::Failed,
             "a legacy signature whose trusted comment says `hashed`: its algorithm was relabelled; refused".into(),
         ));
     }
     if let Some(r) = keys.revoked(sig.key_id) {
         return Err((
-            ArtifactStatus::Failed,
+            Rejection::Failed,
             format!(
                 "signed by key {}, revoked at {} ({}; {}): not trusted",
                 sig.key_id,
@@ -421,9 +456,20 @@ fn check_signature_text<'k>(
             ),
         ));
     }
+    if let Some(p) = keys.expired(sig.key_id) {
+        return Err((
+            Rejection::NotCounted,
+            format!(
+                "signed by key {}, trusted until {} ({}): expired",
+                sig.key_id,
+                p.valid_until.as_deref().unwrap_or_default(),
+                keys.policy().origin()
+            ),
+        ));
+    }
     let (key, key_file) = keys.find(sig.key_id).ok_or_else(|| {
         (
-            ArtifactStatus::Failed,
+            Rejection::NotCounted,
             format!(
                 "signed by key {}, which is not trusted (trusted: {})",
                 sig.key_id,
@@ -433,16 +479,16 @@ fn check_signature_text<'k>(
     })?;
     out.key_file = Some(key_file.to_path_buf());
     sig.verify_comment(key)
-        .map_err(|e| (ArtifactStatus::Failed, e.to_string()))?;
+        .map_err(|e| (Rejection::Failed, e.to_string()))?;
     let comment = &sig.trusted_comment;
-    let field = |k: &'static str| comment.value(k).map_err(|e| (ArtifactStatus::Failed, e));
+    let field = |k: &'static str| comment.value(k).map_err(|e| (Rejection::Failed, e));
     out.tag = field("tag")?.map(str::to_string);
     out.commit = field("commit")?.map(str::to_string);
     out.repo = field("repo")?.map(str::to_string);
     out.file = field("file")?.map(str::to_string);
     out.path = field("path")?.map(str::to_string);
     out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
-    check_bindings(comment, name, opts).map_err(|e| (ArtifactStatus::Failed, e))?;
+    check_bindings(comment, name, opts).map_err(|e| (Rejection::Failed, e))?;
     let expected = Expected {
         tag: opts.expect_tag.as_deref(),
         repo: opts.expect_repo.as_deref(),
@@ -454,20 +500,161 @@ fn check_signature_text<'k>(
         commit: out.commit.clone(),
     };
     if let Some(mismatch) = binding_mismatch(&signed, &expected) {
-        return Err((ArtifactStatus::Failed, mismatch.to_string()));
+        return Err((Rejection::Failed, mismatch.to_string()));
     }
     if let Some(release) = &opts.release {
         if let Some(mismatch) = binding_mismatch(&signed, &release.expected()) {
-            return Err((ArtifactStatus::Failed, mismatch.to_string()));
+            return Err((Rejection::Failed, mismatch.to_string()));
         }
     }
     if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
         return Err((
-            ArtifactStatus::Failed,
+            Rejection::Failed,
             "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into(),
         ));
     }
     Ok(CheckedSignature { sig, key })
+}
+
+/// The signatures of `file`, checked before its bytes are read: `main` (`<file>.minisig`, which
+/// must exist) and each co-signature `<file>.<KEYID>.minisig` by a key the verifier knows of
+/// (trusted or revoked). A signature that fails a check fails the file; one by an unknown or
+/// expired key is recorded as not counted.
+fn check_signature_set<'k>(
+    file: &Path,
+    main: &Path,
+    name: &SignedName,
+    keys: &'k TrustedKeys,
+    opts: &VerifyOptions,
+    out: &mut Verdict,
+) -> std::result::Result<Vec<(PathBuf, CheckedSignature<'k>)>, Rejected> {
+    let mut set = Vec::new();
+    match check_signature_file(main, name, keys, opts, out) {
+        Ok(c) => set.push((main.to_path_buf(), c)),
+        Err((Rejection::NotCounted, why)) => {
+            out.not_counted(out.key_id, main, why);
+        }
+        Err(e) => return Err(e),
+    }
+    for id in keys.known_ids() {
+        let path = cosignature_path(file, id);
+        if fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let mut scratch = Verdict::new();
+        let checked = check_signature_file(&path, name, keys, opts, &mut scratch);
+        if let Some(signer) = scratch.key_id.filter(|k| *k != id) {
+            return Err((
+                Rejection::Failed,
+                format!(
+                    "{}: named for key {id} but signed by key {signer} (a renamed co-signature)",
+                    path.display()
+                ),
+            ));
+        }
+        match checked {
+            Ok(c) => set.push((path, c)),
+            Err((Rejection::NotCounted, why)) => out.not_counted(Some(id), &path, why),
+            Err((kind, why)) => return Err((kind, format!("{}: {why}", path.display()))),
+        }
+    }
+    let distinct: BTreeSet<KeyId> = set.iter().map(|(_, c)| c.sig.key_id).collect();
+    if distinct.len() < keys.threshold() {
+        return Err((
+            Rejection::Failed,
+            below_threshold(distinct.len(), keys, out),
+        ));
+    }
+    Ok(set)
+}
+
+/// Checks each signature of the set over the file's bytes (`digests`, or `whole` for a legacy
+/// one), records the signers, and counts distinct keys against the threshold.
+fn verify_signature_set(
+    set: &[(PathBuf, CheckedSignature<'_>)],
+    main: &Path,
+    digests: &Digests,
+    whole: Option<&[u8]>,
+    keys: &TrustedKeys,
+    out: &mut Verdict,
+) -> std::result::Result<(), String> {
+    let mut counted: Vec<KeyId> = Vec::new();
+    let mut entries = Vec::new();
+    for (path, c) in set {
+        let prefix = |e: String| {
+            if path == main {
+                e
+            } else {
+                format!("{}: {e}", path.display())
+            }
+        };
+        let message: &[u8] = if c.sig.is_prehashed() {
+            &digests.blake2b512
+        } else {
+            whole.unwrap_or_default()
+        };
+        legacy_size_check(&c.sig, digests.size).map_err(prefix)?;
+        c.sig
+            .verify_data(c.key, message)
+            .map_err(|e| prefix(e.to_string()))?;
+        let twice = counted.contains(&c.sig.key_id);
+        if !twice {
+            counted.push(c.sig.key_id);
+        }
+        entries.push(SignerEntry {
+            key_id: c.sig.key_id,
+            signature: path.clone(),
+            name: keys.policy().key(c.sig.key_id).and_then(|p| p.name.clone()),
+            counted: !twice,
+            reason: twice.then(|| "the same key signed twice: counted once".to_string()),
+        });
+    }
+    // Signers in file order: the first signature, then the co-signatures.
+    entries.append(&mut out.signers);
+    out.signers = entries;
+    if keys.threshold() > 1 {
+        out.required_signatures = Some(keys.threshold());
+    }
+    if counted.len() < keys.threshold() {
+        return Err(below_threshold(counted.len(), keys, out));
+    }
+    Ok(())
+}
+
+/// Why `counted` distinct signers are not enough. With no policy and a single signature by a
+/// key that does not count, its own reason (as before co-signatures existed).
+fn below_threshold(counted: usize, keys: &TrustedKeys, out: &Verdict) -> String {
+    let not_counted: Vec<&SignerEntry> = out.signers.iter().filter(|s| !s.counted).collect();
+    if let ([only], 0, 1) = (not_counted.as_slice(), counted, keys.threshold()) {
+        return only.reason.clone().unwrap_or_default();
+    }
+    let mut why = format!(
+        "{counted} of {} required signatures ({})",
+        keys.threshold(),
+        keys.policy().origin()
+    );
+    for s in not_counted {
+        why.push_str(&format!(
+            "; {} not counted: {}",
+            s.signature.display(),
+            s.reason.as_deref().unwrap_or_default()
+        ));
+    }
+    why
+}
+
+impl Verdict {
+    fn not_counted(&mut self, key_id: Option<KeyId>, signature: &Path, why: String) {
+        if let Some(key_id) = key_id {
+            self.signers.push(SignerEntry {
+                key_id,
+                signature: signature.to_path_buf(),
+                name: None,
+                counted: false,
+                reason: Some(why),
+            });
+        }
+    }
 }
 
 fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Verdict {
@@ -483,20 +670,22 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
         .to_string();
     let mut out = out;
     let name = SignedName::of(&job.path, &file_name);
-    let checked = match &job.signature {
+    let set = match &job.signature {
         Some(sig_path) if job.require_signature || fs::symlink_metadata(sig_path).is_ok() => {
-            match check_signature_file(sig_path, &name, keys, opts, &mut out) {
-                Ok(c) => Some(c),
-                Err((ArtifactStatus::Error, why)) => return out.error(why),
+            match check_signature_set(&job.path, sig_path, &name, keys, opts, &mut out) {
+                Ok(set) => Some((sig_path, set)),
+                Err((Rejection::Error, why)) => return out.error(why),
                 Err((_, why)) => return out.fail(why),
             }
         }
         _ => None,
     };
-    if checked.is_none() && job.expected_sha256.is_none() {
+    if set.is_none() && job.expected_sha256.is_none() {
         return out.fail("no signature and no checksum cover this file");
     }
-    let legacy = checked.as_ref().is_some_and(|c| !c.sig.is_prehashed());
+    let legacy = set
+        .as_ref()
+        .is_some_and(|(_, s)| s.iter().any(|(_, c)| !c.sig.is_prehashed()));
     let (digests, whole): (Digests, Option<Vec<u8>>) = if legacy {
         let mut bytes = Vec::new();
         match guarded::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
@@ -521,13 +710,10 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
         }
         out.checked.push("sha256");
     }
-    if let Some(c) = checked {
-        let message: &[u8] = whole.as_deref().unwrap_or(&digests.blake2b512);
-        if let Err(e) = legacy_size_check(&c.sig, digests.size) {
+    if let Some((main, set)) = set {
+        if let Err(e) = verify_signature_set(&set, main, &digests, whole.as_deref(), keys, &mut out)
+        {
             return out.fail(e);
-        }
-        if let Err(e) = c.sig.verify_data(c.key, message) {
-            return out.fail(e.to_string());
         }
         out.checked.insert(0, "signature");
     }
@@ -794,15 +980,17 @@ pub(crate) fn verify_bytes(
     })
 }
 
-/// The checksum list's own verdict (its signature over its bytes), and the list when it parses.
+/// The checksum list's own verdict (its signatures over its bytes), and the list when it parses.
 fn verify_checksum_list(
     sums_path: &Path,
     keys: &TrustedKeys,
     opts: &VerifyOptions,
 ) -> Result<(Verdict, std::result::Result<ChecksumFile, String>)> {
     let mut out = Verdict::new();
-    let checked = check_signature_file(
-        &signature_path(sums_path),
+    let main = signature_path(sums_path);
+    let checked = check_signature_set(
+        sums_path,
+        &main,
         &SignedName::of(sums_path, &opts.checksums_name),
         keys,
         opts,
@@ -835,22 +1023,14 @@ fn verify_checksum_list(
     let text = text.unwrap_or_default();
     let out = match (&checked, &parsed) {
         (_, Err(why)) => out.error(why.clone()),
-        (Err((ArtifactStatus::Error, why)), _) => out.error(why.clone()),
+        (Err((Rejection::Error, why)), _) => out.error(why.clone()),
         (Err((_, why)), _) => out.fail(why.clone()),
-        (Ok(c), Ok(_)) => {
+        (Ok(set), Ok(_)) => {
             let digests = hash_bytes(&text);
-            let message: &[u8] = if c.sig.is_prehashed() {
-                &digests.blake2b512
-            } else {
-                &text
-            };
-            match legacy_size_check(&c.sig, text.len() as u64)
-                .and_then(|()| c.sig.verify_data(c.key, message).map_err(|e| e.to_string()))
-            {
+            match verify_signature_set(set, &main, &digests, Some(&text), keys, &mut out) {
                 Ok(()) => {
-                    let mut o = out;
-                    o.checked.push("signature");
-                    o
+                    out.checked.push("signature");
+                    out
                 }
                 Err(e) => out.fail(e),
             }
@@ -927,7 +1107,11 @@ fn unlisted_entries(
                 continue;
             }
             walker.skip_current_dir();
-        } else if name.as_ref().is_some_and(|n| accounted.contains(n)) {
+        } else if name.as_ref().is_some_and(|n| {
+            accounted.contains(n)
+                || cosigned_file(n)
+                    .is_some_and(|(file, _)| file == opts.checksums_name || listed.contains(file))
+        }) {
             continue;
         }
         let why = format!(
@@ -979,6 +1163,13 @@ fn signed_entries(
             report.skip(path, format!("{}: not an artifact", entry_kind(&entry)));
         } else if let Some(artifact) = name.and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX)) {
             if name == Some(sums_sig.as_str()) {
+                continue;
+            }
+            // A co-signature is checked with the file it signs.
+            let cosigned = name.and_then(cosigned_file).map(|(file, _)| file);
+            if cosigned.is_some_and(|f| {
+                f == opts.checksums_name || fs::symlink_metadata(path.with_file_name(f)).is_ok()
+            }) {
                 continue;
             }
             if fs::symlink_metadata(path.with_file_name(artifact)).is_err() {
@@ -1041,7 +1232,7 @@ mod tests {
         name: &str,
         keys: &TrustedKeys,
         opts: &VerifyOptions,
-    ) -> std::result::Result<(Option<String>, Option<String>), (ArtifactStatus, String)> {
+    ) -> std::result::Result<(Option<String>, Option<String>), Rejected> {
         let mut out = Verdict::new();
         let name = SignedName {
             file_name: name.to_string(),
@@ -1051,10 +1242,8 @@ mod tests {
             .map(|_| (out.tag, out.commit))
     }
 
-    fn failed(
-        why: &str,
-    ) -> std::result::Result<(Option<String>, Option<String>), (ArtifactStatus, String)> {
-        Err((ArtifactStatus::Failed, why.to_string()))
+    fn failed(why: &str) -> std::result::Result<(Option<String>, Option<String>), Rejected> {
+        Err((Rejection::Failed, why.to_string()))
     }
 
     #[test]
@@ -1084,17 +1273,20 @@ mod tests {
         let foreign = signature(&other, b"x", "timestamp:1\tfile:app\thashed");
         assert_eq!(
             check(&foreign.to_string(), "app", &s.keys, &opts),
-            failed(&format!(
-                "signed by key {}, which is not trusted (trusted: {})",
-                foreign.key_id,
-                s.keys.ids()
+            Err((
+                Rejection::NotCounted,
+                format!(
+                    "signed by key {}, which is not trusted (trusted: {})",
+                    foreign.key_id,
+                    s.keys.ids()
+                )
             ))
         );
         let mut edited = sig.clone();
         edited.trusted_comment =
             TrustedComment::parse("timestamp:1\tfile:app\thashed\ttag:v9").unwrap();
         let (status, _) = check(&edited.to_string(), "app", &s.keys, &opts).unwrap_err();
-        assert_eq!(status, ArtifactStatus::Failed);
+        assert_eq!(status, Rejection::Failed);
         let unbound = signature(&s, b"x", "timestamp:1\thashed");
         assert_eq!(
             check(&unbound.to_string(), "app", &s.keys, &opts),

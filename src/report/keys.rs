@@ -10,18 +10,24 @@ use crate::release::trusted_keys::KeysReport;
 
 impl Report for KeysReport {
     fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
-        if let Some(problem) = &self.problem {
-            writeln!(w, "FAIL     {}", text_value(problem))?;
-            return writeln!(
-                w,
-                "{}: not usable until this is fixed",
-                text_value(&self.keys_dir.display().to_string())
-            );
-        }
         for k in &self.trusted {
+            let state = if k.expired { "expired" } else { "trusted" };
+            let mut about: Vec<String> = [&k.name, &k.role]
+                .into_iter()
+                .flatten()
+                .map(|v| text_value(v).into_owned())
+                .collect();
+            if let Some(until) = &k.valid_until {
+                about.push(format!("until {}", text_value(until)));
+            }
+            let about = if about.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", about.join(", "))
+            };
             writeln!(
                 w,
-                "trusted  {}  {}",
+                "{state:<8} {}  {}{about}",
                 k.key_id,
                 text_value(&k.file.display().to_string())
             )?;
@@ -51,11 +57,37 @@ impl Report for KeysReport {
                 text_value(&r.file.display().to_string())
             )?;
         }
+        if let Some(policy) = &self.policy {
+            writeln!(
+                w,
+                "policy   {} distinct key{} must sign a release ({})",
+                self.threshold,
+                if self.threshold == 1 { "" } else { "s" },
+                text_value(&policy.display().to_string())
+            )?;
+        }
+        for problem in &self.problems {
+            writeln!(w, "FAIL     {}", text_value(problem))?;
+        }
+        let dir = text_value(&self.keys_dir.display().to_string()).into_owned();
+        if !self.problems.is_empty() {
+            let these = if self.problems.len() == 1 {
+                "this is"
+            } else {
+                "these are"
+            };
+            return writeln!(w, "{dir}: not usable until {these} fixed");
+        }
+        let usable = self.trusted.iter().filter(|k| !k.expired).count();
+        let expired = self.trusted.len() - usable;
+        let expired = if expired > 0 {
+            format!("{expired} expired, ")
+        } else {
+            String::new()
+        };
         writeln!(
             w,
-            "{}: {} trusted, {} revoked",
-            text_value(&self.keys_dir.display().to_string()),
-            self.trusted.len(),
+            "{dir}: {usable} trusted, {expired}{} revoked",
             self.revoked.len()
         )
     }
@@ -63,16 +95,20 @@ impl Report for KeysReport {
     fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
         writeln!(w, "| key | state |\n|---|---|")?;
         for k in &self.trusted {
-            writeln!(w, "| {} | trusted |", markdown_code(&k.key_id.to_string()))?;
+            let state = if k.expired { "expired" } else { "trusted" };
+            writeln!(w, "| {} | {state} |", markdown_code(&k.key_id.to_string()))?;
         }
         for r in &self.revoked {
             writeln!(w, "| {} | revoked |", markdown_code(&r.key_id.to_string()))?;
+        }
+        for p in &self.problems {
+            writeln!(w, "\n**problem:** {}", crate::markup::markdown_text(p))?;
         }
         Ok(())
     }
 
     fn exit_code(&self) -> u8 {
-        u8::from(self.problem.is_some())
+        u8::from(!self.problems.is_empty())
     }
 }
 
@@ -116,10 +152,17 @@ impl Report for RevokeReport {
             text_value(&self.statement.display().to_string()),
             text_value(&self.signature.display().to_string())
         )?;
-        writeln!(
-            w,
-            "Commit both: `warden verify` with this keys folder refuses the key's signatures from now on."
-        )
+        match &self.pending {
+            Some(why) => writeln!(
+                w,
+                "Not valid yet: {}. Do not commit it alone: until it is complete the keys folder does not load.",
+                text_value(why)
+            ),
+            None => writeln!(
+                w,
+                "Commit both: `warden verify` with this keys folder refuses the key's signatures from now on."
+            ),
+        }
     }
 
     fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {

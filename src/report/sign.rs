@@ -69,3 +69,46 @@ impl Report for SignReport {
         0
     }
 }
+
+impl Report for crate::release::cosign::CosignReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        let name = self
+            .name
+            .as_deref()
+            .map(|n| format!(" ({})", text_value(n)))
+            .unwrap_or_default();
+        writeln!(
+            w,
+            "co-signed {}  -> {}",
+            text_value(&self.checksums.display().to_string()),
+            text_value(&self.signature.display().to_string())
+        )?;
+        writeln!(
+            w,
+            "key {}{name}: {} of {} required signatures{}",
+            self.key_id,
+            self.signers,
+            self.required,
+            if self.signers >= self.required {
+                ""
+            } else {
+                " (more keys must co-sign before it verifies)"
+            }
+        )
+    }
+
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            w,
+            "co-signed {} with key {}: {} of {} required signatures",
+            markdown_code(&self.checksums.display().to_string()),
+            markdown_code(&self.key_id.to_string()),
+            self.signers,
+            self.required
+        )
+    }
+
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}

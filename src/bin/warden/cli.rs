@@ -649,12 +649,27 @@ pub(crate) struct KeygenArgs {
 #[derive(Debug, Args)]
 #[command(
     group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin"])),
-    after_help = "Example (a tag-release job):\n  warden sign dist/ --secret-key-env MINISIGN_SECRET_KEY --password-env MINISIGN_PASSWORD \\\n    --public-key keys/minisign.pub --tag v1.2.3 --commit \"$GITHUB_SHA\" --repo owner/name"
+    after_help = "Examples (a tag-release job, then a second maintainer co-signing):\n  warden sign dist/ --secret-key-env MINISIGN_SECRET_KEY --password-env MINISIGN_PASSWORD \\\n    --public-key keys/minisign.pub --tag v1.2.3 --commit \"$GITHUB_SHA\" --repo owner/name\n  warden sign --cosign dist/ --secret-key ~/.minisign/bob.key --keys-dir keys"
 )]
 pub(crate) struct SignArgs {
     /// Files and/or directories to sign (directories: their regular, non-hidden files).
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "cosign",
+        conflicts_with = "cosign",
+        value_name = "PATH"
+    )]
     pub paths: Vec<PathBuf>,
+    /// Co-sign the release in DIR: verify it against --keys-dir (below its threshold allowed),
+    /// then add this key's signature of its SHA256SUMS as SHA256SUMS.<KEYID>.minisig.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["recursive", "tag", "commit", "repo", "dry_run", "no_checksums", "force", "public_key"]
+    )]
+    pub cosign: Option<PathBuf>,
+    /// With --cosign: the keys folder the release is verified against and the key must be in.
+    #[arg(long, value_name = "DIR", default_value = "keys", requires = "cosign")]
+    pub keys_dir: PathBuf,
     /// Descend into subdirectories of directory arguments.
     #[arg(short, long)]
     pub recursive: bool,

@@ -2,10 +2,15 @@
 
 use std::io::Write;
 
+use anyhow::Context as _;
+
 use release_warden::release::comment::ReleaseMeta;
+use release_warden::release::cosign::cosign;
 use release_warden::release::hash::Progress;
 use release_warden::release::keys::{PublicKey, SecretKey};
 use release_warden::release::sign::{sign, ChecksumsTarget, SignOptions};
+use release_warden::release::trusted_keys::TrustedKeys;
+use release_warden::release::verify::VerifyOptions;
 
 use crate::cli::SignArgs;
 use crate::context::Context;
@@ -14,12 +19,15 @@ use crate::secrets::{load_secret_key, KeySource};
 
 pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let key = load_key(&args, ctx)?;
+    if let Some(dir) = &args.cosign {
+        return cosign_run(dir.clone(), &args, &key, ctx, out);
+    }
     let expected = match &args.public_key {
         Some(p) => Some((PublicKey::from_file(p)?, p.clone())),
         None => None,
     };
     let opts = SignOptions {
-        inputs: args.paths,
+        inputs: args.paths.clone(),
         recursive: args.recursive,
         checksums: match (args.no_checksums, args.checksums) {
             (true, _) => ChecksumsTarget::Skip,
@@ -50,4 +58,34 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
 fn load_key(args: &SignArgs, ctx: &Context) -> anyhow::Result<SecretKey> {
     let source = KeySource::from_flags(args.secret_key_env.as_deref(), args.secret_key.as_deref());
     load_secret_key(source, args.password_env.as_deref(), ctx.interactive)
+}
+
+/// `sign --cosign DIR`: this key's signature added to a release the keys folder trusts.
+fn cosign_run(
+    dir: std::path::PathBuf,
+    args: &SignArgs,
+    key: &SecretKey,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    let keys = TrustedKeys::load_dir(&args.keys_dir)
+        .context("loading the keys folder (pass --keys-dir DIR)")?;
+    let checksums_name = match &args.checksums {
+        Some(p) => p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .context("--checksums: a file name")?
+            .to_string(),
+        None => "SHA256SUMS".to_string(),
+    };
+    let opts = VerifyOptions {
+        inputs: vec![dir],
+        checksums_name,
+        progress: Some(Progress::default()),
+        ..VerifyOptions::default()
+    };
+    let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
+    let report = cosign(&opts, key, &keys, ctx.timestamp()?)?;
+    drop(bar);
+    ctx.emit(out, &report, args.format.into(), false)
 }

@@ -1,0 +1,257 @@
+//! `keys/policy.toml`: how many distinct keys must sign a release (`threshold`), until when each
+//! key is trusted (`valid_until`), and a name and role for people to read. Optional: a keys
+//! folder with only `*.pub` files has threshold 1 and keys that never expire, as before.
+//!
+//! ```toml
+//! threshold = 2
+//!
+//! [keys.8A1C53B2E07E2B8A]
+//! name = "Alice Example"
+//! role = "release manager"
+//! valid_until = 2027-12-31T00:00:00Z   # or a date: trusted through that day (UTC)
+//! ```
+//!
+//! A policy only ever removes trust: a threshold above 1 asks for more signatures, a date ends a
+//! key's trust. It never adds a key; keys are the folder's `*.pub` files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::keys::KeyId;
+use crate::error::{Error, Result};
+
+/// The policy file, inside the keys folder.
+pub const POLICY_FILE: &str = "policy.toml";
+
+/// Thresholds above this are refused as mistakes (nobody gathers 65 signatures on a release).
+const MAX_THRESHOLD: u64 = 64;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    threshold: Option<toml::Spanned<u64>>,
+    #[serde(default)]
+    keys: BTreeMap<String, toml::Spanned<KeyEntry>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyEntry {
+    name: Option<String>,
+    role: Option<String>,
+    valid_until: Option<toml::Spanned<toml::value::Datetime>>,
+}
+
+/// The keys folder's policy (the default when it has no `policy.toml`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Policy {
+    /// Distinct trusted, unrevoked, unexpired keys that must sign.
+    pub threshold: usize,
+    pub keys: Vec<KeyPolicy>,
+    /// Where it was read from; `None` for the default policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            threshold: 1,
+            keys: Vec::new(),
+            file: None,
+        }
+    }
+}
+
+/// What the policy says of one key.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KeyPolicy {
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub key_id: KeyId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// As written, and the first second (Unix time) at which the key is no longer trusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<String>,
+    #[serde(skip)]
+    pub expires_at: Option<u64>,
+}
+
+impl Policy {
+    /// `keys_dir/policy.toml`, or the default policy when there is none.
+    pub fn load(keys_dir: &Path) -> Result<Policy> {
+        let file = keys_dir.join(POLICY_FILE);
+        match std::fs::symlink_metadata(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Policy::default()),
+            _ => {}
+        }
+        let text = super::statement::read(&file)?;
+        Policy::parse(&file, &text)
+    }
+
+    /// The policy in `text`, read from `file`; an error names the file and the line.
+    pub fn parse(file: &Path, text: &str) -> Result<Policy> {
+        let parsed: PolicyFile = super::statement::parse(file, text, "key policy")?;
+        let line = |span: std::ops::Range<usize>| {
+            Some(text[..span.start.min(text.len())].matches('\n').count() + 1)
+        };
+        let bad = |span, why: String| Error::input(file.display().to_string(), line(span), why);
+        let threshold = match parsed.threshold {
+            None => 1,
+            Some(t) if (1..=MAX_THRESHOLD).contains(t.get_ref()) => *t.get_ref() as usize,
+            Some(t) => {
+                return Err(bad(
+                    t.span(),
+                    format!(
+                        "threshold {} is not between 1 and {MAX_THRESHOLD}",
+                        t.get_ref()
+                    ),
+                ))
+            }
+        };
+        let mut keys = Vec::new();
+        for (id, entry) in parsed.keys {
+            let span = entry.span();
+            let key_id = KeyId::from_hex(&id).ok_or_else(|| {
+                bad(
+                    span.clone(),
+                    format!(
+                        "[keys.{}]: not a key id (16 hex digits, as `warden keys list` shows)",
+                        crate::markup::text_value(&id)
+                    ),
+                )
+            })?;
+            let entry = entry.into_inner();
+            for (field, value) in [("name", &entry.name), ("role", &entry.role)] {
+                if value
+                    .as_deref()
+                    .is_some_and(|v| v.trim().is_empty() || v.chars().any(char::is_control))
+                {
+                    return Err(bad(
+                        span.clone(),
+                        format!("[keys.{id}] {field}: one line of text"),
+                    ));
+                }
+            }
+            let (valid_until, expires_at) = match entry.valid_until {
+                None => (None, None),
+                Some(v) => {
+                    let at = end_of_validity(v.get_ref()).map_err(|why| {
+                        bad(
+                            v.span(),
+                            format!("[keys.{id}] valid_until {}: {why}", v.get_ref()),
+                        )
+                    })?;
+                    (Some(v.get_ref().to_string()), Some(at))
+                }
+            };
+            keys.push(KeyPolicy {
+                key_id,
+                name: entry.name,
+                role: entry.role,
+                valid_until,
+                expires_at,
+            });
+        }
+        Ok(Policy {
+            threshold,
+            keys,
+            file: Some(file.to_path_buf()),
+        })
+    }
+
+    /// What the policy says of the key `id`.
+    pub fn key(&self, id: KeyId) -> Option<&KeyPolicy> {
+        self.keys.iter().find(|k| k.key_id == id)
+    }
+
+    /// The key's policy when it has expired at `now` (Unix seconds).
+    pub fn expired(&self, id: KeyId, now: u64) -> Option<&KeyPolicy> {
+        self.key(id)
+            .filter(|k| k.expires_at.is_some_and(|at| now >= at))
+    }
+
+    /// The file the policy came from, for messages (`keys/policy.toml`, or "no policy").
+    pub fn origin(&self) -> String {
+        self.file
+            .as_ref()
+            .map_or("no policy file".into(), |f| f.display().to_string())
+    }
+}
+
+/// The first second a key is no longer trusted: the instant given (with its offset), or the
+/// midnight (UTC) after a bare date. A time without an offset is ambiguous and refused.
+fn end_of_validity(v: &toml::value::Datetime) -> std::result::Result<u64, String> {
+    use toml::value::Offset;
+    let date = v.date.ok_or("a time without a date")?;
+    let days = crate::util::days_from_civil(i64::from(date.year), date.month, date.day);
+    let secs = match (v.time, v.offset) {
+        (None, _) => (days + 1) * 86_400,
+        (Some(_), None) => {
+            return Err("a time without an offset: add Z (UTC) or +HH:MM".into());
+        }
+        (Some(t), Some(offset)) => {
+            let minutes = match offset {
+                Offset::Z => 0,
+                Offset::Custom { minutes } => i64::from(minutes),
+            };
+            days * 86_400
+                + i64::from(t.hour) * 3600
+                + i64::from(t.minute) * 60
+                + i64::from(t.second.unwrap_or(0))
+                - minutes * 60
+        }
+    };
+    u64::try_from(secs).map_err(|_| "before 1970".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Policy> {
+        Policy::parse(Path::new("keys/policy.toml"), text)
+    }
+
+    #[test]
+    fn no_file_is_threshold_one_and_no_expiry() {
+        let p = Policy::load(Path::new("/nonexistent/keys")).unwrap();
+        assert_eq!(p.threshold, 1);
+        assert!(p.keys.is_empty());
+    }
+
+    #[test]
+    fn a_policy_names_keys_and_ends_their_trust() {
+        let p = parse(
+            "threshold = 2\n[keys.8a1c53b2e07e2b8a]\nname = \"Alice\"\nrole = \"release manager\"\nvalid_until = 2027-12-31\n[keys.0000000000000001]\nvalid_until = 2027-01-01T12:00:00+02:00\n",
+        )
+        .unwrap();
+        assert_eq!(p.threshold, 2);
+        let alice = p.key(KeyId::from_hex("8A1C53B2E07E2B8A").unwrap()).unwrap();
+        assert_eq!(alice.name.as_deref(), Some("Alice"));
+        // Trusted through 2027-12-31: 2028-01-01T00:00:00Z is the first second past.
+        assert_eq!(alice.expires_at, Some(1_830_297_600));
+        let other = p.key(KeyId::from_hex("0000000000000001").unwrap()).unwrap();
+        // 2027-01-01T10:00:00Z.
+        assert_eq!(other.expires_at, Some(1_798_797_600));
+        assert!(p.expired(alice.key_id, 1_830_297_599).is_none());
+        assert!(p.expired(alice.key_id, 1_830_297_600).is_some());
+    }
+
+    #[test]
+    fn mistakes_name_the_line() {
+        let cases = [
+            ("threshold = 0\n", "keys/policy.toml: line 1: threshold 0 is not between 1 and 64"),
+            ("threshold = 1\n[keys.alice]\nname = \"A\"\n", "keys/policy.toml: line 2: [keys.alice]: not a key id (16 hex digits, as `warden keys list` shows)"),
+            ("[keys.0000000000000001]\nvalid_until = 2027-01-01T00:00:00\n", "keys/policy.toml: line 2: [keys.0000000000000001] valid_until 2027-01-01T00:00:00: a time without an offset: add Z (UTC) or +HH:MM"),
+            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected `threshold` or `keys`"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(parse(text).unwrap_err().to_string(), message, "{text}");
+        }
+    }
+}
