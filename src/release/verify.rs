@@ -524,7 +524,7 @@ fn check_signature_set<'k>(
     file: &Path,
     main: &Path,
     name: &SignedName,
-    keys: &'k TrustedKeys,
+    (keys, need): (&'k TrustedKeys, usize),
     opts: &VerifyOptions,
     out: &mut Verdict,
 ) -> std::result::Result<Vec<(PathBuf, CheckedSignature<'k>)>, Rejected> {
@@ -559,10 +559,10 @@ fn check_signature_set<'k>(
         }
     }
     let distinct: BTreeSet<KeyId> = set.iter().map(|(_, c)| c.sig.key_id).collect();
-    if distinct.len() < keys.threshold() {
+    if distinct.len() < need {
         return Err((
             Rejection::Failed,
-            below_threshold(distinct.len(), keys, out),
+            below_threshold(distinct.len(), need, keys, out),
         ));
     }
     Ok(set)
@@ -573,9 +573,8 @@ fn check_signature_set<'k>(
 fn verify_signature_set(
     set: &[(PathBuf, CheckedSignature<'_>)],
     main: &Path,
-    digests: &Digests,
-    whole: Option<&[u8]>,
-    keys: &TrustedKeys,
+    (digests, whole): (&Digests, Option<&[u8]>),
+    (keys, need): (&TrustedKeys, usize),
     out: &mut Verdict,
 ) -> std::result::Result<(), String> {
     let mut counted: Vec<KeyId> = Vec::new();
@@ -612,25 +611,24 @@ fn verify_signature_set(
     // Signers in file order: the first signature, then the co-signatures.
     entries.append(&mut out.signers);
     out.signers = entries;
-    if keys.threshold() > 1 {
-        out.required_signatures = Some(keys.threshold());
+    if need > 1 {
+        out.required_signatures = Some(need);
     }
-    if counted.len() < keys.threshold() {
-        return Err(below_threshold(counted.len(), keys, out));
+    if counted.len() < need {
+        return Err(below_threshold(counted.len(), need, keys, out));
     }
     Ok(())
 }
 
 /// Why `counted` distinct signers are not enough. With no policy and a single signature by a
 /// key that does not count, its own reason (as before co-signatures existed).
-fn below_threshold(counted: usize, keys: &TrustedKeys, out: &Verdict) -> String {
+fn below_threshold(counted: usize, need: usize, keys: &TrustedKeys, out: &Verdict) -> String {
     let not_counted: Vec<&SignerEntry> = out.signers.iter().filter(|s| !s.counted).collect();
-    if let ([only], 0, 1) = (not_counted.as_slice(), counted, keys.threshold()) {
+    if let ([only], 0, 1) = (not_counted.as_slice(), counted, need) {
         return only.reason.clone().unwrap_or_default();
     }
     let mut why = format!(
-        "{counted} of {} required signatures ({})",
-        keys.threshold(),
+        "{counted} of {need} required signatures ({})",
         keys.policy().origin()
     );
     for s in not_counted {
@@ -672,8 +670,15 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     let name = SignedName::of(&job.path, &file_name);
     let set = match &job.signature {
         Some(sig_path) if job.require_signature || fs::symlink_metadata(sig_path).is_ok() => {
-            match check_signature_set(&job.path, sig_path, &name, keys, opts, &mut out) {
-                Ok(set) => Some((sig_path, set)),
+            // The threshold applies to the signatures that trust the file; an artifact's own
+            // signature beside a verified checksum list is an extra check (it must verify).
+            let need = if job.expected_sha256.is_some() {
+                1
+            } else {
+                keys.threshold()
+            };
+            match check_signature_set(&job.path, sig_path, &name, (keys, need), opts, &mut out) {
+                Ok(set) => Some((sig_path, set, need)),
                 Err((Rejection::Error, why)) => return out.error(why),
                 Err((_, why)) => return out.fail(why),
             }
@@ -685,7 +690,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     }
     let legacy = set
         .as_ref()
-        .is_some_and(|(_, s)| s.iter().any(|(_, c)| !c.sig.is_prehashed()));
+        .is_some_and(|(_, s, _)| s.iter().any(|(_, c)| !c.sig.is_prehashed()));
     let (digests, whole): (Digests, Option<Vec<u8>>) = if legacy {
         let mut bytes = Vec::new();
         match guarded::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
@@ -710,9 +715,9 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
         }
         out.checked.push("sha256");
     }
-    if let Some((main, set)) = set {
-        if let Err(e) = verify_signature_set(&set, main, &digests, whole.as_deref(), keys, &mut out)
-        {
+    if let Some((main, set, need)) = set {
+        let bytes = (&digests, whole.as_deref());
+        if let Err(e) = verify_signature_set(&set, main, bytes, (keys, need), &mut out) {
             return out.fail(e);
         }
         out.checked.insert(0, "signature");
@@ -988,11 +993,12 @@ fn verify_checksum_list(
 ) -> Result<(Verdict, std::result::Result<ChecksumFile, String>)> {
     let mut out = Verdict::new();
     let main = signature_path(sums_path);
+    let need = keys.threshold();
     let checked = check_signature_set(
         sums_path,
         &main,
         &SignedName::of(sums_path, &opts.checksums_name),
-        keys,
+        (keys, need),
         opts,
         &mut out,
     );
@@ -1027,7 +1033,8 @@ fn verify_checksum_list(
         (Err((_, why)), _) => out.fail(why.clone()),
         (Ok(set), Ok(_)) => {
             let digests = hash_bytes(&text);
-            match verify_signature_set(set, &main, &digests, Some(&text), keys, &mut out) {
+            let bytes = (&digests, Some(text.as_slice()));
+            match verify_signature_set(set, &main, bytes, (keys, need), &mut out) {
                 Ok(()) => {
                     out.checked.push("signature");
                     out

@@ -40,6 +40,19 @@ impl Report for VerifyReport {
                     (Some(id), None) => line.push_str(&format!("  key {id}")),
                     (None, _) => line.push_str("  sha256"),
                 }
+                let cosigners: Vec<String> = r
+                    .signers
+                    .iter()
+                    .filter(|s| s.counted && Some(s.key_id) != r.key_id)
+                    .map(|s| s.key_id.to_string())
+                    .collect();
+                if !cosigners.is_empty() {
+                    line.push_str(&format!("  co-signed by {}", cosigners.join(", ")));
+                }
+                if let Some(n) = r.required_signatures {
+                    let counted = r.signers.iter().filter(|s| s.counted).count();
+                    line.push_str(&format!("  ({counted} of {n} required)"));
+                }
                 if let Some(tag) = &r.tag {
                     line.push_str(&format!("  tag {}", text_value(tag)));
                 }

@@ -996,6 +996,13 @@ fn repo_and_commit_bindings_are_checked_and_reported() {
           "timestamp": 1764460800,
           "checked": [
             "signature"
+          ],
+          "signers": [
+            {
+              "key_id": "8F457D1A3C3B50B5",
+              "signature": "dist/a.tar.gz.minisig",
+              "counted": true
+            }
           ]
         }
       ],
