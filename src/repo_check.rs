@@ -107,6 +107,8 @@ fn failing(report: &AuditReport, api: bool) -> Vec<&Finding> {
         .iter()
         .filter(|f| f.severity >= report.fail_on)
         .filter(|f| matches!(f.location, Location::Api { .. }) == api)
+        // The keys section says this already, in more detail.
+        .filter(|f| f.rule != crate::audit::rules::keys_folder_inconsistent::RULE)
         .collect()
 }
 

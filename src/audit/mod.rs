@@ -13,6 +13,7 @@ pub(crate) mod catalogue;
 pub(crate) mod config;
 pub mod findings;
 pub mod fix_plan;
+pub(crate) mod keys;
 pub mod org;
 pub(crate) mod releases;
 pub mod rule;
@@ -99,12 +100,11 @@ impl Prepared {
         } else {
             wf.tag_patterns.clone()
         };
-        // The repository's own keys/ verify its published releases.
-        let keys = crate::release::trusted_keys::TrustedKeys::load_dir(
-            &crate::files::paths::under_root(root, "keys"),
-        )
-        .ok()
-        .filter(|k| !k.is_empty());
+        // The repository's own keys/ verify its published releases; a folder that does not
+        // load, or a signing workflow naming a revoked key, is a finding of its own.
+        let keys_stage = keys::audit_keys(root, &wf);
+        wf.findings.extend(keys_stage.findings);
+        let keys = keys_stage.keys;
         let report = AuditReport {
             findings: std::mem::take(&mut wf.findings),
             fail_on,

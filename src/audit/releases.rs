@@ -9,7 +9,7 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rules::unverifiable;
 use crate::audit::rules::{
     immutable_releases_disabled, release_binding_mismatch, release_mutable,
-    release_signature_invalid, release_unsigned,
+    release_signature_invalid, release_signed_by_revoked_key, release_unsigned,
 };
 use crate::audit::severity::Severity;
 use crate::github::api::ApiSource;
@@ -111,6 +111,20 @@ async fn one_release<S: ApiSource>(
             return out;
         }
     };
+    let cosignatures = match cosignatures(source, repo, release).await {
+        Ok(c) => c,
+        Err(e) => {
+            out.push(unverifiable(format!(
+                "a co-signature of release {tag} could not be downloaded: {e}"
+            )));
+            return out;
+        }
+    };
+    let sig = String::from_utf8_lossy(&sig).into_owned();
+    if let Some(finding) = signed_only_by_revoked(&at, tag, keys, &sig, &cosignatures) {
+        out.push(finding);
+        return out;
+    }
     // The judgement needs the commit the tag names now: what cannot be read is not a pass.
     let commit = releases::tag_commit(source, repo, tag).await;
     let expected = Expected {
@@ -118,13 +132,20 @@ async fn one_release<S: ApiSource>(
         repo: Some(repo),
         commit: commit.as_deref().ok(),
     };
-    let sig = String::from_utf8_lossy(&sig);
     let verdict = published::judge(&sig, &sums, CHECKSUMS_NAME, keys, &expected);
     if let Err(Rejection::Invalid(why)) = &verdict {
         out.push(release_signature_invalid::invalid(
             &at,
             (tag, &sig_name),
             why,
+        ));
+        return out;
+    }
+    if let Some(why) = below_threshold(keys, &sig, &sums, &cosignatures) {
+        out.push(release_signature_invalid::invalid(
+            &at,
+            (tag, &sig_name),
+            &why,
         ));
         return out;
     }
@@ -151,6 +172,75 @@ async fn one_release<S: ApiSource>(
     out
 }
 
+/// The co-signatures among the release's assets (`SHA256SUMS.<KEYID>.minisig`): (name, text).
+async fn cosignatures<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    release: &Release,
+) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for asset in &release.assets {
+        let is_cosignature = crate::release::names::cosigned_file(&asset.name)
+            .is_some_and(|(file, _)| file == CHECKSUMS_NAME);
+        if !is_cosignature {
+            continue;
+        }
+        let bytes = releases::asset_bytes(source, repo, asset, 64 << 10)
+            .await
+            .map_err(|e| e.to_string())?;
+        out.push((
+            asset.name.clone(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    Ok(out)
+}
+
+/// `release-signed-by-revoked-key` when every signature of the list (the first and the
+/// co-signatures) is by a key `keys/revoked/` revokes.
+fn signed_only_by_revoked(
+    at: &Location,
+    tag: &str,
+    keys: &TrustedKeys,
+    signature: &str,
+    cosignatures: &[(String, String)],
+) -> Option<Finding> {
+    let mut revoked = Vec::new();
+    for text in std::iter::once(signature).chain(cosignatures.iter().map(|(_, t)| t.as_str())) {
+        let id = crate::release::signature::SignatureFile::parse(text)
+            .ok()?
+            .key_id;
+        let r = keys.revoked(id)?;
+        revoked.push((id, r.revoked_at.clone(), r.reason.clone()));
+    }
+    Some(release_signed_by_revoked_key::release(at, tag, &revoked))
+}
+
+/// Why the list's valid signatures (distinct usable keys) are fewer than `keys/policy.toml`
+/// asks for; `None` when they are enough (the first signature verified already).
+fn below_threshold(
+    keys: &TrustedKeys,
+    signature: &str,
+    sums: &[u8],
+    cosignatures: &[(String, String)],
+) -> Option<String> {
+    let need = keys.threshold();
+    let mut signers = std::collections::BTreeSet::new();
+    for text in std::iter::once(signature).chain(cosignatures.iter().map(|(_, t)| t.as_str())) {
+        if crate::release::verify::verify_bytes(text, sums, CHECKSUMS_NAME, keys).is_ok() {
+            if let Ok(sig) = crate::release::signature::SignatureFile::parse(text) {
+                signers.insert(sig.key_id);
+            }
+        }
+    }
+    (signers.len() < need).then(|| {
+        format!(
+            "{} of {need} required signatures (keys/policy.toml)",
+            signers.len()
+        )
+    })
+}
+
 /// `--deep`: every asset is listed in the signed list with its digest (or is a signature or the
 /// list itself), and every listed file is an asset. Assets are hashed as they stream.
 async fn assets_match<S: ApiSource>(
@@ -175,7 +265,9 @@ async fn assets_match<S: ApiSource>(
         let name = asset.name.as_str();
         let Some(expected) = listed.get(name) else {
             let signature = name.strip_suffix(SIGNATURE_SUFFIX);
+            let cosigned = crate::release::names::cosigned_file(name).map(|(f, _)| f);
             if name == CHECKSUMS_NAME
+                || cosigned.is_some_and(|f| f == CHECKSUMS_NAME || listed.contains_key(f))
                 || signature.is_some_and(|n| n == CHECKSUMS_NAME || listed.contains_key(n))
             {
                 continue;

@@ -735,6 +735,12 @@ fn read_failure(out: Verdict, path: &Path, e: std::io::Error) -> Verdict {
     }
 }
 
+/// Whether `name` is a co-signature (`<file>.<KEYID>.minisig`) of `file`: a download of a
+/// release keeps them with the checksum list.
+pub fn is_cosignature_of(name: &str, file: &str) -> bool {
+    cosigned_file(name).is_some_and(|(f, _)| f == file)
+}
+
 /// Verifies files and release directories. Returns `Err` only for usage errors; per-file
 /// problems are results in the report.
 pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> {

@@ -257,6 +257,121 @@ fn a_signature_without_commit_or_an_unreadable_tag_is_not_a_pass() {
     );
 }
 
+/// Issue 25 in the audit: a threshold the published signatures do not meet, a release signed
+/// only by revoked keys, a signing workflow that still names a revoked key, and a keys folder
+/// left inconsistent by the revocation.
+#[test]
+fn revoked_keys_and_thresholds_are_findings() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    demo_keypair(
+        &repo.join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let (bob_pk, bob_sk) = keypair(&t.path().join("secret"), "bob");
+    std::fs::copy(&bob_pk, repo.join("keys/bob.pub")).unwrap();
+    let bob = release_warden::release::keys::PublicKey::from_file(&bob_pk)
+        .unwrap()
+        .key_id
+        .to_string();
+    write(&repo.join("keys/policy.toml"), b"threshold = 2\n");
+    write(
+        &repo.join(".github/workflows/release.yml"),
+        b"on:\n  push:\n    tags: ['v*']\njobs:\n  sign:\n    runs-on: ubuntu-latest\n    steps:\n      - run: warden sign dist --public-key keys/demo.pub --secret-key-env MINISIGN_SECRET_KEY\n        env:\n          MINISIGN_SECRET_KEY: ${{ secrets.MINISIGN_SECRET_KEY }}\n",
+    );
+    let snap = t.path().join("snap");
+    let binding = |tag: &'static str| ["--tag", tag, "--repo", "o/r", "--commit", COMMIT];
+    let alone = signed(t.path(), "v1", &binding("v1"));
+    let both = signed(t.path(), "v2", &binding("v2"));
+    run(warden(&repo)
+        .args(["sign", "--cosign"])
+        .arg(t.path().join("build/v2"))
+        .arg("--secret-key")
+        .arg(&bob_sk))
+    .expect(0);
+    let cosig_name = format!("SHA256SUMS.{bob}.minisig");
+    let cosig = std::fs::read(t.path().join("build/v2").join(&cosig_name)).unwrap();
+    let assets = |id: u64, cosigned: bool| {
+        let mut a = vec![
+            json!({"id": id * 10, "name": "app"}),
+            json!({"id": id * 10 + 1, "name": "SHA256SUMS"}),
+            json!({"id": id * 10 + 2, "name": "SHA256SUMS.minisig"}),
+        ];
+        if cosigned {
+            a.push(json!({"id": id * 10 + 3, "name": cosig_name}));
+        }
+        a
+    };
+    put(
+        &snap,
+        "repos/o/r/releases",
+        json!([
+            {"id": 2, "tag_name": "v2", "immutable": true, "assets": assets(2, true)},
+            {"id": 1, "tag_name": "v1", "immutable": true, "assets": assets(1, false)},
+        ]),
+    );
+    for (id, (sums, sig)) in [(1, &alone), (2, &both)] {
+        put(
+            &snap,
+            &format!("repos/o/r/releases/assets/{id}1"),
+            bytes(sums),
+        );
+        put(
+            &snap,
+            &format!("repos/o/r/releases/assets/{id}2"),
+            bytes(sig),
+        );
+        put(
+            &snap,
+            &format!("repos/o/r/commits/v{id}"),
+            json!({"sha": COMMIT}),
+        );
+    }
+    put(&snap, "repos/o/r/releases/assets/23", bytes(&cosig));
+    let out = audit_snapshot(&repo, &snap, "2");
+    assert_eq!(
+        release_findings(&out),
+        ["release-signature-invalid the SHA256SUMS.minisig of release v1 does not verify against keys/: 1 of 2 required signatures (keys/policy.toml)"]
+    );
+
+    // The demo key leaks and is revoked: v1 now carries only a revoked signature, v2's first
+    // signature is revoked, the workflow still names the key, and one usable key is left for a
+    // threshold of two.
+    run(warden(&repo)
+        .env("SOURCE_DATE_EPOCH", "1764644410")
+        .args([
+            "keys",
+            "revoke",
+            "8F457D1A3C3B50B5",
+            "--reason",
+            "leaked",
+            "--secret-key",
+        ])
+        .arg(t.path().join("secret/demo.key")))
+    .expect(0);
+    let out = audit_snapshot(&repo, &snap, "2");
+    assert_eq!(
+        release_findings(&out),
+        [
+            "release-signed-by-revoked-key this signing workflow names demo.pub, the public key of key 8F457D1A3C3B50B5, which is revoked".to_string(),
+            "release-signed-by-revoked-key release v1 is signed only by revoked keys: 8F457D1A3C3B50B5 (revoked at 2025-12-02T03:00:10Z: leaked)".to_string(),
+            "release-signature-invalid the SHA256SUMS.minisig of release v2 does not verify against keys/: signed by key 8F457D1A3C3B50B5, revoked at 2025-12-02T03:00:10Z (leaked; keys/revoked/8F457D1A3C3B50B5.toml): not trusted".to_string(),
+        ]
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let keys: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "keys-folder-inconsistent")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        ["keys/ does not load: keys/policy.toml: threshold 2 is above the 1 usable key (trusted, not revoked, not expired): no release can be signed"]
+    );
+}
+
 /// Live: the two files come through the asset route and its redirect to the storage host (no
 /// token there), and `audit snapshot` records them for a replay with the same findings.
 #[tokio::test(flavor = "multi_thread")]

@@ -86,6 +86,8 @@ rules! {
     release_binding_mismatch: stage,
     release_mutable: stage,
     immutable_releases_disabled: stage,
+    release_signed_by_revoked_key: stage,
+    keys_folder_inconsistent: stage,
     unverifiable: settings,
 }
 

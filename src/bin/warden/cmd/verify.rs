@@ -95,7 +95,9 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         let wanted = |name: &str| {
             let sums = &opts.checksums_name;
             let base = name.strip_suffix(".minisig").unwrap_or(name);
-            opts.only.as_ref().is_none_or(|g| g.is_match(base)) || base == sums
+            opts.only.as_ref().is_none_or(|g| g.is_match(base))
+                || base == sums
+                || release_warden::release::verify::is_cosignature_of(name, sums)
         };
         // The repository's revocations apply whatever keys are trusted (--public-key included).
         if let ReleaseSource::Live(session) | ReleaseSource::Record(session, _) = &from {
