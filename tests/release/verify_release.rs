@@ -702,6 +702,28 @@ async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
         "{}",
         out.stdout
     );
+    // A recording keeps the revocations, and its replay applies them offline.
+    verify_release(
+        t.path(),
+        &api,
+        &["--out", "recorded", "--record", "snap-revoked"],
+    )
+    .await
+    .expect(1);
+    let replay = run(warden(t.path()).args(VERIFY_RELEASE).args([
+        "--out",
+        "replayed",
+        "--snapshot",
+        "snap-revoked",
+    ]))
+    .expect(1);
+    assert!(
+        replay.stdout.starts_with(&format!(
+            "FAIL  replayed/SHA256SUMS  signed by key {DEMO_KEY_ID}, revoked at 2025-12-02T03:00:10Z (leaked; snap-revoked/repo-keys/revoked/{DEMO_KEY_ID}.toml): not trusted\n"
+        )),
+        "{}",
+        replay.stdout
+    );
     // A revocations folder the API cannot read is not "no revocation".
     Mock::given(method("GET"))
         .and(path("/repos/o/r/contents/keys/revoked"))

@@ -15,6 +15,9 @@ use crate::cli::VerifyArgs;
 use crate::context::Context;
 use crate::progress::ProgressDisplay;
 
+/// Where a recording keeps the repository's revocation statements, inside the snapshot.
+const REPO_KEYS: &str = "repo-keys";
+
 pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let mut notes = Vec::new();
     let repo_keys_dir;
@@ -100,15 +103,39 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
                 || release_warden::release::verify::is_cosignature_of(name, sums)
         };
         // The repository's revocations apply whatever keys are trusted (--public-key included).
-        if let ReleaseSource::Live(session) | ReleaseSource::Record(session, _) = &from {
-            let revoked = tempfile::Builder::new()
-                .prefix("warden-revoked-")
-                .tempdir()
-                .context("creating a temporary folder")?;
-            let n = releases::repo_revocations(session, repo, revoked.path())?;
-            if n > 0 {
-                keys = keys.apply_revocations(revoked.path())?;
+        // A recording keeps them (`<snapshot>/repo-keys/revoked/`) and a replay applies them.
+        let _revoked_temp;
+        let revocations = match &from {
+            ReleaseSource::Live(session) => {
+                _revoked_temp = tempfile::Builder::new()
+                    .prefix("warden-revoked-")
+                    .tempdir()
+                    .context("creating a temporary folder")?;
+                releases::repo_revocations(session, repo, _revoked_temp.path())?;
+                Some(_revoked_temp.path().to_path_buf())
             }
+            ReleaseSource::Record(session, snap) => {
+                let dir = snap.join(REPO_KEYS);
+                std::fs::create_dir_all(dir.join("revoked"))
+                    .with_context(|| format!("creating {}", dir.display()))?;
+                releases::repo_revocations(session, repo, &dir)?;
+                Some(dir)
+            }
+            ReleaseSource::Snapshot(snap) => {
+                let dir = snap.join(REPO_KEYS);
+                if dir.join("revoked").is_dir() {
+                    Some(dir)
+                } else {
+                    notes.push(format!(
+                        "{} holds no record of {repo}'s keys/revoked/ (recorded by an older warden): only local revocations apply",
+                        snap.display()
+                    ));
+                    None
+                }
+            }
+        };
+        if let Some(dir) = revocations {
+            keys = keys.apply_revocations(&dir)?;
         }
         let got = releases::fetch(&from, repo, tag, &dir, &wanted)?;
         opts.known_digests = got.files.into_iter().collect();
