@@ -93,8 +93,10 @@ pub(crate) struct KeysRotateArgs {
     pub keys_dir: PathBuf,
 }
 
-/// List the keys folder: trusted keys, and revoked keys with when, why and who signed the
-/// revocation. Exit 1 when a statement does not verify.
+/// List the keys folder: trusted keys (with their names and `valid_until` from
+/// `keys/policy.toml`), revoked keys with when, why and who signed the revocation, rotations,
+/// and the threshold. Exit 1 when the folder is inconsistent: a statement that does not verify,
+/// two successors for one key, a policy naming a missing key, a threshold above the usable keys.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  warden keys list --keys-dir keys")]
 pub(crate) struct KeysListArgs {
@@ -105,8 +107,10 @@ pub(crate) struct KeysListArgs {
     pub format: TextOrJson,
 }
 
-/// Revoke a key: write `KEYS/revoked/KEYID.toml` and its signature by the key itself. Commit
-/// both: every `warden verify` with this keys folder then refuses the key's signatures.
+/// Revoke a key: write `KEYS/revoked/KEYID.toml` and its signature by the key itself, or by
+/// other keys of the folder (as many as `keys/policy.toml`'s threshold: each further holder runs
+/// the same command to co-sign). Commit it complete: every `warden verify` with this keys folder
+/// then refuses the key's signatures.
 #[derive(Debug, Args)]
 #[command(
     group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin", "statement"])),
@@ -125,10 +129,11 @@ pub(crate) struct KeysRevokeArgs {
     /// The keys folder.
     #[arg(long, value_name = "DIR", default_value = "keys")]
     pub keys_dir: PathBuf,
-    /// Read the key's secret half from environment variable VAR.
+    /// Read the signing secret key (the revoked key's, or another key's of the folder) from
+    /// environment variable VAR.
     #[arg(long, value_name = "VAR")]
     pub secret_key_env: Option<String>,
-    /// Read the key's secret half from FILE.
+    /// Read the signing secret key (the revoked key's, or another key's of the folder) from FILE.
     #[arg(long, value_name = "FILE")]
     pub secret_key: Option<PathBuf>,
     /// Read the key's secret half from standard input.
