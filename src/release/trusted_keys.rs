@@ -265,6 +265,15 @@ pub fn list(keys_dir: &Path) -> KeysReport {
     };
     match super::rotation::load(keys_dir) {
         Ok(rotations) => {
+            // A key with two successors forks the chain: said once per key.
+            let mut forks = std::collections::BTreeSet::new();
+            for r in &rotations {
+                if let Err(e) = super::rotation::successors(&r.old, &rotations) {
+                    if forks.insert(e.to_string()) {
+                        report.problems.push(e.to_string());
+                    }
+                }
+            }
             report.rotations = rotations
                 .into_iter()
                 .map(|r| ListedRotation {

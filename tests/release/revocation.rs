@@ -324,4 +324,19 @@ fn a_pinned_old_key_follows_its_rotation_and_a_fork_fails() {
         "{}",
         out.stderr
     );
+    // `keys list` names the fork (exit 1).
+    let out = run(warden(t.path()).args(["keys", "list"])).expect(1);
+    let fork = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("FAIL "))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        fork.starts_with(&format!("FAIL     keys/rotations/{a}-"))
+            && fork.contains(&format!(".toml: key {a} has two successors ("))
+            && fork.ends_with("a forked chain is not followed"),
+        "{}",
+        out.stdout
+    );
 }
