@@ -23,6 +23,11 @@ pub struct ActionsEnv {
     pub event_path: Option<PathBuf>,
     /// `GITHUB_REPOSITORY`: `OWNER/NAME`.
     pub repository: Option<String>,
+    /// `GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT` and `GITHUB_WORKFLOW_REF`, as given: the run a
+    /// signature made here binds.
+    pub run_id: Option<String>,
+    pub run_attempt: Option<String>,
+    pub workflow_ref: Option<String>,
 }
 
 impl ActionsEnv {
@@ -39,6 +44,9 @@ impl ActionsEnv {
             repository: std::env::var("GITHUB_REPOSITORY")
                 .ok()
                 .filter(|r| r.contains('/')),
+            run_id: std::env::var("GITHUB_RUN_ID").ok(),
+            run_attempt: std::env::var("GITHUB_RUN_ATTEMPT").ok(),
+            workflow_ref: std::env::var("GITHUB_WORKFLOW_REF").ok(),
         }
     }
 

@@ -21,6 +21,9 @@ pub struct ReleaseMeta {
     pub commit: Option<String>,
     pub repo: Option<String>,
     pub dry_run: bool,
+    /// The workflow run that signs (inside GitHub Actions), bound as `run:`, `attempt:`,
+    /// `workflow:` and `environment:`.
+    pub run: Option<super::provenance::RunBinding>,
 }
 
 pub(crate) const DRY_RUN_MARKER: &str = "dry-run";
@@ -103,6 +106,9 @@ impl TrustedComment {
                 s.push_str(&format!("\t{key}:{v}"));
             }
         }
+        for (key, value) in meta.run.iter().flat_map(|r| r.comment_fields()) {
+            s.push_str(&format!("\t{key}:{value}"));
+        }
         if meta.dry_run {
             s.push('\t');
             s.push_str(DRY_RUN_MARKER);
@@ -137,6 +143,11 @@ impl TrustedComment {
         Ok(first)
     }
 
+    /// The workflow run the comment binds (`None`: none); an error when partial or malformed.
+    pub fn run(&self) -> Result<Option<super::provenance::RunBinding>, String> {
+        super::provenance::RunBinding::from_comment(|k| self.value(k))
+    }
+
     /// Whether a bare marker such as `dry-run` is present.
     pub fn has_marker(&self, marker: &str) -> bool {
         self.0.split('\t').any(|field| field == marker)
@@ -160,6 +171,7 @@ mod tests {
             commit: Some("0123abc".into()),
             repo: Some("lambdaclass/ethrex".into()),
             dry_run: true,
+            run: None,
         };
         let c =
             TrustedComment::for_release(1700000000, "ethrex-linux-x86_64", None, &meta).unwrap();

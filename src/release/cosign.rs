@@ -107,6 +107,8 @@ pub fn cosign(
         commit: list.commit.clone(),
         repo: list.repo.clone(),
         dry_run: false,
+        // A co-signature is a person's, not a run's (see provenance).
+        run: None,
     };
     let comment = TrustedComment::for_release(timestamp, &opts.checksums_name, None, &meta)
         .map_err(Error::Usage)?;

@@ -14,6 +14,7 @@ pub mod keygen;
 pub mod keys;
 pub(crate) mod names;
 pub mod policy;
+pub mod provenance;
 pub(crate) mod published;
 pub mod revocation;
 pub mod rotation;

@@ -32,6 +32,13 @@ const MAX_THRESHOLD: u64 = 64;
 #[serde(deny_unknown_fields)]
 struct PolicyFile {
     threshold: Option<toml::Spanned<u64>>,
+    /// The first signature must bind the workflow run that made it (issue 26).
+    #[serde(default)]
+    require_run: bool,
+    /// The workflow file that must have made it (`.github/workflows/release.yml`).
+    workflow: Option<toml::Spanned<String>>,
+    /// The deployment environment it must have run in.
+    environment: Option<toml::Spanned<String>>,
     #[serde(default)]
     keys: BTreeMap<String, toml::Spanned<KeyEntry>>,
 }
@@ -53,6 +60,8 @@ pub struct Policy {
     /// Where it was read from; `None` for the default policy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<PathBuf>,
+    /// What the run that signs must be (`require_run`, `workflow`, `environment`).
+    pub run: super::provenance::RunPolicy,
 }
 
 impl Default for Policy {
@@ -61,6 +70,7 @@ impl Default for Policy {
             threshold: 1,
             keys: Vec::new(),
             file: None,
+            run: super::provenance::RunPolicy::default(),
         }
     }
 }
@@ -157,10 +167,33 @@ impl Policy {
                 expires_at,
             });
         }
+        let mut run = super::provenance::RunPolicy {
+            require_run: parsed.require_run,
+            ..Default::default()
+        };
+        for (name, value, slot) in [
+            ("workflow", parsed.workflow, &mut run.workflow),
+            ("environment", parsed.environment, &mut run.environment),
+        ] {
+            if let Some(v) = value {
+                let text = v.get_ref();
+                if text.is_empty() || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+                    return Err(bad(
+                        v.span(),
+                        format!(
+                            "{name} {}: one word, no spaces",
+                            crate::markup::text_value(text)
+                        ),
+                    ));
+                }
+                *slot = Some(text.clone());
+            }
+        }
         Ok(Policy {
             threshold,
             keys,
             file: Some(file.to_path_buf()),
+            run,
         })
     }
 
@@ -248,7 +281,8 @@ mod tests {
             ("threshold = 0\n", "keys/policy.toml: line 1: threshold 0 is not between 1 and 64"),
             ("threshold = 1\n[keys.alice]\nname = \"A\"\n", "keys/policy.toml: line 2: [keys.alice]: not a key id (16 hex digits, as `warden keys list` shows)"),
             ("[keys.0000000000000001]\nvalid_until = 2027-01-01T00:00:00\n", "keys/policy.toml: line 2: [keys.0000000000000001] valid_until 2027-01-01T00:00:00: a time without an offset: add Z (UTC) or +HH:MM"),
-            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected `threshold` or `keys`"),
+            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected one of `threshold`, `require_run`, `workflow`, `environment`, `keys`"),
+            ("environment = \"prod env\"\n", "keys/policy.toml: line 1: environment prod env: one word, no spaces"),
         ];
         for (text, message) in cases {
             assert_eq!(parse(text).unwrap_err().to_string(), message, "{text}");

@@ -130,6 +130,9 @@ pub struct ArtifactResult {
     /// The trusted comment's `timestamp:` (Unix seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<u64>,
+    /// The workflow run the (first) signature binds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<super::provenance::RunBinding>,
     /// What was checked: "signature", "sha256" or both.
     pub checked: Vec<&'static str>,
     /// Every signature found (the first, and co-signatures `<file>.<KEYID>.minisig`), and
@@ -230,6 +233,7 @@ struct Verdict {
     file: Option<String>,
     path: Option<String>,
     timestamp: Option<u64>,
+    run: Option<super::provenance::RunBinding>,
     checked: Vec<&'static str>,
     signers: Vec<SignerEntry>,
     required_signatures: Option<usize>,
@@ -248,6 +252,7 @@ impl Verdict {
             file: None,
             path: None,
             timestamp: None,
+            run: None,
             checked: Vec::new(),
             signers: Vec::new(),
             required_signatures: None,
@@ -275,6 +280,7 @@ impl Verdict {
             file: self.file,
             path: self.path,
             timestamp: self.timestamp,
+            run: self.run,
             checked: self.checked,
             signers: self.signers,
             required_signatures: self.required_signatures,
@@ -488,6 +494,7 @@ fn check_signature_text<'k>(
     out.file = field("file")?.map(str::to_string);
     out.path = field("path")?.map(str::to_string);
     out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
+    out.run = comment.run().map_err(|e| (Rejection::Failed, e))?;
     check_bindings(comment, name, opts).map_err(|e| (Rejection::Failed, e))?;
     let expected = Expected {
         tag: opts.expect_tag.as_deref(),
@@ -530,7 +537,17 @@ fn check_signature_set<'k>(
 ) -> std::result::Result<Vec<(PathBuf, CheckedSignature<'k>)>, Rejected> {
     let mut set = Vec::new();
     match check_signature_file(main, name, keys, opts, out) {
-        Ok(c) => set.push((main.to_path_buf(), c)),
+        Ok(c) => {
+            // The first signature is the pipeline's: the policy's run requirements apply to it.
+            let policy = keys.policy();
+            if let Some(why) = policy
+                .run
+                .offline_problem(out.run.as_ref(), &policy.origin())
+            {
+                return Err((Rejection::Failed, why));
+            }
+            set.push((main.to_path_buf(), c))
+        }
         Err((Rejection::NotCounted, why)) => {
             out.not_counted(out.key_id, main, why);
         }
@@ -803,6 +820,19 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
     let outcomes = parallel_map(&jobs, |job| run_job(job, keys, opts, split));
     for (job, o) in jobs.iter().zip(outcomes) {
         report.results.push(o.into_result(job.name.clone()));
+    }
+    if opts.release.is_none() {
+        let runs: BTreeSet<String> = report
+            .results
+            .iter()
+            .filter_map(|r| r.run.as_ref().map(|b| b.to_string()))
+            .collect();
+        if !runs.is_empty() {
+            report.warnings.push(format!(
+                "signed by {}: the run itself was not checked (offline); `warden verify --release` checks it against GitHub's records",
+                runs.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
     }
     Ok(report)
 }

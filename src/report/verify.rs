@@ -56,6 +56,9 @@ impl Report for VerifyReport {
                 if let Some(tag) = &r.tag {
                     line.push_str(&format!("  tag {}", text_value(tag)));
                 }
+                if let Some(run) = &r.run {
+                    line.push_str(&format!("  run {}", run.run_id));
+                }
             } else if let Some(reason) = &r.reason {
                 line.push_str(&format!("  {}", text_value(reason)));
             }

@@ -24,6 +24,7 @@ pub(crate) fn without_developer_env(cmd: &mut Command) -> &mut Command {
         if k.starts_with("GITHUB_")
             || k.starts_with("GH_")
             || k.starts_with("MINISIGN")
+            || k.starts_with("WARDEN_")
             || k == "SOURCE_DATE_EPOCH"
             || k == "NO_COLOR"
         {

@@ -669,7 +669,7 @@ pub(crate) struct SignArgs {
     #[arg(
         long,
         value_name = "DIR",
-        conflicts_with_all = ["recursive", "tag", "commit", "repo", "dry_run", "no_checksums", "force", "public_key"]
+        conflicts_with_all = ["recursive", "tag", "commit", "repo", "dry_run", "no_checksums", "force", "public_key", "environment"]
     )]
     pub cosign: Option<PathBuf>,
     /// With --cosign: the keys folder the release is verified against and the key must be in.
@@ -705,6 +705,14 @@ pub(crate) struct SignArgs {
     /// Mark the signatures as a rehearsal: `warden verify` rejects them without --allow-dry-run.
     #[arg(long)]
     pub dry_run: bool,
+    /// Inside GitHub Actions: also bind the job's deployment environment (`environment:NAME`),
+    /// which `verify --release` checks against the run's deployment.
+    #[arg(long, value_name = "NAME", env = "WARDEN_ENVIRONMENT")]
+    pub environment: Option<String>,
+    /// Inside GitHub Actions, do not bind the workflow run (`run:`, `attempt:`, `workflow:`)
+    /// into the trusted comments.
+    #[arg(long, conflicts_with = "environment")]
+    pub no_run_binding: bool,
     /// Where to write the checksum file [default: SHA256SUMS in the artifacts' directory].
     #[arg(long, value_name = "PATH", conflicts_with = "no_checksums")]
     pub checksums: Option<PathBuf>,

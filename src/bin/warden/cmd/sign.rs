@@ -8,6 +8,7 @@ use release_warden::release::comment::ReleaseMeta;
 use release_warden::release::cosign::cosign;
 use release_warden::release::hash::Progress;
 use release_warden::release::keys::{PublicKey, SecretKey};
+use release_warden::release::provenance::RunBinding;
 use release_warden::release::sign::{sign, ChecksumsTarget, SignOptions};
 use release_warden::release::trusted_keys::TrustedKeys;
 use release_warden::release::verify::VerifyOptions;
@@ -26,6 +27,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         Some(p) => Some((PublicKey::from_file(p)?, p.clone())),
         None => None,
     };
+    let run = run_binding(&args, ctx)?;
     let opts = SignOptions {
         inputs: args.paths.clone(),
         recursive: args.recursive,
@@ -40,6 +42,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
             commit: args.commit,
             repo: args.repo,
             dry_run: args.dry_run,
+            run,
         },
         timestamp: ctx.timestamp()?,
         progress: Some(Progress::default()),
@@ -88,4 +91,29 @@ fn cosign_run(
     let report = cosign(&opts, key, &keys, ctx.timestamp()?)?;
     drop(bar);
     ctx.emit(out, &report, args.format.into(), false)
+}
+
+/// The run to bind: inside GitHub Actions (unless `--no-run-binding`), from the runner's
+/// variables; elsewhere none, and `--environment` is refused (there is no run to bind it to).
+fn run_binding(args: &SignArgs, ctx: &Context) -> anyhow::Result<Option<RunBinding>> {
+    if !ctx.actions.enabled {
+        if args.environment.is_some() {
+            anyhow::bail!(
+                "--environment binds the workflow run's environment: only inside GitHub Actions (GITHUB_ACTIONS=true)"
+            );
+        }
+        return Ok(None);
+    }
+    if args.no_run_binding {
+        return Ok(None);
+    }
+    let a = &ctx.actions;
+    RunBinding::from_runner(
+        a.run_id.as_deref(),
+        a.run_attempt.as_deref(),
+        a.workflow_ref.as_deref(),
+        args.environment.as_deref(),
+    )
+    .map(Some)
+    .map_err(|e| release_warden::Error::Usage(e).into())
 }
