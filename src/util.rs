@@ -77,6 +77,37 @@ pub(crate) fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// A UTC time as GitHub writes it (`2025-12-02T03:00:10Z`, fractions and a `+00:00` offset
+/// allowed) as seconds since the epoch; `None` for anything else.
+pub(crate) fn parse_utc(text: &str) -> Option<u64> {
+    let t = text
+        .strip_suffix('Z')
+        .or_else(|| text.strip_suffix("+00:00"))?;
+    let (date, time) = t.split_once('T')?;
+    let time = time.split('.').next()?;
+    let num = |s: &str, len: usize| -> Option<i64> {
+        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let mut d = date.split('-');
+    let (y, m, day) = (num(d.next()?, 4)?, num(d.next()?, 2)?, num(d.next()?, 2)?);
+    let mut c = time.split(':');
+    let (h, min, sec) = (num(c.next()?, 2)?, num(c.next()?, 2)?, num(c.next()?, 2)?);
+    if d.next().is_some()
+        || c.next().is_some()
+        || !(1..=12).contains(&m)
+        || !(1..=31).contains(&day)
+        || h > 23
+        || min > 59
+        || sec > 60
+    {
+        return None;
+    }
+    let days = days_from_civil(y, m as u8, day as u8);
+    u64::try_from(days * 86_400 + h * 3600 + min * 60 + sec).ok()
+}
+
 /// A proleptic Gregorian date to days since 1970-01-01 (H. Hinnant's algorithm).
 pub(crate) fn days_from_civil(y: i64, m: u8, d: u8) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -122,6 +153,19 @@ mod tests {
         assert_eq!(utc_time(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(utc_time(1_764_644_410), "2025-12-02 03:00:10 UTC");
         assert_eq!(rfc3339(1_764_644_410), "2025-12-02T03:00:10Z");
+        assert_eq!(parse_utc("2025-12-02T03:00:10Z"), Some(1_764_644_410));
+        assert_eq!(
+            parse_utc("2025-12-02T03:00:10.123+00:00"),
+            Some(1_764_644_410)
+        );
+        for bad in [
+            "2025-12-02 03:00:10Z",
+            "2025-12-02T03:00:10",
+            "2025-13-02T03:00:10Z",
+            "x",
+        ] {
+            assert_eq!(parse_utc(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub(crate) mod org;
 pub mod releases;
 pub mod repository;
 mod routes;
+pub mod runs;
 pub mod session;
 pub(crate) mod settings;
 pub(crate) mod snapshot;

@@ -36,6 +36,25 @@ pub struct Asset {
     pub id: u64,
     pub name: String,
     pub size: u64,
+    /// The SHA-256 GitHub computed at upload (`digest: "sha256:…"`, lowercase hex), when the
+    /// API gives one.
+    pub digest: Option<String>,
+    /// Who uploaded it (`uploader.login`), and when it was created and last changed.
+    pub uploader: Option<String>,
+    pub created_at: Option<u64>,
+    pub updated_at: Option<u64>,
+}
+
+impl Asset {
+    /// Its upload, for provenance (`None` when the API left out who or when).
+    pub fn upload(&self) -> Option<crate::release::provenance::UploadRecord> {
+        Some(crate::release::provenance::UploadRecord {
+            name: self.name.clone(),
+            uploader: self.uploader.clone()?,
+            created_at: self.created_at?,
+            updated_at: self.updated_at.or(self.created_at)?,
+        })
+    }
 }
 
 /// What the API says about a release.
@@ -73,10 +92,20 @@ impl Release {
 }
 
 fn asset_from_json(a: &Value) -> Option<Asset> {
+    let digest = a["digest"]
+        .as_str()
+        .and_then(|d| d.strip_prefix("sha256:"))
+        .filter(|d| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_ascii_lowercase);
+    let time = |k: &str| a[k].as_str().and_then(crate::util::parse_utc);
     Some(Asset {
         id: a["id"].as_u64()?,
         name: a["name"].as_str()?.to_string(),
         size: a["size"].as_u64().unwrap_or(0),
+        digest,
+        uploader: a["uploader"]["login"].as_str().map(str::to_string),
+        created_at: time("created_at"),
+        updated_at: time("updated_at"),
     })
 }
 
@@ -466,20 +495,42 @@ pub struct Downloaded {
     pub release: Release,
     pub commit: String,
     pub files: Vec<(PathBuf, Digests)>,
+    /// Assets GitHub's digest shows were replaced: it disagrees with the signed list (then the
+    /// asset is not downloaded) or with the bytes that came. (file in the folder, why)
+    pub replaced: Vec<(PathBuf, String)>,
+    /// The pipeline provenance of the list's first signature; `None` when it binds no run.
+    pub provenance: Option<Provenance>,
+}
+
+/// The run a release's signature names, and everything GitHub's records say against it.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    pub binding: crate::release::provenance::RunBinding,
+    /// Empty when the run checks out.
+    pub problems: Vec<String>,
+}
+
+/// What `fetch` checks besides downloading: the checksum list's name and what the keys
+/// folder's policy asks of the run that signed.
+pub struct ReleaseChecks<'a> {
+    pub checksums_name: &'a str,
+    pub run_policy: &'a crate::release::provenance::RunPolicy,
 }
 
 /// The release, and those of its assets that `wanted` names, downloaded into `dir` (with the
-/// digests of each file, computed as it arrived), and the commit the tag names.
+/// digests of each file, computed as it arrived), the commit the tag names, and what GitHub's
+/// digests and run records say (`checks`).
 pub fn fetch(
     from: &ReleaseSource<'_>,
     repo: &str,
     tag: &str,
     dir: &Path,
-    wanted: &dyn Fn(&str) -> bool,
+    (wanted, checks): (&dyn Fn(&str) -> bool, &ReleaseChecks<'_>),
 ) -> Result<Downloaded> {
     match from {
         ReleaseSource::Live(session) => {
-            let fetched = session.block_on(fetch_from(session.api(), repo, tag, dir, wanted));
+            let fetched =
+                session.block_on(fetch_from(session.api(), repo, tag, dir, (wanted, checks)));
             session.check_api()?;
             fetched
         }
@@ -492,11 +543,11 @@ pub fn fetch(
                 .enable_time()
                 .build()
                 .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
-            runtime.block_on(fetch_from(&source, repo, tag, dir, wanted))
+            runtime.block_on(fetch_from(&source, repo, tag, dir, (wanted, checks)))
         }
         ReleaseSource::Record(session, out) => {
             let recorder = Recorder::new(session.api());
-            let fetched = session.block_on(fetch_from(&recorder, repo, tag, dir, wanted));
+            let fetched = session.block_on(fetch_from(&recorder, repo, tag, dir, (wanted, checks)));
             session.check_api()?;
             recorder.save(out)?;
             fetched
@@ -504,26 +555,153 @@ pub fn fetch(
     }
 }
 
+/// The signed list and its signatures come first (small); GitHub's digests are compared with
+/// the list before anything else is downloaded, so a replaced asset costs no download.
 async fn fetch_from<S: ApiSource>(
     source: &S,
     repo: &str,
     tag: &str,
     dir: &Path,
-    wanted: &dyn Fn(&str) -> bool,
+    (wanted, checks): (&dyn Fn(&str) -> bool, &ReleaseChecks<'_>),
 ) -> Result<Downloaded> {
     let (release, commit) = by_tag(source, repo, tag).await?;
-    let chosen: Vec<Asset> = release
+    let sums = checks.checksums_name;
+    let signed_file = |n: &str| {
+        n == sums
+            || n.strip_suffix(".minisig") == Some(sums)
+            || crate::release::verify::is_cosignature_of(n, sums)
+    };
+    let (small, rest): (Vec<Asset>, Vec<Asset>) = release
         .assets
         .iter()
         .filter(|a| wanted(&a.name))
         .cloned()
+        .partition(|a| signed_file(&a.name));
+    let mut files = download(source, repo, &small, dir).await?;
+    let listed = listed_digests(&dir.join(sums));
+    let mut replaced: Vec<(PathBuf, String)> = Vec::new();
+    for a in &release.assets {
+        let (Some(digest), Some(expected)) = (&a.digest, listed.get(&a.name)) else {
+            continue;
+        };
+        if digest != expected {
+            replaced.push((
+                dir.join(&a.name),
+                format!("GitHub's digest of the asset is sha256:{digest}, the signed {sums} lists {expected}: replaced after signing (not downloaded)"),
+            ));
+        }
+    }
+    let rest: Vec<Asset> = rest
+        .into_iter()
+        .filter(|a| !replaced.iter().any(|(p, _)| *p == dir.join(&a.name)))
         .collect();
-    let files = download(source, repo, &chosen, dir).await?;
+    files.extend(download(source, repo, &rest, dir).await?);
+    for (path, digests) in &files {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let got = crate::util::to_hex(&digests.sha256);
+        if let Some(d) = release.asset(name).and_then(|a| a.digest.as_ref()) {
+            if *d != got {
+                replaced.push((
+                    path.clone(),
+                    format!("the bytes downloaded have SHA-256 {got}, GitHub's digest at upload is sha256:{d}"),
+                ));
+            }
+        }
+    }
+    let provenance = provenance(source, repo, (&release, &commit), dir, checks).await?;
     Ok(Downloaded {
         release,
         commit,
         files,
+        replaced,
+        provenance,
     })
+}
+
+/// The digests `list` (a downloaded, not yet verified checksum list) gives each name; empty when
+/// it cannot be read. Verification checks the list's signature afterwards: a forged list fails
+/// there whatever it says here.
+fn listed_digests(list: &Path) -> std::collections::BTreeMap<String, String> {
+    let Ok(Some(bytes)) = crate::files::guarded::open_regular(list)
+        .and_then(|f| crate::files::guarded::read_at_most(f, 256 << 20))
+    else {
+        return Default::default();
+    };
+    let Ok(parsed) = std::str::from_utf8(&bytes)
+        .map_err(|_| ())
+        .and_then(|t| crate::release::checksums::ChecksumFile::parse(t).map_err(|_| ()))
+    else {
+        return Default::default();
+    };
+    parsed
+        .entries()
+        .map(|(n, d)| (n.to_string(), crate::util::to_hex(d)))
+        .collect()
+}
+
+/// The provenance of the list's first signature (downloaded into `dir`): the run it names,
+/// judged against GitHub's records of it and of the release's uploads.
+async fn provenance<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    (release, commit): (&Release, &str),
+    dir: &Path,
+    checks: &ReleaseChecks<'_>,
+) -> Result<Option<Provenance>> {
+    use crate::release::provenance::{judge_run, judge_uploads, Signed};
+    let sig_path = dir.join(format!("{}.minisig", checks.checksums_name));
+    let Ok(text) = crate::files::guarded::read_text_inside(dir, &sig_path, 64 << 10) else {
+        return Ok(None);
+    };
+    let Ok(sig) = crate::release::signature::SignatureFile::parse(&text) else {
+        return Ok(None);
+    };
+    let comment = &sig.trusted_comment;
+    let Ok(Some(binding)) = comment.run() else {
+        return Ok(None);
+    };
+    let environment = binding
+        .environment
+        .as_deref()
+        .or(checks.run_policy.environment.as_deref());
+    let evidence = super::runs::evidence(source, repo, &binding, environment)
+        .await
+        .map_err(|e| {
+            Error::Api(format!(
+                "the run the signature of {} names: {e}",
+                release.tag
+            ))
+        })?;
+    let signed_commit = comment.value("commit").ok().flatten().or(Some(commit));
+    let signed = Signed {
+        binding: &binding,
+        timestamp: comment
+            .value("timestamp")
+            .ok()
+            .flatten()
+            .and_then(|t| t.parse().ok()),
+        commit: signed_commit,
+        repo,
+        tag: &release.tag,
+    };
+    let mut problems = judge_run(&signed, &evidence, checks.run_policy);
+    if let Some(run) = &evidence.run {
+        let mut uploads = Vec::new();
+        for a in &release.assets {
+            match a.upload() {
+                Some(u) => uploads.push(u),
+                None => problems.push(format!(
+                    "the API does not say who uploaded {} or when",
+                    crate::markup::text_value(&a.name)
+                )),
+            }
+        }
+        problems.extend(judge_uploads(run, &uploads));
+    }
+    Ok(Some(Provenance { binding, problems }))
 }
 
 #[cfg(test)]

@@ -55,6 +55,9 @@ pub struct VerifyOptions {
     pub checksums_name: String,
     /// Digests already computed (as a release downloaded): these files are not read again.
     pub known_digests: std::collections::BTreeMap<PathBuf, Digests>,
+    /// Files already known to fail, with why (a release asset GitHub's digest shows replaced):
+    /// their entry fails with that reason, unread.
+    pub preset_failures: std::collections::BTreeMap<PathBuf, String>,
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
 }
@@ -186,6 +189,18 @@ pub struct SkippedEntry {
 }
 
 impl VerifyReport {
+    /// Adds the result of a check made outside the folder (a release's provenance): `name`,
+    /// what was checked, and the failure if any.
+    pub fn add_check(&mut self, name: String, what: &'static str, failure: Option<String>) {
+        let v = Verdict::new();
+        let mut v = match failure {
+            Some(why) => v.fail(why),
+            None => v,
+        };
+        v.checked.push(what);
+        self.results.push(v.into_result(name));
+    }
+
     fn skip(&mut self, path: &Path, reason: String) {
         self.skipped.push(SkippedEntry {
             name: path.display().to_string(),
@@ -966,12 +981,14 @@ fn checksum_list_jobs(
             // Without a verified checksum file, only the artifact's own signature counts.
             require_signature: !trusted_list,
             expected_sha256: trusted_list.then_some(*digest),
-            preset_failure: escapes.map(|real| {
-                format!(
-                    "resolves to {}, outside the release directory",
-                    real.display()
-                )
-            }),
+            preset_failure: escapes
+                .map(|real| {
+                    format!(
+                        "resolves to {}, outside the release directory",
+                        real.display()
+                    )
+                })
+                .or_else(|| opts.preset_failures.get(&path).cloned()),
             path,
         });
     }

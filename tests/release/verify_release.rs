@@ -142,7 +142,7 @@ OK    got/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
     );
     assert_eq!(
         out.stderr,
-        format!("warden: warning: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: warning: GitHub says the release is not immutable: its assets and tag can still change\n")
+        format!("warden: warning: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: warning: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
     );
     let to_storage = storage.received_requests().await.unwrap();
     assert_eq!(to_storage.len(), 6);
@@ -613,6 +613,10 @@ async fn a_trickling_download_stops_at_its_deadline() {
         id: 1,
         name: "app.tar.gz".into(),
         size: 1_000_000,
+        digest: None,
+        uploader: None,
+        created_at: None,
+        updated_at: None,
     };
     let start = std::time::Instant::now();
     let err = download_within(&api, "o/r", &[asset], t.path(), |_| {

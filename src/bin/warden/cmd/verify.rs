@@ -15,26 +15,29 @@ use crate::cli::VerifyArgs;
 use crate::context::Context;
 use crate::progress::ProgressDisplay;
 
-/// Where a recording keeps the repository's revocation statements, inside the snapshot.
-const REPO_KEYS: &str = "repo-keys";
-
-pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let mut notes = Vec::new();
-    let repo_keys_dir;
-    let mut keys = if args.keys_from_repo {
+/// The keys `verify` trusts: the repository's (`--keys-from-repo`, downloaded into the folder
+/// returned with them), the keys folder, or pinned `--public-key` files (following rotations).
+fn trusted_keys(
+    args: &VerifyArgs,
+    ctx: &Context,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<(TrustedKeys, Option<tempfile::TempDir>)> {
+    if args.keys_from_repo {
         let repo = args.repo.as_deref().unwrap_or_default();
-        repo_keys_dir = tempfile::Builder::new()
+        let dir = tempfile::Builder::new()
             .prefix("warden-keys-")
             .tempdir()
             .context("creating a temporary folder")?;
         let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
-        let names = releases::repo_keys(&session, repo, repo_keys_dir.path())?;
+        let names = releases::repo_keys(&session, repo, dir.path())?;
         notes.push(format!(
             "trusting {} from keys/ of {repo}'s default branch (--keys-from-repo): this trusts the repository itself; it still catches a tampered mirror or asset",
             names.join(", ")
         ));
-        TrustedKeys::load_dir(repo_keys_dir.path())?
-    } else if args.public_key.is_empty() {
+        let keys = TrustedKeys::load_dir(dir.path())?;
+        return Ok((keys, Some(dir)));
+    }
+    let keys = if args.public_key.is_empty() {
         TrustedKeys::load_dir(&args.keys_dir)
             .context("loading trusted keys (pass --public-key FILE or --keys-dir DIR)")?
     } else {
@@ -45,6 +48,15 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
             pinned
         }
     };
+    Ok((keys, None))
+}
+
+/// Where a recording keeps the repository's revocation statements, inside the snapshot.
+const REPO_KEYS: &str = "repo-keys";
+
+pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let mut notes = Vec::new();
+    let (mut keys, _repo_keys) = trusted_keys(&args, ctx, &mut notes)?;
     if let Some(dir) = &args.revocations {
         if !dir.is_dir() {
             anyhow::bail!("--revocations {}: not a folder", dir.display());
@@ -64,12 +76,14 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         allow_unbound: args.allow_unbound,
         only: Only::new(&args.only)?,
         known_digests: Default::default(),
+        preset_failures: Default::default(),
         checksums_name: args.checksums,
         progress: Some(Progress::default()),
     };
     // A published release: downloaded, then verified like a folder, bound to its tag, its
     // repository and the commit the tag names now.
     let _temp;
+    let mut provenance = None;
     if let (Some(tag), Some(repo)) = (&args.release, &args.repo) {
         refuse_contradictions(&opts, tag, repo)?;
         let dir: PathBuf = match &args.out {
@@ -103,42 +117,21 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
                 || release_warden::release::verify::is_cosignature_of(name, sums)
         };
         // The repository's revocations apply whatever keys are trusted (--public-key included).
-        // A recording keeps them (`<snapshot>/repo-keys/revoked/`) and a replay applies them.
-        let _revoked_temp;
-        let revocations = match &from {
-            ReleaseSource::Live(session) => {
-                _revoked_temp = tempfile::Builder::new()
-                    .prefix("warden-revoked-")
-                    .tempdir()
-                    .context("creating a temporary folder")?;
-                releases::repo_revocations(session, repo, _revoked_temp.path())?;
-                Some(_revoked_temp.path().to_path_buf())
-            }
-            ReleaseSource::Record(session, snap) => {
-                let dir = snap.join(REPO_KEYS);
-                std::fs::create_dir_all(dir.join("revoked"))
-                    .with_context(|| format!("creating {}", dir.display()))?;
-                releases::repo_revocations(session, repo, &dir)?;
-                Some(dir)
-            }
-            ReleaseSource::Snapshot(snap) => {
-                let dir = snap.join(REPO_KEYS);
-                if dir.join("revoked").is_dir() {
-                    Some(dir)
-                } else {
-                    notes.push(format!(
-                        "{} holds no record of {repo}'s keys/revoked/ (recorded by an older warden): only local revocations apply",
-                        snap.display()
-                    ));
-                    None
-                }
-            }
-        };
-        if let Some(dir) = revocations {
-            keys = keys.apply_revocations(&dir)?;
+        let revoked = RepoRevocations::read(&from, repo, &mut notes)?;
+        if let Some(dir) = revoked.dir() {
+            keys = keys.apply_revocations(dir)?;
         }
-        let got = releases::fetch(&from, repo, tag, &dir, &wanted)?;
+        let checks = releases::ReleaseChecks {
+            checksums_name: &opts.checksums_name,
+            run_policy: &keys.policy().run,
+        };
+        let got = releases::fetch(&from, repo, tag, &dir, (&wanted, &checks))?;
         opts.known_digests = got.files.into_iter().collect();
+        opts.preset_failures = got.replaced.into_iter().collect();
+        provenance = Some((
+            dir.join(format!("{}.minisig", opts.checksums_name)),
+            got.provenance,
+        ));
         notes.extend(release_notes(&got.release, &got.commit, repo));
         opts.inputs = vec![dir];
         opts.release = Some(ReleaseIdentity {
@@ -150,8 +143,72 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
     let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
     let mut report = verify(&opts, &keys)?;
     drop(bar);
+    match provenance {
+        Some((sig, Some(p))) => {
+            let failure = (!p.problems.is_empty()).then(|| p.problems.join("; "));
+            let name = format!("{} ({})", sig.display(), p.binding);
+            report.add_check(name, "provenance", failure);
+        }
+        Some((sig, None)) if sig.exists() => notes.push(format!(
+            "{} binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)",
+            sig.file_name().unwrap_or_default().to_string_lossy()
+        )),
+        _ => {}
+    }
     report.warnings.extend(notes);
     ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
+
+/// The repository's `keys/revoked/`, read for `verify --release`: into a temporary folder, or
+/// into the snapshot a recording writes (`<snapshot>/repo-keys/revoked/`), or from the one a
+/// replay reads.
+enum RepoRevocations {
+    Temp(tempfile::TempDir),
+    Folder(PathBuf),
+    None,
+}
+
+impl RepoRevocations {
+    fn read(from: &ReleaseSource<'_>, repo: &str, notes: &mut Vec<String>) -> anyhow::Result<Self> {
+        Ok(match from {
+            ReleaseSource::Live(session) => {
+                let temp = tempfile::Builder::new()
+                    .prefix("warden-revoked-")
+                    .tempdir()
+                    .context("creating a temporary folder")?;
+                releases::repo_revocations(session, repo, temp.path())?;
+                RepoRevocations::Temp(temp)
+            }
+            ReleaseSource::Record(session, snap) => {
+                let dir = snap.join(REPO_KEYS);
+                std::fs::create_dir_all(dir.join("revoked"))
+                    .with_context(|| format!("creating {}", dir.display()))?;
+                releases::repo_revocations(session, repo, &dir)?;
+                RepoRevocations::Folder(dir)
+            }
+            ReleaseSource::Snapshot(snap) => {
+                let dir = snap.join(REPO_KEYS);
+                if dir.join("revoked").is_dir() {
+                    RepoRevocations::Folder(dir)
+                } else {
+                    notes.push(format!(
+                        "{} holds no record of {repo}'s keys/revoked/ (recorded by an older warden): only local revocations apply",
+                        snap.display()
+                    ));
+                    RepoRevocations::None
+                }
+            }
+        })
+    }
+
+    /// The folder holding `revoked/`, if any.
+    fn dir(&self) -> Option<&std::path::Path> {
+        match self {
+            RepoRevocations::Temp(t) => Some(t.path()),
+            RepoRevocations::Folder(d) => Some(d),
+            RepoRevocations::None => None,
+        }
+    }
 }
 
 /// `--expect-tag` and `--expect-repo` that name another release than `--release`/`--repo`
