@@ -192,6 +192,25 @@ pub(super) fn issue_comment(repo: &str, id: u64) -> String {
     format!("{}/issues/comments/{id}", repo_path(repo))
 }
 
+/// One attempt of a workflow run (its times and what it ran).
+pub(super) fn workflow_run_attempt(repo: &str, run: u64, attempt: u32) -> String {
+    format!("{}/actions/runs/{run}/attempts/{attempt}", repo_path(repo))
+}
+
+/// The deployments to `environment` of commit `sha`.
+pub(super) fn deployments(repo: &str, environment: &str, sha: &str) -> String {
+    format!(
+        "{}/deployments?environment={}&sha={}&per_page=100",
+        repo_path(repo),
+        encode_segment(environment),
+        encode_segment(sha)
+    )
+}
+
+pub(super) fn deployment_statuses(repo: &str, id: u64) -> String {
+    format!("{}/deployments/{id}/statuses?per_page=100", repo_path(repo))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,23 +230,4 @@ mod tests {
         assert_eq!(path_of(&rulesets("o/r")), "repos/o/r/rulesets");
         assert_eq!(ruleset_write("o/r", Some(7)), "repos/o/r/rulesets/7");
     }
-}
-
-/// One attempt of a workflow run (its times and what it ran).
-pub(super) fn workflow_run_attempt(repo: &str, run: u64, attempt: u32) -> String {
-    format!("{}/actions/runs/{run}/attempts/{attempt}", repo_path(repo))
-}
-
-/// The deployments to `environment` of commit `sha`.
-pub(super) fn deployments(repo: &str, environment: &str, sha: &str) -> String {
-    format!(
-        "{}/deployments?environment={}&sha={}&per_page=100",
-        repo_path(repo),
-        encode_segment(environment),
-        encode_segment(sha)
-    )
-}
-
-pub(super) fn deployment_statuses(repo: &str, id: u64) -> String {
-    format!("{}/deployments/{id}/statuses?per_page=100", repo_path(repo))
 }

@@ -64,7 +64,7 @@ impl RunBinding {
         let number = |name: &str, v: &str| -> Result<u64, String> {
             if v.is_empty() || v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(format!(
-                    "{name} {:?} is not a number",
+                    "{name} {} is not a number",
                     crate::markup::text_value(v)
                 ));
             }
@@ -492,7 +492,7 @@ mod tests {
         let wf = "o/r/.github/workflows/release.yml@refs/tags/v1";
         assert_eq!(
             bad("12a", wf, None),
-            "the runner's run id \"12a\" is not a number"
+            "the runner's run id 12a is not a number"
         );
         assert_eq!(
             bad("1", "o/r/a.yml@x\ttag:v9", None),

@@ -31,7 +31,9 @@ impl Report for VerifyReport {
                 ArtifactStatus::Error => "ERROR",
             };
             let mut line = format!("{label} {}", text_value(&r.name));
-            if r.status == ArtifactStatus::Ok {
+            if r.status == ArtifactStatus::Ok && r.checked == ["provenance"] {
+                line.push_str("  the run and the uploads match GitHub's records");
+            } else if r.status == ArtifactStatus::Ok {
                 match (r.key_id, &r.key_file) {
                     (Some(id), Some(file)) => line.push_str(&format!(
                         "  key {id} ({})",

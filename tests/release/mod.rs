@@ -4,6 +4,7 @@ mod cosign;
 mod install_script;
 mod keygen_secrets;
 mod minisign_interop;
+mod provenance;
 mod revocation;
 mod sign_verify;
 mod verify_release;

@@ -1,0 +1,363 @@
+//! Pipeline provenance (issue 26): `warden sign` in a (simulated) Actions run binds the run, and
+//! `verify --release` checks it against a local server playing GitHub's records of runs,
+//! deployments and asset uploads. Each way a stolen key's signature differs from the pipeline's
+//! is a failure that says what differs.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::common::*;
+
+const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+const WORKFLOW_REF: &str = "o/r/.github/workflows/release.yml@refs/tags/v1.2.3";
+/// 2025-11-30T00:00:00Z, inside the run below.
+const SIGNED_AT: &str = "1764460800";
+
+/// `warden sign` as the release job runs it, in run 555 attempt 1, environment `release`.
+fn sign_in_run(t: &Path, extra_env: &[(&str, &str)]) -> Run {
+    let mut cmd = warden(t);
+    cmd.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_RUN_ID", "555")
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env("GITHUB_WORKFLOW_REF", WORKFLOW_REF)
+        .env("SOURCE_DATE_EPOCH", SIGNED_AT);
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    run(cmd.args([
+        "sign",
+        "dist",
+        "--secret-key",
+        "secret/demo.key",
+        "--tag",
+        "v1.2.3",
+        "--repo",
+        "o/r",
+        "--commit",
+        COMMIT,
+        "--environment",
+        "release",
+    ]))
+}
+
+/// What the server plays: the release's assets (as the API lists them), the run attempt, and
+/// the deployments with their statuses. Each test changes one thing.
+struct Records {
+    assets: Vec<Value>,
+    files: Vec<(String, Vec<u8>)>,
+    run: Option<Value>,
+    deployments: Value,
+    statuses: Value,
+}
+
+fn good_records(dist: &Path) -> Records {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    let assets = files
+        .iter()
+        .enumerate()
+        .map(|(i, (name, bytes))| {
+            use sha2::Digest as _;
+            json!({
+                "id": 100 + i, "name": name, "size": bytes.len(),
+                "digest": format!("sha256:{:x}", sha2::Sha256::digest(bytes)),
+                "uploader": {"login": "github-actions[bot]", "type": "Bot"},
+                "created_at": "2025-11-30T00:01:00Z", "updated_at": "2025-11-30T00:01:00Z"
+            })
+        })
+        .collect();
+    Records {
+        assets,
+        files,
+        run: Some(json!({
+            "id": 555, "run_attempt": 1, "path": ".github/workflows/release.yml",
+            "head_sha": COMMIT, "head_repository": {"full_name": "o/r"},
+            "event": "push", "head_branch": "v1.2.3",
+            "run_started_at": "2025-11-29T23:58:00Z", "updated_at": "2025-11-30T00:05:00Z"
+        })),
+        deployments: json!([{"id": 9, "environment": "release", "sha": COMMIT}]),
+        statuses: json!([{"state": "success", "log_url": "https://github.com/o/r/actions/runs/555/job/1"}]),
+    }
+}
+
+async fn serve(r: &Records) -> (MockServer, MockServer) {
+    let api = MockServer::start().await;
+    let storage = MockServer::start().await;
+    let get = |p: String| Mock::given(method("GET")).and(path(p));
+    get("/repos/o/r/releases/tags/v1.2.3".into())
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"id": 7, "tag_name": "v1.2.3", "immutable": true})),
+        )
+        .mount(&api)
+        .await;
+    get("/repos/o/r/releases/7/assets".into())
+        .respond_with(ResponseTemplate::new(200).set_body_json(r.assets.clone()))
+        .mount(&api)
+        .await;
+    for (i, (_, bytes)) in r.files.iter().enumerate() {
+        let id = 100 + i;
+        get(format!("/repos/o/r/releases/assets/{id}"))
+            .respond_with(
+                ResponseTemplate::new(302)
+                    .insert_header("location", format!("{}/blob/{id}", storage.uri())),
+            )
+            .mount(&api)
+            .await;
+        get(format!("/blob/{id}"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
+            .mount(&storage)
+            .await;
+    }
+    get("/repos/o/r/commits/v1.2.3".into())
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": COMMIT})))
+        .mount(&api)
+        .await;
+    if let Some(run) = &r.run {
+        get("/repos/o/r/actions/runs/555/attempts/1".into())
+            .respond_with(ResponseTemplate::new(200).set_body_json(run.clone()))
+            .mount(&api)
+            .await;
+    }
+    get("/repos/o/r/deployments".into())
+        .respond_with(ResponseTemplate::new(200).set_body_json(r.deployments.clone()))
+        .mount(&api)
+        .await;
+    get("/repos/o/r/deployments/9/statuses".into())
+        .respond_with(ResponseTemplate::new(200).set_body_json(r.statuses.clone()))
+        .mount(&api)
+        .await;
+    (api, storage)
+}
+
+async fn verify(t: &Path, api: &MockServer, extra: &[&str]) -> Run {
+    let (dir, uri) = (t.to_path_buf(), api.uri());
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        run(warden(&dir)
+            .args(["verify", "--release", "v1.2.3", "--repo", "o/r"])
+            .args(["--api-url", &uri])
+            .args(&extra))
+    })
+    .await
+    .unwrap()
+}
+
+/// A signed release in `t/dist` and the records of the run that made it.
+fn release(t: &Path) -> Records {
+    demo_keys(t);
+    write(&t.join("dist/app"), b"the app");
+    sign_in_run(t, &[]).expect(0);
+    good_records(&t.join("dist"))
+}
+
+const PROVENANCE: &str =
+    "got/SHA256SUMS.minisig (run 555 (attempt 1) of .github/workflows/release.yml in environment release)";
+
+#[test]
+fn sign_binds_the_run_and_refuses_hostile_values() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    write(&t.path().join("dist/app"), b"the app");
+    sign_in_run(t.path(), &[]).expect(0);
+    let sig = std::fs::read_to_string(t.path().join("dist/SHA256SUMS.minisig")).unwrap();
+    assert_eq!(
+        sig.lines().nth(2).unwrap(),
+        format!("trusted comment: timestamp:1764460800\tfile:SHA256SUMS\thashed\ttag:v1.2.3\tcommit:{COMMIT}\trepo:o/r\trun:555\tattempt:1\tworkflow:{WORKFLOW_REF}\tenvironment:release")
+    );
+    let long = format!("o/r/{}.yml@refs/tags/v1", "a".repeat(1100));
+    for (var, value, message) in [
+        ("GITHUB_WORKFLOW_REF", "o/r/.github/workflows/x.yml@v1\ttag:v9", "warden: the runner's workflow reference \"o/r/.github/workflows/x.yml@v1\\ttag:v9\" is empty, over 1024 bytes, or holds spaces or control characters\n".to_string()),
+        ("GITHUB_RUN_ID", "555\nrun:1", "warden: the runner's run id \"555\\nrun:1\" is not a number\n".to_string()),
+        ("GITHUB_WORKFLOW_REF", long.as_str(), format!("warden: the runner's workflow reference {long} is empty, over 1024 bytes, or holds spaces or control characters\n")),
+    ] {
+        let out = sign_in_run(t.path(), &[(var, value)]).expect(2);
+        assert_eq!(out.stderr, message);
+    }
+    // Outside Actions there is no run, and --environment is refused.
+    let out = run(warden(t.path()).args([
+        "sign",
+        "dist",
+        "--force",
+        "--secret-key",
+        "secret/demo.key",
+        "--environment",
+        "release",
+    ]))
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --environment binds the workflow run's environment: only inside GitHub Actions (GITHUB_ACTIONS=true)\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_release_made_by_its_pipeline_verifies_and_replays() {
+    let t = tempfile::tempdir().unwrap();
+    let records = release(t.path());
+    let (api, _storage) = serve(&records).await;
+    let out = verify(t.path(), &api, &["--out", "got", "--record", "snap"])
+        .await
+        .expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555\nOK    got/app  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555\nOK    {PROVENANCE}  the run and the uploads match GitHub's records\n3 verified, 0 failed, 0 errors\n")
+    );
+    drop(api);
+    // Offline, from the recording: the same checks and the same output.
+    let again = run(warden(t.path()).args([
+        "verify",
+        "--release",
+        "v1.2.3",
+        "--repo",
+        "o/r",
+        "--out",
+        "got2",
+        "--snapshot",
+        "snap",
+    ]))
+    .expect(0);
+    assert_eq!(again.stdout, out.stdout.replace("got/", "got2/"));
+}
+
+/// Each difference from the run GitHub recorded fails the release, saying what differs.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_difference_from_the_recorded_run_fails() {
+    let t = tempfile::tempdir().unwrap();
+    let good = release(t.path());
+    let fail_line = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("FAIL  {PROVENANCE}")))
+            .map(|l| l[format!("FAIL  {PROVENANCE}  ").len()..].to_string())
+            .unwrap_or_else(|| panic!("no failed provenance line in:\n{stdout}"))
+    };
+    type Change = Box<dyn Fn(&mut Records)>;
+    let cases: Vec<(Change, &str)> = vec![
+        (
+            Box::new(|r| r.run = None),
+            "signed by run 555 of o/r, which GitHub does not have: not made by this repository's pipeline",
+        ),
+        (
+            Box::new(|r| r.run.as_mut().unwrap()["path"] = json!(".github/workflows/ci.yml")),
+            "the signature names .github/workflows/release.yml, but run 555 ran .github/workflows/ci.yml",
+        ),
+        (
+            Box::new(|r| r.run.as_mut().unwrap()["head_sha"] = json!("ffffffffffffffffffffffffffffffffffffffff")),
+            "run 555 built commit ffffffffffffffffffffffffffffffffffffffff, the signature is for 3470838ef50e566f292860fb1d8aee4937d11849; no deployment to environment release for commit ffffffffffffffffffffffffffffffffffffffff points at run 555: its protection rules were not shown to pass",
+        ),
+        (
+            Box::new(|r| r.run.as_mut().unwrap()["head_repository"] = json!({"full_name": "mallory/r"})),
+            "run 555 ran code from mallory/r, a fork, not o/r",
+        ),
+        (
+            Box::new(|r| r.deployments = json!([])),
+            "no deployment to environment release for commit 3470838ef50e566f292860fb1d8aee4937d11849 points at run 555: its protection rules were not shown to pass",
+        ),
+        (
+            Box::new(|r| {
+                let run = r.run.as_mut().unwrap();
+                run["run_started_at"] = json!("2025-11-30T02:00:00Z");
+                run["updated_at"] = json!("2025-11-30T02:10:00Z");
+                for a in &mut r.assets {
+                    a["created_at"] = json!("2025-11-30T02:05:00Z");
+                    a["updated_at"] = json!("2025-11-30T02:05:00Z");
+                }
+            }),
+            "signed at 2025-11-30T00:00:00Z, outside run 555 (2025-11-30T02:00:00Z to 2025-11-30T02:10:00Z, 300 s of clock skew allowed)",
+        ),
+        (
+            Box::new(|r| {
+                let sig = r.assets.iter_mut().find(|a| a["name"] == "SHA256SUMS.minisig").unwrap();
+                sig["uploader"] = json!({"login": "alice", "type": "User"});
+                sig["updated_at"] = json!("2025-12-03T00:05:00Z");
+            }),
+            "SHA256SUMS.minisig was uploaded by @alice, not by the workflow (github-actions[bot])",
+        ),
+        (
+            Box::new(|r| {
+                let sig = r.assets.iter_mut().find(|a| a["name"] == "SHA256SUMS.minisig").unwrap();
+                sig["updated_at"] = json!("2025-12-03T00:05:00Z");
+            }),
+            "SHA256SUMS.minisig was changed 3 days after run 555 ended",
+        ),
+    ];
+    for (i, (change, expected)) in cases.iter().enumerate() {
+        let mut records = good_records(&t.path().join("dist"));
+        change(&mut records);
+        let (api, _storage) = serve(&records).await;
+        let out = verify(t.path(), &api, &["--out", &format!("out{i}")])
+            .await
+            .expect(1);
+        let out = out.stdout.replace(&format!("out{i}/"), "got/");
+        assert_eq!(fail_line(&out), *expected, "case {i}");
+    }
+    drop(good);
+}
+
+/// GitHub's digest of an asset disagrees with the signed list: the asset is reported replaced
+/// and never downloaded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replaced_asset_is_caught_by_its_digest_without_a_download() {
+    let t = tempfile::tempdir().unwrap();
+    let mut records = release(t.path());
+    let app = records
+        .assets
+        .iter_mut()
+        .find(|a| a["name"] == "app")
+        .unwrap();
+    app["digest"] = json!(format!("sha256:{}", "ab".repeat(32)));
+    let (api, storage) = serve(&records).await;
+    let out = verify(t.path(), &api, &["--out", "got"]).await.expect(1);
+    let app_line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("FAIL  got/app"))
+        .unwrap();
+    let listed = {
+        use sha2::Digest as _;
+        format!("{:x}", sha2::Sha256::digest(b"the app"))
+    };
+    assert_eq!(
+        app_line,
+        format!("FAIL  got/app  GitHub's digest of the asset is sha256:{}, the signed SHA256SUMS lists {listed}: replaced after signing (not downloaded)", "ab".repeat(32))
+    );
+    let app_id = records.files.iter().position(|(n, _)| n == "app").unwrap() + 100;
+    let asked = storage.received_requests().await.unwrap();
+    assert!(
+        !asked
+            .iter()
+            .any(|r| r.url.path() == format!("/blob/{app_id}")),
+        "the replaced asset was downloaded"
+    );
+}
+
+/// `require_run` in the policy: a signature made outside a run fails, offline and online.
+#[test]
+fn require_run_refuses_an_unbound_signature() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    write(&t.path().join("dist/app"), b"the app");
+    run(warden(t.path()).args(["sign", "dist", "--secret-key", "secret/demo.key"])).expect(0);
+    write(
+        &t.path().join("keys/policy.toml"),
+        b"require_run = true\nworkflow = \".github/workflows/release.yml\"\nenvironment = \"release\"\n",
+    );
+    let out = run(warden(t.path()).args(["verify", "dist"])).expect(1);
+    assert_eq!(
+        out.stdout,
+        "FAIL  dist/SHA256SUMS  the signature binds no workflow run, and keys/policy.toml requires one (made outside the release pipeline?)\nFAIL  dist/app  the signature binds no workflow run, and keys/policy.toml requires one (made outside the release pipeline?)\n0 verified, 2 failed, 0 errors\n"
+    );
+}
