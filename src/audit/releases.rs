@@ -8,8 +8,9 @@
 use crate::audit::findings::{Finding, Location};
 use crate::audit::rules::unverifiable;
 use crate::audit::rules::{
-    immutable_releases_disabled, release_binding_mismatch, release_mutable,
-    release_signature_invalid, release_signed_by_revoked_key, release_unsigned,
+    immutable_releases_disabled, release_asset_replaced, release_binding_mismatch, release_mutable,
+    release_signature_invalid, release_signed_by_revoked_key, release_signed_outside_pipeline,
+    release_unsigned,
 };
 use crate::audit::severity::Severity;
 use crate::github::api::ApiSource;
@@ -149,6 +150,8 @@ async fn one_release<S: ApiSource>(
         ));
         return out;
     }
+    out.extend(replaced_by_digest(&at, release, &sums));
+    out.extend(provenance(source, repo, (release, &at), keys, &sig).await);
     if deep {
         if let Some(why) = assets_match(source, repo, release, &sums).await {
             out.push(release_signature_invalid::assets_differ(
@@ -168,6 +171,116 @@ async fn one_release<S: ApiSource>(
             "the commit that tag {tag} names could not be read, so the signature's commit: cannot be checked: {e}"
         ))),
         _ => {}
+    }
+    out
+}
+
+/// Every asset whose digest GitHub computed at upload differs from the signed list: found
+/// without a download.
+fn replaced_by_digest(at: &Location, release: &Release, sums: &[u8]) -> Vec<Finding> {
+    let Some(list) = std::str::from_utf8(sums)
+        .ok()
+        .and_then(|t| crate::release::checksums::ChecksumFile::parse(t).ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, listed) in list.entries() {
+        let listed = crate::util::to_hex(listed);
+        let Some(digest) = release.asset(name).and_then(|a| a.digest.as_deref()) else {
+            continue;
+        };
+        if digest != listed {
+            out.push(release_asset_replaced::digest(
+                at,
+                &release.tag,
+                name,
+                (digest, &listed),
+            ));
+        }
+    }
+    out
+}
+
+/// The pipeline provenance of the list's first signature: the run it binds against GitHub's
+/// records (`release-signed-outside-pipeline`), and the uploads of the signed files
+/// (`release-asset-replaced`). No binding is a finding only where the policy requires one.
+async fn provenance<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    (release, at): (&Release, &Location),
+    keys: &TrustedKeys,
+    signature: &str,
+) -> Vec<Finding> {
+    use crate::release::provenance::{judge_run, judge_uploads, Signed};
+    let tag = release.tag.as_str();
+    let policy = &keys.policy().run;
+    let Ok(sig) = crate::release::signature::SignatureFile::parse(signature) else {
+        return Vec::new();
+    };
+    let comment = &sig.trusted_comment;
+    let binding = match comment.run() {
+        Ok(Some(b)) => b,
+        Ok(None) if policy.is_set() => {
+            return vec![release_signed_outside_pipeline::unbound(at, tag)]
+        }
+        Ok(None) => return Vec::new(),
+        Err(why) => {
+            return vec![release_signed_outside_pipeline::finding(
+                at,
+                tag,
+                "a malformed run binding",
+                &[why],
+            )]
+        }
+    };
+    let environment = binding
+        .environment
+        .as_deref()
+        .or(policy.environment.as_deref());
+    let evidence = match crate::github::runs::evidence(source, repo, &binding, environment).await {
+        Ok(e) => e,
+        Err(e) => {
+            return vec![unverifiable::finding(
+                Severity::High,
+                at.clone(),
+                format!("the run release {tag}'s signature names could not be read: {e}"),
+                "Give the token `actions: read` and `deployments: read` on the repository.",
+            )]
+        }
+    };
+    let field = |k: &'static str| comment.value(k).ok().flatten();
+    let signed = Signed {
+        binding: &binding,
+        timestamp: field("timestamp").and_then(|t| t.parse().ok()),
+        commit: field("commit"),
+        repo,
+        tag,
+    };
+    let mut out = Vec::new();
+    let problems = judge_run(&signed, &evidence, policy);
+    if !problems.is_empty() {
+        out.push(release_signed_outside_pipeline::finding(
+            at,
+            tag,
+            &binding.to_string(),
+            &problems,
+        ));
+    }
+    if let Some(run) = &evidence.run {
+        let signed_files: Vec<_> = release
+            .assets
+            .iter()
+            .filter(|a| {
+                a.name == CHECKSUMS_NAME
+                    || a.name.strip_suffix(SIGNATURE_SUFFIX) == Some(CHECKSUMS_NAME)
+                    || crate::release::verify::is_cosignature_of(&a.name, CHECKSUMS_NAME)
+            })
+            .filter_map(|a| a.upload())
+            .collect();
+        for why in judge_uploads(run, &signed_files) {
+            out.push(release_asset_replaced::upload(at, tag, &why));
+        }
     }
     out
 }
@@ -274,6 +387,10 @@ async fn assets_match<S: ApiSource>(
             }
             return Some(format!("the asset {name} is not listed"));
         };
+        // GitHub's digest was compared with the list already: no download needed.
+        if asset.digest.is_some() {
+            continue;
+        }
         match releases::asset_sha256(source, repo, asset).await {
             Ok(sha) if &sha == expected => {}
             Ok(sha) => {

@@ -372,6 +372,125 @@ fn revoked_keys_and_thresholds_are_findings() {
     );
 }
 
+/// Issue 26 in the audit: every asset's GitHub digest against the signed list (no download),
+/// and the run the signature binds against GitHub's records of it and of the uploads.
+#[test]
+fn pipeline_provenance_and_replaced_assets_are_findings() {
+    use sha2::Digest as _;
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    demo_keypair(
+        &repo.join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let dir = t.path().join("build/v1");
+    write(&dir.join("app"), b"app of v1");
+    run(warden(t.path())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_RUN_ID", "555")
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env(
+            "GITHUB_WORKFLOW_REF",
+            "o/r/.github/workflows/release.yml@refs/tags/v1",
+        )
+        .env("SOURCE_DATE_EPOCH", "1764460800")
+        .args(["sign", "--secret-key"])
+        .arg(t.path().join("secret/demo.key"))
+        .arg(&dir)
+        .args([
+            "--tag",
+            "v1",
+            "--repo",
+            "o/r",
+            "--commit",
+            COMMIT,
+            "--environment",
+            "release",
+        ]))
+    .expect(0);
+    let sums = std::fs::read(dir.join("SHA256SUMS")).unwrap();
+    let sig = std::fs::read(dir.join("SHA256SUMS.minisig")).unwrap();
+    let digest = |b: &[u8]| format!("sha256:{:x}", sha2::Sha256::digest(b));
+    let bot = json!({"login": "github-actions[bot]"});
+    let at = "2025-11-30T00:01:00Z";
+    let assets = json!([
+        {"id": 10, "name": "app", "digest": digest(b"app of v1"), "uploader": bot, "created_at": at, "updated_at": at},
+        {"id": 11, "name": "SHA256SUMS", "digest": digest(&sums), "uploader": bot, "created_at": at, "updated_at": at},
+        {"id": 12, "name": "SHA256SUMS.minisig", "digest": digest(&sig), "uploader": bot, "created_at": at, "updated_at": at},
+    ]);
+    let snap = t.path().join("snap");
+    let release =
+        |assets: &Value| json!([{"id": 1, "tag_name": "v1", "immutable": true, "assets": assets}]);
+    put(&snap, "repos/o/r/releases", release(&assets));
+    put(&snap, "repos/o/r/releases/assets/11", bytes(&sums));
+    put(&snap, "repos/o/r/releases/assets/12", bytes(&sig));
+    put(&snap, "repos/o/r/commits/v1", json!({"sha": COMMIT}));
+    let good_run = json!({
+        "id": 555, "run_attempt": 1, "path": ".github/workflows/release.yml",
+        "head_sha": COMMIT, "head_repository": {"full_name": "o/r"},
+        "event": "push", "head_branch": "v1",
+        "run_started_at": "2025-11-29T23:58:00Z", "updated_at": "2025-11-30T00:05:00Z"
+    });
+    put(
+        &snap,
+        "repos/o/r/actions/runs/555/attempts/1",
+        good_run.clone(),
+    );
+    put(
+        &snap,
+        "repos/o/r/deployments",
+        json!([{"id": 9, "environment": "release", "sha": COMMIT}]),
+    );
+    put(
+        &snap,
+        "repos/o/r/deployments/9/statuses",
+        json!([{"state": "success", "log_url": "https://github.com/o/r/actions/runs/555/job/1"}]),
+    );
+    assert_eq!(
+        release_findings(&audit_snapshot(&repo, &snap, "1")),
+        Vec::<String>::new()
+    );
+
+    // The app replaced after signing, the signature re-uploaded by a person, and the run
+    // recorded for another workflow.
+    let mut changed = assets.clone();
+    changed[0]["digest"] = json!(format!("sha256:{}", "0".repeat(64)));
+    changed[2]["uploader"] = json!({"login": "mallory"});
+    put(&snap, "repos/o/r/releases", release(&changed));
+    let mut other = good_run.clone();
+    other["path"] = json!(".github/workflows/nightly.yml");
+    put(&snap, "repos/o/r/actions/runs/555/attempts/1", other);
+    assert_eq!(
+        release_findings(&audit_snapshot(&repo, &snap, "1")),
+        [
+            format!("release-asset-replaced release v1's asset app has GitHub digest sha256:{}, the signed SHA256SUMS lists {}: replaced after signing", "0".repeat(64), &digest(b"app of v1")[7..]),
+            "release-asset-replaced release v1: SHA256SUMS.minisig was uploaded by @mallory, not by the workflow (github-actions[bot])".to_string(),
+            "release-signed-outside-pipeline release v1 is signed by run 555 (attempt 1) of .github/workflows/release.yml in environment release, which GitHub's records contradict: the signature names .github/workflows/release.yml, but run 555 ran .github/workflows/nightly.yml".to_string(),
+        ]
+    );
+
+    // A policy requiring a run, and a release signed on a laptop.
+    write(&repo.join("keys/policy.toml"), b"require_run = true\n");
+    let laptop = signed(
+        t.path(),
+        "laptop",
+        &["--tag", "v1", "--repo", "o/r", "--commit", COMMIT],
+    );
+    put(
+        &snap,
+        "repos/o/r/releases",
+        release(&json!([
+            {"id": 11, "name": "SHA256SUMS"}, {"id": 12, "name": "SHA256SUMS.minisig"}
+        ])),
+    );
+    put(&snap, "repos/o/r/releases/assets/11", bytes(&laptop.0));
+    put(&snap, "repos/o/r/releases/assets/12", bytes(&laptop.1));
+    assert_eq!(
+        release_findings(&audit_snapshot(&repo, &snap, "1")),
+        ["release-signed-outside-pipeline release v1 is signed without a workflow run binding, and keys/policy.toml requires one"]
+    );
+}
+
 /// Live: the two files come through the asset route and its redirect to the storage host (no
 /// token there), and `audit snapshot` records them for a replay with the same findings.
 #[tokio::test(flavor = "multi_thread")]

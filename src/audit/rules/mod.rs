@@ -87,6 +87,8 @@ rules! {
     release_mutable: stage,
     immutable_releases_disabled: stage,
     release_signed_by_revoked_key: stage,
+    release_signed_outside_pipeline: stage,
+    release_asset_replaced: stage,
     keys_folder_inconsistent: stage,
     unverifiable: settings,
 }
