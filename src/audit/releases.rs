@@ -151,7 +151,7 @@ async fn one_release<S: ApiSource>(
         return out;
     }
     out.extend(replaced_by_digest(&at, release, &sums));
-    out.extend(provenance(source, repo, (release, &at), keys, &sig).await);
+    out.extend(provenance(source, repo, (release, &at, deep), keys, &sig).await);
     if deep {
         if let Some(why) = assets_match(source, repo, release, &sums).await {
             out.push(release_signature_invalid::assets_differ(
@@ -204,11 +204,12 @@ fn replaced_by_digest(at: &Location, release: &Release, sums: &[u8]) -> Vec<Find
 
 /// The pipeline provenance of the list's first signature: the run it binds against GitHub's
 /// records (`release-signed-outside-pipeline`), and the uploads of the signed files
-/// (`release-asset-replaced`). No binding is a finding only where the policy requires one.
+/// (`release-asset-replaced`; with `--deep`, of every asset). No binding is a finding only where
+/// the policy requires one.
 async fn provenance<S: ApiSource>(
     source: &S,
     repo: &str,
-    (release, at): (&Release, &Location),
+    (release, at, deep): (&Release, &Location, bool),
     keys: &TrustedKeys,
     signature: &str,
 ) -> Vec<Finding> {
@@ -271,8 +272,9 @@ async fn provenance<S: ApiSource>(
         let signed_files: Vec<_> = release
             .assets
             .iter()
+            // The signed files; with --deep, every asset.
             .filter(|a| {
-                a.name == CHECKSUMS_NAME
+                deep || a.name == CHECKSUMS_NAME
                     || a.name.strip_suffix(SIGNATURE_SUFFIX) == Some(CHECKSUMS_NAME)
                     || crate::release::verify::is_cosignature_of(&a.name, CHECKSUMS_NAME)
             })
