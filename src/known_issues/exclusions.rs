@@ -138,6 +138,9 @@ pub fn render(
             }
         }
     }
+    if matches!(format, ExclusionFormat::Bash | ExclusionFormat::Lines) {
+        flat_list_fits(&rules, query)?;
+    }
     let text = match format {
         ExclusionFormat::Bash => bash(&rules, query),
         ExclusionFormat::Lines => {
@@ -149,6 +152,32 @@ pub fn render(
         ExclusionFormat::SimLimit => sim_limit(&rules, query)?,
     };
     Ok((text, warnings))
+}
+
+/// A bash array or plain lines are bare names of one suite: several suites without `--suite`
+/// would merge, and a glob or prefix gated on a failure signature would lose its gate (a
+/// `test = "*"` rule would skip every test). Both are refused, saying what to do. (An exact name
+/// gated on a signature names one test, as the registry's doc says it is excluded.)
+fn flat_list_fits(rules: &[&Rule], query: &Query) -> Result<(), String> {
+    let suites: BTreeSet<&str> = rules.iter().map(|r| r.exclusion.suite.as_str()).collect();
+    if query.suite.is_none() && suites.len() > 1 {
+        return Err(format!(
+            "the rules cover {} suites ({}): a bash array or lines name tests of one suite; pass --suite NAME, or --format json / reth-yaml, which keep the suites",
+            suites.len(),
+            suites.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    for r in rules.iter().filter(|r| r.exclusion.signature.is_some()) {
+        if r.exclusion.match_kind != MatchKind::Exact {
+            return Err(format!(
+                "{}: the {} rule {} applies only to failures matching its signature; as a bare name it would exclude every test it matches: use --format json (which keeps the signature), or --expect to leave it out",
+                r.entry.id,
+                r.exclusion.match_kind.name(),
+                bash_quote(r.pattern())
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Names a rule stands for: expanded against the upstream list when there is one.

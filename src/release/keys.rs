@@ -196,6 +196,16 @@ impl Password {
         *self.0 == *other.0
     }
 
+    /// The password without the line break a stored secret often ends with (`echo pw > file`);
+    /// `None` when it ends with none.
+    pub fn without_line_break(&self) -> Option<Password> {
+        let trimmed = self
+            .0
+            .strip_suffix("\r\n")
+            .or_else(|| self.0.strip_suffix('\n'))?;
+        Some(Password::new(trimmed.to_string()))
+    }
+
     fn expose(&self) -> &str {
         &self.0
     }

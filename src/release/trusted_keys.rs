@@ -29,7 +29,16 @@ impl TrustedKeys {
             ..TrustedKeys::default()
         };
         for path in paths {
-            keys.add(PublicKey::from_file(path)?, path.clone())?;
+            // A key given inline (`-P RWQ…`, as minisign takes it) rather than a file.
+            let inline = path
+                .to_str()
+                .filter(|s| !path.exists() && s.len() == 56 && s.starts_with("RW"));
+            let key = match inline {
+                Some(text) => PublicKey::from_base64(text)
+                    .map_err(|e| Error::input("--public-key", None, e))?,
+                None => PublicKey::from_file(path)?,
+            };
+            keys.add(key, path.clone())?;
         }
         Ok(keys)
     }

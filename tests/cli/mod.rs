@@ -6,6 +6,7 @@ mod bad_corpus;
 mod bad_input;
 mod check;
 mod faults;
+mod first_hour;
 mod fuzz_regressions;
 mod help;
 mod layout;

@@ -35,6 +35,10 @@ pub(crate) struct Cli {
     /// Print nothing when the command succeeds; on failure, print everything as usual.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Write the report to FILE instead of standard output (written whole, once the command
+    /// has its answer; warnings stay on standard error). For `--format sarif` in the Action.
+    #[arg(short, long, global = true, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -481,14 +485,18 @@ pub(crate) struct SummaryArgs {
     /// Also append the summary to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
-    /// Create or update the sticky comment on the pull request (GITHUB_REPOSITORY; the PR from
-    /// --pr or the event payload at GITHUB_EVENT_PATH; token from GH_TOKEN, else GITHUB_TOKEN).
+    /// Create or update the sticky comment on the pull request (--repo, else GITHUB_REPOSITORY;
+    /// the PR from --pr or the event payload at GITHUB_EVENT_PATH; token from GH_TOKEN, else
+    /// GITHUB_TOKEN). What it needs is checked before anything is printed.
     /// Where the token cannot comment (fork PRs), the summary goes to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub post: bool,
     /// The pull request number for --post.
     #[arg(long, value_name = "N", requires = "post")]
     pub pr: Option<u64>,
+    /// The repository for --post [default: GITHUB_REPOSITORY].
+    #[arg(long, value_name = "OWNER/NAME", requires = "post")]
+    pub repo: Option<String>,
     /// API base URL for --post [default: GITHUB_API_URL, else https://api.github.com].
     #[arg(long, value_name = "URL", requires = "post")]
     pub api_url: Option<String>,
@@ -653,17 +661,20 @@ pub(crate) struct KeygenArgs {
 /// `dry-run` when given. SOURCE_DATE_EPOCH, when set, is used as the timestamp.
 #[derive(Debug, Args)]
 #[command(
-    group(ArgGroup::new("secret").required(true).args(["secret_key_env", "secret_key", "secret_key_stdin"])),
+    group(ArgGroup::new("secret").args(["secret_key_env", "secret_key", "secret_key_stdin"])),
     after_help = "Examples (a tag-release job, then a second maintainer co-signing):\n  warden sign dist/ --secret-key-env MINISIGN_SECRET_KEY --password-env MINISIGN_PASSWORD \\\n    --public-key keys/minisign.pub --tag v1.2.3 --commit \"$GITHUB_SHA\" --repo owner/name\n  warden sign --cosign dist/ --secret-key ~/.minisign/bob.key --keys-dir keys"
 )]
 pub(crate) struct SignArgs {
     /// Files and/or directories to sign (directories: their regular, non-hidden files).
     #[arg(
-        required_unless_present = "cosign",
+        required_unless_present_any = ["cosign", "file"],
         conflicts_with = "cosign",
         value_name = "PATH"
     )]
     pub paths: Vec<PathBuf>,
+    /// A file to sign, as `minisign -Sm FILE` takes it (the same as giving it as a PATH).
+    #[arg(short = 'm', value_name = "FILE", conflicts_with = "cosign")]
+    pub file: Vec<PathBuf>,
     /// Co-sign the release in DIR: verify it against --keys-dir (below its threshold allowed),
     /// then add this key's signature of its SHA256SUMS as SHA256SUMS.<KEYID>.minisig.
     #[arg(
@@ -681,8 +692,9 @@ pub(crate) struct SignArgs {
     /// Read the secret key (box or bare base64 line) from environment variable VAR.
     #[arg(long, value_name = "VAR")]
     pub secret_key_env: Option<String>,
-    /// Read the secret key from FILE.
-    #[arg(long, value_name = "FILE")]
+    /// Read the secret key from FILE [default: ~/.minisign/minisign.key, where `warden keygen`
+    /// writes it].
+    #[arg(short = 's', long, value_name = "FILE")]
     pub secret_key: Option<PathBuf>,
     /// Read the secret key from standard input.
     #[arg(long)]
@@ -691,7 +703,7 @@ pub(crate) struct SignArgs {
     #[arg(long, value_name = "VAR")]
     pub password_env: Option<String>,
     /// Refuse to sign unless the secret key belongs to this public key.
-    #[arg(long, value_name = "FILE")]
+    #[arg(short = 'p', long, value_name = "FILE")]
     pub public_key: Option<PathBuf>,
     /// Bind the release tag into every trusted comment (`tag:TAG`).
     #[arg(long, value_name = "TAG")]
@@ -739,11 +751,14 @@ pub(crate) struct SignArgs {
 pub(crate) struct VerifyArgs {
     /// Artifacts and/or release directories.
     #[arg(
-        required_unless_present = "release",
+        required_unless_present_any = ["release", "file"],
         conflicts_with = "release",
         value_name = "PATH"
     )]
     pub paths: Vec<PathBuf>,
+    /// A file to verify, as `minisign -Vm FILE` takes it (the same as giving it as a PATH).
+    #[arg(short = 'm', value_name = "FILE", conflicts_with = "release")]
+    pub file: Vec<PathBuf>,
     /// Verify the published release TAG of --repo: download its assets (GH_TOKEN/GITHUB_TOKEN when
     /// set, anonymous otherwise) and require tag:TAG, repo:OWNER/NAME and the tag's commit.
     #[arg(long, value_name = "TAG", requires = "repo")]
@@ -772,10 +787,12 @@ pub(crate) struct VerifyArgs {
     /// under DIR, for `--snapshot DIR`.
     #[arg(long, value_name = "DIR", requires = "release")]
     pub record: Option<PathBuf>,
-    /// Trust this public key (repeatable). Replaces --keys-dir.
-    #[arg(long, value_name = "FILE")]
+    /// Trust this public key (repeatable): a `.pub` file, or the key itself (56 base64
+    /// characters, as `minisign -P` takes it). Replaces --keys-dir.
+    #[arg(short = 'p', short_alias = 'P', long, value_name = "FILE|KEY")]
     pub public_key: Vec<PathBuf>,
-    /// Trust every *.pub in DIR.
+    /// Trust every *.pub in DIR. Without --public-key, and with no keys/ folder here,
+    /// ./minisign.pub is trusted (and said).
     #[arg(long, value_name = "DIR", default_value = "keys")]
     pub keys_dir: PathBuf,
     /// With --public-key: also trust the keys that succeed it through the rotation statements

@@ -18,16 +18,28 @@ use context::Context;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let ctx = Context::from_env(cli.quiet);
-    // --quiet: render into a buffer and show it only when the command fails.
+    // --quiet: render into a buffer and show it only when the command fails. --output: render
+    // into a buffer and write it to the file once there is a report (exit 0 or 1).
     let mut buffer: Vec<u8> = Vec::new();
-    let result = if ctx.quiet {
+    let result = if ctx.quiet || cli.output.is_some() {
         run(cli.command, &ctx, &mut buffer)
     } else {
         run(cli.command, &ctx, &mut io::stdout().lock())
     };
-    if ctx.quiet && !matches!(result, Ok(0)) {
-        let _ = io::stdout().write_all(&buffer);
-    }
+    let result = match (&cli.output, result) {
+        (Some(file), Ok(code)) => {
+            release_warden::files::atomic::write_atomic(file, &buffer, 0o644, true)
+                .map(|()| code)
+                .map_err(|e| anyhow::anyhow!("--output: {e}"))
+        }
+        (None, result) => {
+            if ctx.quiet && !matches!(result, Ok(0)) {
+                let _ = io::stdout().write_all(&buffer);
+            }
+            result
+        }
+        (Some(_), Err(e)) => Err(e),
+    };
     match result {
         Ok(code) => ExitCode::from(code),
         // `warden audit | head`: a closed stdout is not an error.

@@ -93,5 +93,24 @@ pub(crate) fn load_secret_key(
             bail!("{origin}: the secret key is encrypted: pass --password-env VAR (no prompt without a terminal)")
         }
     };
-    Ok(SecretKey::load(&text, password.as_ref()).map_err(|e| e.in_origin(origin))?)
+    match SecretKey::load(&text, password.as_ref()) {
+        Ok(key) => Ok(key),
+        Err(e) => {
+            // A password stored with a trailing line break: the likely cause, tried and said.
+            let trimmed = password.as_ref().and_then(|p| p.without_line_break());
+            if let Some(key) = trimmed.and_then(|p| SecretKey::load(&text, Some(&p)).ok()) {
+                eprintln!("warden: warning: the password ends with a line break; it worked without it (store the secret without one)");
+                return Ok(key);
+            }
+            let hint = if password
+                .as_ref()
+                .is_some_and(|p| p.without_line_break().is_some())
+            {
+                " (the password ends with a line break: was it stored with one?)"
+            } else {
+                ""
+            };
+            Err(anyhow!("{}{hint}", e.in_origin(origin)))
+        }
+    }
 }

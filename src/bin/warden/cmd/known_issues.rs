@@ -127,22 +127,35 @@ fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Res
         }
         _ => None,
     };
+    // Where to post is settled before the summary is printed: a missing repository or token
+    // fails at once, not after the whole body.
+    let target = if args.post {
+        Some(post_target(&args, ctx)?)
+    } else {
+        None
+    };
     let summary = Summary::new(&registry, results.as_ref(), history.as_ref());
     let code = ctx.emit(out, &summary, args.format.into(), args.step_summary)?;
-    if args.post {
-        post_comment(&args, ctx, &summary.markdown)?;
+    if let Some(target) = target {
+        post_comment(&args, ctx, &target, &summary.markdown)?;
     }
     Ok(code)
 }
 
-/// The sticky PR comment; on a 403 (a fork's read-only token) the summary goes to the step
-/// summary instead, unless it is already there.
-fn post_comment(args: &SummaryArgs, ctx: &Context, body: &str) -> anyhow::Result<()> {
+/// Where `--post` writes: the repository, the pull request and the token.
+struct PostTarget<'a> {
+    repo: &'a str,
+    pr: u64,
+    token: &'a release_warden::github::api::Token,
+}
+
+fn post_target<'a>(args: &'a SummaryArgs, ctx: &'a Context) -> anyhow::Result<PostTarget<'a>> {
     let repo = ctx
-        .actions
-        .repository
-        .as_deref()
-        .ok_or_else(|| anyhow!("--post: GITHUB_REPOSITORY is not set (OWNER/NAME)"))?;
+        .repository(args.repo.as_deref())
+        .ok_or_else(|| anyhow!("--post: pass --repo OWNER/NAME (GITHUB_REPOSITORY is not set)"))?;
+    if !repo.contains('/') {
+        anyhow::bail!("--repo {repo:?}: give the repository as OWNER/NAME");
+    }
     let pr = match args.pr {
         Some(n) => n,
         None => ctx.actions.pull_request()?,
@@ -151,6 +164,18 @@ fn post_comment(args: &SummaryArgs, ctx: &Context, body: &str) -> anyhow::Result
         .token
         .as_ref()
         .ok_or_else(|| anyhow!("--post: no GH_TOKEN or GITHUB_TOKEN"))?;
+    Ok(PostTarget { repo, pr, token })
+}
+
+/// The sticky PR comment; on a 403 (a fork's read-only token) the summary goes to the step
+/// summary instead, unless it is already there.
+fn post_comment(
+    args: &SummaryArgs,
+    ctx: &Context,
+    target: &PostTarget<'_>,
+    body: &str,
+) -> anyhow::Result<()> {
+    let (repo, pr, token) = (target.repo, target.pr, target.token);
     let session = ctx.connect(args.api_url.as_deref(), Some(token))?;
     match post(&session, repo, pr, body, MARKER)? {
         Posted::Written(Upsert::Created) => {

@@ -29,7 +29,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     };
     let run = run_binding(&args, ctx)?;
     let opts = SignOptions {
-        inputs: args.paths.clone(),
+        inputs: args.paths.iter().chain(&args.file).cloned().collect(),
         recursive: args.recursive,
         checksums: match (args.no_checksums, args.checksums) {
             (true, _) => ChecksumsTarget::Skip,
@@ -57,9 +57,27 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     ctx.emit(out, &report, args.format.into(), false)
 }
 
-/// The secret key, decrypted with the password from `--password-env` or the terminal.
+/// The secret key, decrypted with the password from `--password-env` or the terminal. Without
+/// a flag, the key `warden keygen` writes by default (`~/.minisign/minisign.key`), as minisign.
 fn load_key(args: &SignArgs, ctx: &Context) -> anyhow::Result<SecretKey> {
-    let source = KeySource::from_flags(args.secret_key_env.as_deref(), args.secret_key.as_deref());
+    let default;
+    let file = match (
+        &args.secret_key,
+        &args.secret_key_env,
+        args.secret_key_stdin,
+    ) {
+        (None, None, false) => {
+            default = ctx.home.as_ref().map(|h| h.join(".minisign/minisign.key"));
+            match default.as_deref().filter(|p| p.exists()) {
+                Some(p) => Some(p),
+                None => anyhow::bail!(
+                    "no secret key: pass --secret-key FILE (-s), --secret-key-env VAR or --secret-key-stdin (~/.minisign/minisign.key, where `warden keygen` writes one, does not exist)"
+                ),
+            }
+        }
+        (file, _, _) => file.as_deref(),
+    };
+    let source = KeySource::from_flags(args.secret_key_env.as_deref(), file);
     load_secret_key(source, args.password_env.as_deref(), ctx.interactive)
 }
 

@@ -37,7 +37,16 @@ fn trusted_keys(
         let keys = TrustedKeys::load_dir(dir.path())?;
         return Ok((keys, Some(dir)));
     }
-    let keys = if args.public_key.is_empty() {
+    let here = std::path::Path::new("minisign.pub");
+    let keys = if args.public_key.is_empty()
+        && args.keys_dir == std::path::Path::new("keys")
+        && !args.keys_dir.exists()
+        && here.is_file()
+    {
+        // As minisign: with nothing given and no keys/ here, ./minisign.pub.
+        notes.push("no keys/ folder here: trusting ./minisign.pub".into());
+        TrustedKeys::load_files(&[here.to_path_buf()])?
+    } else if args.public_key.is_empty() {
         TrustedKeys::load_dir(&args.keys_dir)
             .context("loading trusted keys (pass --public-key FILE or --keys-dir DIR)")?
     } else {
@@ -64,7 +73,7 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         keys = keys.apply_statements(dir)?;
     }
     let mut opts = VerifyOptions {
-        inputs: args.paths,
+        inputs: args.paths.into_iter().chain(args.file).collect(),
         expect_tag: args.expect_tag,
         expect_repo: args.expect_repo,
         expect_commit: args.expect_commit,

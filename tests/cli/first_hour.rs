@@ -1,0 +1,230 @@
+//! Issue 27, the first hour: one place states the repository, the version and the minimum Rust
+//! (Cargo.toml), and README, action.yml and the examples agree with it; minisign's habits work
+//! (`-p`/`-P` with a key string, `-s`, `-m`, the default secret key, `./minisign.pub`, a password
+//! stored with a line break); `--output FILE`; `exclusions` refuses lists that would lose what a
+//! rule means; `summary --post` fails before printing.
+
+use std::path::Path;
+
+use crate::common::*;
+
+fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn readme_action_and_examples_name_the_same_version_and_repository() {
+    let cargo: toml::Value =
+        toml::from_str(&std::fs::read_to_string(repo_root().join("Cargo.toml")).unwrap()).unwrap();
+    let package = &cargo["package"];
+    let version = format!("v{}", package["version"].as_str().unwrap());
+    let repository = package["repository"].as_str().unwrap();
+    let rust = package["rust-version"].as_str().unwrap();
+    let slug = repository.trim_start_matches("https://github.com/");
+    // Where warden's own version is named: the Action's input, the install line, release
+    // download URLs, `--release` of this repository, and the binaries' names.
+    let version_re = regex::Regex::new(&format!(
+        r"(?:version: |--git \S+ --tag |releases/download/|warden-)(v\d+\.\d+\.\d+)|--release (v\d+\.\d+\.\d+) --repo {slug}"
+    ))
+    .unwrap();
+    let repo_re = regex::Regex::new(r"github\.com/([\w.-]+/release-warden)").unwrap();
+    for file in ["README.md", "action.yml", "docs/install.md"] {
+        let Ok(text) = std::fs::read_to_string(repo_root().join(file)) else {
+            continue;
+        };
+        for m in version_re.captures_iter(&text) {
+            let found = m.get(1).or(m.get(2)).unwrap().as_str();
+            assert_eq!(found, version, "{file}: {}", &m[0]);
+        }
+        for m in repo_re.captures_iter(&text) {
+            assert_eq!(&m[1], slug, "{file}");
+        }
+    }
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!(
+            "cargo install --locked --git {repository} --tag {version} release-warden"
+        )),
+        "README's install line"
+    );
+    assert!(
+        readme.contains(&format!("Rust {rust} or later")),
+        "README's minimum Rust"
+    );
+}
+
+#[test]
+fn minisign_habits_work() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // keygen's default secret key is sign's default too.
+    run(warden(t.path()).env("HOME", &home).args([
+        "keygen",
+        "--unencrypted",
+        "--public-key",
+        "minisign.pub",
+    ]))
+    .expect(0);
+    write(&t.path().join("app"), b"the app");
+    run(warden(t.path())
+        .env("HOME", &home)
+        .args(["sign", "--no-checksums", "-m", "app"]))
+    .expect(0);
+    // No keys/ here: ./minisign.pub, said; -m names the file as minisign's -Vm does.
+    let out = run(warden(t.path()).args(["verify", "-m", "app"])).expect(0);
+    let key = release_warden::release::keys::PublicKey::from_file(&t.path().join("minisign.pub"))
+        .unwrap();
+    let id = key.key_id.to_string();
+    assert_eq!(
+        out.stdout,
+        format!("OK    app  key {id} (minisign.pub)\n1 verified, 0 failed, 0 errors\n")
+    );
+    assert_eq!(
+        out.stderr,
+        "warden: warning: no keys/ folder here: trusting ./minisign.pub\n"
+    );
+    // The key string inline, as `minisign -P` takes it.
+    let text = std::fs::read_to_string(t.path().join("minisign.pub")).unwrap();
+    let inline = text.lines().nth(1).unwrap().to_string();
+    let out = run(warden(t.path()).args(["verify", "app", "-P", &inline])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    app  key {id} ({inline})\n1 verified, 0 failed, 0 errors\n")
+    );
+    // Without a key anywhere, sign says where it looked.
+    let out = run(warden(t.path()).env("HOME", t.path().join("nobody")).args([
+        "sign",
+        "--no-checksums",
+        "--force",
+        "app",
+    ]))
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: no secret key: pass --secret-key FILE (-s), --secret-key-env VAR or --secret-key-stdin (~/.minisign/minisign.key, where `warden keygen` writes one, does not exist)\n"
+    );
+    // A password stored with a trailing line break works, and is said.
+    run(warden(t.path()).env("PW", "hunter2").args([
+        "keygen",
+        "--password-env",
+        "PW",
+        "--public-key",
+        "enc.pub",
+        "--secret-key",
+        "enc.key",
+    ]))
+    .expect(0);
+    let out = run(warden(t.path()).env("PW", "hunter2\n").args([
+        "sign",
+        "--no-checksums",
+        "--force",
+        "-s",
+        "enc.key",
+        "--password-env",
+        "PW",
+        "app",
+    ]))
+    .expect(0);
+    assert_eq!(
+        out.stderr,
+        "warden: warning: the password ends with a line break; it worked without it (store the secret without one)\n"
+    );
+}
+
+#[test]
+fn output_writes_the_report_to_a_file() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    write(&t.path().join("dist/app"), b"the app");
+    run(warden(t.path()).args(["sign", "dist", "-s", "secret/demo.key"])).expect(0);
+    let out =
+        run(warden(t.path()).args(["verify", "dist", "--format", "json", "-o", "report.json"]))
+            .expect(0);
+    assert_eq!(out.stdout, "");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["exit_code"], 0);
+    // A failed check still writes its report (exit 1); an error writes none (exit 2).
+    write(&t.path().join("dist/extra"), b"not listed");
+    run(warden(t.path()).args(["verify", "dist", "--output", "failed.txt"])).expect(1);
+    assert!(std::fs::read_to_string(t.path().join("failed.txt"))
+        .unwrap()
+        .contains("FAIL  dist/extra"));
+    run(warden(t.path()).args([
+        "verify",
+        "dist",
+        "--expect-commit",
+        "12",
+        "--output",
+        "none.txt",
+    ]))
+    .expect(2);
+    assert!(!t.path().join("none.txt").exists());
+}
+
+/// A bash array or lines are bare names of one suite: several suites without `--suite`, or a
+/// glob gated on a failure signature, are refused with what to do instead.
+#[test]
+fn flat_exclusion_lists_refuse_what_they_would_lose() {
+    let t = tempfile::tempdir().unwrap();
+    let k = t.path().join("known_issues");
+    write(&k.join("registry.toml"), b"clients = [\"ethrex\"]\n");
+    write(
+        &k.join("logs.toml"),
+        b"title = \"t\"\nwhy = \"w\"\nremoval = \"r\"\n\n[[exclude]]\nsuite = \"rpc-compat\"\ntest = \"eth_getLogs/no-topics\"\n",
+    );
+    write(
+        &k.join("timeouts.toml"),
+        b"title = \"t\"\nwhy = \"w\"\nremoval = \"r\"\n\n[[exclude]]\nsuite = \"engine\"\ntest = \"*\"\nmatch = \"glob\"\nsignature = \"context deadline exceeded\"\n",
+    );
+    let ki = |args: &[&str]| run(warden(t.path()).arg("known-issues").args(args));
+    let out = ki(&["exclusions", "--format", "bash"]).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: the rules cover 2 suites (engine, rpc-compat): a bash array or lines name tests of one suite; pass --suite NAME, or --format json / reth-yaml, which keep the suites\n"
+    );
+    let out = ki(&["exclusions", "--format", "lines", "--suite", "engine"]).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: timeouts: the glob rule '*' applies only to failures matching its signature; as a bare name it would exclude every test it matches: use --format json (which keeps the signature), or --expect to leave it out\n"
+    );
+    let out = ki(&["exclusions", "--format", "lines", "--suite", "rpc-compat"]).expect(0);
+    assert_eq!(out.stdout, "eth_getLogs/no-topics\n");
+}
+
+/// `summary --post` settles where to post before printing: no repository fails at once.
+#[test]
+fn summary_post_fails_before_printing() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"ethrex\"]\n",
+    );
+    let out = run(warden(t.path()).env("GH_TOKEN", "t").args([
+        "known-issues",
+        "summary",
+        "--post",
+        "--pr",
+        "1",
+    ]))
+    .expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "warden: --post: pass --repo OWNER/NAME (GITHUB_REPOSITORY is not set)\n"
+    );
+    let out = run(warden(t.path()).args([
+        "known-issues",
+        "summary",
+        "--post",
+        "--pr",
+        "1",
+        "--repo",
+        "o/r",
+    ]))
+    .expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, "warden: --post: no GH_TOKEN or GITHUB_TOKEN\n");
+}
