@@ -242,9 +242,9 @@ async fn a_legacy_signature_or_a_signed_non_executable_is_not_installed() {
 }
 
 /// The action's `args`: a multi-line block reaches warden whole (never cut to its first line),
-/// is never globbed, and quotes (which would not be understood) are refused.
+/// quotes group words as in a shell, and nothing is expanded (no globs, variables or commands).
 #[test]
-fn the_actions_args_are_split_over_every_line_and_quotes_are_refused() {
+fn the_actions_args_are_split_over_every_line_with_quotes_and_no_expansion() {
     let t = tempfile::tempdir().unwrap();
     // A stand-in for warden that prints each argument on its own line.
     let bin = t.path().join("print-args");
@@ -258,6 +258,7 @@ fn the_actions_args_are_split_over_every_line_and_quotes_are_refused() {
             Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/run-warden.sh"))
                 .current_dir(t.path())
                 .env("WARDEN_BIN", &bin)
+                .env("HOME", "/nonexistent")
                 .env("WARDEN_ARGS", args),
         )
     };
@@ -267,13 +268,18 @@ fn the_actions_args_are_split_over_every_line_and_quotes_are_refused() {
         out.stdout,
         "[verify]\n[--release]\n[v1.2.3]\n[--repo]\n[o/r]\n[--public-key]\n[keys/*.pub]\n"
     );
-    let out = run_with("sign --comment \"a b\"").expect(2);
+    let out =
+        run_with("keys revoke ABC --reason \"key leaked\" --x 'a $HOME `id`' b\\ c").expect(0);
+    assert_eq!(
+        out.stdout,
+        "[keys]\n[revoke]\n[ABC]\n[--reason]\n[key leaked]\n[--x]\n[a $HOME `id`]\n[b c]\n"
+    );
+    let out = run_with("sign --reason \"unbalanced").expect(2);
     assert_eq!(out.stdout, "");
     assert_eq!(
         out.stderr,
-        "run-warden: args are split on whitespace and quotes are not understood: give each argument as one word, without quotes or backslashes\n"
+        "run-warden: args: an unbalanced quote (quote with '…' or \"…\", or escape with \\)\n"
     );
-    run_with("a\\ b").expect(2);
     let out = run_with("").expect(0);
     assert_eq!(out.stdout, "");
 }
