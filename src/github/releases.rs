@@ -295,7 +295,7 @@ pub async fn download<S: ApiSource>(
     assets: &[Asset],
     dir: &Path,
 ) -> Result<Vec<(PathBuf, Digests)>> {
-    download_within(source, repo, assets, dir, download_deadline).await
+    download_counted(source, repo, assets, dir, (download_deadline, None)).await
 }
 
 /// [`download`], each asset within `deadline(listed size)`.
@@ -305,6 +305,20 @@ pub async fn download_within<S: ApiSource>(
     assets: &[Asset],
     dir: &Path,
     deadline: fn(u64) -> std::time::Duration,
+) -> Result<Vec<(PathBuf, Digests)>> {
+    download_counted(source, repo, assets, dir, (deadline, None)).await
+}
+
+/// [`download_within`], adding the bytes as they arrive to `progress` (a progress bar).
+async fn download_counted<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    assets: &[Asset],
+    dir: &Path,
+    (deadline, progress): (
+        fn(u64) -> std::time::Duration,
+        Option<&crate::release::hash::Progress>,
+    ),
 ) -> Result<Vec<(PathBuf, Digests)>> {
     let results: Vec<Result<(PathBuf, Digests)>> = stream::iter(assets)
         .map(|asset| async move {
@@ -320,6 +334,7 @@ pub async fn download_within<S: ApiSource>(
                 .map_err(|e| Error::io("writing", &target, e))?;
             let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
             let listed = asset.size;
+            let counter = progress.cloned();
             let writer = std::thread::spawn(move || -> std::io::Result<(Digests, u64)> {
                 use std::io::Write as _;
                 let mut hasher = StreamHasher::default();
@@ -337,6 +352,9 @@ pub async fn download_within<S: ApiSource>(
                     }
                     hasher.update(&chunk);
                     out.write_all(&chunk)?;
+                    if let Some(c) = &counter {
+                        c.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
                 out.flush()?;
                 Ok((hasher.finish(), written))
@@ -515,6 +533,11 @@ pub struct Provenance {
 pub struct ReleaseChecks<'a> {
     pub checksums_name: &'a str,
     pub run_policy: &'a crate::release::provenance::RunPolicy,
+    /// Judges the checksum list and its signatures once they are in the folder: `Err(why)`
+    /// stops before any other asset is downloaded.
+    pub list_verifies: &'a dyn Fn(&Path) -> std::result::Result<(), String>,
+    /// Bytes downloaded so far, for a progress bar (the total is the assets' listed sizes).
+    pub progress: Option<&'a crate::release::hash::Progress>,
 }
 
 /// The release, and those of its assets that `wanted` names, downloaded into `dir` (with the
@@ -577,7 +600,31 @@ async fn fetch_from<S: ApiSource>(
         .filter(|a| wanted(&a.name))
         .cloned()
         .partition(|a| signed_file(&a.name));
-    let mut files = download(source, repo, &small, dir).await?;
+    let mut files = download_counted(
+        source,
+        repo,
+        &small,
+        dir,
+        (download_deadline, checks.progress),
+    )
+    .await?;
+    // A list whose signature fails decides the release: nothing large is downloaded for it.
+    if let Err(why) = (checks.list_verifies)(dir) {
+        let replaced = rest
+            .iter()
+            .map(|a| {
+                let reason = format!("not downloaded: {sums} does not verify ({why})");
+                (dir.join(&a.name), reason)
+            })
+            .collect();
+        return Ok(Downloaded {
+            release,
+            commit,
+            files,
+            replaced,
+            provenance: None,
+        });
+    }
     let listed = listed_digests(&dir.join(sums));
     let mut replaced: Vec<(PathBuf, String)> = Vec::new();
     for a in &release.assets {
@@ -595,7 +642,16 @@ async fn fetch_from<S: ApiSource>(
         .into_iter()
         .filter(|a| !replaced.iter().any(|(p, _)| *p == dir.join(&a.name)))
         .collect();
-    files.extend(download(source, repo, &rest, dir).await?);
+    files.extend(
+        download_counted(
+            source,
+            repo,
+            &rest,
+            dir,
+            (download_deadline, checks.progress),
+        )
+        .await?,
+    );
     for (path, digests) in &files {
         let name = path
             .file_name()

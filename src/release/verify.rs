@@ -179,6 +179,9 @@ pub struct VerifyReport {
     /// Entries that were not verified, each with the reason; never dropped silently.
     pub skipped: Vec<SkippedEntry>,
     pub warnings: Vec<String>,
+    /// Facts, not cautions (what a published release is).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A path `verify` passed over, and why.
@@ -189,6 +192,22 @@ pub struct SkippedEntry {
 }
 
 impl VerifyReport {
+    /// Names results and reasons after the release's assets instead of `dir`, a temporary
+    /// folder that is gone once the command ends.
+    pub fn strip_folder(&mut self, dir: &Path) {
+        let prefix = format!("{}/", dir.display());
+        let strip = |s: &mut String| *s = s.replace(&prefix, "");
+        for r in &mut self.results {
+            strip(&mut r.name);
+            if let Some(reason) = r.reason.as_mut() {
+                strip(reason);
+            }
+        }
+        for s in &mut self.skipped {
+            strip(&mut s.name);
+        }
+    }
+
     /// Adds the result of a check made outside the folder (a release's provenance): `name`,
     /// what was checked, and the failure if any.
     pub fn add_check(&mut self, name: String, what: &'static str, failure: Option<String>) {

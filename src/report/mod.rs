@@ -71,6 +71,11 @@ pub trait Report: Serialize {
         Vec::new()
     }
 
+    /// Facts worth saying that are not a caution (what a release is); for stderr, as `note:`.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// For programs: the report's own serialisation, unless the report has a wire format.
     fn json(&self, w: &mut dyn Write) -> io::Result<()> {
         write_json(w, self)

@@ -123,6 +123,10 @@ impl Report for VerifyReport {
         self.warnings.clone()
     }
 
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+
     fn json(&self, w: &mut dyn Write) -> io::Result<()> {
         #[derive(Serialize)]
         struct Doc<'a> {

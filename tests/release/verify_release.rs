@@ -142,7 +142,7 @@ OK    got/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
     );
     assert_eq!(
         out.stderr,
-        format!("warden: warning: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: warning: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
+        format!("warden: note: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
     );
     let to_storage = storage.received_requests().await.unwrap();
     assert_eq!(to_storage.len(), 6);
@@ -301,7 +301,7 @@ async fn keys_from_the_repository_are_trusted_and_said_so() {
     .unwrap()
     .expect(0);
     assert!(
-        out.stderr.starts_with("warden: warning: trusting demo.pub from keys/ of o/r's default branch (--keys-from-repo): this trusts the repository itself"),
+        out.stderr.contains("warden: warning: trusting demo.pub from keys/ of o/r's default branch (--keys-from-repo): this trusts the repository itself"),
         "{}",
         out.stderr
     );
@@ -421,7 +421,7 @@ async fn a_draft_a_missing_artifact_and_a_rate_limit() {
     );
     assert!(
         out.stderr.starts_with(&format!(
-            "warden: warning: release v1.2.3 of o/r: 5 assets, tag at commit {COMMIT}, a draft\nwarden: warning: the API does not say whether the release is immutable\n"
+            "warden: note: release v1.2.3 of o/r: 5 assets, tag at commit {COMMIT}, a draft\nwarden: note: the API does not say whether the release is immutable\n"
         )),
         "{}",
         out.stderr
@@ -481,7 +481,7 @@ OK    third/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
         ("bGludXg=", "5 bytes, fewer than its listed size (12)"),
     ] {
         std::fs::write(&asset, serde_json::json!({ "base64": bytes }).to_string()).unwrap();
-        let out = replay("fourth").expect(2);
+        let out = replay(&format!("fourth-{}", bytes.len())).expect(2);
         assert_eq!(
             out.stderr,
             format!("warden: downloading app-linux: {why}\n")
@@ -554,8 +554,8 @@ async fn the_callers_expectations_are_kept_beside_the_apis() {
         format!(
             "\
 FAIL  got/SHA256SUMS  signed for commit {COMMIT}, expected {other}
-FAIL  got/app-linux  signed for commit {COMMIT}, expected {other}
-FAIL  got/app.tar.gz  signed for commit {COMMIT}, expected {other}
+FAIL  got/app-linux  not downloaded: SHA256SUMS does not verify (signed for commit {COMMIT}, expected {other})
+FAIL  got/app.tar.gz  not downloaded: SHA256SUMS does not verify (signed for commit {COMMIT}, expected {other})
 0 verified, 3 failed, 0 errors
 "
         )
@@ -738,4 +738,53 @@ async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
     verify_release(t.path(), &api, &["--out", "failed"])
         .await
         .expect(2);
+}
+
+/// Issue 27's `verify --release`: results name the assets (not a temporary folder), facts are
+/// notes, a list that fails stops before any large download, `--out` must be new or empty, and
+/// an unsigned release says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn verify_release_speaks_of_the_release() {
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    let (api, storage) = servers(&good, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(0);
+    assert_eq!(
+        out.stdout,
+        "OK    SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3\nOK    app-linux  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3\nOK    app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3\n3 verified, 0 failed, 0 errors\n"
+    );
+    // A list signed for another tag: nothing but the list and its signatures is downloaded.
+    let before = storage.received_requests().await.unwrap().len();
+    let out = verify_release(t.path(), &api, &["--expect-commit", &"f".repeat(40)])
+        .await
+        .expect(1);
+    assert!(
+        out.stdout
+            .contains("not downloaded: SHA256SUMS does not verify"),
+        "{}",
+        out.stdout
+    );
+    let fetched = storage.received_requests().await.unwrap().len() - before;
+    assert_eq!(fetched, 2, "only SHA256SUMS and SHA256SUMS.minisig");
+    // --out into a folder that holds something is refused before any request.
+    write(&t.path().join("busy/mine.txt"), b"the user's own file");
+    let out = verify_release(t.path(), &api, &["--out", "busy"])
+        .await
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --out busy: not empty; give a new or empty folder (its files would be judged as the release's)\n"
+    );
+    // A release with neither SHA256SUMS nor signatures is not signed, and says so.
+    let unsigned: Vec<_> = good
+        .iter()
+        .filter(|(n, _)| !n.ends_with(".minisig") && n != "SHA256SUMS")
+        .cloned()
+        .collect();
+    let (api, _storage) = servers(&unsigned, COMMIT).await;
+    let out = verify_release(t.path(), &api, &[]).await.expect(1);
+    assert_eq!(
+        out.stdout,
+        "FAIL  release v1.2.3 of o/r  this release is not signed: it has no SHA256SUMS and no .minisig among its 2 assets\n0 verified, 1 failed, 0 errors\n"
+    );
 }

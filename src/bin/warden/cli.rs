@@ -787,6 +787,9 @@ pub(crate) struct VerifyArgs {
     /// under DIR, for `--snapshot DIR`.
     #[arg(long, value_name = "DIR", requires = "release")]
     pub record: Option<PathBuf>,
+    /// No progress bar (one shows on a terminal while a release downloads and hashes).
+    #[arg(long)]
+    pub no_progress: bool,
     /// Trust this public key (repeatable): a `.pub` file, or the key itself (56 base64
     /// characters, as `minisign -P` takes it). Replaces --keys-dir.
     #[arg(short = 'p', short_alias = 'P', long, value_name = "FILE|KEY")]

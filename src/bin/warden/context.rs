@@ -121,6 +121,9 @@ impl Context {
         format: Format,
         step_summary: bool,
     ) -> anyhow::Result<u8> {
+        for n in report.notes() {
+            eprintln!("warden: note: {}", release_warden::markup::text_value(&n));
+        }
         for w in report.warnings() {
             eprintln!(
                 "warden: warning: {}",

@@ -11,6 +11,16 @@ pub(crate) struct ProgressDisplay {
 
 impl ProgressDisplay {
     pub(crate) fn start(counter: Option<Progress>, enabled: bool, what: &'static str) -> Self {
+        Self::start_with_total(counter, None, enabled, what)
+    }
+
+    /// The same, for work of a known size: bytes of the total, rate and time left.
+    pub(crate) fn start_with_total(
+        counter: Option<Progress>,
+        total: Option<u64>,
+        enabled: bool,
+        what: &'static str,
+    ) -> Self {
         use std::sync::atomic::{AtomicBool, Ordering};
         let done = std::sync::Arc::new(AtomicBool::new(false));
         let thread = match (counter, enabled) {
@@ -33,11 +43,25 @@ impl ProgressDisplay {
                     // moment the bar appears).
                     while !done.load(Ordering::Relaxed) {
                         let bytes = counter.load(Ordering::Relaxed);
-                        let rate = bytes as f64 / start.elapsed().as_secs_f64().max(0.001) / 1e6;
-                        bar.set_message(format!(
-                            "{what}: {} hashed ({rate:.0} MB/s)",
-                            indicatif::HumanBytes(bytes)
-                        ));
+                        let per_sec = bytes as f64 / start.elapsed().as_secs_f64().max(0.001);
+                        let rate = per_sec / 1e6;
+                        bar.set_message(match total {
+                            Some(total) => {
+                                let left = total.saturating_sub(bytes) as f64 / per_sec.max(1.0);
+                                format!(
+                                    "{what}: {} of {} ({rate:.0} MB/s, {} left)",
+                                    indicatif::HumanBytes(bytes),
+                                    indicatif::HumanBytes(total),
+                                    indicatif::HumanDuration(std::time::Duration::from_secs_f64(
+                                        left
+                                    ))
+                                )
+                            }
+                            None => format!(
+                                "{what}: {} hashed ({rate:.0} MB/s)",
+                                indicatif::HumanBytes(bytes)
+                            ),
+                        });
                         bar.tick();
                         std::thread::sleep(tick);
                     }

@@ -73,10 +73,10 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         keys = keys.apply_statements(dir)?;
     }
     let mut opts = VerifyOptions {
-        inputs: args.paths.into_iter().chain(args.file).collect(),
-        expect_tag: args.expect_tag,
-        expect_repo: args.expect_repo,
-        expect_commit: args.expect_commit,
+        inputs: args.paths.iter().chain(&args.file).cloned().collect(),
+        expect_tag: args.expect_tag.clone(),
+        expect_repo: args.expect_repo.clone(),
+        expect_commit: args.expect_commit.clone(),
         release: None,
         allow_legacy: args.allow_legacy,
         allow_dry_run: args.allow_dry_run,
@@ -86,70 +86,28 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         only: Only::new(&args.only)?,
         known_digests: Default::default(),
         preset_failures: Default::default(),
-        checksums_name: args.checksums,
+        checksums_name: args.checksums.clone(),
         progress: Some(Progress::default()),
     };
     // A published release: downloaded, then verified like a folder, bound to its tag, its
     // repository and the commit the tag names now.
-    let _temp;
-    let mut provenance = None;
-    if let (Some(tag), Some(repo)) = (&args.release, &args.repo) {
-        refuse_contradictions(&opts, tag, repo)?;
-        let dir: PathBuf = match &args.out {
-            Some(d) => {
-                std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-                d.clone()
-            }
-            None => {
-                _temp = tempfile::Builder::new()
-                    .prefix("warden-release-")
-                    .tempdir()
-                    .context("creating a temporary folder")?;
-                _temp.path().to_path_buf()
-            }
-        };
-        let session;
-        let from = if let Some(snapshot) = &args.snapshot {
-            ReleaseSource::Snapshot(snapshot.clone())
-        } else {
-            session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
-            match &args.record {
-                Some(out) => ReleaseSource::Record(&session, out.clone()),
-                None => ReleaseSource::Live(&session),
-            }
-        };
-        let wanted = |name: &str| {
-            let sums = &opts.checksums_name;
-            let base = name.strip_suffix(".minisig").unwrap_or(name);
-            opts.only.as_ref().is_none_or(|g| g.is_match(base))
-                || base == sums
-                || release_warden::release::verify::is_cosignature_of(name, sums)
-        };
-        // The repository's revocations apply whatever keys are trusted (--public-key included).
-        let revoked = RepoRevocations::read(&from, repo, &mut notes)?;
-        if let Some(dir) = revoked.dir() {
-            keys = keys.apply_revocations(dir)?;
+    let fetched = match (&args.release, &args.repo) {
+        (Some(tag), Some(repo)) => {
+            fetch_release(&args, ctx, (tag, repo), (&mut opts, &mut keys), &mut notes)?
         }
-        let checks = releases::ReleaseChecks {
-            checksums_name: &opts.checksums_name,
-            run_policy: &keys.policy().run,
-        };
-        let got = releases::fetch(&from, repo, tag, &dir, (&wanted, &checks))?;
-        opts.known_digests = got.files.into_iter().collect();
-        opts.preset_failures = got.replaced.into_iter().collect();
-        provenance = Some((
-            dir.join(format!("{}.minisig", opts.checksums_name)),
-            got.provenance,
-        ));
-        notes.extend(release_notes(&got.release, &got.commit, repo));
-        opts.inputs = vec![dir];
-        opts.release = Some(ReleaseIdentity {
-            tag: tag.clone(),
-            repo: repo.clone(),
-            commit: got.commit,
-        });
+        _ => FetchedRelease::default(),
+    };
+    if let Some(mut report) = fetched.decided {
+        report.notes = fetched.facts;
+        report.warnings = notes;
+        return ctx.emit(out, &report, args.format.into(), args.step_summary);
     }
-    let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
+    let (provenance, facts) = (fetched.provenance, fetched.facts);
+    let bar = ProgressDisplay::start(
+        opts.progress.clone(),
+        ctx.progress && !args.no_progress,
+        "verifying",
+    );
     let mut report = verify(&opts, &keys)?;
     drop(bar);
     match provenance {
@@ -165,7 +123,150 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         _ => {}
     }
     report.warnings.extend(notes);
+    report.notes.extend(facts);
+    if args.out.is_none() {
+        if let Some(dir) = opts.inputs.first().filter(|_| opts.release.is_some()) {
+            report.strip_folder(dir);
+        }
+    }
     ctx.emit(out, &report, args.format.into(), args.step_summary)
+}
+
+/// What downloading a release left: the folder it went to (kept until the end), the provenance
+/// to report, facts about the release, or a report already decided (an unsigned release).
+#[derive(Default)]
+struct FetchedRelease {
+    temp: Option<tempfile::TempDir>,
+    provenance: Option<(PathBuf, Option<releases::Provenance>)>,
+    facts: Vec<String>,
+    decided: Option<release_warden::release::verify::VerifyReport>,
+}
+
+/// `verify --release`: the repository's revocations applied to `keys`, the release downloaded
+/// (the signed list first), and `opts` pointed at the folder, bound to the release.
+fn fetch_release(
+    args: &VerifyArgs,
+    ctx: &Context,
+    (tag, repo): (&String, &String),
+    (opts, keys): (&mut VerifyOptions, &mut TrustedKeys),
+    notes: &mut Vec<String>,
+) -> anyhow::Result<FetchedRelease> {
+    let mut fetched = FetchedRelease::default();
+    refuse_contradictions(opts, tag, repo)?;
+    let dir: PathBuf = match &args.out {
+        Some(d) => {
+            // Whatever is there would be judged as the release's own.
+            let occupied = std::fs::read_dir(d).is_ok_and(|mut e| e.next().is_some());
+            if occupied {
+                anyhow::bail!(
+                    "--out {}: not empty; give a new or empty folder (its files would be judged as the release's)",
+                    d.display()
+                );
+            }
+            std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+            d.clone()
+        }
+        None => {
+            let temp = tempfile::Builder::new()
+                .prefix("warden-release-")
+                .tempdir()
+                .context("creating a temporary folder")?;
+            let path = temp.path().to_path_buf();
+            fetched.temp = Some(temp);
+            path
+        }
+    };
+    let session;
+    let from = if let Some(snapshot) = &args.snapshot {
+        ReleaseSource::Snapshot(snapshot.clone())
+    } else {
+        session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+        match &args.record {
+            Some(out) => ReleaseSource::Record(&session, out.clone()),
+            None => ReleaseSource::Live(&session),
+        }
+    };
+    let wanted = |name: &str| {
+        let sums = &opts.checksums_name;
+        let base = name.strip_suffix(".minisig").unwrap_or(name);
+        opts.only.as_ref().is_none_or(|g| g.is_match(base))
+            || base == sums
+            || release_warden::release::verify::is_cosignature_of(name, sums)
+    };
+    // The repository's revocations apply whatever keys are trusted (--public-key included).
+    let revoked = RepoRevocations::read(&from, repo, notes)?;
+    if let Some(dir) = revoked.dir() {
+        *keys = keys.clone().apply_revocations(dir)?;
+    }
+    // The list and its signatures come first; when they fail (key, tag, repository), the
+    // release is judged without downloading anything large.
+    let list_verifies = |dir: &std::path::Path| -> Result<(), String> {
+        let list = VerifyOptions {
+            inputs: vec![dir.join(&opts.checksums_name)],
+            expect_tag: Some(tag.clone()),
+            expect_repo: Some(repo.clone()),
+            progress: None,
+            ..opts.clone()
+        };
+        match verify(&list, keys) {
+            Ok(r) if r.exit_code() == 0 => Ok(()),
+            Ok(r) => Err(r
+                .results
+                .iter()
+                .find_map(|x| x.reason.clone())
+                .unwrap_or_else(|| "it does not verify".into())),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    let downloaded = Progress::default();
+    let checks = releases::ReleaseChecks {
+        checksums_name: &opts.checksums_name,
+        run_policy: &keys.policy().run,
+        list_verifies: &list_verifies,
+        progress: Some(&downloaded),
+    };
+    let bar = ProgressDisplay::start(
+        Some(downloaded.clone()),
+        ctx.progress && !args.no_progress,
+        "downloading",
+    );
+    let got = releases::fetch(&from, repo, tag, &dir, (&wanted, &checks))?;
+    drop(bar);
+    opts.known_digests = got.files.into_iter().collect();
+    opts.preset_failures = got.replaced.into_iter().collect();
+    fetched.provenance = Some((
+        dir.join(format!("{}.minisig", opts.checksums_name)),
+        got.provenance,
+    ));
+    fetched
+        .facts
+        .extend(release_notes(&got.release, &got.commit, repo));
+    if !got
+        .release
+        .assets
+        .iter()
+        .any(|a| a.name.ends_with(".minisig") || a.name == opts.checksums_name)
+    {
+        let mut report = release_warden::release::verify::VerifyReport::default();
+        report.add_check(
+            format!("release {tag} of {repo}"),
+            "signature",
+            Some(format!(
+                "this release is not signed: it has no {} and no .minisig among its {} assets",
+                opts.checksums_name,
+                got.release.assets.len()
+            )),
+        );
+        fetched.decided = Some(report);
+        return Ok(fetched);
+    }
+    opts.inputs = vec![dir];
+    opts.release = Some(ReleaseIdentity {
+        tag: tag.clone(),
+        repo: repo.clone(),
+        commit: got.commit,
+    });
+    Ok(fetched)
 }
 
 /// The repository's `keys/revoked/`, read for `verify --release`: into a temporary folder, or
