@@ -260,7 +260,8 @@ fn reth_yaml(rules: &[&Rule], query: &Query) -> Result<String, String> {
             }
             for n in names(r, query) {
                 for c in &clients {
-                    let full = format!("{n} ({c})");
+                    // An EEST node id takes `-client`, as reth's lists write it.
+                    let full = super::import::with_client(&n, c);
                     if seen.insert(full.clone()) {
                         s.push_str(&format!(
                             "  - {}  # {}\n",

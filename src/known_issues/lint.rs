@@ -211,7 +211,14 @@ fn lint_exclusions(entry: &Entry, registry: &Registry, at: &mut Report) {
                 format!("exclude[{i}]: suite and test must not be empty"),
             );
         }
-        if test.ends_with(')') && test.contains(" (") {
+        // ` (client)` at the end, naming one of its clients (reth's names carry other
+        // parenthesised parts: `Re-Org Out (Cancun)`).
+        let suffix = test
+            .strip_suffix(')')
+            .and_then(|t| t.rsplit_once(" ("))
+            .map(|(_, c)| c);
+        let clients = entry.clients(ex, &registry.settings);
+        if suffix.is_some_and(|c| clients.iter().any(|k| k == c)) {
             at(ex.test.span().start, format!("exclude[{i}]: write the test name without the client suffix; list clients in `clients`"));
         }
         if entry.clients(ex, &registry.settings).is_empty() {

@@ -7,6 +7,7 @@
 pub(crate) mod diagnostic;
 pub mod doc;
 pub mod exclusions;
+pub mod import;
 pub mod lint;
 pub(crate) mod matcher;
 pub mod schema;

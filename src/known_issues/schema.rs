@@ -254,12 +254,12 @@ impl Registry {
         let read_dir = match fs::read_dir(dir) {
             Ok(r) => r,
             Err(e) => {
-                problems.push(Diagnostic::new(
-                    dir,
-                    0,
-                    0,
-                    format!("cannot read the registry folder: {e}"),
-                ));
+                let why = if e.kind() == std::io::ErrorKind::NotFound {
+                    "no known-issues registry here: pass --registry DIR (or --root DIR), or start one with `warden known-issues init --client NAME`".to_string()
+                } else {
+                    format!("cannot read the registry folder: {e}")
+                };
+                problems.push(Diagnostic::new(dir, 0, 0, why));
                 return (registry, problems);
             }
         };
@@ -357,10 +357,21 @@ fn one_line_fields(data: &EntryFile) -> Option<(&'static str, usize)> {
     None
 }
 
+/// What to do when `dir` holds no registry: point at the flag and at `init`.
+pub(crate) fn no_registry(dir: &Path) -> String {
+    format!(
+        "{}: no known-issues registry here: pass --registry DIR (or --root DIR), or start one with `warden known-issues init --client NAME`",
+        dir.display()
+    )
+}
+
 impl Registry {
     /// Loads a registry for commands that need a valid one: any schema problem is bad input,
     /// named with its file and line (the first one, and how many more).
     pub fn load_valid(dir: &Path) -> crate::error::Result<Registry> {
+        if !dir.exists() {
+            return Err(crate::error::Error::Usage(no_registry(dir)));
+        }
         let (registry, problems) = Registry::load(dir);
         match problems.first() {
             None => Ok(registry),

@@ -11,6 +11,7 @@ pub(crate) mod doc;
 pub mod hive;
 pub mod hive_diff;
 pub mod hive_history;
+pub(crate) mod import;
 pub(crate) mod keygen;
 mod keys;
 pub(crate) mod lint;

@@ -228,3 +228,87 @@ fn summary_post_fails_before_printing() {
     assert_eq!(out.stdout, "");
     assert_eq!(out.stderr, "warden: --post: no GH_TOKEN or GITHUB_TOKEN\n");
 }
+
+/// The registry on-ramp: `init`, then `import` of reth's lists and of a bash array, and the
+/// round trip: `exclusions --format reth-yaml` gives back the names imported, in their own styles.
+#[test]
+fn a_project_moves_its_lists_into_the_registry_in_one_command() {
+    let t = tempfile::tempdir().unwrap();
+    let ki = |args: &[&str]| run(warden(t.path()).arg("known-issues").args(args));
+    let out = ki(&["lint"]).expect(1);
+    assert_eq!(
+        out.stdout,
+        "known_issues: no known-issues registry here: pass --registry DIR (or --root DIR), or start one with `warden known-issues init --client NAME`\nknown-issues lint: 0 entries, 1 problem\n"
+    );
+    let out = ki(&["init", "--client", "reth"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        "wrote known_issues/registry.toml\nwrote known_issues/example.toml\nNext: edit known_issues/example.toml, then `warden known-issues lint`.\n"
+    );
+    ki(&["lint"]).expect(0);
+    ki(&["init", "--client", "reth"]).expect(2);
+    let list = repo_root().join("tests/fixtures/reth-lists/expected_failures.yaml");
+    let out = ki(&[
+        "import",
+        "--format",
+        "reth-yaml",
+        "--client",
+        "reth",
+        list.to_str().unwrap(),
+    ])
+    .expect(0);
+    assert_eq!(
+        out.stdout,
+        "wrote known_issues/imported-eels-consume-engine.toml: 2 exclusions of eels/consume-engine (status = \"draft\": review, then lint)\nwrote known_issues/imported-engine-cancun.toml: 2 exclusions of engine-cancun (status = \"draft\": review, then lint)\nwrote known_issues/imported-rpc-compat.toml: 2 exclusions of rpc-compat (status = \"draft\": review, then lint)\nnot imported: a name listed without the client: no client suffix ` (reth)` or `-reth`\n6 tests imported into 3 entries, 1 not imported\n"
+    );
+    ki(&["lint"]).expect(1);
+    ki(&["lint", "--allow-draft"]).expect(0);
+    let out = ki(&["exclusions", "--format", "reth-yaml", "--client", "reth"]).expect(0);
+    let exported: std::collections::BTreeSet<String> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .map(|l| serde_json::from_str::<String>(l.split("  #").next().unwrap()).unwrap())
+        .collect();
+    let original: std::collections::BTreeSet<String> = std::fs::read_to_string(&list)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter(|l| l.ends_with("reth") || l.ends_with("(reth)"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(exported, original);
+    // A bash array: one suite, names as they are.
+    write(
+        &t.path().join("excluded.sh"),
+        b"KNOWN_EXCLUDED_TESTS=(\n  'eth_getLogs/no-topics'  # why\n  \"eth_call/it's\"\n)\n",
+    );
+    let out = ki(&[
+        "import",
+        "--format",
+        "bash",
+        "--client",
+        "reth",
+        "excluded.sh",
+    ])
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: a bash array names tests of one suite: pass --suite NAME\n"
+    );
+    let out = ki(&[
+        "import",
+        "--format",
+        "bash",
+        "--client",
+        "reth",
+        "--suite",
+        "rpc-compat",
+        "excluded.sh",
+    ])
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: known_issues/imported-rpc-compat.toml exists already: nothing written (move it away to import again)\n"
+    );
+}

@@ -315,6 +315,8 @@ impl AuditTarget {
 /// The known-issues registry: known_issues/<id>.toml, one file per issue.
 #[derive(Debug, Subcommand)]
 pub(crate) enum KnownIssuesCommand {
+    Init(InitArgs),
+    Import(ImportArgs),
     Lint(LintArgs),
     Render(RenderArgs),
     Exclusions(ExclusionsArgs),
@@ -356,6 +358,45 @@ pub(crate) struct UpdateArgs {
     pub write: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: TextOrJson,
+}
+
+/// Start a registry: a commented registry.toml for the clients, and one example entry.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  warden known-issues init --client reth")]
+pub(crate) struct InitArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    /// A client hive runs (repeatable): the suffix of its test names.
+    #[arg(long, value_name = "NAME")]
+    pub client: Vec<String>,
+}
+
+/// Import the lists a project keeps today as draft entries, one per suite: reth's
+/// expected_failures.yaml / ignored_tests.yaml, or a bash array of test names. Names keep
+/// everything but the client suffix (` (reth)`, or `-reth` after an EEST node id), so
+/// `exclusions --format reth-yaml` gives the same names back. What cannot be mapped is listed.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  warden known-issues import --format reth-yaml --client reth .github/assets/hive/expected_failures.yaml\n  warden known-issues import --format reth-yaml --client reth --expect flaky .github/assets/hive/ignored_tests.yaml\n  warden known-issues import --format bash --client ethrex --suite rpc-compat excluded.sh"
+)]
+pub(crate) struct ImportArgs {
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+    /// The list to read.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[arg(long, value_enum)]
+    pub format: release_warden::known_issues::import::ImportFormat,
+    /// The client the names are for.
+    #[arg(long, value_name = "NAME")]
+    pub client: String,
+    /// The suite of a bash array's names.
+    #[arg(long, value_name = "NAME")]
+    pub suite: Option<String>,
+    /// What the imported tests are expected to do: fail (expected_failures), flaky (ignored
+    /// tests: either result is accepted) or skip.
+    #[arg(long, value_enum, default_value = "fail")]
+    pub expect: ExpectArg,
 }
 
 #[derive(Debug, Args)]

@@ -24,6 +24,35 @@ pub(crate) fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     match cmd {
+        KnownIssuesCommand::Init(args) => {
+            let dir = args.registry.registry_dir();
+            let written = release_warden::known_issues::import::init(&dir, &args.client)?;
+            for f in &written {
+                writeln!(out, "wrote {}", f.display())?;
+            }
+            writeln!(
+                out,
+                "Next: edit {}, then `warden known-issues lint`.",
+                dir.join("example.toml").display()
+            )?;
+            Ok(0)
+        }
+        KnownIssuesCommand::Import(args) => {
+            let text = release_warden::files::guarded::read_small_file(
+                &args.file,
+                16 << 20,
+                "a list of tests",
+            )?;
+            let expect = args.expect.into();
+            let origin = args.file.display().to_string();
+            let report = release_warden::known_issues::import::import(
+                &args.registry.registry_dir(),
+                (&text, &origin),
+                args.format,
+                (&args.client, args.suite.as_deref(), expect),
+            )?;
+            ctx.emit(out, &report, Format::Text, false)
+        }
         KnownIssuesCommand::Lint(args) => {
             let report = lint_registry(
                 &args.registry.registry_dir(),

@@ -1,0 +1,379 @@
+//! `warden known-issues init` and `import`: the on-ramp. `init` writes a commented
+//! `registry.toml` and one example entry; `import` turns the lists a project keeps today (reth's
+//! `expected_failures.yaml` / `ignored_tests.yaml`, or a bash array such as ethrex's
+//! `KNOWN_EXCLUDED_TESTS`) into draft entries, one per suite, naming what it could not map.
+//!
+//! Names keep everything but the client suffix: `Re-Org Out (Cancun) (reth)` is the test
+//! `Re-Org Out (Cancun)` for client `reth`, and an EEST node id `…::test_x[…]-reth` is
+//! `…::test_x[…]`. `exclusions --format reth-yaml` writes each back in its own style, so an
+//! import followed by an export gives the same names.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::schema::Expect;
+use crate::error::{Error, Result};
+
+/// Where `import` reads from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImportFormat {
+    /// reth's `expected_failures.yaml` / `ignored_tests.yaml`: suite → names with the client.
+    RethYaml,
+    /// A bash array (`NAME=( 'test' … )`) of names of one suite, without client suffix.
+    Bash,
+}
+
+/// What `import` wrote, and what it could not map.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ImportReport {
+    /// Each entry written: file, suite, how many exclusions.
+    pub written: Vec<(PathBuf, String, usize)>,
+    /// Names that were not imported, with why.
+    pub unmapped: Vec<(String, String)>,
+}
+
+/// The test name and client of a listed `name`: ` (client)` at the end, or `-client` after an
+/// EEST node id (`…::test[…]-client`); `None` when it carries no suffix of `client`.
+pub(crate) fn split_client<'a>(name: &'a str, client: &str) -> Option<&'a str> {
+    if let Some(test) = name
+        .strip_suffix(')')
+        .and_then(|n| n.strip_suffix(client))
+        .and_then(|n| n.strip_suffix(" ("))
+    {
+        return Some(test);
+    }
+    name.strip_suffix(client)
+        .and_then(|n| n.strip_suffix('-'))
+        .filter(|n| is_node_id(n))
+}
+
+/// An EEST (pytest) node id: hive's EEST simulators name tests `path::test[params]`, and lists
+/// suffix them with `-client` rather than ` (client)`.
+pub(crate) fn is_node_id(test: &str) -> bool {
+    test.contains("::")
+}
+
+/// `name` with the client suffix in the style its kind of name takes.
+pub(crate) fn with_client(test: &str, client: &str) -> String {
+    if is_node_id(test) {
+        format!("{test}-{client}")
+    } else {
+        format!("{test} ({client})")
+    }
+}
+
+/// The names `text` lists, by suite.
+fn read_lists(
+    text: &str,
+    format: ImportFormat,
+    suite: Option<&str>,
+    origin: &str,
+) -> Result<BTreeMap<String, Vec<String>>> {
+    match format {
+        ImportFormat::RethYaml => {
+            let doc: BTreeMap<String, Option<Vec<String>>> =
+                yaml_serde::from_str(text).map_err(|e| {
+                    Error::input(origin, None, format!("not a suite → names YAML map: {e}"))
+                })?;
+            Ok(doc
+                .into_iter()
+                .map(|(s, names)| (s, names.unwrap_or_default()))
+                .collect())
+        }
+        ImportFormat::Bash => {
+            let suite = suite.ok_or_else(|| {
+                Error::Usage("a bash array names tests of one suite: pass --suite NAME".into())
+            })?;
+            let names =
+                bash_words(text).map_err(|(line, why)| Error::input(origin, Some(line), why))?;
+            Ok(BTreeMap::from([(suite.to_string(), names)]))
+        }
+    }
+}
+
+/// The words of the first bash array in `text` (`NAME=( … )`): single-quoted, double-quoted
+/// (with `\"` and `\\`) or bare, `#` comments skipped. Nothing is expanded.
+fn bash_words(text: &str) -> std::result::Result<Vec<String>, (usize, String)> {
+    let start = text
+        .find("=(")
+        .ok_or((1, "no bash array (`NAME=( … )`) here".to_string()))?;
+    let body = &text[start + 2..];
+    let line_of = |at: usize| text[..start + 2 + at].matches('\n').count() + 1;
+    let mut words = Vec::new();
+    let mut chars = body.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            ')' => return Ok(words),
+            c if c.is_whitespace() => {}
+            '#' => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '\'' => {
+                let mut w = String::new();
+                loop {
+                    match chars.next() {
+                        Some((_, '\'')) => break,
+                        Some((_, c)) => w.push(c),
+                        None => return Err((line_of(at), "an unclosed ' quote".into())),
+                    }
+                }
+                // `'it'\''s'`: adjacent quoted parts make one word.
+                while let Some(&(_, next)) = chars.peek() {
+                    if next.is_whitespace() || next == ')' {
+                        break;
+                    }
+                    chars.next();
+                    if next == '\\' {
+                        if let Some((_, c)) = chars.next() {
+                            w.push(c);
+                        }
+                    } else if next == '\'' {
+                        loop {
+                            match chars.next() {
+                                Some((_, '\'')) => break,
+                                Some((_, c)) => w.push(c),
+                                None => return Err((line_of(at), "an unclosed ' quote".into())),
+                            }
+                        }
+                    } else {
+                        w.push(next);
+                    }
+                }
+                words.push(w);
+            }
+            '"' => {
+                let mut w = String::new();
+                loop {
+                    match chars.next() {
+                        Some((_, '"')) => break,
+                        Some((_, '\\')) => match chars.next() {
+                            Some((_, c)) => w.push(c),
+                            None => return Err((line_of(at), "an unclosed \" quote".into())),
+                        },
+                        Some((_, '$')) | Some((_, '`')) => {
+                            return Err((
+                                line_of(at),
+                                "a double-quoted word with $ or `: warden expands nothing; quote it with '…'".into(),
+                            ))
+                        }
+                        Some((_, c)) => w.push(c),
+                        None => return Err((line_of(at), "an unclosed \" quote".into())),
+                    }
+                }
+                words.push(w);
+            }
+            c => {
+                let mut w = String::from(c);
+                while let Some(&(_, next)) = chars.peek() {
+                    if next.is_whitespace() || next == ')' {
+                        break;
+                    }
+                    w.push(next);
+                    chars.next();
+                }
+                words.push(w);
+            }
+        }
+    }
+    Err((line_of(body.len()), "the array is not closed with )".into()))
+}
+
+/// An entry id for imported failures of `suite`: kebab case.
+fn entry_id(suite: &str) -> String {
+    let mut id: String = suite
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while id.contains("--") {
+        id = id.replace("--", "-");
+    }
+    format!("imported-{}", id.trim_matches('-'))
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::from(s).to_string()
+}
+
+/// Reads `text` (from `origin`) as `format` and writes one draft entry per suite into
+/// `registry`: exact exclusions for `client`, expected to `expect`. Refused, with nothing
+/// written, when an entry file exists already.
+pub fn import(
+    registry: &Path,
+    (text, origin): (&str, &str),
+    format: ImportFormat,
+    (client, suite, expect): (&str, Option<&str>, Expect),
+) -> Result<ImportReport> {
+    let lists = read_lists(text, format, suite, origin)?;
+    let mut report = ImportReport::default();
+    let mut files = Vec::new();
+    for (suite, names) in lists {
+        let mut tests = Vec::new();
+        for name in names {
+            let test = match format {
+                ImportFormat::RethYaml => match split_client(&name, client) {
+                    Some(t) => t.to_string(),
+                    None => {
+                        report.unmapped.push((
+                            name,
+                            format!("no client suffix ` ({client})` or `-{client}`"),
+                        ));
+                        continue;
+                    }
+                },
+                ImportFormat::Bash => name,
+            };
+            if test.is_empty() || test.chars().any(char::is_control) {
+                report
+                    .unmapped
+                    .push((test, "empty, or a control character in the name".into()));
+            } else if tests.contains(&test) {
+                report.unmapped.push((test, "listed twice".into()));
+            } else {
+                tests.push(test);
+            }
+        }
+        if tests.is_empty() {
+            continue;
+        }
+        let id = entry_id(&suite);
+        let mut body = format!(
+            "# Imported by `warden known-issues import` from {origin}: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = {}\nwhy = {}\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\n",
+            toml_string(&format!("{suite}: tests listed in {origin}")),
+            toml_string(&format!("Listed in {origin} before the registry existed; its comments say why."))
+        );
+        for t in &tests {
+            body.push_str(&format!(
+                "\n[[exclude]]\nsuite = {}\ntest = {}\nclients = [{}]\nexpect = \"{}\"\n",
+                toml_string(&suite),
+                toml_string(t),
+                toml_string(client),
+                match expect {
+                    Expect::Fail => "fail",
+                    Expect::Flaky => "flaky",
+                    Expect::Skip => "skip",
+                }
+            ));
+        }
+        let file = registry.join(format!("{id}.toml"));
+        if file.exists() {
+            return Err(Error::Refused(format!(
+                "{} exists already: nothing written (move it away to import again)",
+                file.display()
+            )));
+        }
+        files.push((file, suite, tests.len(), body));
+    }
+    std::fs::create_dir_all(registry).map_err(|e| Error::io("creating", registry, e))?;
+    for (file, suite, n, body) in files {
+        crate::files::atomic::write_atomic(&file, body.as_bytes(), 0o644, false)?;
+        report.written.push((file, suite, n));
+    }
+    Ok(report)
+}
+
+/// `known-issues init`: a commented `registry.toml` for `clients` and one example entry.
+/// Refused when the registry exists.
+pub fn init(registry: &Path, clients: &[String]) -> Result<Vec<PathBuf>> {
+    let settings = registry.join(super::schema::SETTINGS_FILE);
+    if settings.exists() {
+        return Err(Error::Refused(format!(
+            "{} exists already: the registry is set up",
+            settings.display()
+        )));
+    }
+    if clients.is_empty() {
+        return Err(Error::Usage(
+            "pass --client NAME (the client your hive runs test; repeatable)".into(),
+        ));
+    }
+    let list: Vec<String> = clients.iter().map(|c| toml_string(c)).collect();
+    let registry_toml = format!(
+        "# The known-issues registry's settings. Each other *.toml here is one known issue.\n\
+         # `warden known-issues lint` checks them; `render` writes the doc; `exclusions` the lists.\n\
+         \n\
+         # The clients hive runs (the suffix of test names, `name (client)`).\n\
+         clients = [{}]\n\
+         \n\
+         # Where `warden known-issues render` writes the human-readable list.\n\
+         doc = \"docs/known_issues.md\"\n\
+         \n\
+         # The upstreams a run must match (`hive check` says when it does not), by commit:\n\
+         # [upstream]\n\
+         # hive = \"<commit>\"\n",
+        list.join(", ")
+    );
+    let example =
+        "# One known issue: why a test fails, and what ends it. Edit, or delete this file.\n\
+         title = \"Example: eth_getLogs returns logs without blockTimestamp\"\n\
+         why = \"\"\"\n\
+         The response omits the field the spec added; the test compares the whole object.\n\
+         \"\"\"\n\
+         removal = \"When the field is returned (link the issue here).\"\n\
+         review_by = 2999-12-31\n\
+         \n\
+         # Each [[exclude]] names one hive test (without the client suffix): `expect` is fail,\n\
+         # flaky or skip; `match` exact (default), prefix or glob; `signature` a regex the\n\
+         # failure's details must match.\n\
+         # [[exclude]]\n\
+         # suite = \"rpc-compat\"\n\
+         # test = \"eth_getLogs/no-topics\"\n";
+    let files = [
+        (settings, registry_toml),
+        (registry.join("example.toml"), example.to_string()),
+    ];
+    std::fs::create_dir_all(registry).map_err(|e| Error::io("creating", registry, e))?;
+    let mut written = Vec::new();
+    for (file, text) in files {
+        crate::files::atomic::write_atomic(&file, text.as_bytes(), 0o644, false)?;
+        written.push(file);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_suffixes_come_off_in_both_styles() {
+        assert_eq!(
+            split_client("Re-Org Out (Cancun) (reth)", "reth"),
+            Some("Re-Org Out (Cancun)")
+        );
+        assert_eq!(
+            split_client(
+                "tests/a.py::test_x[fork_Prague-blockchain_test]-reth",
+                "reth"
+            ),
+            Some("tests/a.py::test_x[fork_Prague-blockchain_test]")
+        );
+        assert_eq!(split_client("eth_call/foo (ethrex)", "reth"), None);
+        assert_eq!(split_client("plain-reth", "reth"), None);
+        for name in [
+            "Re-Org Out (Cancun)",
+            "tests/a.py::test_x[fork_Prague-blockchain_test]",
+        ] {
+            assert_eq!(split_client(&with_client(name, "reth"), "reth"), Some(name));
+        }
+    }
+
+    #[test]
+    fn bash_arrays_are_read_without_expansion() {
+        let text = "# ethrex\nKNOWN_EXCLUDED_TESTS=(\n  'a b'  # why\n  \"c\\\"d\"\n  e/f\n  'it'\\''s'\n)\n";
+        assert_eq!(bash_words(text).unwrap(), ["a b", "c\"d", "e/f", "it's"]);
+        assert_eq!(bash_words("X=(\n 'open\n").unwrap_err().0, 2);
+        assert!(bash_words("X=( \"$(rm -rf /)\" )").is_err());
+    }
+}
