@@ -89,6 +89,8 @@ struct SuiteState<'m, 'r> {
     launch_failed: BTreeSet<String>,
     real_cases: usize,
     sources: Vec<SuiteSources>,
+    /// Clients of cases `--client` left out: said when it leaves nothing.
+    other_clients: BTreeSet<String>,
 }
 
 impl SuiteVisitor for SuiteState<'_, '_> {
@@ -98,7 +100,10 @@ impl SuiteVisitor for SuiteState<'_, '_> {
 
     fn case(&mut self, case: HiveCase<'_>) {
         if let Some(c) = &self.opts.client {
-            if split_client(&case.name).1.is_some_and(|x| x != c) {
+            if let Some(other) = split_client(&case.name).1.filter(|x| x != c) {
+                if self.other_clients.len() < 16 {
+                    self.other_clients.insert(other.to_string());
+                }
                 return;
             }
         }
@@ -341,6 +346,7 @@ fn classify_suite_file(
         launch_failed: BTreeSet::new(),
         real_cases: 0,
         sources: Vec::new(),
+        other_clients: BTreeSet::new(),
     };
     let reader =
         crate::files::guarded::open_regular(file).map_err(|e| Error::io("reading", file, e))?;
@@ -370,14 +376,25 @@ fn classify_suite_file(
             file.file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
             Outcome::EmptyRun,
-            format!(
-                "suite {name} ran no test cases{}",
-                if state.summary.cases > 0 {
-                    " (only client launch / lifecycle cases)"
-                } else {
-                    ""
-                }
-            ),
+            match (&opts.client, state.other_clients.is_empty()) {
+                (Some(c), false) => format!(
+                    "suite {name} has no cases of client {c} (--client); the run has: {}",
+                    state
+                        .other_clients
+                        .iter()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ => format!(
+                    "suite {name} ran no test cases{}",
+                    if state.summary.cases > 0 {
+                        " (only client launch / lifecycle cases)"
+                    } else {
+                        ""
+                    }
+                ),
+            },
         ));
     }
     state.results.sort_by(|a, b| a.name.cmp(&b.name));

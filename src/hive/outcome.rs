@@ -131,6 +131,9 @@ pub struct HiveReport {
     pub pin_mismatches: Vec<String>,
     /// `--require-pins`: a pin mismatch fails the check.
     pub require_pins: bool,
+    /// `--verbose`: the text lists every excused case, not one line per registry entry.
+    #[serde(skip)]
+    pub verbose: bool,
 }
 
 impl HiveReport {

@@ -1,5 +1,6 @@
 //! `warden hive check`: text, JSON, JUnit XML and markdown.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -146,21 +147,43 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
             }
         }
     }
-    // Every excused failure is named on every run: one that fails every time is not a flake.
-    for c in r.results.iter().filter(|c| {
+    // Excused failures: one line per registry entry and outcome with its count (a passing run
+    // stays short); `--verbose` names every case.
+    let excused = r.results.iter().filter(|c| {
         matches!(
             c.outcome,
             Outcome::ExpectedFail | Outcome::Flaky | Outcome::SkippedRan
         )
-    }) {
-        writeln!(
-            w,
-            "excused ({}) {}/{}: {}",
-            c.outcome.label(),
-            text_value(&c.suite),
-            text_value(&c.name),
-            text_value(&c.message)
-        )?;
+    });
+    if r.verbose {
+        for c in excused {
+            writeln!(
+                w,
+                "excused ({}) {}/{}: {}",
+                c.outcome.label(),
+                text_value(&c.suite),
+                text_value(&c.name),
+                text_value(&c.message)
+            )?;
+        }
+    } else {
+        let mut by_entry: BTreeMap<(&str, &str), (usize, BTreeSet<&str>)> = BTreeMap::new();
+        for c in excused {
+            let e = by_entry
+                .entry((c.entry.as_deref().unwrap_or("?"), c.outcome.label()))
+                .or_default();
+            e.0 += 1;
+            e.1.insert(&c.suite);
+        }
+        for ((entry, label), (n, suites)) in &by_entry {
+            writeln!(
+                w,
+                "excused ({label}) {}: {} in {} (--verbose lists them)",
+                text_value(entry),
+                count(*n, "case", "cases"),
+                text_value(&suites.iter().copied().collect::<Vec<_>>().join(", "))
+            )?;
+        }
     }
     let summary: Vec<String> = r
         .counts

@@ -312,3 +312,53 @@ fn a_project_moves_its_lists_into_the_registry_in_one_command() {
         "warden: known_issues/imported-rpc-compat.toml exists already: nothing written (move it away to import again)\n"
     );
 }
+
+/// hive output: excused failures one line per registry entry (`--verbose` lists them), and a
+/// `--client` the run does not have says which clients it has.
+#[test]
+fn hive_check_rolls_up_excused_failures_and_names_the_runs_clients() {
+    let fixtures = repo_root().join("tests/fixtures/hive");
+    let t = tempfile::tempdir().unwrap();
+    let check = |extra: &[&str]| {
+        run(warden(t.path())
+            .args(["hive", "check"])
+            .arg(fixtures.join("berachain-rpc"))
+            .arg("--registry")
+            .arg(fixtures.join("registry-polard"))
+            .args(extra))
+    };
+    let short = check(&[]).expect(0);
+    let excused: Vec<&str> = short
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("excused"))
+        .collect();
+    assert_eq!(
+        excused,
+        [
+            "excused (expected fail) debug-raw-methods: 11 cases in rpc-compat (--verbose lists them)",
+            "excused (expected fail) fixture-chain-mismatch: 25 cases in rpc-compat (--verbose lists them)",
+            "excused (expected fail) get-proof: 3 cases in rpc-compat (--verbose lists them)",
+            "excused (flaky) legacy-rpc-simulator: 37 cases in rpc (--verbose lists them)",
+        ]
+    );
+    let long = check(&["--verbose"]).expect(0);
+    let listed = long
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("excused"))
+        .count();
+    assert!(listed > 30, "{}", long.stdout);
+    let out = run(warden(t.path())
+        .args(["hive", "check"])
+        .arg(fixtures.join("withdrawals-fail"))
+        .arg("--registry")
+        .arg(fixtures.join("registry-current"))
+        .args(["--client", "reth"]))
+    .expect(1);
+    assert!(
+        out.stdout.contains("EMPTY RUN        engine-withdrawals/1688067318-5e31acb29a787171b1737761cccdb41e.json: suite engine-withdrawals has no cases of client reth (--client); the run has: erigon\n"),
+        "{}",
+        out.stdout
+    );
+}

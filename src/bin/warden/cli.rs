@@ -660,6 +660,9 @@ pub(crate) struct HiveCheckArgs {
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
+    /// List every excused case (by default, one line per registry entry with its count).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// Generate a minisign key pair.

@@ -49,6 +49,7 @@ pub(crate) fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> an
         keep_passes: format == Format::Junit,
         require_pins: args.require_pins,
     };
-    let report = classify_run(&args.dir, &registry, &opts)?;
+    let mut report = classify_run(&args.dir, &registry, &opts)?;
+    report.verbose = args.verbose;
     ctx.emit(out, &report, format, args.step_summary)
 }
