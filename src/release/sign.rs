@@ -479,6 +479,18 @@ fn plan_outputs(opts: &SignOptions) -> Result<(Vec<PathBuf>, Option<PathBuf>, Sk
             artifacts = kept;
         }
     }
+    // This run's own outputs (an artifact's signature, the checksum list and its signature)
+    // found in a folder are what it writes or, without --force, refuses to replace: not news.
+    let own: std::collections::BTreeSet<PathBuf> = artifacts
+        .iter()
+        .map(|a| signature_path(a))
+        .chain(
+            checksums_path
+                .iter()
+                .flat_map(|c| [c.clone(), signature_path(c)]),
+        )
+        .collect();
+    skipped.retain(|(p, _)| !own.contains(p));
     if artifacts.is_empty() {
         return Err(Error::Usage(format!(
             "nothing to sign: no artifacts found in {}",

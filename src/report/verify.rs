@@ -23,12 +23,17 @@ fn counts(r: &VerifyReport) -> String {
 }
 
 impl Report for VerifyReport {
-    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+    fn text(&self, w: &mut dyn Write, color: bool) -> io::Result<()> {
         for r in &self.results {
-            let label = match r.status {
-                ArtifactStatus::Ok => "OK   ",
-                ArtifactStatus::Failed => "FAIL ",
-                ArtifactStatus::Error => "ERROR",
+            let (label, ansi) = match r.status {
+                ArtifactStatus::Ok => ("OK   ", "32"),
+                ArtifactStatus::Failed => ("FAIL ", "31"),
+                ArtifactStatus::Error => ("ERROR", "1;31"),
+            };
+            let label = if color {
+                format!("\x1b[{ansi}m{label}\x1b[0m")
+            } else {
+                label.to_string()
             };
             let mut line = format!("{label} {}", text_value(&r.name));
             if r.status == ArtifactStatus::Ok && r.checked == ["provenance"] {

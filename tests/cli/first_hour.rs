@@ -362,3 +362,37 @@ fn hive_check_rolls_up_excused_failures_and_names_the_runs_clients() {
         out.stdout
     );
 }
+
+/// `--color`, quiet that is quiet, `sign --force` without warnings about its own outputs, and
+/// zizmor's `--persona` answered.
+#[test]
+fn colour_quiet_and_familiar_flags() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    write(&t.path().join("dist/app"), b"the app");
+    run(warden(t.path()).args(["sign", "dist", "-s", "secret/demo.key"])).expect(0);
+    let out =
+        run(warden(t.path()).args(["sign", "dist", "-s", "secret/demo.key", "--force"])).expect(0);
+    assert_eq!(out.stderr, "", "no warning about the run's own outputs");
+    let out = run(warden(t.path()).args(["verify", "dist", "--color", "always"])).expect(0);
+    assert!(
+        out.stdout
+            .starts_with("\x1b[32mOK   \x1b[0m dist/SHA256SUMS"),
+        "{:?}",
+        out.stdout
+    );
+    let out = run(warden(t.path())
+        .env("TERM", "xterm")
+        .args(["verify", "dist", "--color", "never"]))
+    .expect(0);
+    assert!(!out.stdout.contains('\x1b'));
+    // Quiet means quiet: a success prints nothing, its warnings included.
+    write(&t.path().join("dist/notes.txt"), b"unlisted");
+    let out = run(warden(t.path()).args(["verify", "dist", "--allow-unlisted", "-q"])).expect(0);
+    assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("", ""));
+    let out = run(warden(t.path()).args(["audit", "--persona", "pedantic"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --persona pedantic: warden has no personas (that is zizmor's flag): every finding is reported, with its severity and confidence; --fail-on SEVERITY sets which fail the run\n"
+    );
+}

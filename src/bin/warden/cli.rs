@@ -39,6 +39,22 @@ pub(crate) struct Cli {
     /// has its answer; warnings stay on standard error). For `--format sarif` in the Action.
     #[arg(short, long, global = true, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Colour: on a terminal (auto, and NO_COLOR unset), always, or never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -178,6 +194,9 @@ pub(crate) struct ManArgs {}
 pub(crate) struct AuditArgs {
     #[command(subcommand)]
     pub command: Option<AuditCommand>,
+    /// zizmor's flag, caught to say what warden does instead (hidden).
+    #[arg(long, hide = true, value_name = "PERSONA")]
+    pub persona: Option<String>,
     #[command(flatten)]
     pub target: AuditTarget,
     /// Exit 1 when a finding is at or above this severity.

@@ -32,11 +32,16 @@ pub(crate) struct Context {
 }
 
 impl Context {
-    pub(crate) fn from_env(quiet: bool) -> Self {
+    pub(crate) fn from_env(quiet: bool, color: crate::cli::ColorChoice) -> Self {
+        use crate::cli::ColorChoice;
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         Context {
             quiet,
-            color: io::stdout().is_terminal() && var("NO_COLOR").is_none(),
+            color: match color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => io::stdout().is_terminal() && var("NO_COLOR").is_none(),
+            },
             progress: !quiet && io::stderr().is_terminal(),
             interactive: io::stdin().is_terminal(),
             actions: ActionsEnv::from_env(),
@@ -121,10 +126,12 @@ impl Context {
         format: Format,
         step_summary: bool,
     ) -> anyhow::Result<u8> {
-        for n in report.notes() {
+        // --quiet: nothing on success, warnings and notes included.
+        let quiet = self.quiet && report.exit_code() == 0;
+        for n in report.notes().into_iter().filter(|_| !quiet) {
             eprintln!("warden: note: {}", release_warden::markup::text_value(&n));
         }
-        for w in report.warnings() {
+        for w in report.warnings().into_iter().filter(|_| !quiet) {
             eprintln!(
                 "warden: warning: {}",
                 release_warden::markup::text_value(&w)

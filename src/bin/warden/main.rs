@@ -17,7 +17,7 @@ use context::Context;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let ctx = Context::from_env(cli.quiet);
+    let ctx = Context::from_env(cli.quiet, cli.color);
     // --quiet: render into a buffer and show it only when the command fails. --output: render
     // into a buffer and write it to the file once there is a report (exit 0 or 1).
     let mut buffer: Vec<u8> = Vec::new();

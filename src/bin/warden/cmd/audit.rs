@@ -22,6 +22,12 @@ use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;
 
 pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    if let Some(persona) = &args.persona {
+        anyhow::bail!(
+            "--persona {}: warden has no personas (that is zizmor's flag): every finding is reported, with its severity and confidence; --fail-on SEVERITY sets which fail the run",
+            release_warden::markup::text_value(persona)
+        );
+    }
     if let Some(AuditCommand::Snapshot(snap)) = args.command {
         return snapshot(snap, ctx, out);
     }
