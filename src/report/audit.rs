@@ -38,7 +38,8 @@ impl From<AuditFormat> for Format {
     }
 }
 
-const HELP_URI: &str = "https://github.com/release-warden/release-warden#audit-findings";
+const HELP_URI: &str =
+    "https://github.com/release-warden/release-warden/blob/main/docs/audit.md#audit-findings";
 
 impl Report for AuditReport {
     fn text(&self, w: &mut dyn Write, color: bool) -> io::Result<()> {

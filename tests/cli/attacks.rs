@@ -485,7 +485,10 @@ fn signatures_and_lists_skipped_as_inputs_are_named() {
     let t = tempfile::tempdir().unwrap();
     release(t.path());
     // The run's own outputs (replaced with --force) are not news; a signature of no artifact is.
-    write(&t.path().join("dist/gone.bin.minisig"), b"a stray signature");
+    write(
+        &t.path().join("dist/gone.bin.minisig"),
+        b"a stray signature",
+    );
     let out = sign_dist(t.path(), &["--tag", "v1.2.3", "--force"]).expect(0);
     assert_eq!(
         out.stderr,

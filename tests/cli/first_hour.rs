@@ -28,8 +28,15 @@ fn readme_action_and_examples_name_the_same_version_and_repository() {
     ))
     .unwrap();
     let repo_re = regex::Regex::new(r"github\.com/([\w.-]+/release-warden)").unwrap();
-    for file in ["README.md", "action.yml", "docs/install.md"] {
-        let Ok(text) = std::fs::read_to_string(repo_root().join(file)) else {
+    let docs = std::fs::read_dir(repo_root().join("docs"))
+        .unwrap()
+        .map(|e| format!("docs/{}", e.unwrap().file_name().to_string_lossy()))
+        .filter(|n| n.ends_with(".md"));
+    for file in ["README.md".to_string(), "action.yml".to_string()]
+        .into_iter()
+        .chain(docs)
+    {
+        let Ok(text) = std::fs::read_to_string(repo_root().join(&file)) else {
             continue;
         };
         for m in version_re.captures_iter(&text) {

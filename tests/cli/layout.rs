@@ -449,7 +449,7 @@ fn readme_layout_is_each_files_own_doc() {
     block.push(String::new());
     block.push(LAYOUT_END.to_string());
     let expected = block.join("\n");
-    let readme_path = root.join("README.md");
+    let readme_path = root.join("docs/contributing.md");
     let readme = std::fs::read_to_string(&readme_path).unwrap();
     let begin = readme
         .find(LAYOUT_BEGIN)
