@@ -536,8 +536,10 @@ pub struct ReleaseChecks<'a> {
     /// Judges the checksum list and its signatures once they are in the folder: `Err(why)`
     /// stops before any other asset is downloaded.
     pub list_verifies: &'a dyn Fn(&Path) -> std::result::Result<(), String>,
-    /// Bytes downloaded so far, for a progress bar (the total is the assets' listed sizes).
+    /// Bytes downloaded so far, for a progress bar, and the total to download (set once the
+    /// release is read: the listed sizes of the assets chosen).
     pub progress: Option<&'a crate::release::hash::Progress>,
+    pub total: Option<&'a crate::release::hash::Progress>,
 }
 
 /// The release, and those of its assets that `wanted` names, downloaded into `dir` (with the
@@ -600,6 +602,10 @@ async fn fetch_from<S: ApiSource>(
         .filter(|a| wanted(&a.name))
         .cloned()
         .partition(|a| signed_file(&a.name));
+    if let Some(total) = checks.total {
+        let bytes: u64 = small.iter().chain(&rest).map(|a| a.size).sum();
+        total.store(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut files = download_counted(
         source,
         repo,

@@ -280,7 +280,7 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
             String::new(),
             dir.display().to_string(),
             Outcome::EmptyRun,
-            "no suite files: hive wrote no results (did it crash, or is this the wrong directory?)",
+            super::stream::no_suites_hint(dir),
         ));
     }
     let mut run = RunState::default();

@@ -69,11 +69,10 @@ impl RunVisitor for Collect {
 /// against nothing would report every test as removed, or none as failing.
 fn read_run(dir: &Path, which: &str) -> Result<Run> {
     if super::stream::suite_files(dir)?.is_empty() {
-        return Err(Error::input(
-            dir.display().to_string(),
-            None,
-            format!("{which}: no hive suite file (*.json) here: did hive write no results, or is this the wrong folder?"),
-        ));
+        return Err(Error::Usage(format!(
+            "{which}: {}",
+            super::stream::no_suites_hint(dir)
+        )));
     }
     let mut c = Collect::default();
     stream_run(dir, &mut c)?;

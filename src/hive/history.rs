@@ -349,6 +349,14 @@ fn classify(marks: &[Mark], listed: bool, fixed_after: usize) -> Option<TestClas
 /// Reads the runs in `dirs` (oldest first) and classifies every test that failed in one of them
 /// or that the registry lists.
 pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> Result<History> {
+    // A run without suite files is a wrong folder or a crashed hive, never a run of nothing.
+    for dir in dirs {
+        if super::stream::suite_files(dir)?.is_empty() {
+            return Err(crate::error::Error::Usage(super::stream::no_suites_hint(
+                dir,
+            )));
+        }
+    }
     if dirs.is_empty() {
         return Err(Error::Usage(
             "hive history needs at least one results directory".into(),

@@ -54,6 +54,25 @@ pub(crate) fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
 /// Suite files of a results directory: top-level `*.json`, minus hive's own files. A `*.json`
 /// entry that is not a regular file inside the directory (a link out of it, a FIFO, a folder)
 /// is bad input, never skipped: a run that silently loses a suite file loses its failures.
+/// Why `dir` holds no run, and where the run may be: hive writes suite files into
+/// `workspace/logs` (its `--results-root`), so a folder whose `logs/` has them is named.
+pub(crate) fn no_suites_hint(dir: &Path) -> String {
+    let logs = dir.join("logs");
+    let has_run = suite_files(&logs).is_ok_and(|f| !f.is_empty());
+    if has_run {
+        format!(
+            "no hive suite file (*.json) in {}, but {} has some: pass that folder (hive's --results-root)",
+            dir.display(),
+            logs.display()
+        )
+    } else {
+        format!(
+            "no hive suite file (*.json) in {}: did hive write no results, or is this the wrong folder? (hive writes them to workspace/logs)",
+            dir.display()
+        )
+    }
+}
+
 pub(crate) fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let root = fs::canonicalize(dir).map_err(|e| Error::io("reading", dir, e))?;
     let mut files = Vec::new();

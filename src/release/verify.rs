@@ -55,6 +55,8 @@ pub struct VerifyOptions {
     pub checksums_name: String,
     /// Digests already computed (as a release downloaded): these files are not read again.
     pub known_digests: std::collections::BTreeMap<PathBuf, Digests>,
+    /// `-x FILE`: the signature of the one file verified, where it is not `<file>.minisig`.
+    pub signature_file: Option<PathBuf>,
     /// Files already known to fail, with why (a release asset GitHub's digest shows replaced):
     /// their entry fails with that reason, unread.
     pub preset_failures: std::collections::BTreeMap<PathBuf, String>,
@@ -808,6 +810,11 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
         ));
     }
     refuse_trust_from_inputs(opts, keys)?;
+    if opts.signature_file.is_some() && (opts.inputs.len() != 1 || opts.inputs[0].is_dir()) {
+        return Err(Error::Usage(
+            "-x names the signature of one file: give exactly one file to verify".into(),
+        ));
+    }
     let mut report = VerifyReport::default();
     if let Some(c) = &opts.expect_commit {
         if !(12..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -847,7 +854,11 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
                 format!("the signature of {artifact}, checked with it"),
             );
         } else {
-            jobs.push(Job::signed_file(input.clone(), input.display().to_string()));
+            let mut job = Job::signed_file(input.clone(), input.display().to_string());
+            if let Some(sig) = &opts.signature_file {
+                job.signature = Some(sig.clone());
+            }
+            jobs.push(job);
         }
     }
     let split = cores_to_spare(jobs.len());

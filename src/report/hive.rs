@@ -133,12 +133,16 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
         .iter()
         .filter(|c| c.outcome.is_error(r.allow_missing) || c.outcome == Outcome::Missing)
     {
+        // A result of no suite (an empty run) is named by itself: no leading `/`.
+        let name = if c.suite.is_empty() {
+            text_value(&c.name).into_owned()
+        } else {
+            format!("{}/{}", text_value(&c.suite), text_value(&c.name))
+        };
         writeln!(
             w,
-            "{:<16} {}/{}: {}",
+            "{:<16} {name}: {}",
             c.outcome.label().to_uppercase(),
-            text_value(&c.suite),
-            text_value(&c.name),
             text_value(&c.message)
         )?;
         if let Some(t) = &c.text {

@@ -99,6 +99,15 @@ fn minisign_habits_work() {
         out.stdout,
         format!("OK    app  key {id} ({inline})\n1 verified, 0 failed, 0 errors\n")
     );
+    // -x: the signature somewhere else, as minisign takes it.
+    std::fs::rename(t.path().join("app.minisig"), t.path().join("sig")).unwrap();
+    let out =
+        run(warden(t.path()).args(["verify", "-m", "app", "-x", "sig", "-P", &inline])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    app  key {id} ({inline})\n1 verified, 0 failed, 0 errors\n")
+    );
+    std::fs::rename(t.path().join("sig"), t.path().join("app.minisig")).unwrap();
     // Without a key anywhere, sign says where it looked.
     let out = run(warden(t.path()).env("HOME", t.path().join("nobody")).args([
         "sign",

@@ -212,13 +212,24 @@ fn a_run_without_a_suite_file_is_an_error() {
     assert_eq!(out.stdout, "");
     assert_eq!(
         out.stderr,
-        "warden: new: NEW: no hive suite file (*.json) here: did hive write no results, or is this the wrong folder?\n"
+        "warden: NEW: no hive suite file (*.json) in new: did hive write no results, or is this the wrong folder? (hive writes them to workspace/logs)\n"
     );
     let out = run(warden(t.path()).args(["hive", "diff", "new", "old"])).expect(2);
-    assert!(
-        out.stderr.starts_with("warden: new: OLD: "),
-        "{}",
-        out.stderr
+    assert!(out.stderr.starts_with("warden: OLD: "), "{}", out.stderr);
+    // The run is in logs/ below the folder given: said, with the folder to pass.
+    suite_file(
+        &t.path().join("new/logs"),
+        "2.json",
+        &[("eth_call/a", true)],
+    );
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"ethrex\"]\n",
+    );
+    let out = run(warden(t.path()).args(["hive", "history", "new"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: no hive suite file (*.json) in new, but new/logs has some: pass that folder (hive's --results-root)\n"
     );
 }
 

@@ -822,6 +822,9 @@ pub(crate) struct VerifyArgs {
     /// A file to verify, as `minisign -Vm FILE` takes it (the same as giving it as a PATH).
     #[arg(short = 'm', value_name = "FILE", conflicts_with = "release")]
     pub file: Vec<PathBuf>,
+    /// The signature of the one file verified, as `minisign -x` takes it [default: FILE.minisig].
+    #[arg(short = 'x', value_name = "SIGFILE", conflicts_with = "release")]
+    pub signature_file: Option<PathBuf>,
     /// Verify the published release TAG of --repo: download its assets (GH_TOKEN/GITHUB_TOKEN when
     /// set, anonymous otherwise) and require tag:TAG, repo:OWNER/NAME and the tag's commit.
     #[arg(long, value_name = "TAG", requires = "repo")]

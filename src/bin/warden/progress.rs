@@ -14,10 +14,11 @@ impl ProgressDisplay {
         Self::start_with_total(counter, None, enabled, what)
     }
 
-    /// The same, for work of a known size: bytes of the total, rate and time left.
+    /// The same, for work whose size becomes known (`total`, once set above 0): bytes of the
+    /// total, rate and time left.
     pub(crate) fn start_with_total(
         counter: Option<Progress>,
-        total: Option<u64>,
+        total: Option<Progress>,
         enabled: bool,
         what: &'static str,
     ) -> Self {
@@ -45,6 +46,10 @@ impl ProgressDisplay {
                         let bytes = counter.load(Ordering::Relaxed);
                         let per_sec = bytes as f64 / start.elapsed().as_secs_f64().max(0.001);
                         let rate = per_sec / 1e6;
+                        let total = total
+                            .as_ref()
+                            .map(|t| t.load(Ordering::Relaxed))
+                            .filter(|t| *t > 0);
                         bar.set_message(match total {
                             Some(total) => {
                                 let left = total.saturating_sub(bytes) as f64 / per_sec.max(1.0);

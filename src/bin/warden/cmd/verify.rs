@@ -86,6 +86,7 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         only: Only::new(&args.only)?,
         known_digests: Default::default(),
         preset_failures: Default::default(),
+        signature_file: args.signature_file.clone(),
         checksums_name: args.checksums.clone(),
         progress: Some(Progress::default()),
     };
@@ -218,15 +219,17 @@ fn fetch_release(
             Err(e) => Err(e.to_string()),
         }
     };
-    let downloaded = Progress::default();
+    let (downloaded, total) = (Progress::default(), Progress::default());
     let checks = releases::ReleaseChecks {
         checksums_name: &opts.checksums_name,
         run_policy: &keys.policy().run,
         list_verifies: &list_verifies,
         progress: Some(&downloaded),
+        total: Some(&total),
     };
-    let bar = ProgressDisplay::start(
+    let bar = ProgressDisplay::start_with_total(
         Some(downloaded.clone()),
+        Some(total.clone()),
         ctx.progress && !args.no_progress,
         "downloading",
     );
