@@ -132,15 +132,19 @@ impl SuiteState<'_, '_> {
         if let Some(c) = client {
             self.summary.clients.insert(c.to_string());
         }
-        self.summary.cases += 1;
-        if case.pass {
-            self.summary.passed += 1;
-        } else {
-            self.summary.failed += 1;
-        }
+        // Tests are counted as `hive history` and `hive diff` count them: lifecycle and launch
+        // cases apart, so one run has one count everywhere.
         let is_launch = test == "client launch";
-        if !case.multi_test_context && !is_launch {
+        if case.multi_test_context || is_launch {
+            self.summary.lifecycle += 1;
+        } else {
             self.real_cases += 1;
+            self.summary.cases += 1;
+            if case.pass {
+                self.summary.passed += 1;
+            } else {
+                self.summary.failed += 1;
+            }
         }
         if suite == self.opts.expected_suite.as_str() {
             if let Some(c) = client {
@@ -388,7 +392,7 @@ fn classify_suite_file(
                 ),
                 _ => format!(
                     "suite {name} ran no test cases{}",
-                    if state.summary.cases > 0 {
+                    if state.summary.lifecycle > 0 {
                         " (only client launch / lifecycle cases)"
                     } else {
                         ""

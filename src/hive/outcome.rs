@@ -106,9 +106,12 @@ pub struct SuiteSummary {
     pub file: PathBuf,
     pub name: String,
     pub clients: BTreeSet<String>,
+    /// Tests of the suite (as `hive history` and `hive diff` count them), and how they went.
     pub cases: usize,
     pub passed: usize,
     pub failed: usize,
+    /// Client launch and shared-client lifecycle cases, not tests: counted apart.
+    pub lifecycle: usize,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -118,12 +118,16 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     // Suite, client and test names and failure text come from the results: each is one line,
     // never a `::` workflow command.
     for s in &r.suites {
+        let lifecycle = match s.lifecycle {
+            0 => String::new(),
+            n => format!(" (and {})", count(n, "lifecycle case", "lifecycle cases")),
+        };
         writeln!(
             w,
-            "{} ({}): {}, {} passed, {} failed",
+            "{} ({}): {}, {} passed, {} failed{lifecycle}",
             text_value(&s.name),
             text_value(&clients(s)),
-            count(s.cases, "case", "cases"),
+            count(s.cases, "test", "tests"),
             s.passed,
             s.failed
         )?;
@@ -206,7 +210,7 @@ fn markdown(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     }
     writeln!(
         w,
-        "| suite | clients | cases | passed | failed |\n|---|---|---|---|---|"
+        "| suite | clients | tests | passed | failed |\n|---|---|---|---|---|"
     )?;
     for s in &r.suites {
         writeln!(
