@@ -58,6 +58,23 @@ fn readme_action_and_examples_name_the_same_version_and_repository() {
         readme.contains(&format!("Rust {rust} or later")),
         "README's minimum Rust"
     );
+    // A guide, not the reference: the quick starts on the first screen, a few hundred lines.
+    let quick = readme.lines().position(|l| l == "## Quick starts").unwrap();
+    assert!(quick < 80, "the quick starts begin at line {}", quick + 1);
+    assert!(
+        readme.lines().count() < 400,
+        "README is {} lines",
+        readme.lines().count()
+    );
+    // The Action's inputs for the common jobs run warden through the same argument splitting.
+    let action = std::fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    for input in [
+        "verify-release:",
+        "audit-sarif:",
+        "WARDEN_ARGS: audit --format sarif --output",
+    ] {
+        assert!(action.contains(input), "action.yml: {input}");
+    }
 }
 
 #[test]
