@@ -139,6 +139,11 @@ pub struct EntryHistory {
     /// Exclusions that matched no test of any run (in suites that ran).
     pub unmatched: usize,
     pub verdict: String,
+    /// The entry's title, the first paragraph of its why, and its review date, for people.
+    pub title: String,
+    pub why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review_by: Option<String>,
 }
 
 /// One run: its directory, what it records of its sources, and its size.
@@ -580,6 +585,13 @@ fn entry_histories(matcher: &Matcher, tests: &[TestHistory]) -> Vec<EntryHistory
             passing,
             unmatched,
             verdict,
+            title: entry.data.title.clone(),
+            why: entry.why_first_paragraph().to_string(),
+            review_by: entry
+                .data
+                .review_by
+                .as_ref()
+                .map(|d| d.get_ref().to_string()),
         });
     }
     out

@@ -17,6 +17,8 @@ pub enum HiveCheckFormat {
     Json,
     Junit,
     Markdown,
+    /// A self-contained HTML page.
+    Html,
 }
 
 impl From<HiveCheckFormat> for Format {
@@ -24,6 +26,7 @@ impl From<HiveCheckFormat> for Format {
         match f {
             HiveCheckFormat::Text => Format::Text,
             HiveCheckFormat::Json => Format::Json,
+            HiveCheckFormat::Html => Format::Html,
             HiveCheckFormat::Junit => Format::Junit,
             HiveCheckFormat::Markdown => Format::Markdown,
         }
@@ -84,6 +87,7 @@ impl Report for HiveReport {
     fn render_other(&self, format: Format, w: &mut dyn Write) -> io::Result<()> {
         match format {
             Format::Junit => junit(w, self),
+            Format::Html => super::html::check_page(w, self),
             other => Err(unsupported(other)),
         }
     }

@@ -13,6 +13,8 @@ pub enum RunsFormat {
     Text,
     Json,
     Markdown,
+    /// A self-contained HTML page (`hive history`): a heat map of tests × runs with filters.
+    Html,
 }
 
 impl From<RunsFormat> for super::Format {
@@ -21,6 +23,7 @@ impl From<RunsFormat> for super::Format {
             RunsFormat::Text => super::Format::Text,
             RunsFormat::Json => super::Format::Json,
             RunsFormat::Markdown => super::Format::Markdown,
+            RunsFormat::Html => super::Format::Html,
         }
     }
 }

@@ -195,6 +195,13 @@ impl Report for History {
     fn exit_code(&self) -> u8 {
         History::exit_code(self)
     }
+
+    fn render_other(&self, format: super::Format, w: &mut dyn Write) -> io::Result<()> {
+        match format {
+            super::Format::Html => super::html::history_page(w, self),
+            other => Err(super::unsupported(other)),
+        }
+    }
 }
 
 /// `--rerun-regex`: one `--sim.limit` pattern per suite, of the tests that failed in the last run.

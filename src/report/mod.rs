@@ -11,6 +11,7 @@ pub(crate) mod doc;
 pub mod hive;
 pub mod hive_diff;
 pub mod hive_history;
+pub(crate) mod html;
 pub(crate) mod import;
 pub(crate) mod keygen;
 mod keys;
@@ -35,6 +36,8 @@ pub enum Format {
     Markdown,
     Sarif,
     Junit,
+    /// One self-contained page (`hive history`, `hive check`).
+    Html,
 }
 
 /// `--format` of the reports that are text or JSON: `sign`, `verify`, `check`,

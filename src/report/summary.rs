@@ -62,6 +62,29 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Adds a link to the full hive report (an uploaded `hive history --format html`), before
+    /// the marker: `url` must be `https://`, without spaces, quotes or brackets.
+    pub fn link_report(&mut self, url: &str) -> Result<(), String> {
+        let plain = url.starts_with("https://")
+            && !url
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || "<>()[]\"'`\\".contains(c));
+        if !plain {
+            return Err(format!(
+                "--report-url {}: an https:// URL without spaces, quotes or brackets",
+                markup::text_value(url)
+            ));
+        }
+        let line = format!("[The full hive report]({url}) (heat map of tests × runs).\n\n");
+        match self.markdown.rfind(MARKER) {
+            Some(at) => self.markdown.insert_str(at, &line),
+            None => self.markdown.push_str(&line),
+        }
+        self.text
+            .push_str(&format!("\nThe full hive report: {url}\n"));
+        Ok(())
+    }
+
     pub fn new(
         registry: &Registry,
         results: Option<&HiveReport>,

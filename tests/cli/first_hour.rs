@@ -429,3 +429,33 @@ fn colour_quiet_and_familiar_flags() {
         "warden: --persona pedantic: warden has no personas (that is zizmor's flag): every finding is reported, with its severity and confidence; --fail-on SEVERITY sets which fail the run\n"
     );
 }
+
+/// The known-issues comment links the uploaded hive report; a URL that is not a plain https one
+/// is refused before anything is printed.
+#[test]
+fn the_summary_links_the_hive_report() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"ethrex\"]\n",
+    );
+    let out = run(warden(t.path()).args([
+        "known-issues",
+        "summary",
+        "--report-url",
+        "https://github.com/o/r/actions/runs/1/artifacts/2",
+    ]))
+    .expect(0);
+    assert!(out.stdout.ends_with(
+        "[The full hive report](https://github.com/o/r/actions/runs/1/artifacts/2) (heat map of tests × runs).\n\n<!-- warden:known-issues -->\n"
+    ), "{}", out.stdout);
+    for bad in [
+        "javascript:alert(1)",
+        "https://x/a) [b](https://evil",
+        "http://plain",
+    ] {
+        let out =
+            run(warden(t.path()).args(["known-issues", "summary", "--report-url", bad])).expect(2);
+        assert_eq!(out.stdout, "");
+    }
+}

@@ -69,7 +69,7 @@ fn make_run(dir: &Path, flips: &[(&str, Flip)], hive_commit: Option<&str>) {
 }
 
 /// The four runs of the table above, in `runs/1` … `runs/4`.
-fn four_runs(t: &Path) {
+pub(super) fn four_runs(t: &Path) {
     let fail = |s| Flip::Fail(s);
     make_run(&t.join("runs/1"), &[], None);
     make_run(
@@ -102,7 +102,7 @@ fn four_runs(t: &Path) {
 
 /// A registry in the layout maintainers write by hand: comments, unusual key order, an inline
 /// array of exclusions, a multi-line `why`.
-fn registry(t: &Path) {
+pub(super) fn registry(t: &Path) {
     write(
         &t.join("known_issues/registry.toml"),
         b"# polard's known issues\nclients = [\"polard\"]\n\n[upstream]\nhive = \"389348a0a7f04148881e90c278ece3e172dbbd4f\"  # bumped by hand\n",

@@ -3,3 +3,4 @@
 mod check;
 mod diff;
 mod history;
+mod html;

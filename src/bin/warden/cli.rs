@@ -557,6 +557,10 @@ pub(crate) struct SummaryArgs {
     /// The repository for --post [default: GITHUB_REPOSITORY].
     #[arg(long, value_name = "OWNER/NAME", requires = "post")]
     pub repo: Option<String>,
+    /// Link the full hive report (`hive history --format html`, uploaded as a workflow
+    /// artifact: its https:// URL).
+    #[arg(long, value_name = "URL")]
+    pub report_url: Option<String>,
     /// API base URL for --post [default: GITHUB_API_URL, else https://api.github.com].
     #[arg(long, value_name = "URL", requires = "post")]
     pub api_url: Option<String>,

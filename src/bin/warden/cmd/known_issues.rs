@@ -163,7 +163,10 @@ fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Res
     } else {
         None
     };
-    let summary = Summary::new(&registry, results.as_ref(), history.as_ref());
+    let mut summary = Summary::new(&registry, results.as_ref(), history.as_ref());
+    if let Some(url) = &args.report_url {
+        summary.link_report(url).map_err(anyhow::Error::msg)?;
+    }
     let code = ctx.emit(out, &summary, args.format.into(), args.step_summary)?;
     if let Some(target) = target {
         post_comment(&args, ctx, &target, &summary.markdown)?;
