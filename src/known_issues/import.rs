@@ -73,8 +73,12 @@ fn read_lists(
 ) -> Result<BTreeMap<String, Vec<String>>> {
     match format {
         ImportFormat::RethYaml => {
-            let doc: BTreeMap<String, Option<Vec<String>>> =
-                yaml_serde::from_str(text).map_err(|e| {
+            // Parsed within the audit's node budget: a list from a pull request may be an
+            // alias bomb.
+            let value = crate::audit::workflows::yaml::parse(text)
+                .map_err(|((line, _), why)| Error::input(origin, Some(line), why))?;
+            let doc: BTreeMap<String, Option<Vec<String>>> = yaml_serde::from_value(value)
+                .map_err(|e| {
                     Error::input(origin, None, format!("not a suite → names YAML map: {e}"))
                 })?;
             Ok(doc
@@ -367,6 +371,22 @@ mod tests {
         ] {
             assert_eq!(split_client(&with_client(name, "reth"), "reth"), Some(name));
         }
+    }
+
+    #[test]
+    fn a_yaml_alias_bomb_is_refused_not_expanded() {
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..9 {
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("l{}", i - 1)
+            };
+            let refs = vec![format!("*{prev}"); 10].join(", ");
+            bomb.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+        }
+        let err = read_lists(&bomb, ImportFormat::RethYaml, None, "bomb.yaml").unwrap_err();
+        assert!(err.to_string().contains("YAML nodes"), "{err}");
     }
 
     #[test]

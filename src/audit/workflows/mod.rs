@@ -13,7 +13,7 @@ pub(crate) mod flow;
 pub(crate) mod signing_job;
 pub(crate) mod source;
 pub(crate) mod triggers;
-mod yaml;
+pub(crate) mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
