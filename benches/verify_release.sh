@@ -6,6 +6,7 @@
 #   benches/verify_release.sh                 # 8 × 256 MiB
 #   SIZE_MIB=64 benches/verify_release.sh     # quicker
 #   BIND=0 benches/verify_release.sh          # a signature without a run: no provenance reads
+#   BIND=0 WARDEN=../old/target/release/warden benches/verify_release.sh   # another build
 #
 # Prints wall times (best of RUNS) and warden's peak RSS. Needs python3, curl, minisign,
 # sha256sum and GNU time.
@@ -17,8 +18,11 @@ RUNS=${RUNS:-3}
 for tool in python3 curl minisign sha256sum /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is required" >&2; exit 2; }
 done
-cargo build --release --locked -q
-WARDEN=$PWD/target/release/warden
+# WARDEN=/path/to/warden compares another build in the same conditions (it must sign too).
+if [ -z "${WARDEN:-}" ]; then
+  cargo build --release --locked -q
+  WARDEN=$PWD/target/release/warden
+fi
 WORK=$PWD/target/bench-release
 rm -rf "$WORK"; mkdir -p "$WORK/dist" "$WORK/keys"
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
