@@ -124,7 +124,7 @@ pub enum SuiteError {
     Io(#[from] io::Error),
 }
 
-const INITIAL_BUFFER: usize = 1 << 20;
+const INITIAL_BUFFER: usize = 4 << 20;
 
 /// The largest single JSON value (a test case with its inline `details`) read whole. Results come
 /// from a pull request's run: one 300 MB `details` string took 825 MB.
@@ -262,6 +262,16 @@ fn one<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), serde_json
 
 /// Reads a suite file, calling `visitor` for the suite name, every case and the details log path.
 pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<(), SuiteError> {
+    read_suite_with(reader, visitor, true)
+}
+
+/// [`read_suite`], a large buffer of cases parsed on both cores (`split`) or every case in turn
+/// (the reference the split reading is tested against).
+fn read_suite_with(
+    reader: impl Read,
+    visitor: &mut impl SuiteVisitor,
+    split: bool,
+) -> Result<(), SuiteError> {
     let mut c = Cursor {
         reader,
         buf: vec![0; INITIAL_BUFFER],
@@ -302,7 +312,7 @@ pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<
                     visitor.test_details_log(&p);
                 }
             }
-            "testCases" if c.peek()? == Some(b'{') => read_cases(&mut c, visitor)?,
+            "testCases" if c.peek()? == Some(b'{') => read_cases(&mut c, visitor, split)?,
             "clientVersions" | "runMetadata" => {
                 let v: serde_json::Value = c.value(|b| one::<serde_json::Value>(b))?;
                 let sources = match key.as_str() {
@@ -347,34 +357,181 @@ pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<
     }
 }
 
+/// Buffers of cases smaller than this are parsed on one core.
+const SPLIT_MIN: usize = 256 << 10;
+
+/// A case as the visitor sees it, from its parsed form.
+fn case_of(raw: RawCase<'_>) -> HiveCase<'_> {
+    HiveCase {
+        name: raw.name,
+        pass: raw.summary.pass == Some(true),
+        timeout: raw.summary.timeout == Some(true),
+        multi_test_context: raw.multi_test_context == Some(true),
+        // Failure text is kept only where it may be shown: failures.
+        details: if raw.summary.pass == Some(true) {
+            None
+        } else {
+            raw.summary.details
+        },
+        log: raw.summary.log.map(|l| (l.begin, l.end)),
+    }
+}
+
+/// Cases parsed from a slice of `testCases` members, and where parsing stopped: at `next` (a
+/// member start: the first incomplete member, or the stop asked for), or past the object's `}`
+/// (`closed`).
+struct Members<'b> {
+    cases: Vec<HiveCase<'b>>,
+    next: usize,
+    closed: bool,
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// Parses the members of `b` from its start (a member) up to `stop` or the end of the slice;
+/// `None` on anything but valid members (the caller then reads case by case, which says what).
+fn parse_members(b: &[u8], stop: Option<usize>) -> Option<Members<'_>> {
+    let mut out = Members {
+        cases: Vec::new(),
+        next: 0,
+        closed: false,
+    };
+    let mut i = 0;
+    loop {
+        out.next = i;
+        let key = skip_ws(b, i);
+        if stop.is_some_and(|s| i >= s) || key >= b.len() {
+            return Some(out);
+        }
+        let used = match one::<IgnoredAny>(&b[key..]) {
+            Ok((_, used)) => used,
+            Err(e) if e.is_eof() => return Some(out),
+            Err(_) => return None,
+        };
+        let colon = skip_ws(b, key + used);
+        match b.get(colon) {
+            None => return Some(out),
+            Some(b':') => {}
+            Some(_) => return None,
+        }
+        let v = skip_ws(b, colon + 1);
+        let (case, used) = match one::<RawCase>(&b[v..]) {
+            Ok(x) => x,
+            Err(e) if e.is_eof() => return Some(out),
+            Err(_) => return None,
+        };
+        let sep = skip_ws(b, v + used);
+        match b.get(sep) {
+            None => return Some(out),
+            Some(b',') => {
+                out.cases.push(case_of(case));
+                i = sep + 1;
+            }
+            Some(b'}') => {
+                out.cases.push(case_of(case));
+                out.next = sep + 1;
+                out.closed = true;
+                return Some(out);
+            }
+            Some(_) => return None,
+        }
+    }
+}
+
+/// A member start near the middle of `b`: a `"<digits>":{"name":"` right after a `,`. Hive's
+/// encoder writes compact JSON in field order; an unescaped quote after a `,` is a key, and only
+/// test cases are objects whose first field is `name`. A wrong guess only makes a half fail to
+/// parse, and the reading falls back to one case at a time.
+fn split_point(b: &[u8]) -> Option<usize> {
+    let mid = b.len() / 2;
+    let found = mid + memchr::memmem::find(&b[mid..], b"\":{\"name\":\"")?;
+    let mut q = found;
+    while q > 0 && b[q - 1].is_ascii_digit() {
+        q -= 1;
+    }
+    (q < found && q >= 2 && b[q - 1] == b'"' && b[q - 2] == b',').then_some(q - 1)
+}
+
+/// The `testCases` object. With `split`, a large buffer of cases is cut near its middle at a
+/// member and both halves are parsed at once, one per core; anything unusual (no cut, a half
+/// that does not parse, a member over the cap, a truncated file) is read case by case from the
+/// buffer's start, which reports it exactly as the one-core reading does.
 fn read_cases<R: Read>(
     c: &mut Cursor<R>,
     visitor: &mut impl SuiteVisitor,
+    split: bool,
 ) -> Result<(), SuiteError> {
     c.expect(b'{', "'{'")?;
     if c.peek()? == Some(b'}') {
         c.start += 1;
         return Ok(());
     }
+    if !split {
+        return read_cases_one_by_one(c, visitor);
+    }
+    loop {
+        if c.peek()?.is_none() {
+            return read_cases_one_by_one(c, visitor);
+        }
+        let base = c.start;
+        let b = &c.buf[base..c.end];
+        let cut = (b.len() >= SPLIT_MIN).then(|| split_point(b)).flatten();
+        let parsed = match cut {
+            Some(cut) => std::thread::scope(|s| {
+                let second = s.spawn(|| parse_members(&b[cut..], None));
+                let first = parse_members(b, Some(cut));
+                let second = second.join().ok().flatten();
+                match (first, second) {
+                    (Some(f), Some(mut s)) if f.next == cut && !f.closed => {
+                        let mut all = f;
+                        all.cases.append(&mut s.cases);
+                        all.next = cut + s.next;
+                        all.closed = s.closed;
+                        Some(all)
+                    }
+                    _ => None,
+                }
+            }),
+            None => parse_members(b, None),
+        };
+        let Some(members) = parsed else {
+            return read_cases_one_by_one(c, visitor);
+        };
+        if members.cases.is_empty() && !members.closed {
+            // One member does not fit yet: more input, within the cap of one value.
+            if b.len() >= MAX_VALUE || !c.refill()? {
+                return read_cases_one_by_one(c, visitor);
+            }
+            continue;
+        }
+        let (next, closed) = (members.next, members.closed);
+        for case in members.cases {
+            visitor.case(case);
+        }
+        c.start = base + next;
+        if closed {
+            return Ok(());
+        }
+    }
+}
+
+/// The members of `testCases` from the cursor on (at a member), one case at a time.
+fn read_cases_one_by_one<R: Read>(
+    c: &mut Cursor<R>,
+    visitor: &mut impl SuiteVisitor,
+) -> Result<(), SuiteError> {
     loop {
         c.value(|b| one::<IgnoredAny>(b))?; // the test id: not stable across runs
         c.expect(b':', "':'")?;
         // The visitor sees each case while it is still in the buffer: no copy for passing cases.
         c.value(|b| {
             one::<RawCase>(b).map(|(raw, n)| {
-                visitor.case(HiveCase {
-                    name: raw.name,
-                    pass: raw.summary.pass == Some(true),
-                    timeout: raw.summary.timeout == Some(true),
-                    multi_test_context: raw.multi_test_context == Some(true),
-                    // Failure text is kept only where it may be shown: failures.
-                    details: if raw.summary.pass == Some(true) {
-                        None
-                    } else {
-                        raw.summary.details
-                    },
-                    log: raw.summary.log.map(|l| (l.begin, l.end)),
-                });
+                visitor.case(case_of(raw));
                 ((), n)
             })
         })?;
@@ -402,6 +559,78 @@ fn read_cases<R: Read>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a reading reports: every visitor call, or the error.
+    fn transcript(bytes: &[u8], split: bool) -> String {
+        let mut c = Collect::default();
+        let r = read_suite_with(bytes, &mut c, split);
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            c.name,
+            c.log,
+            c.cases,
+            r.map_err(|e| e.to_string())
+        )
+    }
+
+    /// The split reading reports exactly what the one-core reading does: on every fixture, and
+    /// on generated files with escapes, duplicate names, huge details, non-UTF-8, a member that
+    /// looks like a cut inside a string, malformed and truncated members anywhere.
+    #[test]
+    fn split_reading_is_the_one_core_reading() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hive");
+        let mut files = Vec::new();
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let dir = dir.unwrap().path();
+            if dir.is_dir() {
+                for f in std::fs::read_dir(&dir).unwrap() {
+                    let f = f.unwrap().path();
+                    if f.extension().is_some_and(|x| x == "json") {
+                        files.push(std::fs::read(f).unwrap());
+                    }
+                }
+            }
+        }
+        assert!(files.len() >= 5);
+        let mut cases = String::new();
+        for i in 0..6000 {
+            if i > 0 {
+                cases.push(',');
+            }
+            let name = match i % 7 {
+                0 => format!("t\\\"{i}\\u00e9 (ethrex)"),
+                1 => "dup (ethrex)".to_string(),
+                _ => format!("test {i} (ethrex)"),
+            };
+            let details = match i % 997 {
+                0 => "x".repeat(300_000),
+                1 => r#",\"9\":{\"name\":\"not a case"#.to_string(),
+                _ => "d}{][".into(),
+            };
+            cases.push_str(&format!(
+                "\"{i}\":{{\"name\":\"{name}\",\"description\":\"a, b]\",\"summaryResult\":{{\"pass\":{},\"details\":\"{details}\",\"log\":{{\"begin\":1,\"end\":2}}}},\"clientInfo\":{{\"x\":[1,2,{{\"y\":null}}]}}}}",
+                i % 5 != 0
+            ));
+        }
+        let good = format!(
+            "{{\"name\":\"rpc-compat\",\"testCases\":{{{cases}}},\"testDetailsLog\":\"l.log\"}}"
+        );
+        assert!(good.len() > 2 * SPLIT_MIN);
+        files.push(good.clone().into_bytes());
+        for cut in [10, 5000, 700_000, good.len() / 2, good.len() - 3] {
+            files.push(good.as_bytes()[..cut].to_vec());
+        }
+        for at in [400_000, 900_000, 1_200_000, good.len() - 400_000] {
+            for bad in [b'\xff', b']', b'"', b','] {
+                let mut v = good.clone().into_bytes();
+                v[at] = bad;
+                files.push(v);
+            }
+        }
+        for f in &files {
+            assert_eq!(transcript(f, true), transcript(f, false));
+        }
+    }
 
     #[test]
     fn a_duplicated_suite_name_is_an_error() {
