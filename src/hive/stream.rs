@@ -8,7 +8,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::pins::{self, RunSources};
-use super::suite::{read_suite, HiveCase, SuiteError, SuiteSources, SuiteVisitor};
+use super::suite::{read_suite_one_core, HiveCase, SuiteError, SuiteSources, SuiteVisitor};
 use crate::error::{Error, Result};
 
 /// Files in a results directory that are not suite files (hiveview skips the same).
@@ -177,10 +177,12 @@ pub(crate) fn stream_run(dir: &Path, visitor: &mut impl RunVisitor) -> Result<Ru
             details_log: None,
             sources: Vec::new(),
         };
-        read_suite(BufReader::with_capacity(0, reader), &mut cases).map_err(|e| match e {
-            SuiteError::Io(e) => Error::io("reading", &file, e),
-            e => bad(format!("not a hive suite file: {e}")),
-        })?;
+        read_suite_one_core(BufReader::with_capacity(0, reader), &mut cases).map_err(
+            |e| match e {
+                SuiteError::Io(e) => Error::io("reading", &file, e),
+                e => bad(format!("not a hive suite file: {e}")),
+            },
+        )?;
         let Some(suite) = cases.suite.take() else {
             return Err(bad("not a hive suite file: no \"name\"".into()));
         };

@@ -124,6 +124,7 @@ pub enum SuiteError {
     Io(#[from] io::Error),
 }
 
+/// The buffer of a split reading: halves of 2 MiB are worth a thread each.
 const INITIAL_BUFFER: usize = 4 << 20;
 
 /// The largest single JSON value (a test case with its inline `details`) read whole. Results come
@@ -261,8 +262,18 @@ fn one<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), serde_json
 }
 
 /// Reads a suite file, calling `visitor` for the suite name, every case and the details log path.
+/// Its cases are parsed on both cores (`hive check` reads one run).
 pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<(), SuiteError> {
     read_suite_with(reader, visitor, true)
+}
+
+/// [`read_suite`] on one core, with a smaller buffer: for callers that already read several
+/// runs at once on both cores (`hive history`, `hive diff`).
+pub(crate) fn read_suite_one_core(
+    reader: impl Read,
+    visitor: &mut impl SuiteVisitor,
+) -> Result<(), SuiteError> {
+    read_suite_with(reader, visitor, false)
 }
 
 /// [`read_suite`], a large buffer of cases parsed on both cores (`split`) or every case in turn
@@ -274,7 +285,8 @@ fn read_suite_with(
 ) -> Result<(), SuiteError> {
     let mut c = Cursor {
         reader,
-        buf: vec![0; INITIAL_BUFFER],
+        // A split reading wants halves worth a thread; one core, 1 MiB.
+        buf: vec![0; if split { INITIAL_BUFFER } else { 1 << 20 }],
         start: 0,
         end: 0,
         consumed: 0,
