@@ -274,9 +274,7 @@ async fn provenance<S: ApiSource>(
             .iter()
             // The signed files; with --deep, every asset.
             .filter(|a| {
-                deep || a.name == CHECKSUMS_NAME
-                    || a.name.strip_suffix(SIGNATURE_SUFFIX) == Some(CHECKSUMS_NAME)
-                    || crate::release::verify::is_cosignature_of(&a.name, CHECKSUMS_NAME)
+                deep || crate::release::verify::is_signed_list_file(&a.name, CHECKSUMS_NAME)
             })
             .filter_map(|a| a.upload())
             .collect();

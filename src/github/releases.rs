@@ -591,11 +591,7 @@ async fn fetch_from<S: ApiSource>(
 ) -> Result<Downloaded> {
     let (release, commit) = by_tag(source, repo, tag).await?;
     let sums = checks.checksums_name;
-    let signed_file = |n: &str| {
-        n == sums
-            || n.strip_suffix(".minisig") == Some(sums)
-            || crate::release::verify::is_cosignature_of(n, sums)
-    };
+    let signed_file = |n: &str| crate::release::verify::is_signed_list_file(n, sums);
     let (small, rest): (Vec<Asset>, Vec<Asset>) = release
         .assets
         .iter()

@@ -75,6 +75,16 @@ pub enum TestClass {
 }
 
 impl TestClass {
+    /// Every class, in the order reports list them.
+    pub const ALL: [TestClass; 6] = [
+        TestClass::New,
+        TestClass::Persistent,
+        TestClass::Flaky,
+        TestClass::Fixed,
+        TestClass::Gone,
+        TestClass::Stale,
+    ];
+
     pub fn label(self) -> &'static str {
         match self {
             TestClass::New => "new",

@@ -788,10 +788,12 @@ fn read_failure(out: Verdict, path: &Path, e: std::io::Error) -> Verdict {
     }
 }
 
-/// Whether `name` is a co-signature (`<file>.<KEYID>.minisig`) of `file`: a download of a
-/// release keeps them with the checksum list.
-pub fn is_cosignature_of(name: &str, file: &str) -> bool {
-    cosigned_file(name).is_some_and(|(f, _)| f == file)
+/// Whether `name` is the checksum list `list`, its signature, or one of its co-signatures: the
+/// files a release's signers made.
+pub fn is_signed_list_file(name: &str, list: &str) -> bool {
+    name == list
+        || name.strip_suffix(SIGNATURE_SUFFIX) == Some(list)
+        || cosigned_file(name).is_some_and(|(f, _)| f == list)
 }
 
 /// Verifies files and release directories. Returns `Err` only for usage errors; per-file

@@ -13,17 +13,8 @@ use crate::markup::{count, markdown_cell, markdown_code, text_value};
 /// Rows of the markdown table: a PR comment holds 65,536 characters.
 const MARKDOWN_ROWS: usize = 150;
 
-const CLASSES: [TestClass; 6] = [
-    TestClass::New,
-    TestClass::Persistent,
-    TestClass::Flaky,
-    TestClass::Fixed,
-    TestClass::Gone,
-    TestClass::Stale,
-];
-
 fn summary(h: &History) -> String {
-    let classes: Vec<String> = CLASSES
+    let classes: Vec<String> = TestClass::ALL
         .iter()
         .map(|c| format!("{} {}", h.count(*c), c.label()))
         .collect();

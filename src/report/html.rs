@@ -98,15 +98,6 @@ fn mark_cell(out: &mut String, m: Mark, run: usize) {
     );
 }
 
-const CLASSES: [TestClass; 6] = [
-    TestClass::New,
-    TestClass::Persistent,
-    TestClass::Flaky,
-    TestClass::Fixed,
-    TestClass::Gone,
-    TestClass::Stale,
-];
-
 /// `hive history --format html`.
 pub(crate) fn history_page(w: &mut dyn Write, h: &History) -> io::Result<()> {
     let mut out = String::new();
@@ -117,7 +108,7 @@ pub(crate) fn history_page(w: &mut dyn Write, h: &History) -> io::Result<()> {
         "<h1>hive history: {} runs</h1>\n<p class=\"counts\">",
         h.runs.len()
     );
-    for c in CLASSES {
+    for c in TestClass::ALL {
         let _ = write!(out, "<span>{}: <b>{}</b></span>", c.label(), h.count(c));
     }
     let _ = write!(
@@ -134,7 +125,7 @@ pub(crate) fn history_page(w: &mut dyn Write, h: &History) -> io::Result<()> {
         );
     }
     out.push_str("</ol>\n<div id=\"filters\">show: ");
-    for c in CLASSES {
+    for c in TestClass::ALL {
         let _ = write!(
             out,
             "<label><input type=\"checkbox\" value=\"{0}\" checked> {0}</label>",

@@ -54,17 +54,7 @@ struct Records {
 }
 
 fn good_records(dist: &Path) -> Records {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
+    let files = super::verify_release::release_files(dist);
     let assets = files
         .iter()
         .enumerate()

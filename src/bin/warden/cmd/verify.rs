@@ -191,8 +191,7 @@ fn fetch_release(
         let sums = &opts.checksums_name;
         let base = name.strip_suffix(".minisig").unwrap_or(name);
         opts.only.as_ref().is_none_or(|g| g.is_match(base))
-            || base == sums
-            || release_warden::release::verify::is_cosignature_of(name, sums)
+            || release_warden::release::verify::is_signed_list_file(name, sums)
     };
     // The repository's revocations apply whatever keys are trusted (--public-key included).
     let revoked = RepoRevocations::read(&from, repo, notes)?;
