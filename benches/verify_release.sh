@@ -7,6 +7,10 @@
 #   SIZE_MIB=64 benches/verify_release.sh     # quicker
 #   BIND=0 benches/verify_release.sh          # a signature without a run: no provenance reads
 #   BIND=0 WARDEN=../old/target/release/warden benches/verify_release.sh   # another build
+#   RATE_MIBPS=100 benches/verify_release.sh  # each download paced at 100 MiB/s, like a network link
+#
+# Unpaced, the local server (python) and the hashing share this machine's cores, so the ratio to
+# the download measures the hashing, not the overlap; RATE_MIBPS measures the overlap.
 #
 # Prints wall times (best of RUNS) and warden's peak RSS. Needs python3, curl, minisign,
 # sha256sum and GNU time.
@@ -40,9 +44,9 @@ else
   "$WARDEN" sign dist --secret-key k.key --tag v1 --repo o/r --commit "$COMMIT" >/dev/null
 fi
 cat dist/* > /dev/null
-python3 - "$WORK/dist" "$COMMIT" > port.txt <<'PY' &
+python3 - "$WORK/dist" "$COMMIT" "${RATE_MIBPS:-0}" > port.txt <<'PY' &
 import hashlib, http.server, json, os, shutil, socketserver, sys, time, threading
-dist, commit = sys.argv[1], sys.argv[2]
+dist, commit, rate = sys.argv[1], sys.argv[2], float(sys.argv[3]) * (1 << 20)
 names = sorted(os.listdir(dist))
 def sha(n):
     h = hashlib.sha256()
@@ -89,7 +93,14 @@ class H(http.server.BaseHTTPRequestHandler):
         if p.startswith("/blob/"):
             f = os.path.join(dist, p[len("/blob/"):])
             self.send_response(200); self.send_header("content-length", str(os.path.getsize(f))); self.end_headers()
-            with open(f, "rb") as fh: shutil.copyfileobj(fh, self.wfile, 1 << 20)
+            with open(f, "rb") as fh:
+                if not rate:
+                    shutil.copyfileobj(fh, self.wfile, 1 << 20); return
+                start, sent = time.time(), 0
+                for b in iter(lambda: fh.read(1 << 20), b""):
+                    self.wfile.write(b); sent += len(b)
+                    ahead = start + sent / rate - time.time()
+                    if ahead > 0: time.sleep(ahead)
             return
         self.send_response(404); self.send_header("content-length", "0"); self.end_headers()
 class S(socketserver.ThreadingMixIn, http.server.HTTPServer): daemon_threads = True
@@ -115,7 +126,7 @@ t_w=$(best warden_release)
 rm -rf got; rss=$(/usr/bin/time -f '%M' "$WARDEN" verify --release v1 --repo o/r --keys-dir keys --api-url "$BASE" --out got 2>&1 >/dev/null | tail -1)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a/b}'; }
 cat <<REPORT
-verify --release: $COUNT × $SIZE_MIB MiB, 20 ms per request, best of $RUNS, $(nproc) cores
+verify --release: $COUNT × $SIZE_MIB MiB, 20 ms per request, $( [ "${RATE_MIBPS:-0}" = 0 ] && echo "unpaced" || echo "${RATE_MIBPS} MiB/s per download"), best of $RUNS, $(nproc) cores
   parallel curl download alone            ${t_curl} s
   curl, then minisign -V + sha256sum -c   ${t_pair} s
   warden verify --release                 ${t_w} s   ($(ratio "$t_w" "$t_curl")× the download, $(ratio "$t_pair" "$t_w")× faster than download-then-verify), peak RSS $((rss / 1024)) MiB
