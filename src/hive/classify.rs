@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::outcome::{CaseResult, HiveReport, Outcome, SuiteSummary};
 use super::pins::{self, RunSources};
@@ -36,8 +36,14 @@ pub struct ClassifyOptions {
 
 /// Splits `name (client)` into the test and the client.
 pub(crate) fn split_client(name: &str) -> (&str, Option<&str>) {
-    if let Some(open) = name.rfind(" (") {
-        if name.ends_with(')') && !name[open + 2..name.len() - 1].contains('(') {
+    // The last " (": by bytes from the end (a searcher for two bytes costs more than the name).
+    let b = name.as_bytes();
+    if b.last() != Some(&b')') {
+        return (name, None);
+    }
+    let open = memchr::memrchr_iter(b'(', b).find(|&p| p > 0 && b[p - 1] == b' ');
+    if let Some(open) = open.map(|p| p - 1) {
+        if !name[open + 2..name.len() - 1].contains('(') {
             return (&name[..open], Some(&name[open + 2..name.len() - 1]));
         }
     }
@@ -74,7 +80,7 @@ struct SuiteState<'m, 'r> {
     matcher: &'m Matcher<'r>,
     opts: &'m ClassifyOptions,
     /// Shared, so that classifying a case does not copy the suite name.
-    name: Option<Rc<str>>,
+    name: Option<Arc<str>>,
     details_log: Option<String>,
     summary: SuiteSummary,
     /// Cases that need the suite name or the failure text before they can be classified.
@@ -95,7 +101,7 @@ struct SuiteState<'m, 'r> {
 
 impl SuiteVisitor for SuiteState<'_, '_> {
     fn suite_name(&mut self, name: &str) {
-        self.name = Some(Rc::from(name));
+        self.name = Some(Arc::from(name));
     }
 
     fn case(&mut self, case: HiveCase<'_>) {
@@ -126,10 +132,10 @@ impl SuiteVisitor for SuiteState<'_, '_> {
 
 impl SuiteState<'_, '_> {
     fn classify(&mut self, case: HiveCase<'_>, text: Option<String>) {
-        let suite: Rc<str> = self.name.clone().unwrap_or_else(|| Rc::from(""));
+        let suite: Arc<str> = self.name.clone().unwrap_or_else(|| Arc::from(""));
         let suite = &*suite;
         let (test, client) = split_client(&case.name);
-        if let Some(c) = client {
+        if let Some(c) = client.filter(|c| !self.summary.clients.contains(*c)) {
             self.summary.clients.insert(c.to_string());
         }
         // Tests are counted as `hive history` and `hive diff` count them: lifecycle and launch

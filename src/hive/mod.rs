@@ -1,8 +1,10 @@
-//! hive results: a streaming suite-file reader (`suite`), the classifier that judges every case
-//! against the known-issues registry (`classify`), what a run came to (`outcome`), what changed
-//! between two runs (`diff`), a test's history over many runs (`history`, `stream`), the pinned
-//! upstream (`pins`), and the registry edits those runs propose (`registry_update`).
+//! hive results: a streaming suite-file reader (`suite`; `case_scan` reads one case, fast), the
+//! classifier that judges every case against the known-issues registry (`classify`), what a run
+//! came to (`outcome`), what changed between two runs (`diff`), a test's history over many runs
+//! (`history`, `stream`), the pinned upstream (`pins`), and the registry edits those runs propose
+//! (`registry_update`).
 
+mod case_scan;
 pub mod classify;
 pub mod diff;
 pub mod history;

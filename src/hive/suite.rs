@@ -14,6 +14,8 @@ use std::io::{self, Read};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::case_scan::RawCase;
+
 /// One test case, as much of it as checking needs. Borrowed from the read buffer while it is
 /// visited; `into_owned` keeps it past that.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,35 +61,6 @@ impl HiveCase<'_> {
     }
 }
 
-#[derive(Deserialize)]
-struct RawLog {
-    begin: u64,
-    end: u64,
-}
-
-#[derive(Deserialize)]
-struct RawResult<'a> {
-    /// Missing or null counts as a failure (as ethrex's checker does).
-    #[serde(default)]
-    pass: Option<bool>,
-    #[serde(default)]
-    timeout: Option<bool>,
-    #[serde(default, borrow)]
-    details: Option<Cow<'a, str>>,
-    #[serde(default)]
-    log: Option<RawLog>,
-}
-
-#[derive(Deserialize)]
-struct RawCase<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(rename = "summaryResult", borrow)]
-    summary: RawResult<'a>,
-    #[serde(rename = "multiTestContext", default)]
-    multi_test_context: Option<bool>,
-}
-
 /// What the reader reports, in file order.
 pub trait SuiteVisitor {
     fn suite_name(&mut self, name: &str);
@@ -124,8 +97,9 @@ pub enum SuiteError {
     Io(#[from] io::Error),
 }
 
-/// The buffer of a split reading: halves of 2 MiB are worth a thread each.
-const INITIAL_BUFFER: usize = 4 << 20;
+/// The buffer of a split reading (there are two: one parsed while the other is read): parts of
+/// about a megabyte are worth a core each, and peak memory stays under 16 MiB.
+const INITIAL_BUFFER: usize = 3 << 19;
 
 /// The largest single JSON value (a test case with its inline `details`) read whole. Results come
 /// from a pull request's run: one 300 MB `details` string took 825 MB.
@@ -182,6 +156,19 @@ impl<R: Read> Cursor<R> {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Adds bytes read elsewhere after the unread part (compacting first, growing if needed).
+    fn append(&mut self, bytes: &[u8]) {
+        self.buf.copy_within(self.start..self.end, 0);
+        self.consumed += self.start as u64;
+        self.end -= self.start;
+        self.start = 0;
+        self.buf.truncate(self.end);
+        self.buf.extend_from_slice(bytes);
+        self.end = self.buf.len();
+        let room = self.buf.len().max(INITIAL_BUFFER);
+        self.buf.resize(room, 0);
     }
 
     /// The next non-whitespace byte, without consuming it.
@@ -261,32 +248,57 @@ fn one<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), serde_json
     }
 }
 
-/// Reads a suite file, calling `visitor` for the suite name, every case and the details log path.
-/// Its cases are parsed on both cores (`hive check` reads one run).
-pub fn read_suite(reader: impl Read, visitor: &mut impl SuiteVisitor) -> Result<(), SuiteError> {
-    read_suite_with(reader, visitor, true)
+/// The test case at the front of `bytes`: the fast scanner when it can, serde_json otherwise
+/// (which then decides, and reports, exactly as before).
+fn case_value(bytes: &[u8]) -> Result<(RawCase<'_>, usize), serde_json::Error> {
+    match super::case_scan::case(bytes) {
+        Some(found) => Ok(found),
+        None => one::<RawCase>(bytes),
+    }
 }
 
-/// [`read_suite`] on one core, with a smaller buffer: for callers that already read several
+/// A member's key (the test id, not kept) at the front of `bytes`: its length.
+fn key_value(bytes: &[u8]) -> Result<usize, serde_json::Error> {
+    match super::case_scan::plain_key(bytes) {
+        Some(used) => Ok(used),
+        None => one::<IgnoredAny>(bytes).map(|(_, used)| used),
+    }
+}
+
+/// Reads a suite file, calling `visitor` for the suite name, every case and the details log path.
+/// Its cases are parsed on both cores (`hive check` reads one run).
+pub fn read_suite(
+    reader: impl Read + Send,
+    visitor: &mut (impl SuiteVisitor + Send),
+) -> Result<(), SuiteError> {
+    read_suite_with(reader, visitor, INITIAL_BUFFER, read_cases_split)
+}
+
+/// [`read_suite`] on one core, with a 256 KiB buffer (larger ones were no faster): for callers that already read several
 /// runs at once on both cores (`hive history`, `hive diff`).
 pub(crate) fn read_suite_one_core(
     reader: impl Read,
     visitor: &mut impl SuiteVisitor,
 ) -> Result<(), SuiteError> {
-    read_suite_with(reader, visitor, false)
+    read_suite_with(reader, visitor, 256 << 10, |c, visitor| {
+        if opens_cases(c)? {
+            read_cases_one_by_one(c, visitor)?;
+        }
+        Ok(())
+    })
 }
 
 /// [`read_suite`], a large buffer of cases parsed on both cores (`split`) or every case in turn
 /// (the reference the split reading is tested against).
-fn read_suite_with(
-    reader: impl Read,
-    visitor: &mut impl SuiteVisitor,
-    split: bool,
+fn read_suite_with<R: Read, V: SuiteVisitor>(
+    reader: R,
+    visitor: &mut V,
+    buffer: usize,
+    cases: impl FnOnce(&mut Cursor<R>, &mut V) -> Result<(), SuiteError>,
 ) -> Result<(), SuiteError> {
     let mut c = Cursor {
         reader,
-        // A split reading wants halves worth a thread; one core, 1 MiB.
-        buf: vec![0; if split { INITIAL_BUFFER } else { 1 << 20 }],
+        buf: vec![0; buffer],
         start: 0,
         end: 0,
         consumed: 0,
@@ -298,6 +310,7 @@ fn read_suite_with(
     }
     // A second `name` would rename the suite after its first cases were classified.
     let mut seen: Vec<&'static str> = Vec::new();
+    let mut cases = Some(cases);
     loop {
         let key: String = c.value(|b| one::<Cow<str>>(b).map(|(k, n)| (k.into_owned(), n)))?;
         if let Some(field) = ["name", "testDetailsLog", "testCases"]
@@ -324,7 +337,10 @@ fn read_suite_with(
                     visitor.test_details_log(&p);
                 }
             }
-            "testCases" if c.peek()? == Some(b'{') => read_cases(&mut c, visitor, split)?,
+            "testCases" if c.peek()? == Some(b'{') => match cases.take() {
+                Some(read) => read(&mut c, visitor)?,
+                None => return Err(c.error("duplicate field `testCases` in the suite object")),
+            },
             "clientVersions" | "runMetadata" => {
                 let v: serde_json::Value = c.value(|b| one::<serde_json::Value>(b))?;
                 let sources = match key.as_str() {
@@ -420,8 +436,8 @@ fn parse_members(b: &[u8], stop: Option<usize>) -> Option<Members<'_>> {
         if stop.is_some_and(|s| i >= s) || key >= b.len() {
             return Some(out);
         }
-        let used = match one::<IgnoredAny>(&b[key..]) {
-            Ok((_, used)) => used,
+        let used = match key_value(&b[key..]) {
+            Ok(used) => used,
             Err(e) if e.is_eof() => return Some(out),
             Err(_) => return None,
         };
@@ -432,7 +448,7 @@ fn parse_members(b: &[u8], stop: Option<usize>) -> Option<Members<'_>> {
             Some(_) => return None,
         }
         let v = skip_ws(b, colon + 1);
-        let (case, used) = match one::<RawCase>(&b[v..]) {
+        let (case, used) = match case_value(&b[v..]) {
             Ok(x) => x,
             Err(e) if e.is_eof() => return Some(out),
             Err(_) => return None,
@@ -460,7 +476,7 @@ fn parse_members(b: &[u8], stop: Option<usize>) -> Option<Members<'_>> {
 /// test cases are objects whose first field is `name`. A wrong guess only makes a half fail to
 /// parse, and the reading falls back to one case at a time.
 fn split_point(b: &[u8]) -> Option<usize> {
-    let mid = b.len() / 2;
+    let mid = b.len() / 100 * SPLIT_AT_PERCENT;
     let found = mid + memchr::memmem::find(&b[mid..], b"\":{\"name\":\"")?;
     let mut q = found;
     while q > 0 && b[q - 1].is_ascii_digit() {
@@ -470,22 +486,29 @@ fn split_point(b: &[u8]) -> Option<usize> {
 }
 
 /// The `testCases` object. With `split`, a large buffer of cases is cut near its middle at a
-/// member and both halves are parsed at once, one per core; anything unusual (no cut, a half
-/// that does not parse, a member over the cap, a truncated file) is read case by case from the
-/// buffer's start, which reports it exactly as the one-core reading does.
-fn read_cases<R: Read>(
+/// member and both halves are parsed at once, one per core; while this buffer's cases are
+/// visited, the second core reads the file on into a spare buffer, which becomes the next one.
+/// Anything unusual (no cut, a half that does not parse, a member over the cap, a truncated file)
+/// is read case by case from the buffer's start, which reports it exactly as the one-core reading
+/// does.
+fn read_cases_split<R: Read + Send, V: SuiteVisitor + Send>(
     c: &mut Cursor<R>,
-    visitor: &mut impl SuiteVisitor,
-    split: bool,
+    visitor: &mut V,
 ) -> Result<(), SuiteError> {
-    c.expect(b'{', "'{'")?;
-    if c.peek()? == Some(b'}') {
-        c.start += 1;
+    if !opens_cases(c)? {
         return Ok(());
     }
-    if !split {
-        return read_cases_one_by_one(c, visitor);
-    }
+    // Inside the pool, each join runs its first half here and offers the second to the other
+    // worker, which waits spinning a moment before it sleeps: a thread started for each buffer
+    // began up to a millisecond late on this VM's idle second core.
+    rayon::scope(|_| split_loop(c, visitor))
+}
+
+fn split_loop<R: Read + Send, V: SuiteVisitor + Send>(
+    c: &mut Cursor<R>,
+    visitor: &mut V,
+) -> Result<(), SuiteError> {
+    let mut spare: Vec<u8> = Vec::new();
     loop {
         if c.peek()?.is_none() {
             return read_cases_one_by_one(c, visitor);
@@ -493,43 +516,134 @@ fn read_cases<R: Read>(
         let base = c.start;
         let b = &c.buf[base..c.end];
         let cut = (b.len() >= SPLIT_MIN).then(|| split_point(b)).flatten();
-        let parsed = match cut {
-            Some(cut) => std::thread::scope(|s| {
-                let second = s.spawn(|| parse_members(&b[cut..], None));
-                let first = parse_members(b, Some(cut));
-                let second = second.join().ok().flatten();
-                match (first, second) {
-                    (Some(f), Some(mut s)) if f.next == cut && !f.closed => {
-                        let mut all = f;
-                        all.cases.append(&mut s.cases);
-                        all.next = cut + s.next;
-                        all.closed = s.closed;
-                        Some(all)
-                    }
-                    _ => None,
-                }
-            }),
-            None => parse_members(b, None),
-        };
-        let Some(members) = parsed else {
-            return read_cases_one_by_one(c, visitor);
-        };
-        if members.cases.is_empty() && !members.closed {
-            // One member does not fit yet: more input, within the cap of one value.
-            if b.len() >= MAX_VALUE || !c.refill()? {
+        let Some(cut) = cut else {
+            // A small buffer (the end of the file, or one large case): one core.
+            let Some(members) = parse_members(b, None) else {
                 return read_cases_one_by_one(c, visitor);
+            };
+            if members.cases.is_empty() && !members.closed {
+                // One member does not fit yet: more input, within the cap of one value.
+                if b.len() >= MAX_VALUE || !c.refill()? {
+                    return read_cases_one_by_one(c, visitor);
+                }
+                continue;
+            }
+            let (next, closed) = (members.next, members.closed);
+            for case in members.cases {
+                visitor.case(case);
+            }
+            c.start = base + next;
+            if closed {
+                return Ok(());
             }
             continue;
+        };
+        // The next buffer has the usual size, whatever one large case made of this one.
+        if spare.len() != INITIAL_BUFFER {
+            spare = vec![0; INITIAL_BUFFER];
         }
-        let (next, closed) = (members.next, members.closed);
-        for case in members.cases {
-            visitor.case(case);
-        }
-        c.start = base + next;
-        if closed {
-            return Ok(());
+        let (reader, eof) = (&mut c.reader, c.eof);
+        let ahead = &mut spare[AHEAD_ROOM..];
+        let (first, (second, read)) = rayon::join(
+            || {
+                // The first half is visited while the second is parsed and the file read on.
+                let first = parse_members(b, Some(cut))?;
+                if first.next != cut || first.closed {
+                    return None;
+                }
+                for case in first.cases {
+                    visitor.case(case);
+                }
+                Some(())
+            },
+            || {
+                let second = parse_members(&b[cut..], None);
+                let read = if eof {
+                    Ok((0, true))
+                } else {
+                    fill(reader, ahead)
+                };
+                (second, read)
+            },
+        );
+        // A read that failed fails the reading: what it had read is lost, and a gap must not
+        // be parsed over.
+        let (got, at_end) = read?;
+        c.eof |= at_end;
+        let fresh = AHEAD_ROOM..AHEAD_ROOM + got;
+        let parsed = match (first, second) {
+            (Some(()), Some(second)) => {
+                for case in second.cases {
+                    visitor.case(case);
+                }
+                Some((cut + second.next, second.closed))
+            }
+            (None, _) => None,
+            // The first half was visited: the one-core reading goes on from the cut.
+            (Some(()), None) => {
+                c.start = base + cut;
+                c.append(&spare[fresh]);
+                return read_cases_one_by_one(c, visitor);
+            }
+        };
+        match parsed {
+            Some((next, true)) => {
+                // The object closed: what was read ahead follows it.
+                c.start = base + next;
+                c.append(&spare[fresh]);
+                return Ok(());
+            }
+            Some((next, false)) if c.end - (base + next) <= AHEAD_ROOM => {
+                // The unread tail (a part of a member) goes just before the new bytes, and the
+                // spare buffer becomes the buffer: no copy of what was read.
+                let tail = base + next..c.end;
+                let at = AHEAD_ROOM - tail.len();
+                spare[at..AHEAD_ROOM].copy_from_slice(&c.buf[tail.clone()]);
+                c.consumed += (tail.start - at) as u64;
+                std::mem::swap(&mut c.buf, &mut spare);
+                c.start = at;
+                c.end = fresh.end;
+            }
+            Some((next, false)) => {
+                c.start = base + next;
+                c.append(&spare[fresh]);
+            }
+            None => {
+                c.append(&spare[fresh]);
+                return read_cases_one_by_one(c, visitor);
+            }
         }
     }
+}
+
+/// Where a buffer is cut: the second core also reads the file on, so it parses less.
+const SPLIT_AT_PERCENT: usize = 70;
+
+/// Past the `{` of `testCases`: whether it has members (an empty object is consumed whole).
+fn opens_cases<R: Read>(c: &mut Cursor<R>) -> Result<bool, SuiteError> {
+    c.expect(b'{', "'{'")?;
+    if c.peek()? == Some(b'}') {
+        c.start += 1;
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Room kept before the bytes read ahead, for the part of a member the last buffer ended in.
+const AHEAD_ROOM: usize = 64 << 10;
+
+/// Reads into `buf` until it is full or the file ends: the bytes read, and whether it ended.
+fn fill(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<(usize, bool)> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => return Ok((got, true)),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((got, false))
 }
 
 /// The members of `testCases` from the cursor on (at a member), one case at a time.
@@ -538,11 +652,11 @@ fn read_cases_one_by_one<R: Read>(
     visitor: &mut impl SuiteVisitor,
 ) -> Result<(), SuiteError> {
     loop {
-        c.value(|b| one::<IgnoredAny>(b))?; // the test id: not stable across runs
+        c.value(|b| key_value(b).map(|n| ((), n)))?; // the test id: not stable across runs
         c.expect(b':', "':'")?;
         // The visitor sees each case while it is still in the buffer: no copy for passing cases.
         c.value(|b| {
-            one::<RawCase>(b).map(|(raw, n)| {
+            case_value(b).map(|(raw, n)| {
                 visitor.case(case_of(raw));
                 ((), n)
             })
@@ -575,7 +689,11 @@ mod tests {
     /// What a reading reports: every visitor call, or the error.
     fn transcript(bytes: &[u8], split: bool) -> String {
         let mut c = Collect::default();
-        let r = read_suite_with(bytes, &mut c, split);
+        let r = if split {
+            read_suite(bytes, &mut c)
+        } else {
+            read_suite_one_core(bytes, &mut c)
+        };
         format!(
             "{:?} {:?} {:?} {:?}",
             c.name,
@@ -642,6 +760,43 @@ mod tests {
         for f in &files {
             assert_eq!(transcript(f, true), transcript(f, false));
         }
+        // Reads of odd sizes (the reading ahead fills a buffer from many), then a read that
+        // fails part-way: an error, never a gap parsed over.
+        struct Uneven<'a> {
+            rest: &'a [u8],
+            step: usize,
+            fail_at: Option<usize>,
+        }
+        impl Read for Uneven<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.fail_at.is_some_and(|f| f >= self.rest.len()) {
+                    return Err(io::Error::other("the disk went away"));
+                }
+                self.step = self.step % 70_001 + 9_973;
+                let n = self.step.min(buf.len()).min(self.rest.len());
+                buf[..n].copy_from_slice(&self.rest[..n]);
+                self.rest = &self.rest[n..];
+                Ok(n)
+            }
+        }
+        let uneven = |fail_at| {
+            let mut c = Collect::default();
+            let r = read_suite(
+                Uneven {
+                    rest: good.as_bytes(),
+                    step: 1,
+                    fail_at,
+                },
+                &mut c,
+            );
+            (c.cases.len(), r.map_err(|e| e.to_string()))
+        };
+        assert_eq!(
+            format!("{:?}", uneven(None)),
+            format!("{:?}", (6000, Ok::<(), String>(())))
+        );
+        let (_, failed) = uneven(Some(good.len() / 3));
+        assert_eq!(failed, Err("the disk went away".to_string()));
     }
 
     #[test]
