@@ -13,3 +13,10 @@ pub(crate) mod pins;
 pub mod registry_update;
 pub(crate) mod stream;
 pub mod suite;
+
+/// For the fuzz target `hive_case` only: panics if the fast case scanner takes `bytes` as
+/// something serde_json reads differently.
+#[doc(hidden)]
+pub fn fuzz_case_scanner(bytes: &[u8]) {
+    case_scan::agrees_with_serde(bytes);
+}

@@ -251,6 +251,10 @@ fn one<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), serde_json
 /// The test case at the front of `bytes`: the fast scanner when it can, serde_json otherwise
 /// (which then decides, and reports, exactly as before).
 fn case_value(bytes: &[u8]) -> Result<(RawCase<'_>, usize), serde_json::Error> {
+    #[cfg(test)]
+    if tests::SERDE_ONLY.with(|only| only.get()) {
+        return one::<RawCase>(bytes);
+    }
     match super::case_scan::case(bytes) {
         Some(found) => Ok(found),
         None => one::<RawCase>(bytes),
@@ -259,6 +263,10 @@ fn case_value(bytes: &[u8]) -> Result<(RawCase<'_>, usize), serde_json::Error> {
 
 /// A member's key (the test id, not kept) at the front of `bytes`: its length.
 fn key_value(bytes: &[u8]) -> Result<usize, serde_json::Error> {
+    #[cfg(test)]
+    if tests::SERDE_ONLY.with(|only| only.get()) {
+        return one::<IgnoredAny>(bytes).map(|(_, used)| used);
+    }
     match super::case_scan::plain_key(bytes) {
         Some(used) => Ok(used),
         None => one::<IgnoredAny>(bytes).map(|(_, used)| used),
@@ -686,13 +694,23 @@ fn read_cases_one_by_one<R: Read>(
 mod tests {
     use super::*;
 
-    /// What a reading reports: every visitor call, or the error.
+    thread_local! {
+        /// Set on a test's thread: cases are read by serde_json alone, as before the scanner.
+        pub(super) static SERDE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// What a reading reports (every visitor call, or the error): split (with the scanner), or
+    /// the reference: one core, serde_json alone, one case at a time (the reader before this
+    /// round's speed work).
     fn transcript(bytes: &[u8], split: bool) -> String {
         let mut c = Collect::default();
         let r = if split {
             read_suite(bytes, &mut c)
         } else {
-            read_suite_one_core(bytes, &mut c)
+            SERDE_ONLY.with(|only| only.set(true));
+            let r = read_suite_one_core(bytes, &mut c);
+            SERDE_ONLY.with(|only| only.set(false));
+            r
         };
         format!(
             "{:?} {:?} {:?} {:?}",
@@ -703,7 +721,8 @@ mod tests {
         )
     }
 
-    /// The split reading reports exactly what the one-core reading does: on every fixture, and
+    /// The split reading with the scanner reports exactly what the one-core reading with
+    /// serde_json alone does (and, below, the one-core reading with the scanner): on every fixture, and
     /// on generated files with escapes, duplicate names, huge details, non-UTF-8, a member that
     /// looks like a cut inside a string, malformed and truncated members anywhere.
     #[test]
@@ -758,7 +777,14 @@ mod tests {
             }
         }
         for f in &files {
-            assert_eq!(transcript(f, true), transcript(f, false));
+            let reference = transcript(f, false);
+            assert_eq!(transcript(f, true), reference);
+            let mut c = Collect::default();
+            let r = read_suite_one_core(f.as_slice(), &mut c).map_err(|e| e.to_string());
+            assert_eq!(
+                format!("{:?} {:?} {:?} {:?}", c.name, c.log, c.cases, r),
+                reference
+            );
         }
         // Reads of odd sizes (the reading ahead fills a buffer from many), then a read that
         // fails part-way: an error, never a gap parsed over.
