@@ -139,7 +139,8 @@ impl<R: Read> Cursor<R> {
             self.start = 0;
         }
         if self.end == self.buf.len() {
-            let grown = self.buf.len() * 2;
+            // Doubling, but never past the cap of one value (which is refused when reached).
+            let grown = (self.buf.len() * 2).min(MAX_VALUE).max(self.buf.len() + 1);
             self.buf.resize(grown, 0);
         }
         loop {
