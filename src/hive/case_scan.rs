@@ -1,11 +1,11 @@
 //! One test case as read from a suite file: its shape for serde_json (`RawCase`), and the fast
-//! path, a scanner for what hive writes (compact JSON, names and keys without escapes) that builds
-//! the case straight from the bytes. It accepts only what serde_json
-//! accepts, into the same value with the same length; anything else (an escape in a kept string,
-//! a duplicate field, a wrong type, a number it does not read, the end of the buffer) is `None`,
-//! and the caller parses that case with serde_json, which decides and reports it. Every byte is
-//! still checked: ignored values as serde_json's own skip checks them (strings for control
-//! characters and escapes, numbers for their grammar), kept strings and keys for UTF-8.
+//! path, a scanner for what hive writes (compact JSON, names and keys without escapes) that
+//! builds the case straight from the bytes. It accepts only what serde_json accepts, into the
+//! same value with the same length; anything else (an escape in a kept string, a duplicate field,
+//! a wrong type, a number it does not read, the end of the buffer) is `None`, and the caller
+//! parses that case with serde_json, which decides and reports it. Every byte is still checked:
+//! ignored values as serde_json's own skip checks them (strings for control characters and
+//! escapes, numbers for their grammar), kept strings and keys for UTF-8.
 
 use std::borrow::Cow;
 
