@@ -400,9 +400,6 @@ async fn download_counted<S: ApiSource>(
     results.into_iter().collect()
 }
 
-/// The repository's own public keys (`keys/*.pub` of its default branch), written into `dir`.
-/// Returns their names. This trusts the repository itself: it still catches a tampered mirror or
-/// asset, not a compromised repository.
 /// The revocation statements of `keys/revoked/` on `repo`'s default branch, written into
 /// `dir/revoked/` (revocations only remove trust, so the newest source is the right one). None
 /// when the folder does not exist; any other failed read is an error, never "no revocation".
@@ -452,6 +449,36 @@ pub fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Result<usi
     written
 }
 
+/// The repository's `keys/policy.toml` on its default branch, written into `dir` (a policy only
+/// removes trust, so the verifier applies it on top of its own). `false` when there is none; any
+/// other failed read is an error, never "no policy".
+pub fn repo_policy(session: &Session, repo: &str, dir: &Path) -> Result<bool> {
+    let written = session.block_on(async {
+        let name = crate::release::policy::POLICY_FILE;
+        let route = routes::contents(repo, &format!("keys/{name}"));
+        let file = match session.api().get(&route, Shape::Object).await {
+            Fetched::Ok(v) => v,
+            Fetched::Failed { status: 404, .. } => return Ok(false),
+            f => return Err(failed(&format!("keys/{name} of {repo}"), &route, f)),
+        };
+        let bytes = super::api::base64_content(&file)
+            .ok_or_else(|| Error::Api(format!("keys/{name} of {repo}: content is not base64")))?;
+        if bytes.len() > 64 * 1024 {
+            return Err(Error::Refused(format!(
+                "keys/{name} of {repo}: larger than 64 KiB: not a key policy"
+            )));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
+        crate::files::atomic::write_atomic(&dir.join(name), &bytes, 0o644, true)?;
+        Ok(true)
+    });
+    session.check_api()?;
+    written
+}
+
+/// The repository's own public keys (`keys/*.pub` of its default branch), written into `dir`.
+/// Returns their names. This trusts the repository itself: it still catches a tampered mirror or
+/// asset, not a compromised repository.
 pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String>> {
     let names = session.block_on(async {
         let api = session.api();

@@ -208,6 +208,56 @@ impl Policy {
             .filter(|k| k.expires_at.is_some_and(|at| now >= at))
     }
 
+    /// Both policies at once, for a verifier that trusts its own keys and applies the
+    /// repository's policy too (`theirs`, named `origin` in messages): a policy only removes
+    /// trust, so the higher threshold, the earlier end of each key this policy's keys hold, and
+    /// the run requirements of both. A workflow or environment both name must be the same:
+    /// otherwise no run could satisfy both, which is an error, not a silent choice.
+    pub fn with_stricter(mut self, theirs: Policy, origin: &str) -> Result<Policy> {
+        if theirs.threshold > self.threshold {
+            self.threshold = theirs.threshold;
+            self.file = Some(PathBuf::from(origin));
+        }
+        for k in theirs.keys {
+            let Some(mine) = self.keys.iter_mut().find(|m| m.key_id == k.key_id) else {
+                if k.expires_at.is_some() {
+                    // A key this policy says nothing of: the repository's end date applies.
+                    self.keys.push(KeyPolicy {
+                        name: None,
+                        role: None,
+                        ..k
+                    });
+                }
+                continue;
+            };
+            if k.expires_at
+                .is_some_and(|t| mine.expires_at.is_none_or(|m| t < m))
+            {
+                mine.expires_at = k.expires_at;
+                mine.valid_until = k.valid_until;
+            }
+        }
+        let run = &mut self.run;
+        run.require_run |= theirs.run.require_run;
+        for (mine, their, what) in [
+            (&mut run.workflow, theirs.run.workflow, "workflow"),
+            (&mut run.environment, theirs.run.environment, "environment"),
+        ] {
+            match (&mine, their) {
+                (Some(a), Some(b)) if *a != b => {
+                    return Err(Error::input(
+                        origin.to_string(),
+                        None,
+                        format!("{what} {b:?}, but the local keys/policy.toml asks {a:?}: no run can be both"),
+                    ))
+                }
+                (None, Some(b)) => *mine = Some(b),
+                _ => {}
+            }
+        }
+        Ok(self)
+    }
+
     /// The file the policy came from, for messages (`keys/policy.toml`, or "no policy").
     pub fn origin(&self) -> String {
         self.file

@@ -138,6 +138,22 @@ impl TrustedKeys {
         problems
     }
 
+    /// Also applies the `policy.toml` of `dir` (the repository's, read through the API, named
+    /// `origin` in messages) on top of this folder's: see [`Policy::with_stricter`]. Its rules
+    /// about keys not trusted here are left out (their signatures do not count anyway). Nothing
+    /// changes when `dir` has no policy.
+    pub fn apply_policy_from(mut self, dir: &Path, origin: &str) -> Result<Self> {
+        let mut theirs = Policy::load(dir)?;
+        if theirs.file.is_none() {
+            return Ok(self);
+        }
+        theirs
+            .keys
+            .retain(|k| self.keys.iter().any(|(key, _)| key.key_id == k.key_id));
+        self.policy = self.policy.with_stricter(theirs, origin)?;
+        Ok(self)
+    }
+
     /// Also honours the revocations of `keys_dir` (say, the repository's, read through the API),
     /// which only remove trust: a statement that does not verify is an error.
     pub fn apply_revocations(self, keys_dir: &Path) -> Result<Self> {

@@ -455,8 +455,9 @@ async fn a_recorded_release_replays_offline_with_the_same_output() {
     let again = replay("again").expect(0);
     assert_eq!(again.stdout, live.stdout.replace("got/", "again/"));
     assert_eq!(again.stderr, live.stderr);
-    // The release, its assets, the tag's commit, and the repository's keys/revoked/ (404).
-    assert_eq!(requests, 4 + assets.len());
+    // The release, its assets, the tag's commit, and the repository's keys/revoked/ and
+    // keys/policy.toml (404 both).
+    assert_eq!(requests, 5 + assets.len());
     // A replayed asset that was tampered with fails like a downloaded one (102: app-linux,
     // "linux binary" listed at 12 bytes): same length, other bytes.
     let asset = t.path().join("snap/repos/o/r/releases/assets/102.json");
@@ -733,6 +734,98 @@ async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
         .and(path("/repos/o/r/contents/keys/revoked"))
         .respond_with(ResponseTemplate::new(500))
         .with_priority(1)
+        .mount(&api)
+        .await;
+    verify_release(t.path(), &api, &["--out", "failed"])
+        .await
+        .expect(2);
+}
+
+/// The repository's `keys/policy.toml` applies on top of the verifier's own keys (it only removes
+/// trust): a threshold of two fails a release one key signed, even with that key pinned; a
+/// workflow no run can match together with the local policy's is an error; a policy the API
+/// cannot read is not "no policy"; a recording keeps it and its replay applies it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_repository_s_policy_applies_to_local_keys() {
+    use base64::Engine as _;
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    let (api, _s) = servers(&good, COMMIT).await;
+    let policy = |text: &str| {
+        ResponseTemplate::new(200).set_body_json(json!({
+            "encoding": "base64",
+            "content": base64::engine::general_purpose::STANDARD.encode(text)
+        }))
+    };
+    // A policy that asks nothing more: the release verifies as before.
+    let relaxed = Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/policy.toml"))
+        .respond_with(policy("threshold = 1\n"))
+        .mount_as_scoped(&api)
+        .await;
+    verify_release(t.path(), &api, &["--out", "one"])
+        .await
+        .expect(0);
+    drop(relaxed);
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/policy.toml"))
+        .respond_with(policy("threshold = 2\n"))
+        .mount(&api)
+        .await;
+    let out = verify_release(
+        t.path(),
+        &api,
+        &["--out", "two", "--public-key", "keys/demo.pub"],
+    )
+    .await
+    .expect(1);
+    assert_eq!(
+        out.stdout,
+        "FAIL  two/SHA256SUMS  1 of 2 required signatures (keys/policy.toml of o/r)\nFAIL  two/app-linux  not downloaded: SHA256SUMS does not verify (1 of 2 required signatures (keys/policy.toml of o/r))\nFAIL  two/app.tar.gz  not downloaded: SHA256SUMS does not verify (1 of 2 required signatures (keys/policy.toml of o/r))\n0 verified, 3 failed, 0 errors\n"
+    );
+    // Recorded, then replayed offline: the same failure.
+    verify_release(t.path(), &api, &["--out", "rec", "--record", "snap-policy"])
+        .await
+        .expect(1);
+    assert!(t.path().join("snap-policy/repo-keys/policy.toml").is_file());
+    let replay = run(warden(t.path()).args(VERIFY_RELEASE).args([
+        "--out",
+        "replayed",
+        "--snapshot",
+        "snap-policy",
+    ]))
+    .expect(1);
+    assert!(
+        replay.stdout.starts_with(
+            "FAIL  replayed/SHA256SUMS  1 of 2 required signatures (keys/policy.toml of o/r)\n"
+        ),
+        "{}",
+        replay.stdout
+    );
+    // A workflow the local policy names otherwise: no run could be both.
+    write(
+        &t.path().join("keys/policy.toml"),
+        b"workflow = \".github/workflows/release.yml\"\n",
+    );
+    let (api, _s) = servers(&good, COMMIT).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/policy.toml"))
+        .respond_with(policy("workflow = \".github/workflows/other.yml\"\n"))
+        .mount(&api)
+        .await;
+    let out = verify_release(t.path(), &api, &["--out", "conflict"])
+        .await
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: keys/policy.toml of o/r: workflow \".github/workflows/other.yml\", but the local keys/policy.toml asks \".github/workflows/release.yml\": no run can be both\n"
+    );
+    std::fs::remove_file(t.path().join("keys/policy.toml")).unwrap();
+    // A policy the API cannot read is not "no policy".
+    let (api, _s) = servers(&good, COMMIT).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/policy.toml"))
+        .respond_with(ResponseTemplate::new(500))
         .mount(&api)
         .await;
     verify_release(t.path(), &api, &["--out", "failed"])

@@ -193,10 +193,16 @@ fn fetch_release(
         opts.only.as_ref().is_none_or(|g| g.is_match(base))
             || release_warden::release::verify::is_signed_list_file(name, sums)
     };
-    // The repository's revocations apply whatever keys are trusted (--public-key included).
-    let revoked = RepoRevocations::read(&from, repo, notes)?;
-    if let Some(dir) = revoked.dir() {
-        *keys = keys.clone().apply_revocations(dir)?;
+    // The repository's policy and revocations apply whatever keys are trusted (--public-key
+    // included): both only remove trust. The policy first: its threshold is the one the
+    // repository's revocations by other keys were signed under.
+    let repo_keys = RepoKeys::read(&from, repo, notes)?;
+    if let Some(dir) = repo_keys.dir() {
+        let origin = format!("keys/policy.toml of {repo}");
+        *keys = keys
+            .clone()
+            .apply_policy_from(dir, &origin)?
+            .apply_revocations(dir)?;
     }
     // The list and its signatures come first; when they fail (key, tag, repository), the
     // release is judged without downloading anything large.
@@ -271,16 +277,16 @@ fn fetch_release(
     Ok(fetched)
 }
 
-/// The repository's `keys/revoked/`, read for `verify --release`: into a temporary folder, or
-/// into the snapshot a recording writes (`<snapshot>/repo-keys/revoked/`), or from the one a
-/// replay reads.
-enum RepoRevocations {
+/// The repository's `keys/revoked/` and `keys/policy.toml`, read for `verify --release`: into a
+/// temporary folder, or into the snapshot a recording writes (`<snapshot>/repo-keys/`), or from
+/// the one a replay reads.
+enum RepoKeys {
     Temp(tempfile::TempDir),
     Folder(PathBuf),
     None,
 }
 
-impl RepoRevocations {
+impl RepoKeys {
     fn read(from: &ReleaseSource<'_>, repo: &str, notes: &mut Vec<String>) -> anyhow::Result<Self> {
         Ok(match from {
             ReleaseSource::Live(session) => {
@@ -289,25 +295,27 @@ impl RepoRevocations {
                     .tempdir()
                     .context("creating a temporary folder")?;
                 releases::repo_revocations(session, repo, temp.path())?;
-                RepoRevocations::Temp(temp)
+                releases::repo_policy(session, repo, temp.path())?;
+                RepoKeys::Temp(temp)
             }
             ReleaseSource::Record(session, snap) => {
                 let dir = snap.join(REPO_KEYS);
                 std::fs::create_dir_all(dir.join("revoked"))
                     .with_context(|| format!("creating {}", dir.display()))?;
                 releases::repo_revocations(session, repo, &dir)?;
-                RepoRevocations::Folder(dir)
+                releases::repo_policy(session, repo, &dir)?;
+                RepoKeys::Folder(dir)
             }
             ReleaseSource::Snapshot(snap) => {
                 let dir = snap.join(REPO_KEYS);
                 if dir.join("revoked").is_dir() {
-                    RepoRevocations::Folder(dir)
+                    RepoKeys::Folder(dir)
                 } else {
                     notes.push(format!(
                         "{} holds no record of {repo}'s keys/revoked/ (recorded by an older warden): only local revocations apply",
                         snap.display()
                     ));
-                    RepoRevocations::None
+                    RepoKeys::None
                 }
             }
         })
@@ -316,9 +324,9 @@ impl RepoRevocations {
     /// The folder holding `revoked/`, if any.
     fn dir(&self) -> Option<&std::path::Path> {
         match self {
-            RepoRevocations::Temp(t) => Some(t.path()),
-            RepoRevocations::Folder(d) => Some(d),
-            RepoRevocations::None => None,
+            RepoKeys::Temp(t) => Some(t.path()),
+            RepoKeys::Folder(d) => Some(d),
+            RepoKeys::None => None,
         }
     }
 }
