@@ -237,6 +237,11 @@ impl Policy {
                 mine.valid_until = k.valid_until;
             }
         }
+        // Messages name where a requirement came from: the repository's file when this policy
+        // has none of its own.
+        if self.file.is_none() && theirs.run.is_set() {
+            self.file = Some(PathBuf::from(origin));
+        }
         let run = &mut self.run;
         run.require_run |= theirs.run.require_run;
         for (mine, their, what) in [
@@ -323,6 +328,44 @@ mod tests {
         assert_eq!(other.expires_at, Some(1_798_797_600));
         assert!(p.expired(alice.key_id, 1_830_297_599).is_none());
         assert!(p.expired(alice.key_id, 1_830_297_600).is_some());
+    }
+
+    /// The repository's policy on top of the verifier's: the stricter of each, never looser.
+    #[test]
+    fn the_stricter_of_two_policies() {
+        let alice = KeyId::from_hex("8A1C53B2E07E2B8A").unwrap();
+        let bob = KeyId::from_hex("0000000000000001").unwrap();
+        let mine = parse(
+            "[keys.8a1c53b2e07e2b8a]\nname = \"Alice\"\nvalid_until = 2030-01-01\n[keys.0000000000000001]\nvalid_until = 2026-01-01\n",
+        )
+        .unwrap();
+        let theirs = parse(
+            "threshold = 2\nenvironment = \"release\"\n[keys.8a1c53b2e07e2b8a]\nname = \"A.\"\nvalid_until = 2027-12-31\n[keys.0000000000000001]\nvalid_until = 2029-01-01\n",
+        )
+        .unwrap();
+        let both = mine
+            .with_stricter(theirs, "keys/policy.toml of o/r")
+            .unwrap();
+        assert_eq!(both.threshold, 2);
+        assert_eq!(both.origin(), "keys/policy.toml of o/r");
+        let a = both.key(alice).unwrap();
+        // The earlier end wins; the name stays the verifier's.
+        assert_eq!(
+            (a.name.as_deref(), a.valid_until.as_deref()),
+            (Some("Alice"), Some("2027-12-31"))
+        );
+        assert_eq!(
+            both.key(bob).unwrap().valid_until.as_deref(),
+            Some("2026-01-01")
+        );
+        assert_eq!(both.run.environment.as_deref(), Some("release"));
+        // Nothing in theirs: the verifier's policy as it was.
+        let same = parse("threshold = 3\n").unwrap();
+        let kept = same
+            .clone()
+            .with_stricter(Policy::default(), "keys/policy.toml of o/r")
+            .unwrap();
+        assert_eq!(format!("{kept:?}"), format!("{same:?}"));
     }
 
     #[test]

@@ -802,6 +802,21 @@ async fn the_repository_s_policy_applies_to_local_keys() {
         "{}",
         replay.stdout
     );
+    // A run the repository requires, and no local policy: its file is named.
+    let (api, _s) = servers(&good, COMMIT).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/policy.toml"))
+        .respond_with(policy("require_run = true\n"))
+        .mount(&api)
+        .await;
+    let out = verify_release(t.path(), &api, &["--out", "run"])
+        .await
+        .expect(1);
+    assert!(
+        out.stdout.starts_with("FAIL  run/SHA256SUMS  the signature binds no workflow run, and keys/policy.toml of o/r requires one (made outside the release pipeline?)\n"),
+        "{}",
+        out.stdout
+    );
     // A workflow the local policy names otherwise: no run could be both.
     write(
         &t.path().join("keys/policy.toml"),
