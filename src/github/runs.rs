@@ -54,15 +54,19 @@ pub async fn evidence<S: ApiSource>(
                 Fetched::Ok(_) => Vec::new(),
                 failed => return Err(ApiError::from_fetched(&route, failed)),
             };
-            let urls = statuses
+            let statuses = statuses
                 .iter()
-                .flat_map(|s| [&s["log_url"], &s["target_url"]])
-                .filter_map(|u| u.as_str().map(str::to_string))
+                .flat_map(|s| {
+                    let state = s["state"].as_str().unwrap_or_default();
+                    [&s["log_url"], &s["target_url"]]
+                        .into_iter()
+                        .filter_map(move |u| Some((state.to_string(), u.as_str()?.to_string())))
+                })
                 .collect();
             deployments.push(DeploymentRecord {
                 environment: d["environment"].as_str().unwrap_or_default().to_string(),
                 sha: d["sha"].as_str().unwrap_or_default().to_string(),
-                status_urls: urls,
+                statuses,
             });
         }
     }

@@ -241,14 +241,18 @@ pub struct RunRecord {
     pub updated_at: u64,
 }
 
-/// A deployment status pointing at a run: the environment's protection rules let it through.
+/// A deployment a job with `environment:` made, with its statuses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeploymentRecord {
     pub environment: String,
     pub sha: String,
-    /// The `log_url` and `target_url` of its statuses.
-    pub status_urls: Vec<String>,
+    /// Each status's `state` with its `log_url` or `target_url`.
+    pub statuses: Vec<(String, String)>,
 }
+
+/// The deployment states GitHub writes once a job has passed its environment's protection rules
+/// and started (`queued` and `waiting` come before; `failure` also ends a rejected review).
+const STARTED_STATES: [&str; 2] = ["in_progress", "success"];
 
 /// A release asset's upload, as GitHub records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -289,6 +293,12 @@ pub fn judge_run(signed: &Signed<'_>, evidence: &RunEvidence, policy: &RunPolicy
             b.run_id, signed.repo
         )];
     };
+    if run.id != b.run_id {
+        problems.push(format!(
+            "asked for run {}, GitHub answered with run {}",
+            b.run_id, run.id
+        ));
+    }
     if !b.workflow_repo().eq_ignore_ascii_case(signed.repo) {
         problems.push(format!(
             "signed by a run of {}'s workflow, not {}'s",
@@ -359,24 +369,38 @@ pub fn judge_run(signed: &Signed<'_>, evidence: &RunEvidence, policy: &RunPolicy
                 b.environment.as_deref().unwrap_or("none")
             ));
         }
-        let marker = format!("/actions/runs/{}", run.id);
-        let deployed = evidence.deployments.iter().any(|d| {
-            d.environment == env
-                && d.sha.eq_ignore_ascii_case(&run.head_sha)
-                && d.status_urls.iter().any(|u| points_at(u, &marker))
-        });
-        if !deployed {
+        let marker = format!("/{}/actions/runs/{}", signed.repo, run.id).to_ascii_lowercase();
+        let of_run: Vec<&str> = evidence
+            .deployments
+            .iter()
+            .filter(|d| d.environment == env && d.sha.eq_ignore_ascii_case(&run.head_sha))
+            .flat_map(|d| &d.statuses)
+            .filter(|(_, url)| points_at(url, &marker))
+            .map(|(state, _)| state.as_str())
+            .collect();
+        if of_run.is_empty() {
             problems.push(format!(
                 "no deployment to environment {env} for commit {} points at run {}: its protection rules were not shown to pass",
                 run.head_sha, run.id
+            ));
+        } else if !of_run.iter().any(|s| STARTED_STATES.contains(s)) {
+            let mut states = of_run.clone();
+            states.sort_unstable();
+            states.dedup();
+            problems.push(format!(
+                "run {}'s deployment to environment {env} never started (its statuses: {}): its protection rules did not let it through",
+                run.id,
+                crate::markup::text_value(&states.join(", "))
             ));
         }
     }
     problems
 }
 
-/// Whether `url` names the run (`…/actions/runs/<id>` followed by nothing, `/` or `?`).
+/// Whether `url` names the run (`…/<owner>/<repo>/actions/runs/<id>`, lower case, followed by
+/// nothing, `/`, `?` or `#`).
 fn points_at(url: &str, marker: &str) -> bool {
+    let url = url.to_ascii_lowercase();
     url.match_indices(marker).any(|(at, m)| {
         let rest = &url[at + m.len()..];
         rest.is_empty() || rest.starts_with(['/', '?', '#'])
@@ -465,7 +489,16 @@ mod tests {
             deployments: vec![DeploymentRecord {
                 environment: "release".into(),
                 sha: "abc".into(),
-                status_urls: vec!["https://github.com/o/r/actions/runs/123/job/9".into()],
+                statuses: vec![
+                    (
+                        "waiting".into(),
+                        "https://github.com/o/r/actions/runs/123/job/9".into(),
+                    ),
+                    (
+                        "success".into(),
+                        "https://github.com/O/R/actions/runs/123/job/9".into(),
+                    ),
+                ],
             }],
         }
     }
@@ -559,8 +592,38 @@ mod tests {
         );
         // A status of run 1234 is not run 123's.
         let mut near = evidence();
-        near.deployments[0].status_urls = vec!["https://github.com/o/r/actions/runs/1234".into()];
+        near.deployments[0].statuses = vec![(
+            "success".into(),
+            "https://github.com/o/r/actions/runs/1234".into(),
+        )];
         assert_eq!(judge_run(&signed(&b, 1_500), &near, &policy).len(), 1);
+        // Nor is another repository's run 123.
+        near.deployments[0].statuses = vec![(
+            "success".into(),
+            "https://github.com/x/r/actions/runs/123".into(),
+        )];
+        assert_eq!(judge_run(&signed(&b, 1_500), &near, &policy).len(), 1);
+        // A tag pushed by anyone starts the run, but a job still waiting for its reviewers (or
+        // rejected) did not pass the environment: a signature it names was made elsewhere.
+        let mut waiting = evidence();
+        waiting.deployments[0].statuses = vec![
+            (
+                "waiting".into(),
+                "https://github.com/o/r/actions/runs/123/job/9".into(),
+            ),
+            (
+                "failure".into(),
+                "https://github.com/o/r/actions/runs/123/job/9".into(),
+            ),
+            (
+                "waiting".into(),
+                "https://github.com/o/r/actions/runs/123/job/9".into(),
+            ),
+        ];
+        assert_eq!(
+            judge_run(&signed(&b, 1_500), &waiting, &policy),
+            ["run 123's deployment to environment release never started (its statuses: failure, waiting): its protection rules did not let it through"]
+        );
     }
 
     #[test]

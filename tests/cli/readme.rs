@@ -284,6 +284,30 @@ fn every_console_block_of_the_readme_runs() {
     assert!(ran >= 15, "only {ran} documented commands ran");
 }
 
+/// A trusted comment README.md shows outside a console block is one a tested example of
+/// docs/release.md prints, so it cannot drift from what `warden sign` writes.
+#[test]
+fn the_readme_s_trusted_comments_are_printed_by_a_tested_example() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let release = std::fs::read_to_string(repo().join("docs/release.md")).unwrap();
+    let printed: Vec<String> = blocks_of(&release)
+        .into_iter()
+        .filter(|b| b.skip.is_none())
+        .flat_map(|b| b.steps.into_iter().flat_map(|(_, out)| out))
+        .collect();
+    let shown: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("trusted comment: "))
+        .collect();
+    assert!(!shown.is_empty(), "README.md shows no trusted comment");
+    for line in shown {
+        assert!(
+            printed.iter().any(|p| p == line),
+            "README.md shows {line:?}, which no tested example of docs/release.md prints"
+        );
+    }
+}
+
 #[test]
 fn the_matcher_understands_ellipses_and_wildcards() {
     let exp = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();

@@ -257,6 +257,24 @@ async fn each_difference_from_the_recorded_run_fails() {
             "no deployment to environment release for commit 3470838ef50e566f292860fb1d8aee4937d11849 points at run 555: its protection rules were not shown to pass",
         ),
         (
+            // A tag pushed by anyone starts the run; its signing job still waits for the
+            // environment's reviewers (then is rejected), and a key used elsewhere names the run.
+            Box::new(|r| {
+                r.statuses = json!([
+                    {"state": "failure", "log_url": "https://github.com/o/r/actions/runs/555/job/1"},
+                    {"state": "waiting", "log_url": "https://github.com/o/r/actions/runs/555/job/1"}
+                ])
+            }),
+            "run 555's deployment to environment release never started (its statuses: failure, waiting): its protection rules did not let it through",
+        ),
+        (
+            // A status of the same run number in another repository is not this run's.
+            Box::new(|r| {
+                r.statuses = json!([{"state": "success", "log_url": "https://github.com/mallory/r/actions/runs/555/job/1"}])
+            }),
+            "no deployment to environment release for commit 3470838ef50e566f292860fb1d8aee4937d11849 points at run 555: its protection rules were not shown to pass",
+        ),
+        (
             Box::new(|r| {
                 let run = r.run.as_mut().unwrap();
                 run["run_started_at"] = json!("2025-11-30T02:00:00Z");
