@@ -258,7 +258,6 @@ SKIP  got/app.tar.gz  not selected by --only
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keys_from_the_repository_are_trusted_and_said_so() {
-    use base64::Engine as _;
     let t = tempfile::tempdir().unwrap();
     let assets = signed_release(t.path());
     let (api, _storage) = servers(&assets, COMMIT).await;
@@ -275,10 +274,7 @@ async fn keys_from_the_repository_are_trusted_and_said_so() {
         .await;
     Mock::given(method("GET"))
         .and(path("/repos/o/r/contents/keys/demo.pub"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "encoding": "base64",
-            "content": base64::engine::general_purpose::STANDARD.encode(public)
-        })))
+        .respond_with(file_contents(&public))
         .mount(&api)
         .await;
     let (dir, uri) = (t.path().to_path_buf(), api.uri());
@@ -644,7 +640,6 @@ async fn a_trickling_download_stops_at_its_deadline() {
 /// `keys/revoked/` from the default branch and fails the release, even with the key pinned.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
-    use base64::Engine as _;
     let t = tempfile::tempdir().unwrap();
     let good = signed_release(t.path());
     let (api, _s) = servers(&good, COMMIT).await;
@@ -681,10 +676,7 @@ async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
         listing.push(json!({"name": name, "type": "file"}));
         Mock::given(method("GET"))
             .and(path(format!("/repos/o/r/contents/keys/revoked/{name}")))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "encoding": "base64",
-                "content": base64::engine::general_purpose::STANDARD.encode(&bytes)
-            })))
+            .respond_with(file_contents(&bytes))
             .mount(&api)
             .await;
     }
@@ -747,16 +739,10 @@ async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
 /// cannot read is not "no policy"; a recording keeps it and its replay applies it.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_repository_s_policy_applies_to_local_keys() {
-    use base64::Engine as _;
     let t = tempfile::tempdir().unwrap();
     let good = signed_release(t.path());
     let (api, _s) = servers(&good, COMMIT).await;
-    let policy = |text: &str| {
-        ResponseTemplate::new(200).set_body_json(json!({
-            "encoding": "base64",
-            "content": base64::engine::general_purpose::STANDARD.encode(text)
-        }))
-    };
+    let policy = |text: &str| file_contents(text.as_bytes());
     // A policy that asks nothing more: the release verifies as before.
     let relaxed = Mock::given(method("GET"))
         .and(path("/repos/o/r/contents/keys/policy.toml"))
@@ -895,4 +881,13 @@ async fn verify_release_speaks_of_the_release() {
         out.stdout,
         "FAIL  release v1.2.3 of o/r  this release is not signed: it has no SHA256SUMS and no .minisig among its 2 assets\n0 verified, 1 failed, 0 errors\n"
     );
+}
+
+/// The contents API's answer for a file holding `bytes` (base64, as GitHub sends it).
+fn file_contents(bytes: &[u8]) -> ResponseTemplate {
+    use base64::Engine as _;
+    ResponseTemplate::new(200).set_body_json(json!({
+        "encoding": "base64",
+        "content": base64::engine::general_purpose::STANDARD.encode(bytes)
+    }))
 }
