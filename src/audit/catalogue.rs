@@ -102,7 +102,7 @@ pub(crate) struct Catalogue {
 pub(crate) enum NameClass {
     /// A signing key or its passphrase, by a curated name.
     Key,
-    /// A storage or API credential, or something that names a key without holding it.
+    /// Something that names a key without holding it, or another service's credential.
     NotKey,
     Unknown,
 }
@@ -254,6 +254,12 @@ impl Catalogue {
         }
     }
 
+    /// Whether the name identifies rather than holds (`GPG_KEY_ID`, `APPLE_ID`): not a key even
+    /// where a tool takes its key. `classify` says what the name alone says.
+    pub(crate) fn never_key(&self, name: &str) -> bool {
+        self.not_keys.is_match(&Self::normal(name))
+    }
+
     /// The signing command a script runs, if any (the first in catalogue order).
     pub(crate) fn signing_tool(&self, script: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.run.is_match(script))
@@ -332,6 +338,13 @@ mod tests {
         assert_eq!(c.classify("SSH_SIGNING_KEY"), NameClass::Key);
         assert_eq!(c.classify("OSSRH_PASSWORD"), NameClass::NotKey);
         assert_eq!(c.classify("MAVEN_GPG_PASSPHRASE"), NameClass::Key);
+        // A service's prefix does not hide a key's name; an identifier stays one.
+        assert_eq!(c.classify("CF_PROD_PGP_KEY"), NameClass::Key);
+        assert_eq!(c.classify("WINDOWS_SIGN_TOTP_SECRET"), NameClass::Key);
+        assert_eq!(c.classify("QINIU_SECRET_KEY"), NameClass::NotKey);
+        assert_eq!(c.classify("GPG_OWNERTRUST"), NameClass::NotKey);
+        assert!(c.never_key("GPG_KEY_ID") && c.never_key("APPLE_ID"));
+        assert!(!c.never_key("MAVEN_CENTRAL_PRIVATE_KEY") && !c.never_key("CF_PROD_PGP_KEY"));
         // Spellings of the same names.
         for (written, normal) in [
             ("signingInMemoryKey", "SIGNING_IN_MEMORY_KEY"),
@@ -370,6 +383,8 @@ mod tests {
             Some("gpg --import")
         );
         assert_eq!(tool("gpg --armor --detach-sign x"), Some("gpg --sign"));
+        assert_eq!(tool("gpg --import-ownertrust trust.txt"), None);
+        assert_eq!(tool("gpg --batch --import\n"), Some("gpg --import"));
         assert_eq!(tool("gpg -abs x"), Some("gpg --sign"));
         assert_eq!(tool("gpg --verify x.sig"), None);
         assert_eq!(tool("minisign -Vm x -p k.pub"), None);

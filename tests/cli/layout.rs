@@ -487,3 +487,21 @@ fn a_first_sentence_ends_at_the_first_full_stop_or_paragraph() {
     );
     assert_eq!(first_sentence("use x;"), "");
 }
+
+/// No source file holds a raw control character: a `\b` that a script wrote as a backspace once
+/// sat unseen inside a regex of the audit (it matched nothing), and looked right in an editor.
+#[test]
+fn no_raw_control_characters_in_the_sources() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = rust_files(&src());
+    files.extend(rust_files(&root.join("tests")));
+    files.push(src().join("audit/signing.toml"));
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if let Some(c) = line.chars().find(|c| c.is_control() && *c != '\t') {
+                panic!("{}:{}: a raw {c:?} in the source", file.display(), i + 1);
+            }
+        }
+    }
+}

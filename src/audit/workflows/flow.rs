@@ -85,6 +85,35 @@ impl JobSecrets {
         }
     }
 
+    /// Records `name` as a key (once), unless its name keeps it out: `definite` when it is handed
+    /// straight to where a tool takes its key (a key input, a conventional variable), and then
+    /// only a name that identifies rather than holds (`…_KEY_ID`) keeps it out.
+    fn add(&mut self, given: &SigningSecrets, name: &str, why: Why, spot: Spot, definite: bool) {
+        let cat = Catalogue::get();
+        let excluded = if definite {
+            cat.never_key(name)
+        } else {
+            cat.classify(name) == NameClass::NotKey
+        };
+        if (excluded || given.only_given()) && !given.names(name) {
+            return;
+        }
+        let why = match given.passed_from(name) {
+            _ if given.names(name) => Why::Given,
+            Some(from) if why == Why::Name => Why::Passed {
+                from: from.to_string(),
+            },
+            _ => why,
+        };
+        if !self.keys.iter().any(|k| k.name.eq_ignore_ascii_case(name)) {
+            self.keys.push(KeyUse {
+                name: name.to_string(),
+                why,
+                spot,
+            });
+        }
+    }
+
     /// Adds the secrets it reads that other jobs showed to be keys (`known`, normalised).
     pub(crate) fn add_known(&mut self, known: &BTreeSet<String>) {
         for (name, spot) in std::mem::take(&mut self.reads) {
@@ -177,6 +206,9 @@ struct StepOp {
     op: Option<(String, Option<String>)>,
     verifies: bool,
     flowing: Vec<String>,
+    /// Of `flowing`, those handed straight to an input that carries the key (`gpg_private_key:`):
+    /// a key whatever the secret is called.
+    definite: Vec<String>,
     /// Secrets the step's own script or inputs read (written out, passed on).
     touched: Vec<String>,
     /// The repository's scripts and local actions read to judge the step.
@@ -256,6 +288,7 @@ fn no_op() -> StepOp {
         op: None,
         verifies: false,
         flowing: Vec::new(),
+        definite: Vec::new(),
         touched: Vec::new(),
         followed: Vec::new(),
     }
@@ -365,6 +398,7 @@ fn uses_op(
                     op.flowing.extend(names(refs).map(str::to_string));
                 }
             }
+            op.definite = op.flowing.clone();
         }
         return op;
     }
@@ -403,6 +437,7 @@ fn uses_op(
         if let Some((label, _)) = inner_op.op {
             op.op = Some((label, Some(uses.to_string())));
             op.flowing.extend(inner_op.flowing);
+            op.definite.extend(inner_op.definite);
         } else if inner_op.verifies && op.op.is_none() {
             op.verifies = true;
             op.flowing.extend(inner_op.flowing);
@@ -415,14 +450,21 @@ fn uses_op(
 /// name for findings (`tauri-apps/tauri-action`, what the user sees in the YAML) and the inputs
 /// that carry the key (`None`: all of them).
 fn signing_action(uses: &str, given: &SigningSecrets) -> Option<(String, Option<Vec<String>>)> {
-    if let Some(a) = Catalogue::get().signing_action(uses) {
-        return Some((a.uses.clone(), a.inputs.clone()));
-    }
     let repo = uses
         .split('@')
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
+    if let Some(a) = Catalogue::get().signing_action(uses) {
+        // Named as the workflow names it: a fork (`nop33/action-electron-builder`) is not the
+        // catalogue's original.
+        let named = if repo == a.uses || repo.starts_with(&format!("{}/", a.uses)) {
+            a.uses.clone()
+        } else {
+            repo.split('/').take(2).collect::<Vec<_>>().join("/")
+        };
+        return Some((named, a.inputs.clone()));
+    }
     let a = given
         .actions
         .iter()
@@ -506,12 +548,18 @@ fn conventional_keys(
     let mut conventional = |env: &BTreeMap<String, Vec<SecretRef>>, spot: Spot| {
         for (var, refs) in env {
             if let Some(c) = cat.convention(var).filter(|c| c.applies(&job_text)) {
-                for name in names(refs) {
+                for r in refs {
+                    // A dynamic index (`secrets[format(…)]`) hands the tool some secret: the
+                    // expression stands for the key, as it does for a signing step.
+                    let name = match r {
+                        SecretRef::Named(n) => n.clone(),
+                        SecretRef::Every(e) => e.clone(),
+                    };
                     let why = Why::Convention {
                         tool: c.tool.clone(),
                         var: var.clone(),
                     };
-                    found.push((name.to_string(), why, spot.clone()));
+                    found.push((name, why, spot.clone()));
                 }
             }
         }
@@ -545,7 +593,7 @@ fn written_keys(
 ) -> Vec<(String, Why)> {
     static TARGET: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     let target = TARGET.get_or_init(|| {
-        Regex::new(r#"(?:>>?|tee\s+(?:-a\s+)?|\s-o\s*|--output[= ]|of=|Out-File\s+)\s*["']?([^\s"'|;&<>()]+)"#)
+        Regex::new(r#"(?:>>?|\btee\s+(?:-a\s+)?|\s-o\s*|--output[= ]|\bof=|(?i:\bOut-File\s+(?:-FilePath\s+)?|\bSet-Content\s+(?:-Path\s+)?|-OutFile\s+|\bWriteAll(?:Bytes|Text)\(\s*))\s*["']?([^\s"'|;&<>(),]+)"#)
             .expect("static regex")
     });
     let cat = Catalogue::get();
@@ -634,6 +682,77 @@ fn key_shaped(name: &str) -> bool {
     .any(|t| n.split('_').any(|w| w == *t) || n.ends_with(t))
 }
 
+/// The job with each `secrets[matrix.X]` written as the secrets the matrix names
+/// (`(secrets.A || secrets.B)`): a matrix written in the workflow says which secrets its
+/// entries read. Left as it is when `X` is not a list of plain names (`fromJSON(…)`).
+fn with_matrix_secrets(job: &Value) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    static INDEX: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        Regex::new(r"(?i)\bsecrets\s*\[\s*matrix\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_-]*)|\[\s*'([^']*)'\s*\])\s*\]")
+            .expect("static regex")
+    });
+    let Some(Value::Mapping(matrix)) = job.get("strategy").and_then(|s| s.get("matrix")) else {
+        return Cow::Borrowed(job);
+    };
+    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut add = |k: &Value, v: &Value| {
+        if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
+            values.entry(k.to_ascii_lowercase()).or_default().push(v);
+        }
+    };
+    for (k, v) in matrix {
+        match (k.as_str(), v) {
+            (Some("include"), Value::Sequence(entries)) => {
+                for entry in entries {
+                    if let Value::Mapping(e) = entry {
+                        e.iter().for_each(|(k, v)| add(k, v));
+                    }
+                }
+            }
+            (Some("exclude"), _) => {}
+            (_, Value::Sequence(items)) => items.iter().for_each(|v| add(k, v)),
+            _ => {}
+        }
+    }
+    let plain = Regex::new(r"^[A-Za-z_][A-Za-z0-9_-]*$").expect("static regex");
+    fn rewrite(v: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
+        match v {
+            Value::String(s) => {
+                if let Some(new) = f(s) {
+                    *s = new;
+                }
+            }
+            Value::Sequence(items) => items.iter_mut().for_each(|i| rewrite(i, f)),
+            Value::Mapping(m) => m.values_mut().for_each(|i| rewrite(i, f)),
+            Value::Tagged(t) => rewrite(&mut t.value, f),
+            _ => {}
+        }
+    }
+    let expand = |text: &str| -> Option<String> {
+        if !index.is_match(text) {
+            return None;
+        }
+        let out = index.replace_all(text, |c: &regex::Captures<'_>| {
+            let key = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
+            match values.get(&key.to_ascii_lowercase()) {
+                Some(names) if names.iter().all(|n| plain.is_match(n)) => {
+                    let mut names = names.clone();
+                    names.sort();
+                    names.dedup();
+                    let refs: Vec<String> = names.iter().map(|n| format!("secrets.{n}")).collect();
+                    format!("({})", refs.join(" || "))
+                }
+                _ => c[0].to_string(),
+            }
+        });
+        Some(out.into_owned())
+    };
+    let mut job = job.clone();
+    rewrite(&mut job, &expand);
+    Cow::Owned(job)
+}
+
 /// The signing keys of one job (`job` is its YAML value, `wf` the workflow's).
 pub(crate) fn job_secrets(
     wf: &Value,
@@ -641,32 +760,11 @@ pub(crate) fn job_secrets(
     root: &Path,
     given: &SigningSecrets,
 ) -> JobSecrets {
+    let job = &*with_matrix_secrets(job);
     let cat = Catalogue::get();
     let wf_env = env_secrets(wf);
     let job_env = env_secrets(job);
     let mut out = JobSecrets::default();
-    let add = |out: &mut JobSecrets, name: &str, why: Why, spot: Spot| {
-        if cat.classify(name) == NameClass::NotKey && !given.names(name) {
-            return;
-        }
-        if given.only_given() && !given.names(name) {
-            return;
-        }
-        let why = match given.passed_from(name) {
-            _ if given.names(name) => Why::Given,
-            Some(from) if why == Why::Name => Why::Passed {
-                from: from.to_string(),
-            },
-            _ => why,
-        };
-        if !out.keys.iter().any(|k| k.name.eq_ignore_ascii_case(name)) {
-            out.keys.push(KeyUse {
-                name: name.to_string(),
-                why,
-                spot,
-            });
-        }
-    };
     // Every secret the job reads, and where first.
     let mut seen: Vec<(String, Spot)> = Vec::new();
     for (refs, spot) in [
@@ -727,14 +825,16 @@ pub(crate) fn job_secrets(
                 }
                 for name in op.flowing {
                     signed_with.insert(Catalogue::normal(&name));
-                    add(
-                        &mut out,
+                    let definite = op.definite.contains(&name);
+                    out.add(
+                        given,
                         &name,
                         Why::FlowsInto {
                             op: label.clone(),
                             within: within.clone(),
                         },
                         Spot::Step(i),
+                        definite,
                     );
                 }
             }
@@ -747,18 +847,21 @@ pub(crate) fn job_secrets(
     // Sinks by convention: an environment variable a build tool reads its key from, and a file
     // a build tool signs with.
     for (name, why, spot) in conventional_keys(&steps, (&wf_env, &job_env), &visible) {
-        add(&mut out, &name, why, spot);
+        // A key file's name (`server.key`) may be TLS's: only a variable is definite.
+        let definite = matches!(why, Why::Convention { .. });
+        out.add(given, &name, why, spot, definite);
     }
     out.add_context();
     // Written out in a job that signs: a key-shaped secret a later step loads from disk.
     if let Some((label, _)) = out.signs.clone() {
         for (name, i) in &touched {
             if key_shaped(name) {
-                add(
-                    &mut out,
+                out.add(
+                    given,
                     name,
                     Why::Beside { op: label.clone() },
                     Spot::Step(*i),
+                    false,
                 );
             }
         }
@@ -775,7 +878,7 @@ pub(crate) fn job_secrets(
             || given.passed_from(&name).is_some();
         let verify_only = verify_only.contains(&n) && !signed_with.contains(&n);
         if named && !verify_only {
-            add(&mut out, &name, Why::Name, spot);
+            out.add(given, &name, Why::Name, spot, false);
         }
     }
     out
@@ -879,6 +982,125 @@ jobs:
       - run: aws s3 cp app s3://bucket/
 "#;
         assert_eq!(keys_of(yaml, "check"), []);
+    }
+
+    /// Handed straight to where a tool takes its key, another service's prefix does not hide a
+    /// key (`CF_` is Cloudflare's, `MAVEN_CENTRAL_` a registry's); a name that identifies a key
+    /// (`…_ID`) is never one, and a secret only beside a signing command keeps its name's verdict.
+    #[test]
+    fn a_key_handed_to_a_key_input_is_one_whatever_its_prefix() {
+        let yaml = r#"
+jobs:
+  deb:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: crazy-max/ghaction-import-gpg@v6
+        with:
+          gpg_private_key: ${{ secrets.CF_PROD_PGP_KEY }}
+      - uses: azure/trusted-signing-action@v0
+        with:
+          azure-client-id: ${{ secrets.AZURE_CLIENT_ID }}
+      - run: echo "$K" | gpg --import && qshell upload
+        env:
+          K: ${{ secrets.RELEASE_THING }}
+          QINIU: ${{ secrets.QINIU_SECRET_KEY }}
+  maven:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ./gradlew publishToSonatype
+        env:
+          ORG_GRADLE_PROJECT_signingKey: ${{ secrets.MAVEN_CENTRAL_PUBLISHING_PRIVATE_KEY }}
+"#;
+        let names = |job: &str| -> Vec<String> {
+            keys_of(yaml, job).into_iter().map(|(n, _, _)| n).collect()
+        };
+        assert_eq!(names("deb"), ["CF_PROD_PGP_KEY", "RELEASE_THING"]);
+        assert_eq!(names("maven"), ["MAVEN_CENTRAL_PUBLISHING_PRIVATE_KEY"]);
+    }
+
+    /// `secrets[matrix.x]` reads the secrets the matrix written in the workflow names; one the
+    /// workflow cannot show stays the whole context.
+    #[test]
+    fn a_matrix_index_reads_the_secrets_the_matrix_names() {
+        let yaml = r#"
+jobs:
+  desktop:
+    strategy:
+      matrix:
+        os: [ubuntu-latest]
+        include:
+          - os: macos-latest
+            cert: MAC_DEVELOPER_CERT
+          - os: windows-latest
+            cert: WIN_CERT_BLOB
+    runs-on: ${{ matrix.os }}
+    env:
+      CSC_LINK: ${{ secrets[matrix.cert] }}
+    steps:
+      - run: npm run dist
+  dynamic:
+    strategy:
+      matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}
+    runs-on: ubuntu-latest
+    env:
+      CSC_LINK: ${{ secrets[matrix.cert] }}
+    steps:
+      - run: npm run dist
+"#;
+        let conv = Why::Convention {
+            tool: "electron-builder".into(),
+            var: "CSC_LINK".into(),
+        };
+        assert_eq!(
+            keys_of(yaml, "desktop"),
+            [
+                ("MAC_DEVELOPER_CERT".into(), conv.clone(), Spot::JobEnv),
+                ("WIN_CERT_BLOB".into(), conv.clone(), Spot::JobEnv),
+            ]
+        );
+        assert_eq!(
+            keys_of(yaml, "dynamic"),
+            [("secrets[matrix.cert]".into(), conv, Spot::JobEnv)]
+        );
+    }
+
+    /// PowerShell writes a key file too, and a fork of a catalogue action is named as the
+    /// workflow names it.
+    #[test]
+    fn powershell_key_files_and_forked_actions() {
+        let yaml = r#"
+jobs:
+  win:
+    runs-on: windows-latest
+    steps:
+      - run: |
+          [IO.File]::WriteAllBytes("apps/desktop/sign.p12", [Convert]::FromBase64String("${{ secrets.DESKTOP_KEYS_SECRET }}"))
+      - run: npm run build
+  mac:
+    runs-on: macos-latest
+    steps:
+      - uses: nop33/action-electron-builder@v1
+        with:
+          mac_certs: ${{ secrets.MAC_BLOB }}
+"#;
+        assert_eq!(
+            keys_of(yaml, "win"),
+            [(
+                "DESKTOP_KEYS_SECRET".into(),
+                Why::KeyFile {
+                    file: "apps/desktop/sign.p12".into()
+                },
+                Spot::Step(0)
+            )]
+        );
+        assert_eq!(
+            keys_of(yaml, "mac"),
+            [(
+                "MAC_BLOB".into(),
+                flows("nop33/action-electron-builder"),
+                Spot::Step(0)
+            )]
+        );
     }
 
     #[test]
