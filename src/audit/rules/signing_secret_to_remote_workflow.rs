@@ -1,4 +1,5 @@
-//! `signing-secret-to-remote-workflow`: a key handed to a reusable workflow in another repository.
+//! `signing-secret-to-remote-workflow`: a key handed to a reusable workflow in another repository
+//! (or to a local one this checkout does not have: out of sight all the same).
 
 use yamlpath::route;
 
@@ -21,9 +22,14 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
     let mut out = Vec::new();
     for (id, uses, job) in call_jobs(w.value) {
-        if inherits(job) || local(&uses).is_some() {
+        if inherits(job) || w.reads_callee(&uses) {
             continue;
         }
+        let whose = if local(&uses).is_some() {
+            "which this checkout does not have: nothing shows what it does with the key"
+        } else {
+            "a workflow in another repository: whoever controls that workflow and ref controls the key"
+        };
         let keys: Vec<String> = explicit(job)
             .into_iter()
             .flat_map(|(_, from)| from)
@@ -38,7 +44,7 @@ pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
                 RULE,
                 at,
                 format!(
-                    "job `{id}` passes {} to {uses}, a workflow in another repository: whoever controls that workflow and ref controls the key, and no environment of this repository protects it",
+                    "job `{id}` passes {} to {uses}, {whose}, and no environment of this repository protects it",
                     keys.join(", ")
                 ),
                 "Sign in a job of this repository that runs in an environment with required reviewers; if the reusable workflow must sign, pin it to a full commit SHA and review it.",

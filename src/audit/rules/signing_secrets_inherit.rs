@@ -25,6 +25,9 @@ pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
             continue;
         }
         let exposed: Vec<String> = match local(&uses) {
+            Some(_) if !w.reads_callee(&uses) && !w.known.is_empty() => {
+                vec!["it is not in this checkout, out of this audit's sight".to_string()]
+            }
             Some(callee) => w.exposed.get(&callee).cloned().unwrap_or_default(),
             None if !w.known.is_empty() => {
                 vec!["it is in another repository, out of this audit's sight".to_string()]

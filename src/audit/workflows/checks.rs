@@ -36,6 +36,16 @@ pub struct WorkflowView<'w> {
     pub keys: &'w BTreeSet<String>,
     /// The risky events of the workflows that call this one (a reusable workflow runs on them).
     pub via_callers: &'w [String],
+    /// Every workflow file of the repository (`.github/workflows/x.yml`): a local callee not
+    /// among them cannot be judged.
+    pub local_workflows: &'w BTreeSet<PathBuf>,
+}
+
+impl WorkflowView<'_> {
+    /// Whether `uses` names a reusable workflow this audit reads: a local one that exists.
+    pub(crate) fn reads_callee(&self, uses: &str) -> bool {
+        super::calls::local(uses).is_some_and(|c| self.local_workflows.contains(&c))
+    }
 }
 
 /// A check of one job.

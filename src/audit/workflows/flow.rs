@@ -44,6 +44,10 @@ pub enum Why {
     Convention { tool: String, var: String },
     /// It is written to a file a build tool signs with (`release.jks`, `key.properties`).
     KeyFile { file: String },
+    /// It is handed to a variable or an input the workflow named as a signing key
+    /// (`LINUX_SIGNING_KEY: ${{ secrets.BLOB }}`, `with: { p12-file-base64: … }`): the author's
+    /// name for what the secret holds, read by a tool warden does not know.
+    NamedAs { var: String },
     /// Another job of the repository showed it to be a key.
     KeyElsewhere,
 }
@@ -209,6 +213,9 @@ struct StepOp {
     /// Of `flowing`, those handed straight to an input that carries the key (`gpg_private_key:`):
     /// a key whatever the secret is called.
     definite: Vec<String>,
+    /// The caller's secrets a local action's steps write to a key file (`inputs.keystore` into
+    /// `release.jks`).
+    key_files: Vec<(String, Why)>,
     /// Secrets the step's own script or inputs read (written out, passed on).
     touched: Vec<String>,
     /// The repository's scripts and local actions read to judge the step.
@@ -289,6 +296,7 @@ fn no_op() -> StepOp {
         verifies: false,
         flowing: Vec::new(),
         definite: Vec::new(),
+        key_files: Vec::new(),
         touched: Vec::new(),
         followed: Vec::new(),
     }
@@ -429,11 +437,36 @@ fn uses_op(
     // The step's env reaches the action's steps too.
     let mut inner_visible = visible.clone();
     inner_visible.extend(own_env);
+    let action_text: String = steps
+        .iter()
+        .filter_map(|s| s.get("run").and_then(scalar))
+        .collect::<Vec<_>>()
+        .join("\n");
     for inner in steps.iter() {
         let mut v = inner_visible.clone();
         v.extend(env_secrets(inner));
+        if let Some(run) = inner.get("run").and_then(scalar) {
+            // An `env:` variable of the action's step set from `inputs.X` carries the caller's
+            // secret to the line that writes the file.
+            let mut env = v.clone();
+            if let Some(Value::Mapping(e)) = inner.get("env") {
+                for (k, val) in e {
+                    if let (Some(k), Some(val)) = (k.as_str(), scalar(val)) {
+                        let refs = env.entry(k.to_string()).or_default();
+                        refs.extend(
+                            from_inputs(&val, &inner_inputs)
+                                .into_iter()
+                                .map(SecretRef::Named),
+                        );
+                    }
+                }
+            }
+            op.key_files
+                .extend(written_keys(&run, &env, &inner_inputs, &action_text));
+        }
         let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
         op.followed.extend(inner_op.followed.iter().cloned());
+        op.key_files.extend(inner_op.key_files.iter().cloned());
         if let Some((label, _)) = inner_op.op {
             op.op = Some((label, Some(uses.to_string())));
             op.flowing.extend(inner_op.flowing);
@@ -547,20 +580,28 @@ fn conventional_keys(
         .join("\n");
     let mut conventional = |env: &BTreeMap<String, Vec<SecretRef>>, spot: Spot| {
         for (var, refs) in env {
-            if let Some(c) = cat.convention(var).filter(|c| c.applies(&job_text)) {
-                for r in refs {
-                    // A dynamic index (`secrets[format(…)]`) hands the tool some secret: the
-                    // expression stands for the key, as it does for a signing step.
-                    let name = match r {
-                        SecretRef::Named(n) => n.clone(),
-                        SecretRef::Every(e) => e.clone(),
-                    };
-                    let why = Why::Convention {
-                        tool: c.tool.clone(),
-                        var: var.clone(),
-                    };
-                    found.push((name, why, spot.clone()));
+            let Some(c) = cat.convention(var).filter(|c| c.applies(&job_text)) else {
+                if cat.classify(var) == NameClass::Key {
+                    // A secret named as a key already is one by its own name.
+                    for name in names(refs).filter(|n| cat.classify(n) != NameClass::Key) {
+                        let why = Why::NamedAs { var: var.clone() };
+                        found.push((name.to_string(), why, spot.clone()));
+                    }
                 }
+                continue;
+            };
+            for r in refs {
+                // A dynamic index (`secrets[format(…)]`) hands the tool some secret: the
+                // expression stands for the key, as it does for a signing step.
+                let name = match r {
+                    SecretRef::Named(n) => n.clone(),
+                    SecretRef::Every(e) => e.clone(),
+                };
+                let why = Why::Convention {
+                    tool: c.tool.clone(),
+                    var: var.clone(),
+                };
+                found.push((name, why, spot.clone()));
             }
         }
     };
@@ -570,12 +611,26 @@ fn conventional_keys(
     for (i, step) in steps.iter().enumerate() {
         let step_env = env_secrets(step);
         conventional(&step_env, Spot::Step(i));
+        // An action's input named as a key (`p12-file-base64`, `signing-key`).
+        if let Some(Value::Mapping(with)) = step.get("with") {
+            for (k, v) in with {
+                if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
+                    if cat.classify(k) == NameClass::Key {
+                        let refs = secrets_in_value(&v, false);
+                        for name in names(&refs).filter(|n| cat.classify(n) != NameClass::Key) {
+                            let why = Why::NamedAs { var: k.to_string() };
+                            written.push((name.to_string(), why, Spot::Step(i)));
+                        }
+                    }
+                }
+            }
+        }
         let Some(run) = step.get("run").and_then(scalar) else {
             continue;
         };
         let mut env = visible.clone();
         env.extend(step_env);
-        for (name, why) in written_keys(&run, &env, &job_text) {
+        for (name, why) in written_keys(&run, &env, &BTreeMap::new(), &job_text) {
             written.push((name, why, Spot::Step(i)));
         }
     }
@@ -589,6 +644,7 @@ fn conventional_keys(
 fn written_keys(
     run: &str,
     env: &BTreeMap<String, Vec<SecretRef>>,
+    inputs: &BTreeMap<String, Vec<String>>,
     job_text: &str,
 ) -> Vec<(String, Why)> {
     static TARGET: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
@@ -624,6 +680,7 @@ fn written_keys(
             let mut found: Vec<String> = names(&secrets_in_value(&text, false))
                 .map(str::to_string)
                 .collect();
+            found.extend(from_inputs(&text, inputs));
             for var in vars_read(&text) {
                 if let Some(refs) = env.get(&var) {
                     found.extend(names(refs).map(str::to_string));
@@ -817,6 +874,9 @@ pub(crate) fn job_secrets(
         v.extend(env_secrets(step));
         let op = step_op(step, &v, &BTreeMap::new(), (root, given), 0);
         out.followed.extend(op.followed.iter().cloned());
+        for (name, why) in &op.key_files {
+            out.add(given, name, why.clone(), Spot::Step(i), false);
+        }
         touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
         match op.op {
             Some((label, within)) => {
@@ -894,7 +954,7 @@ impl Why {
                 within: Some(action),
             } => format!("flows into `{op}` in {action} at line {line}"),
             Why::Beside { op } => {
-                format!("is written out at line {line} in a job that runs `{op}`")
+                format!("is read at line {line}, named like a key, in a job that runs `{op}`")
             }
             Why::Name => format!("a signing key's name, line {line}"),
             Why::Given => format!("named as a key (--secret or .github/warden.toml), line {line}"),
@@ -909,6 +969,7 @@ impl Why {
                 format!("written to `{file}` at line {line}, a file a build tool signs with")
             }
             Why::KeyElsewhere => format!("a signing key in another job, read here at line {line}"),
+            Why::NamedAs { var } => format!("handed to `{var}`, a signing key's name, line {line}"),
         }
     }
 }
@@ -1157,7 +1218,7 @@ jobs:
                 op: "jarsigner".into()
             }
             .describe(3),
-            "is written out at line 3 in a job that runs `jarsigner`"
+            "is read at line 3, named like a key, in a job that runs `jarsigner`"
         );
     }
 }

@@ -151,7 +151,9 @@ pub fn audit_workflows(
         .collect();
     // Then each file on its own, its document (positions) parsed only while its findings are
     // made: memory stays that of one document.
+    let local_workflows: BTreeSet<PathBuf> = audit.workflows.iter().cloned().collect();
     let context = FileContext {
+        local_workflows: &local_workflows,
         callers: &callers,
         known: &known,
         exposed: &exposed,
@@ -174,6 +176,7 @@ pub fn audit_workflows(
 
 /// What every file's findings need from the others.
 struct FileContext<'c> {
+    local_workflows: &'c BTreeSet<PathBuf>,
     callers: &'c BTreeMap<PathBuf, calls::Caller>,
     known: &'c BTreeSet<String>,
     exposed: &'c BTreeMap<PathBuf, Vec<String>>,
@@ -220,6 +223,7 @@ fn file_findings(
         exposed: cx.exposed,
         keys: &file_keys,
         via_callers: caller.map(|c| c.risky.as_slice()).unwrap_or_default(),
+        local_workflows: cx.local_workflows,
     };
     for check in &cx.checks.workflow {
         findings.extend(check(&view));
