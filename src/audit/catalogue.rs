@@ -384,6 +384,22 @@ mod tests {
         );
         assert_eq!(tool("gpg --armor --detach-sign x"), Some("gpg --sign"));
         assert_eq!(tool("gpg --import-ownertrust trust.txt"), None);
+        assert_eq!(tool("git tag -s v1.2.3 -m v1.2.3"), Some("git tag -s"));
+        assert_eq!(tool("git tag v1.2.3"), None);
+        assert_eq!(tool("signify -S -s key.sec -m SHA256"), Some("signify -S"));
+        assert_eq!(tool("signify -V -p key.pub -m SHA256"), None);
+        assert_eq!(
+            tool("sign code azure-key-vault *.nupkg --azure-key-vault-url x"),
+            Some("sign code")
+        );
+        assert_eq!(
+            tool("productbuild --sign \"$ID\" out.pkg"),
+            Some("productsign")
+        );
+        assert_eq!(
+            tool("smctl sign --keypair-alias k -i app.exe"),
+            Some("smctl sign")
+        );
         assert_eq!(tool("gpg --batch --import\n"), Some("gpg --import"));
         assert_eq!(tool("gpg -abs x"), Some("gpg --sign"));
         assert_eq!(tool("gpg --verify x.sig"), None);
