@@ -14,6 +14,22 @@ struct Raw {
     names: RawNames,
     convention: Vec<RawConvention>,
     key_files: RawKeyFiles,
+    store: Vec<RawStore>,
+}
+
+#[derive(Deserialize)]
+struct RawStore {
+    label: String,
+    run: String,
+    #[serde(default)]
+    uses: Vec<String>,
+}
+
+/// A secret store outside GitHub that a job can read its key from.
+pub(crate) struct Store {
+    pub label: String,
+    run: Regex,
+    uses: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -95,6 +111,7 @@ pub(crate) struct Catalogue {
     pub conventions: Vec<Convention>,
     key_files: Regex,
     not_key_files: Regex,
+    stores: Vec<Store>,
 }
 
 /// What a secret's name says about it.
@@ -161,12 +178,48 @@ impl Catalogue {
                 .collect::<Result<_, String>>()?,
             key_files: Regex::new(&raw.key_files.paths).map_err(|e| e.to_string())?,
             not_key_files: Regex::new(&raw.key_files.not).map_err(|e| e.to_string())?,
+            stores: raw
+                .store
+                .into_iter()
+                .map(|s| {
+                    Ok(Store {
+                        run: Regex::new(&s.run).map_err(|e| format!("{}: {e}", s.label))?,
+                        uses: s.uses.iter().map(|u| u.to_ascii_lowercase()).collect(),
+                        label: s.label,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
         })
     }
 
     /// The convention whose tool reads `var`, if any.
     pub(crate) fn convention(&self, var: &str) -> Option<&Convention> {
         self.conventions.iter().find(|c| c.reads(var))
+    }
+
+    /// The secret store a script reads from, as a finding names it ("AWS Secrets Manager
+    /// `/release/gpg-key`"), if any.
+    pub(crate) fn store_read(&self, script: &str) -> Option<String> {
+        self.stores.iter().find_map(|s| {
+            let c = s.run.captures(script)?;
+            Some(match c.get(1) {
+                Some(id) => format!("{} `{}`", s.label, id.as_str()),
+                None => s.label.clone(),
+            })
+        })
+    }
+
+    /// The secret store an action (`uses:`) reads from, if any.
+    pub(crate) fn store_action(&self, uses: &str) -> Option<&str> {
+        let repo = uses
+            .split('@')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        self.stores
+            .iter()
+            .find(|s| s.uses.contains(&repo))
+            .map(|s| s.label.as_str())
     }
 
     /// Whether `path` is a file a build tool signs with (`release.jks`, `key.properties`).
@@ -385,6 +438,26 @@ mod tests {
         assert_eq!(tool("gpg --armor --detach-sign x"), Some("gpg --sign"));
         assert_eq!(tool("gpg --import-ownertrust trust.txt"), None);
         assert_eq!(tool("git tag -s v1.2.3 -m v1.2.3"), Some("git tag -s"));
+        assert_eq!(
+            c.store_read("aws secretsmanager get-secret-value --secret-id /release/gpg --query S")
+                .as_deref(),
+            Some("AWS Secrets Manager `/release/gpg`")
+        );
+        assert_eq!(
+            c.store_read("cosign sign --key awskms:///alias/release img")
+                .as_deref(),
+            Some("a cloud KMS key `awskms:///alias/release`")
+        );
+        assert_eq!(
+            c.store_read("aws secretsmanager get-secret-value \\\n  --secret-id k --query S")
+                .as_deref(),
+            Some("AWS Secrets Manager `k`")
+        );
+        assert_eq!(c.store_read("aws s3 cp x s3://b/"), None);
+        assert_eq!(
+            c.store_action("hashicorp/vault-action@v3"),
+            Some("HashiCorp Vault")
+        );
         assert_eq!(tool("git tag v1.2.3"), None);
         assert_eq!(tool("signify -S -s key.sec -m SHA256"), Some("signify -S"));
         assert_eq!(tool("signify -V -p key.pub -m SHA256"), None);

@@ -35,6 +35,7 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
             "the signing key (passed alone, as `secrets.NAME`, not the whole secrets context)".into(),
             v.names(),
         ),
+
         (Some(first), _) => (v.reasons(), first.name.clone(), v.names()),
         (None, Some((expr, _))) if !known.is_empty() => (
             format!(
@@ -66,7 +67,10 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
                 RULE,
                 loc,
                 format!("job `{id}` holds {what} and has no `environment:`: any run of this job can read the key"),
-                format!("Add `environment: release` to job `{id}`, store {first} only in that environment (not as a repository secret), and require reviewers on it."),
+                match v.first() {
+                    Some(f) if matches!(f.why, Why::Fetched { .. }) => format!("Add `environment: release` to job `{id}`, let only that environment's runs read {first} (the store's trust policy on the environment's OIDC subject, not on a ref anyone who pushes a tag can make), and require reviewers on it."),
+                    _ => format!("Add `environment: release` to job `{id}`, store {first} only in that environment (not as a repository secret), and require reviewers on it."),
+                },
             )
             .about(Subject::secrets(names)),
         ),

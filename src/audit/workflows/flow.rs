@@ -50,6 +50,9 @@ pub enum Why {
     NamedAs { var: String },
     /// Another job of the repository showed it to be a key.
     KeyElsewhere,
+    /// Read from a secret store outside GitHub (`aws secretsmanager get-secret-value`) in a job
+    /// that signs with `op`: the use's name is the store and the secret's name there.
+    Fetched { op: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +117,31 @@ impl JobSecrets {
                 name: name.to_string(),
                 why,
                 spot,
+            });
+        }
+    }
+
+    /// No secret of GitHub's is the key of a job that signs, but it reads one from a store of
+    /// its own (`aws secretsmanager get-secret-value`): that is the key.
+    fn add_fetched(&mut self, steps: &[Value]) {
+        let (true, Some((op, _))) = (self.keys.is_empty(), &self.signs) else {
+            return;
+        };
+        let cat = Catalogue::get();
+        let read = steps.iter().enumerate().find_map(|(i, step)| {
+            let store = match (step.get("run").and_then(scalar), step.get("uses")) {
+                (Some(run), _) => cat.store_read(&run),
+                (None, Some(uses)) => cat.store_action(uses.as_str()?).map(str::to_string),
+                _ => None,
+            };
+            store.map(|s| (s, i))
+        });
+        if let Some((name, i)) = read {
+            let why = Why::Fetched { op: op.clone() };
+            self.keys.push(KeyUse {
+                name,
+                why,
+                spot: Spot::Step(i),
             });
         }
     }
@@ -911,6 +939,9 @@ pub(crate) fn job_secrets(
         let definite = matches!(why, Why::Convention { .. });
         out.add(given, &name, why, spot, definite);
     }
+    if !given.only_given() {
+        out.add_fetched(&steps);
+    }
     out.add_context();
     // Written out in a job that signs: a key-shaped secret a later step loads from disk.
     if let Some((label, _)) = out.signs.clone() {
@@ -970,6 +1001,11 @@ impl Why {
             }
             Why::KeyElsewhere => format!("a signing key in another job, read here at line {line}"),
             Why::NamedAs { var } => format!("handed to `{var}`, a signing key's name, line {line}"),
+            Why::Fetched { op } => {
+                format!(
+                    "read at line {line} in a job that runs `{op}`, with the job's own credentials"
+                )
+            }
         }
     }
 }
@@ -1160,6 +1196,49 @@ jobs:
                 "MAC_BLOB".into(),
                 flows("nop33/action-electron-builder"),
                 Spot::Step(0)
+            )]
+        );
+    }
+
+    /// A job that signs with a key it reads from a store of its own holds it; a job that reads
+    /// the same store but does not sign, or signs with a GitHub secret, is judged as before.
+    #[test]
+    fn a_key_read_from_a_store_outside_github_is_held() {
+        let yaml = r#"
+jobs:
+  deb:
+    runs-on: ubuntu-latest
+    steps:
+      - run: gcloud secrets versions access latest --secret=release-gpg | gpg --import
+  upload:
+    runs-on: ubuntu-latest
+    steps:
+      - run: gcloud secrets versions access latest --secret=upload-token > token
+  both:
+    runs-on: ubuntu-latest
+    steps:
+      - run: aws secretsmanager get-secret-value --secret-id x
+      - run: echo "$K" | gpg --import
+        env:
+          K: ${{ secrets.GPG_PRIVATE_KEY }}
+"#;
+        assert_eq!(
+            keys_of(yaml, "deb"),
+            [(
+                "Google Secret Manager `release-gpg`".into(),
+                Why::Fetched {
+                    op: "gpg --import".into()
+                },
+                Spot::Step(0)
+            )]
+        );
+        assert_eq!(keys_of(yaml, "upload"), []);
+        assert_eq!(
+            keys_of(yaml, "both"),
+            [(
+                "GPG_PRIVATE_KEY".into(),
+                flows("gpg --import"),
+                Spot::Step(1)
             )]
         );
     }

@@ -144,10 +144,13 @@ pub fn audit_workflows(
         }
         jobs.push(kept);
     }
+    // A key read from a store outside GitHub is not a secret the settings audit can look for.
     let known: BTreeSet<String> = jobs
         .iter()
         .flat_map(|f| f.iter().map(|(_, s)| s))
-        .flat_map(|s| s.keys.iter().map(|k| k.name.clone()))
+        .flat_map(|s| s.keys.iter())
+        .filter(|k| !matches!(k.why, flow::Why::Fetched { .. }))
+        .map(|k| k.name.clone())
         .collect();
     // Then each file on its own, its document (positions) parsed only while its findings are
     // made: memory stays that of one document.
