@@ -833,6 +833,19 @@ fn with_matrix_secrets(job: &Value) -> std::borrow::Cow<'_, Value> {
         });
         Some(out.into_owned())
     };
+    fn any(v: &Value, f: &dyn Fn(&str) -> bool) -> bool {
+        match v {
+            Value::String(s) => f(s),
+            Value::Sequence(items) => items.iter().any(|i| any(i, f)),
+            Value::Mapping(m) => m.values().any(|i| any(i, f)),
+            Value::Tagged(t) => any(&t.value, f),
+            _ => false,
+        }
+    }
+    // Most matrix jobs index no secret: no copy for them.
+    if !any(job, &|s| s.contains("secrets") && index.is_match(s)) {
+        return Cow::Borrowed(job);
+    }
     let mut job = job.clone();
     rewrite(&mut job, &expand);
     Cow::Owned(job)
