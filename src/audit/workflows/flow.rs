@@ -677,7 +677,7 @@ fn written_keys(
 ) -> Vec<(String, Why)> {
     static TARGET: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     let target = TARGET.get_or_init(|| {
-        Regex::new(r#"(?:>>?|\btee\s+(?:-a\s+)?|\s-o\s*|--output[= ]|\bof=|(?i:\bOut-File\s+(?:-FilePath\s+)?|\bSet-Content\s+(?:-Path\s+)?|-OutFile\s+|\bWriteAll(?:Bytes|Text)\(\s*))\s*["']?([^\s"'|;&<>(),]+)"#)
+        Regex::new(r#"(?:>>?|\btee\s+(?:-a\s+)?|\s-out\s+|\s-o\s*|--output[= ]|\bof=|(?i:\bOut-File\s+(?:-FilePath\s+)?|\bSet-Content\s+(?:-Path\s+)?|-OutFile\s+|\bWriteAll(?:Bytes|Text)\(\s*))\s*["']?([^\s"'|;&<>(),]+)"#)
             .expect("static regex")
     });
     let cat = Catalogue::get();
@@ -1174,8 +1174,8 @@ jobs:
         );
     }
 
-    /// PowerShell writes a key file too, and a fork of a catalogue action is named as the
-    /// workflow names it.
+    /// PowerShell writes a key file too (so does `openssl … -out`), and a fork of a catalogue
+    /// action is named as the workflow names it.
     #[test]
     fn powershell_key_files_and_forked_actions() {
         let yaml = r#"
@@ -1186,6 +1186,10 @@ jobs:
       - run: |
           [IO.File]::WriteAllBytes("apps/desktop/sign.p12", [Convert]::FromBase64String("${{ secrets.DESKTOP_KEYS_SECRET }}"))
       - run: npm run build
+  decrypt:
+    runs-on: ubuntu-latest
+    steps:
+      - run: openssl aes-256-cbc -K ${{ secrets.BLOB_K }} -iv ${{ secrets.BLOB_IV }} -in ci/release.asc.enc -out ci/release.asc -d
   mac:
     runs-on: macos-latest
     steps:
@@ -1203,6 +1207,11 @@ jobs:
                 Spot::Step(0)
             )]
         );
+        let names: Vec<String> = keys_of(yaml, "decrypt")
+            .into_iter()
+            .map(|(n, _, _)| n)
+            .collect();
+        assert_eq!(names, ["BLOB_K", "BLOB_IV"]);
         assert_eq!(
             keys_of(yaml, "mac"),
             [(
