@@ -639,6 +639,24 @@ fn conventional_keys(
     for (i, step) in steps.iter().enumerate() {
         let step_env = env_secrets(step);
         conventional(&step_env, Spot::Step(i));
+        // An action that writes a secret to a file a build tool signs with (`fileName:
+        // release.jks` beside `encodedString: ${{ secrets.X }}`, as base64-to-file actions do).
+        if let Some(Value::Mapping(with)) = step.get("with") {
+            let scalars: Vec<String> = with.values().filter_map(scalar).collect();
+            if let Some(file) = scalars
+                .iter()
+                .find(|v| !v.contains("${{") && cat.key_file(v.trim()))
+            {
+                for v in &scalars {
+                    for name in names(&secrets_in_value(v, false)) {
+                        let why = Why::KeyFile {
+                            file: file.trim().to_string(),
+                        };
+                        written.push((name.to_string(), why, Spot::Step(i)));
+                    }
+                }
+            }
+        }
         // An action's input named as a key (`p12-file-base64`, `signing-key`).
         if let Some(Value::Mapping(with)) = step.get("with") {
             for (k, v) in with {
@@ -1186,6 +1204,17 @@ jobs:
       - run: |
           [IO.File]::WriteAllBytes("apps/desktop/sign.p12", [Convert]::FromBase64String("${{ secrets.DESKTOP_KEYS_SECRET }}"))
       - run: npm run build
+  decode:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: timheuer/base64-to-file@v1
+        with:
+          fileName: upload.jks
+          encodedString: ${{ secrets.STORE_BLOB }}
+      - uses: some/uploader@v1
+        with:
+          file: notes.txt
+          data: ${{ secrets.OTHER_BLOB }}
   decrypt:
     runs-on: ubuntu-latest
     steps:
@@ -1212,6 +1241,16 @@ jobs:
             .map(|(n, _, _)| n)
             .collect();
         assert_eq!(names, ["BLOB_K", "BLOB_IV"]);
+        assert_eq!(
+            keys_of(yaml, "decode"),
+            [(
+                "STORE_BLOB".into(),
+                Why::KeyFile {
+                    file: "upload.jks".into()
+                },
+                Spot::Step(0)
+            )]
+        );
         assert_eq!(
             keys_of(yaml, "mac"),
             [(
