@@ -211,11 +211,7 @@ impl Catalogue {
 
     /// The secret store an action (`uses:`) reads from, if any.
     pub(crate) fn store_action(&self, uses: &str) -> Option<&str> {
-        let repo = uses
-            .split('@')
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let repo = action_repo(uses);
         self.stores
             .iter()
             .find(|s| s.uses.contains(&repo))
@@ -324,11 +320,7 @@ impl Catalogue {
 
     /// The signing action a `uses:` names, if any.
     pub(crate) fn signing_action(&self, uses: &str) -> Option<&Action> {
-        let repo = uses
-            .split('@')
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let repo = action_repo(uses);
         let exact = self
             .actions
             .iter()
@@ -342,6 +334,15 @@ impl Catalogue {
                 .find(|a| name(&a.uses).as_deref() == Some(wanted.as_str()))
         })
     }
+}
+
+/// What a `uses:` names, as the catalogue compares it: `owner/repo[/path]`, lower case, without
+/// the `@ref`.
+pub(crate) fn action_repo(uses: &str) -> String {
+    uses.split('@')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]

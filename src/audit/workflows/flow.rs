@@ -477,17 +477,9 @@ fn uses_op(
             // An `env:` variable of the action's step set from `inputs.X` carries the caller's
             // secret to the line that writes the file.
             let mut env = v.clone();
-            if let Some(Value::Mapping(e)) = inner.get("env") {
-                for (k, val) in e {
-                    if let (Some(k), Some(val)) = (k.as_str(), scalar(val)) {
-                        let refs = env.entry(k.to_string()).or_default();
-                        refs.extend(
-                            from_inputs(&val, &inner_inputs)
-                                .into_iter()
-                                .map(SecretRef::Named),
-                        );
-                    }
-                }
+            for (k, refs) in env_secrets(inner) {
+                let read = env_value_secrets(inner, &k, &refs, &inner_inputs);
+                env.insert(k, read.into_iter().map(SecretRef::Named).collect());
             }
             op.key_files
                 .extend(written_keys(&run, &env, &inner_inputs, &action_text));
@@ -511,11 +503,7 @@ fn uses_op(
 /// name for findings (`tauri-apps/tauri-action`, what the user sees in the YAML) and the inputs
 /// that carry the key (`None`: all of them).
 fn signing_action(uses: &str, given: &SigningSecrets) -> Option<(String, Option<Vec<String>>)> {
-    let repo = uses
-        .split('@')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
+    let repo = crate::audit::catalogue::action_repo(uses);
     if let Some(a) = Catalogue::get().signing_action(uses) {
         // Named as the workflow names it: a fork (`nop33/action-electron-builder`) is not the
         // catalogue's original.
@@ -639,34 +627,34 @@ fn conventional_keys(
     for (i, step) in steps.iter().enumerate() {
         let step_env = env_secrets(step);
         conventional(&step_env, Spot::Step(i));
-        // An action that writes a secret to a file a build tool signs with (`fileName:
-        // release.jks` beside `encodedString: ${{ secrets.X }}`, as base64-to-file actions do).
         if let Some(Value::Mapping(with)) = step.get("with") {
-            let scalars: Vec<String> = with.values().filter_map(scalar).collect();
-            if let Some(file) = scalars
+            let inputs: Vec<(&str, String, Vec<SecretRef>)> = with
                 .iter()
-                .find(|v| !v.contains("${{") && cat.key_file(v.trim()))
-            {
-                for v in &scalars {
-                    for name in names(&secrets_in_value(v, false)) {
+                .filter_map(|(k, v)| {
+                    let v = scalar(v)?;
+                    let refs = secrets_in_value(&v, false);
+                    Some((k.as_str()?, v, refs))
+                })
+                .collect();
+            // An action that writes a secret to a file a build tool signs with (`fileName:
+            // release.jks` beside `encodedString: ${{ secrets.X }}`, as base64-to-file actions
+            // do).
+            let file = inputs
+                .iter()
+                .map(|(_, v, _)| v.trim())
+                .find(|v| !v.contains("${{") && cat.key_file(v));
+            for (k, _, refs) in &inputs {
+                for name in names(refs) {
+                    if let Some(file) = file {
                         let why = Why::KeyFile {
-                            file: file.trim().to_string(),
+                            file: file.to_string(),
                         };
                         written.push((name.to_string(), why, Spot::Step(i)));
                     }
-                }
-            }
-        }
-        // An action's input named as a key (`p12-file-base64`, `signing-key`).
-        if let Some(Value::Mapping(with)) = step.get("with") {
-            for (k, v) in with {
-                if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
-                    if cat.classify(k) == NameClass::Key {
-                        let refs = secrets_in_value(&v, false);
-                        for name in names(&refs).filter(|n| cat.classify(n) != NameClass::Key) {
-                            let why = Why::NamedAs { var: k.to_string() };
-                            written.push((name.to_string(), why, Spot::Step(i)));
-                        }
+                    // An input named as a key (`p12-file-base64`, `signing-key`).
+                    if cat.classify(k) == NameClass::Key && cat.classify(name) != NameClass::Key {
+                        let why = Why::NamedAs { var: k.to_string() };
+                        written.push((name.to_string(), why, Spot::Step(i)));
                     }
                 }
             }
@@ -795,9 +783,22 @@ fn with_matrix_secrets(job: &Value) -> std::borrow::Cow<'_, Value> {
         Regex::new(r"(?i)\bsecrets\s*\[\s*matrix\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_-]*)|\[\s*'([^']*)'\s*\])\s*\]")
             .expect("static regex")
     });
+    fn any(v: &Value, f: &dyn Fn(&str) -> bool) -> bool {
+        match v {
+            Value::String(s) => f(s),
+            Value::Sequence(items) => items.iter().any(|i| any(i, f)),
+            Value::Mapping(m) => m.values().any(|i| any(i, f)),
+            Value::Tagged(t) => any(&t.value, f),
+            _ => false,
+        }
+    }
     let Some(Value::Mapping(matrix)) = job.get("strategy").and_then(|s| s.get("matrix")) else {
         return Cow::Borrowed(job);
     };
+    // Most matrix jobs index no secret: nothing more to do, no copy.
+    if !any(job, &|s| s.contains("secrets") && index.is_match(s)) {
+        return Cow::Borrowed(job);
+    }
     let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut add = |k: &Value, v: &Value| {
         if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
@@ -818,7 +819,9 @@ fn with_matrix_secrets(job: &Value) -> std::borrow::Cow<'_, Value> {
             _ => {}
         }
     }
-    let plain = Regex::new(r"^[A-Za-z_][A-Za-z0-9_-]*$").expect("static regex");
+    static PLAIN: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let plain =
+        PLAIN.get_or_init(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_-]*$").expect("static regex"));
     fn rewrite(v: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
         match v {
             Value::String(s) => {
@@ -851,19 +854,6 @@ fn with_matrix_secrets(job: &Value) -> std::borrow::Cow<'_, Value> {
         });
         Some(out.into_owned())
     };
-    fn any(v: &Value, f: &dyn Fn(&str) -> bool) -> bool {
-        match v {
-            Value::String(s) => f(s),
-            Value::Sequence(items) => items.iter().any(|i| any(i, f)),
-            Value::Mapping(m) => m.values().any(|i| any(i, f)),
-            Value::Tagged(t) => any(&t.value, f),
-            _ => false,
-        }
-    }
-    // Most matrix jobs index no secret: no copy for them.
-    if !any(job, &|s| s.contains("secrets") && index.is_match(s)) {
-        return Cow::Borrowed(job);
-    }
     let mut job = job.clone();
     rewrite(&mut job, &expand);
     Cow::Owned(job)
