@@ -774,6 +774,45 @@ fn job_ids_and_file_names_cannot_issue_workflow_commands() {
     );
 }
 
+/// What the audit now reads as a key's sink comes from the workflow too: a key file's path given
+/// to an action, and an `env:` name read as a key's. Neither issues a command, nor reaches the
+/// markdown as markup.
+#[test]
+fn key_file_paths_and_key_variable_names_cannot_issue_workflow_commands() {
+    let t = tempfile::tempdir().unwrap();
+    let text = "on: {push: {tags: ['v*']}}\njobs:\n  x:\n    runs-on: ubuntu-latest\n    env:\n      \"A\\n::stop-commands::p1\\n_SIGNING_KEY\": ${{ secrets.BLOB1 }}\n    steps:\n      - uses: timheuer/base64-to-file@v1\n        with:\n          fileName: \"x\\n::stop-commands::p2\\n<img src=x>.jks\"\n          encodedString: ${{ secrets.BLOB2 }}\n";
+    write(&t.path().join(".github/workflows/a.yml"), text.as_bytes());
+    let mut cmd = Command::new("timeout");
+    cmd.arg("20")
+        .arg(warden_bin())
+        .args(["audit", "--offline"])
+        .current_dir(t.path());
+    without_developer_env(&mut cmd);
+    cmd.env("GITHUB_ACTIONS", "true");
+    let out = run(&mut cmd).expect(1);
+    assert_no_injected_commands(&out.stdout);
+    assert!(
+        out.stdout
+            .contains("holds BLOB1 (handed to `A\\n::stop-commands::p1\\n_SIGNING_KEY`"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("BLOB2 (written to `x\\n::stop-commands::p2\\n<img src=x>.jks`"),
+        "{}",
+        out.stdout
+    );
+    let mut cmd = Command::new("timeout");
+    cmd.arg("20")
+        .arg(warden_bin())
+        .args(["audit", "--offline", "--format", "markdown"])
+        .current_dir(t.path());
+    without_developer_env(&mut cmd);
+    let md = run(&mut cmd).expect(1);
+    assert!(!md.stdout.contains("\n::stop-commands::"), "{}", md.stdout);
+}
+
 #[test]
 fn test_names_and_registry_titles_cannot_issue_workflow_commands() {
     let t = tempfile::tempdir().unwrap();
