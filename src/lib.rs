@@ -22,6 +22,7 @@ pub mod github;
 pub mod hive;
 pub mod known_issues;
 pub mod markup;
+pub mod published;
 pub mod release;
 pub mod repo_check;
 pub mod report;

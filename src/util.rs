@@ -6,6 +6,18 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The `N` bytes written in `s` as hex (either case); `None` for anything else.
+pub(crate) fn from_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    if s.len() != 2 * N || !s.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
 /// Whether `jobs` parallel jobs leave cores idle (then each job splits its hashing).
 pub(crate) fn cores_to_spare(jobs: usize) -> bool {
     std::thread::available_parallelism().is_ok_and(|n| jobs < n.get())

@@ -63,7 +63,7 @@ fn revoked_keys(dir: &Path, keys: &TrustedKeys) -> Vec<(PublicKey, Vec<String>)>
         let Ok(key) = PublicKey::from_file(&file) else {
             continue;
         };
-        if keys.revoked(key.key_id).is_none() {
+        if keys.revoked_key(&key).is_none() {
             continue;
         }
         let name = file

@@ -206,8 +206,8 @@ pub trait ApiSource: Sync {
         self.get(route, Shape::Object)
     }
 
-    /// The SHA-256 of a release asset of any size, as `{"sha256": "<hex>"}` (streamed: memory
-    /// stays flat; a snapshot records only the digest).
+    /// The digests of a release asset of any size, as `{"sha256": "<hex>", "blake2b512":
+    /// "<hex>", "size": N}` (streamed: memory stays flat; a snapshot records only the digests).
     fn get_sha256(&self, route: &str) -> impl std::future::Future<Output = Fetched> + Send {
         self.get(route, Shape::Object)
     }
@@ -977,17 +977,22 @@ impl ApiSource for LiveApi {
     }
 
     async fn get_sha256(&self, route: &str) -> Fetched {
-        use sha2::Digest as _;
         let digest = async {
             let mut body = self.open_asset(route).await?.into_body();
-            let mut sha = sha2::Sha256::new();
+            // Both digests from one read: an artifact's own signature is checked over the
+            // BLAKE2b prehash.
+            let mut hasher = crate::release::hash::StreamHasher::default();
             while let Some(data) = next_chunk(&mut body).await {
-                sha.update(&data?);
+                hasher.update(&data?);
             }
-            Ok(crate::util::to_hex(&sha.finalize()))
+            Ok(hasher.finish())
         };
         match digest.await {
-            Ok(hex) => Fetched::Ok(serde_json::json!({ "sha256": hex })),
+            Ok(d) => Fetched::Ok(serde_json::json!({
+                "sha256": crate::util::to_hex(&d.sha256),
+                "blake2b512": crate::util::to_hex(&d.blake2b512),
+                "size": d.size,
+            })),
             Err(e) => asset_failure(e),
         }
     }

@@ -13,9 +13,9 @@ use serde_json::Value;
 use super::api::{ApiError, ApiSource, Fetched, Shape};
 use super::routes;
 use super::session::Session;
-use super::snapshot::{Recorder, SnapshotSource};
 use crate::error::{Error, Result};
 use crate::release::hash::{Digests, StreamHasher};
+use crate::release::verify::AssetBytes;
 
 /// Downloads at once: enough to hide a round trip per asset, few enough for a storage host.
 const CONCURRENT_DOWNLOADS: usize = 4;
@@ -46,6 +46,15 @@ pub struct Asset {
 }
 
 impl Asset {
+    /// What the verdict takes of it: its name, GitHub's digest, its upload.
+    pub(crate) fn record(&self) -> crate::release::verdict::AssetRecord {
+        crate::release::verdict::AssetRecord {
+            name: self.name.clone(),
+            digest: self.digest.as_deref().and_then(crate::util::from_hex::<32>),
+            upload: self.upload(),
+        }
+    }
+
     /// Its upload, for provenance (`None` when the API left out who or when).
     pub fn upload(&self) -> Option<crate::release::provenance::UploadRecord> {
         Some(crate::release::provenance::UploadRecord {
@@ -133,8 +142,22 @@ pub(crate) async fn tag_commit<S: ApiSource>(
 ) -> std::result::Result<String, ApiError> {
     let route = routes::commit_of(repo, tag);
     match source.get(&route, Shape::Object).await {
-        Fetched::Ok(v) => Ok(v["sha"].as_str().unwrap_or_default().to_string()),
+        Fetched::Ok(v) => commit_sha(&route, &v),
         failed => Err(ApiError::from_fetched(&route, failed)),
+    }
+}
+
+/// The `sha` of a commit answer: 40 hex digits, or the answer is not one (a missing, `null`,
+/// empty or short `sha` would let a binding match anything it begins with).
+fn commit_sha(route: &str, v: &Value) -> std::result::Result<String, ApiError> {
+    match v["sha"].as_str() {
+        Some(sha) if crate::release::binding::is_full_commit(sha) => Ok(sha.to_ascii_lowercase()),
+        _ => Err(ApiError {
+            route: route.to_string(),
+            status: 0,
+            permission: None,
+            message: "the answer has no commit SHA (40 hex digits)".into(),
+        }),
     }
 }
 
@@ -159,16 +182,35 @@ pub(crate) async fn asset_bytes<S: ApiSource>(
     }
 }
 
-/// An asset's SHA-256 (lowercase hex), streamed.
-pub(crate) async fn asset_sha256<S: ApiSource>(
+/// What an asset's bytes are, streamed (never kept): both digests, or its SHA-256 alone from a
+/// snapshot recorded by an older warden.
+pub(crate) async fn asset_digests<S: ApiSource>(
     source: &S,
     repo: &str,
     asset: &Asset,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<AssetBytes, ApiError> {
     let route = routes::release_asset(repo, asset.id);
-    match source.get_sha256(&route).await {
-        Fetched::Ok(v) => Ok(v["sha256"].as_str().unwrap_or("?").to_string()),
-        failed => Err(ApiError::from_fetched(&route, failed).to_string()),
+    let v = match source.get_sha256(&route).await {
+        Fetched::Ok(v) => v,
+        failed => return Err(ApiError::from_fetched(&route, failed)),
+    };
+    let sha256 = v["sha256"].as_str().and_then(crate::util::from_hex::<32>);
+    let blake2b = v["blake2b512"]
+        .as_str()
+        .and_then(crate::util::from_hex::<64>);
+    match (sha256, blake2b, v["size"].as_u64()) {
+        (Some(sha256), Some(blake2b512), Some(size)) => Ok(AssetBytes::Read(Digests {
+            sha256,
+            blake2b512,
+            size,
+        })),
+        (Some(sha256), _, _) => Ok(AssetBytes::Sha256Only(sha256)),
+        _ => Err(ApiError {
+            route: route.clone(),
+            status: 0,
+            permission: None,
+            message: "not the digests of an asset".into(),
+        }),
     }
 }
 
@@ -276,7 +318,8 @@ pub(crate) async fn by_tag<S: ApiSource>(
     }
     let route = routes::commit_of(repo, tag);
     let commit = match source.get(&route, Shape::Object).await {
-        Fetched::Ok(v) => v["sha"].as_str().unwrap_or_default().to_string(),
+        Fetched::Ok(v) => commit_sha(&route, &v)
+            .map_err(|e| Error::Api(format!("the commit of tag {tag}: {e}")))?,
         f => return Err(failed(&format!("the commit of tag {tag}"), &route, f)),
     };
     let mut release = Release::from_json(&body);
@@ -310,7 +353,7 @@ pub async fn download_within<S: ApiSource>(
 }
 
 /// [`download_within`], adding the bytes as they arrive to `progress` (a progress bar).
-async fn download_counted<S: ApiSource>(
+pub(crate) async fn download_counted<S: ApiSource>(
     source: &S,
     repo: &str,
     assets: &[Asset],
@@ -531,262 +574,6 @@ pub enum ReleaseSource<'a> {
     Live(&'a Session),
     Snapshot(PathBuf),
     Record(&'a Session, PathBuf),
-}
-
-/// A release as `verify --release` takes it: what the API says, the commit its tag names, and
-/// the files downloaded with their digests.
-#[derive(Debug)]
-pub struct Downloaded {
-    pub release: Release,
-    pub commit: String,
-    pub files: Vec<(PathBuf, Digests)>,
-    /// Assets GitHub's digest shows were replaced: it disagrees with the signed list (then the
-    /// asset is not downloaded) or with the bytes that came. (file in the folder, why)
-    pub replaced: Vec<(PathBuf, String)>,
-    /// The pipeline provenance of the list's first signature; `None` when it binds no run.
-    pub provenance: Option<Provenance>,
-}
-
-/// The run a release's signature names, and everything GitHub's records say against it.
-#[derive(Clone, Debug)]
-pub struct Provenance {
-    pub binding: crate::release::provenance::RunBinding,
-    /// Empty when the run checks out.
-    pub problems: Vec<String>,
-}
-
-/// What `fetch` checks besides downloading: the checksum list's name and what the keys
-/// folder's policy asks of the run that signed.
-pub struct ReleaseChecks<'a> {
-    pub checksums_name: &'a str,
-    pub run_policy: &'a crate::release::provenance::RunPolicy,
-    /// Judges the checksum list and its signatures once they are in the folder: `Err(why)`
-    /// stops before any other asset is downloaded.
-    pub list_verifies: &'a dyn Fn(&Path) -> std::result::Result<(), String>,
-    /// Bytes downloaded so far, for a progress bar, and the total to download (set once the
-    /// release is read: the listed sizes of the assets chosen).
-    pub progress: Option<&'a crate::release::hash::Progress>,
-    pub total: Option<&'a crate::release::hash::Progress>,
-}
-
-/// The release, and those of its assets that `wanted` names, downloaded into `dir` (with the
-/// digests of each file, computed as it arrived), the commit the tag names, and what GitHub's
-/// digests and run records say (`checks`).
-pub fn fetch(
-    from: &ReleaseSource<'_>,
-    repo: &str,
-    tag: &str,
-    dir: &Path,
-    (wanted, checks): (&dyn Fn(&str) -> bool, &ReleaseChecks<'_>),
-) -> Result<Downloaded> {
-    match from {
-        ReleaseSource::Live(session) => {
-            let fetched =
-                session.block_on(fetch_from(session.api(), repo, tag, dir, (wanted, checks)));
-            session.check_api()?;
-            fetched
-        }
-        ReleaseSource::Snapshot(snapshot) => {
-            let source = SnapshotSource {
-                dir: snapshot.clone(),
-            };
-            // The snapshot answers at once; downloads still hand their bytes to a writer task.
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_time()
-                .build()
-                .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
-            runtime.block_on(fetch_from(&source, repo, tag, dir, (wanted, checks)))
-        }
-        ReleaseSource::Record(session, out) => {
-            let recorder = Recorder::new(session.api());
-            let fetched = session.block_on(fetch_from(&recorder, repo, tag, dir, (wanted, checks)));
-            session.check_api()?;
-            recorder.save(out)?;
-            fetched
-        }
-    }
-}
-
-/// The signed list and its signatures come first (small); GitHub's digests are compared with
-/// the list before anything else is downloaded, so a replaced asset costs no download.
-async fn fetch_from<S: ApiSource>(
-    source: &S,
-    repo: &str,
-    tag: &str,
-    dir: &Path,
-    (wanted, checks): (&dyn Fn(&str) -> bool, &ReleaseChecks<'_>),
-) -> Result<Downloaded> {
-    let (release, commit) = by_tag(source, repo, tag).await?;
-    let sums = checks.checksums_name;
-    let signed_file = |n: &str| crate::release::verify::is_signed_list_file(n, sums);
-    let (small, rest): (Vec<Asset>, Vec<Asset>) = release
-        .assets
-        .iter()
-        .filter(|a| wanted(&a.name))
-        .cloned()
-        .partition(|a| signed_file(&a.name));
-    if let Some(total) = checks.total {
-        let bytes: u64 = small.iter().chain(&rest).map(|a| a.size).sum();
-        total.store(bytes, std::sync::atomic::Ordering::Relaxed);
-    }
-    let mut files = download_counted(
-        source,
-        repo,
-        &small,
-        dir,
-        (download_deadline, checks.progress),
-    )
-    .await?;
-    // A list whose signature fails decides the release: nothing large is downloaded for it.
-    if let Err(why) = (checks.list_verifies)(dir) {
-        let replaced = rest
-            .iter()
-            .map(|a| {
-                let reason = format!("not downloaded: {sums} does not verify ({why})");
-                (dir.join(&a.name), reason)
-            })
-            .collect();
-        return Ok(Downloaded {
-            release,
-            commit,
-            files,
-            replaced,
-            provenance: None,
-        });
-    }
-    let listed = listed_digests(&dir.join(sums));
-    let mut replaced: Vec<(PathBuf, String)> = Vec::new();
-    for a in &release.assets {
-        let (Some(digest), Some(expected)) = (&a.digest, listed.get(&a.name)) else {
-            continue;
-        };
-        if digest != expected {
-            replaced.push((
-                dir.join(&a.name),
-                format!("GitHub's digest of the asset is sha256:{digest}, the signed {sums} lists {expected}: replaced after signing (not downloaded)"),
-            ));
-        }
-    }
-    let rest: Vec<Asset> = rest
-        .into_iter()
-        .filter(|a| !replaced.iter().any(|(p, _)| *p == dir.join(&a.name)))
-        .collect();
-    files.extend(
-        download_counted(
-            source,
-            repo,
-            &rest,
-            dir,
-            (download_deadline, checks.progress),
-        )
-        .await?,
-    );
-    for (path, digests) in &files {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        let got = crate::util::to_hex(&digests.sha256);
-        if let Some(d) = release.asset(name).and_then(|a| a.digest.as_ref()) {
-            if *d != got {
-                replaced.push((
-                    path.clone(),
-                    format!("the bytes downloaded have SHA-256 {got}, GitHub's digest at upload is sha256:{d}"),
-                ));
-            }
-        }
-    }
-    let provenance = provenance(source, repo, (&release, &commit), dir, checks).await?;
-    Ok(Downloaded {
-        release,
-        commit,
-        files,
-        replaced,
-        provenance,
-    })
-}
-
-/// The digests `list` (a downloaded, not yet verified checksum list) gives each name; empty when
-/// it cannot be read. Verification checks the list's signature afterwards: a forged list fails
-/// there whatever it says here.
-fn listed_digests(list: &Path) -> std::collections::BTreeMap<String, String> {
-    let Ok(Some(bytes)) = crate::files::guarded::open_regular(list)
-        .and_then(|f| crate::files::guarded::read_at_most(f, 256 << 20))
-    else {
-        return Default::default();
-    };
-    let Ok(parsed) = std::str::from_utf8(&bytes)
-        .map_err(|_| ())
-        .and_then(|t| crate::release::checksums::ChecksumFile::parse(t).map_err(|_| ()))
-    else {
-        return Default::default();
-    };
-    parsed
-        .entries()
-        .map(|(n, d)| (n.to_string(), crate::util::to_hex(d)))
-        .collect()
-}
-
-/// The provenance of the list's first signature (downloaded into `dir`): the run it names,
-/// judged against GitHub's records of it and of the release's uploads.
-async fn provenance<S: ApiSource>(
-    source: &S,
-    repo: &str,
-    (release, commit): (&Release, &str),
-    dir: &Path,
-    checks: &ReleaseChecks<'_>,
-) -> Result<Option<Provenance>> {
-    use crate::release::provenance::{judge_run, judge_uploads, Signed};
-    let sig_path = dir.join(format!("{}.minisig", checks.checksums_name));
-    let Ok(text) = crate::files::guarded::read_text_inside(dir, &sig_path, 64 << 10) else {
-        return Ok(None);
-    };
-    let Ok(sig) = crate::release::signature::SignatureFile::parse(&text) else {
-        return Ok(None);
-    };
-    let comment = &sig.trusted_comment;
-    let Ok(Some(binding)) = comment.run() else {
-        return Ok(None);
-    };
-    let environment = binding
-        .environment
-        .as_deref()
-        .or(checks.run_policy.environment.as_deref());
-    let evidence = super::runs::evidence(source, repo, &binding, environment)
-        .await
-        .map_err(|e| {
-            Error::Api(format!(
-                "the run the signature of {} names: {e}",
-                release.tag
-            ))
-        })?;
-    let signed_commit = comment.value("commit").ok().flatten().or(Some(commit));
-    let signed = Signed {
-        binding: &binding,
-        timestamp: comment
-            .value("timestamp")
-            .ok()
-            .flatten()
-            .and_then(|t| t.parse().ok()),
-        commit: signed_commit,
-        repo,
-        tag: &release.tag,
-    };
-    let mut problems = judge_run(&signed, &evidence, checks.run_policy);
-    if let Some(run) = &evidence.run {
-        let mut uploads = Vec::new();
-        for a in &release.assets {
-            match a.upload() {
-                Some(u) => uploads.push(u),
-                None => problems.push(format!(
-                    "the API does not say who uploaded {} or when",
-                    crate::markup::text_value(&a.name)
-                )),
-            }
-        }
-        problems.extend(judge_uploads(run, &uploads));
-    }
-    Ok(Some(Provenance { binding, problems }))
 }
 
 #[cfg(test)]

@@ -23,12 +23,13 @@ pub(crate) struct Expected<'a> {
 }
 
 /// A published release as GitHub describes it: its tag, its repository, and the commit the tag
-/// names now (a full SHA).
+/// names now (a full SHA; `None` when it could not be read, which the caller reports as
+/// unverifiable: a binding is then checked for tag and repository only).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReleaseIdentity {
     pub tag: String,
     pub repo: String,
-    pub commit: String,
+    pub commit: Option<String>,
 }
 
 impl ReleaseIdentity {
@@ -37,7 +38,7 @@ impl ReleaseIdentity {
         Expected {
             tag: Some(&self.tag),
             repo: Some(&self.repo),
-            commit: Some(&self.commit),
+            commit: self.commit.as_deref(),
         }
     }
 }
@@ -59,8 +60,15 @@ pub(crate) struct BindingMismatch {
     pub expected: String,
 }
 
-fn full_commit(c: &str) -> bool {
+/// Whether `c` is a full commit SHA: 40 hex digits.
+pub(crate) fn is_full_commit(c: &str) -> bool {
     c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `c` can name a commit as an expectation: 12 to 40 hex digits (an empty or shorter
+/// prefix would match too much, and never does).
+fn is_commit_prefix(c: &str) -> bool {
+    (12..=40).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The first binding `signed` does not hold, checked in the order repository, commit, tag.
@@ -83,11 +91,12 @@ pub(crate) fn binding_mismatch(
         }
     }
     if let Some(commit) = expected.commit {
-        let holds = signed.commit.as_deref().is_some_and(|c| {
-            full_commit(c)
-                && c.to_ascii_lowercase()
-                    .starts_with(&commit.to_ascii_lowercase())
-        });
+        let holds = is_commit_prefix(commit)
+            && signed.commit.as_deref().is_some_and(|c| {
+                is_full_commit(c)
+                    && c.to_ascii_lowercase()
+                        .starts_with(&commit.to_ascii_lowercase())
+            });
         if !holds {
             return Some(mismatch(BoundField::Commit, &signed.commit, commit));
         }
@@ -108,23 +117,6 @@ impl BindingMismatch {
             BoundField::Commit => ("commit", "commit"),
         }
     }
-
-    /// The audit's words: "release v1 is signed for {this}", where the expected value is what the
-    /// release is now.
-    pub(crate) fn as_release_finding(&self) -> String {
-        let (key, noun) = self.field_name();
-        let expected = &self.expected;
-        match (&self.signed, self.field) {
-            (None, _) => format!("no {noun} (no {key}: field), not {expected}"),
-            (Some(c), BoundField::Commit) if !full_commit(c) => {
-                format!("commit {c}, which is not a full 40-hex commit, not {expected}")
-            }
-            (Some(c), BoundField::Commit) => format!(
-                "commit {c}, but the tag now names {expected} (moved or recreated after signing)"
-            ),
-            (Some(v), _) => format!("{noun} {v}, not {expected}"),
-        }
-    }
 }
 
 /// verify's words for a result line.
@@ -137,7 +129,7 @@ impl fmt::Display for BindingMismatch {
                 f,
                 "the trusted comment has no {key}: field, expected {noun} {expected}"
             ),
-            (Some(c), BoundField::Commit) if !full_commit(c) => write!(
+            (Some(c), BoundField::Commit) if !is_full_commit(c) => write!(
                 f,
                 "the trusted comment's commit:{c} is not a full 40-hex commit"
             ),
@@ -186,7 +178,7 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_field_is_a_mismatch_in_both_wordings() {
+    fn a_missing_field_is_a_mismatch() {
         // The disagreement issue 22 found: no `commit:` passed the audit and failed verify.
         let m = binding_mismatch(&signed(Some("v1"), Some("o/r"), None), &release()).unwrap();
         assert_eq!(m.field, BoundField::Commit);
@@ -194,12 +186,11 @@ mod tests {
             m.to_string(),
             format!("the trusted comment has no commit: field, expected commit {C1}")
         );
-        assert_eq!(
-            m.as_release_finding(),
-            format!("no commit (no commit: field), not {C1}")
-        );
         let m = binding_mismatch(&signed(None, Some("o/r"), Some(C1)), &release()).unwrap();
-        assert_eq!(m.as_release_finding(), "no tag (no tag: field), not v1");
+        assert_eq!(
+            m.to_string(),
+            "the trusted comment has no tag: field, expected tag v1"
+        );
         let m = binding_mismatch(&signed(Some("v1"), None, Some(C1)), &release()).unwrap();
         assert_eq!(
             m.to_string(),
@@ -212,19 +203,13 @@ mod tests {
         let m = binding_mismatch(&signed(Some("v0"), Some("fork/r"), Some(C2)), &release());
         let m = m.unwrap();
         assert_eq!(m.to_string(), "signed for repository fork/r, expected o/r");
-        assert_eq!(m.as_release_finding(), "repository fork/r, not o/r");
         let m = binding_mismatch(&signed(Some("v1"), Some("o/r"), Some(C2)), &release()).unwrap();
-        assert_eq!(
-            m.as_release_finding(),
-            format!("commit {C2}, but the tag now names {C1} (moved or recreated after signing)")
-        );
         assert_eq!(
             m.to_string(),
             format!("signed for commit {C2}, expected {C1}")
         );
         let m = binding_mismatch(&signed(Some("v0"), Some("o/r"), Some(C1)), &release()).unwrap();
         assert_eq!(m.to_string(), "signed for tag v0, expected v1");
-        assert_eq!(m.as_release_finding(), "tag v0, not v1");
     }
 
     #[test]
@@ -241,5 +226,24 @@ mod tests {
                 &C1[..12]
             )
         );
+    }
+
+    #[test]
+    fn an_expected_commit_shorter_than_twelve_digits_matches_nothing() {
+        // An API answer without a usable `sha` once made the expected commit "", which every
+        // signed commit begins with.
+        for short in [
+            "",
+            "3",
+            &C1[..11],
+            "not hex at all, forty characters long...",
+        ] {
+            let expected = Expected {
+                commit: Some(short),
+                ..Expected::default()
+            };
+            let m = binding_mismatch(&signed(None, None, Some(C1)), &expected);
+            assert_eq!(m.map(|m| m.field), Some(BoundField::Commit), "{short:?}");
+        }
     }
 }

@@ -18,17 +18,6 @@ pub struct ChecksumFile {
     entries: BTreeMap<String, [u8; 32]>,
 }
 
-fn from_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    if s.len() != 2 * N || !s.is_ascii() {
-        return None;
-    }
-    let mut out = [0u8; N];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(out)
-}
-
 /// A name is safe when it stays inside the directory of the checksum file.
 pub fn check_relative_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
@@ -187,7 +176,7 @@ fn parse_line(line: &str) -> Result<(String, [u8; 32]), String> {
             })?;
         (name, hex)
     };
-    let digest = from_hex::<32>(hex)
+    let digest = crate::util::from_hex::<32>(hex)
         .ok_or_else(|| format!("{EXPECTED_LINE}: {hex:?} is not 64 hex digits"))?;
     let name = if escaped {
         unescape(raw_name)
@@ -221,7 +210,7 @@ mod tests {
     const EMPTY_SHA: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
     fn digest() -> [u8; 32] {
-        from_hex(EMPTY_SHA).unwrap()
+        crate::util::from_hex(EMPTY_SHA).unwrap()
     }
 
     #[test]

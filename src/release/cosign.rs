@@ -39,7 +39,7 @@ pub fn cosign(
     opts: &VerifyOptions,
     key: &SecretKey,
     keys: &TrustedKeys,
-    timestamp: u64,
+    (timestamp, run): (u64, Option<super::provenance::RunBinding>),
 ) -> Result<CosignReport> {
     let dir = match opts.inputs.as_slice() {
         [dir] if dir.is_dir() => dir,
@@ -52,7 +52,7 @@ pub fn cosign(
     };
     let public = key.public_key();
     let id = public.key_id;
-    if let Some(r) = keys.revoked(id) {
+    if let Some(r) = keys.revoked_key(&public) {
         return Err(Error::Refused(format!(
             "key {id} is revoked ({}; {}): it cannot co-sign; nothing written",
             crate::markup::text_value(&r.reason),
@@ -70,6 +70,14 @@ pub fn cosign(
         return Err(Error::Refused(format!(
             "key {id} is not a trusted key of the keys folder (trusted: {}): add its .pub first; nothing written",
             keys.ids()
+        )));
+    }
+    // Every counted signature meets the run policy: a co-signature under `require_run` is made
+    // in a run of its own (and binds it), like the first.
+    let policy = keys.policy();
+    if let Some(why) = policy.run.offline_problem(run.as_ref(), &policy.origin()) {
+        return Err(Error::Refused(format!(
+            "key {id} cannot co-sign here: {why}; nothing written"
         )));
     }
     let sums = dir.join(&opts.checksums_name);
@@ -107,8 +115,8 @@ pub fn cosign(
         commit: list.commit.clone(),
         repo: list.repo.clone(),
         dry_run: false,
-        // A co-signature is a person's, not a run's (see provenance).
-        run: None,
+        // The run this co-signature is made in, when it is made in one.
+        run,
     };
     let comment = TrustedComment::for_release(timestamp, &opts.checksums_name, None, &meta)
         .map_err(Error::Usage)?;

@@ -87,11 +87,22 @@ fn split_box(text: &str, what: &str) -> Result<(String, String), ParseError> {
 
 /// A minisign public key: key id + Ed25519 public key. `parse` reads the `.pub` box;
 /// `Display` writes it in the format of the minisign C tool.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// Two public keys are equal when their Ed25519 keys are: the key id is an unsigned label that
+/// anyone can put on a key pair of their own, so it finds a key and never proves one.
+#[derive(Clone)]
 pub struct PublicKey {
     pub key_id: KeyId,
     pub key: VerifyingKey,
 }
+
+impl PartialEq for PublicKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.key.as_bytes() == other.key.as_bytes()
+    }
+}
+
+impl Eq for PublicKey {}
 
 impl PublicKey {
     /// Parses a `.pub` file: `untrusted comment: …` then 56 base64 characters.

@@ -20,6 +20,10 @@ pub const REVOKED_DIR: &str = "revoked";
 pub struct Revocation {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
     pub key_id: KeyId,
+    /// The key revoked, by its bytes: a signature is by a revoked key only when it verifies
+    /// under these.
+    #[serde(skip)]
+    pub public_key: PublicKey,
     /// As written in the statement (RFC 3339, UTC).
     pub revoked_at: String,
     pub reason: String,
@@ -64,93 +68,166 @@ fn statement_key_id(text: &str) -> Option<String> {
     toml::from_str::<Statement>(text).ok().map(|s| s.key_id)
 }
 
-/// Checks one statement (`file`, its signature beside it) against the keys of the folder
-/// (`others`): its key id, its public key, and a signature by that key, or signatures by
-/// `threshold` distinct other keys of the folder (`<file>.minisig` and co-signatures
-/// `<file>.<KEYID>.minisig`).
-pub fn check_statement(file: &Path, others: &[PublicKey], threshold: usize) -> Result<Revocation> {
-    let bad =
-        |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
+/// What a statement does to the keys trusted here.
+#[derive(Clone, Debug)]
+pub(crate) enum Checked {
+    /// It revokes a key: one trusted here, or one trusted nowhere here that signed it itself.
+    Revokes(Box<Revocation>),
+    /// It is about a key not trusted here and cannot be checked with the keys here (say, a
+    /// repository's statement signed by keys of its own): noted, and ignored.
+    NotHere(String),
+}
+
+/// Which key a statement is about, judged by bytes against the keys trusted here.
+enum Subject<'k> {
+    /// A trusted key: the statement's public key is that key.
+    Trusted(&'k PublicKey),
+    /// A trusted key's id on another key: the statement is about the trusted key, made by
+    /// another (the look-alike cannot speak for the key it imitates).
+    LookAlike(&'k PublicKey),
+    /// A key not trusted here at all.
+    Elsewhere,
+}
+
+/// Checks one statement (`file`, its signature beside it) against the keys trusted here
+/// (`trusted`): its key id and public key, and a signature by the key it revokes, or
+/// signatures by `threshold` distinct other trusted keys (`<file>.minisig` and co-signatures
+/// `<file>.<KEYID>.minisig`). A statement about a trusted key that does not verify is an error;
+/// one about a key trusted nowhere here that does not verify is [`Checked::NotHere`].
+pub(crate) fn check_statement(
+    file: &Path,
+    trusted: &[PublicKey],
+    threshold: usize,
+) -> Result<Checked> {
+    let bad = |why: String| Error::input(file.display().to_string(), None, why);
     let text = statement::read(file)?;
     let statement: Statement = statement::parse(file, &text, "revocation")?;
     let public = PublicKey::from_base64(&statement.public_key)
-        .map_err(|e| bad(None, format!("public_key: {e}")))?;
+        .map_err(|e| bad(format!("public_key: {e}")))?;
     if public.key_id.to_string() != statement.key_id.to_ascii_uppercase() {
-        return Err(bad(
-            None,
-            format!(
-                "key_id {} is not the id of its public_key ({})",
-                statement.key_id, public.key_id
-            ),
-        ));
+        return Err(bad(format!(
+            "key_id {} is not the id of its public_key ({})",
+            statement.key_id, public.key_id
+        )));
     }
+    let subject = match (
+        trusted.iter().find(|k| **k == public),
+        trusted.iter().find(|k| k.key_id == public.key_id),
+    ) {
+        (Some(k), _) => Subject::Trusted(k),
+        (None, Some(k)) => Subject::LookAlike(k),
+        (None, None) => Subject::Elsewhere,
+    };
+    let revoked = match subject {
+        Subject::Trusted(k) | Subject::LookAlike(k) => k,
+        Subject::Elsewhere => &public,
+    };
+    let others: Vec<&PublicKey> = trusted.iter().filter(|k| *k != revoked).collect();
+    let mut signers: Vec<&PublicKey> = others.clone();
+    if !matches!(subject, Subject::LookAlike(_)) {
+        signers.insert(0, revoked);
+    }
+    let checked = signed_by(file, &text, &signers, revoked, threshold);
+    match (checked, subject) {
+        (Ok(signer), _) => Ok(Checked::Revokes(Box::new(Revocation {
+            key_id: revoked.key_id,
+            public_key: revoked.clone(),
+            revoked_at: statement.revoked_at,
+            reason: statement.reason,
+            signed_by: signer,
+            file: file.to_path_buf(),
+        }))),
+        (Err(e), Subject::LookAlike(k)) => Err(bad(format!(
+            "its public_key carries the id {} but is another key than the one trusted under that id (a look-alike): as a statement about {} by another key, {e}",
+            k.key_id, k.key_id
+        ))),
+        (Err(e), Subject::Trusted(_)) => Err(e),
+        (Err(e), Subject::Elsewhere) => Ok(Checked::NotHere(format!(
+            "{} revokes key {}, which is not trusted here, and cannot be checked with the keys here ({e}): ignored",
+            file.display(),
+            public.key_id
+        ))),
+    }
+}
+
+/// The key whose signature makes the statement in `file` (its `text`) valid: `revoked` itself
+/// when it is among `signers`, or `threshold` distinct others of them; why not, otherwise.
+fn signed_by(
+    file: &Path,
+    text: &str,
+    signers: &[&PublicKey],
+    revoked: &PublicKey,
+    threshold: usize,
+) -> Result<KeyId> {
     let sig_file = PathBuf::from(format!("{}.minisig", file.display()));
-    let signers: Vec<&PublicKey> = std::iter::once(&public).chain(others).collect();
-    let signer = statement::check_signature(&sig_file, &text, &signers, |id| {
-        format!("signed by key {id}, neither the revoked key nor a key of the folder")
+    let first = statement::check_signature(&sig_file, text, signers, |id| {
+        format!("signed by key {id}, neither the revoked key nor a key trusted here")
     })?;
-    let mut by: Vec<KeyId> = vec![signer.key_id];
-    for key in &signers {
+    let mut by: Vec<&PublicKey> = vec![first];
+    for key in signers {
         let cosig = super::names::cosignature_path(file, key.key_id);
-        if by.contains(&key.key_id) || std::fs::symlink_metadata(&cosig).is_err() {
+        if by.contains(key) || std::fs::symlink_metadata(&cosig).is_err() {
             continue;
         }
-        statement::check_signature(&cosig, &text, &[key], |id| {
+        statement::check_signature(&cosig, text, &[key], |id| {
             format!("named for key {} but signed by key {id}", key.key_id)
         })?;
-        by.push(key.key_id);
+        by.push(key);
     }
-    let others_signed = by.iter().filter(|k| **k != public.key_id).count();
-    if !by.contains(&public.key_id) && others_signed < threshold {
-        return Err(bad(
+    let self_signed = by.contains(&revoked) && signers.contains(&revoked);
+    let others_signed = by.iter().filter(|k| **k != revoked).count();
+    if !self_signed && others_signed < threshold {
+        return Err(Error::input(
+            file.display().to_string(),
             None,
             format!(
                 "signed by {others_signed} other key{}, and the policy asks for {threshold}: another key holder adds a co-signature with `warden keys revoke {} --secret-key THEIR_KEY`",
                 if others_signed == 1 { "" } else { "s" },
-                public.key_id
+                revoked.key_id
             ),
         ));
     }
-    Ok(Revocation {
-        key_id: public.key_id,
-        revoked_at: statement.revoked_at,
-        reason: statement.reason,
-        signed_by: signer.key_id,
-        file: file.to_path_buf(),
-    })
+    Ok(first.key_id)
 }
 
 /// Every statement of `keys_dir/revoked/` (none when the folder is absent), each checked against
-/// `others` (the folder's keys). A statement that does not verify is an error: a revocation that
-/// cannot be trusted is not silently ignored.
-pub fn load(keys_dir: &Path, others: &[PublicKey], threshold: usize) -> Result<Vec<Revocation>> {
-    load_statements(&keys_dir.join(REVOKED_DIR), others, threshold)
+/// the keys trusted here (`trusted`): the revocations, and the notes on statements about keys
+/// not trusted here. A statement about a trusted key that does not verify is an error: a
+/// revocation that cannot be trusted is not silently ignored.
+pub(crate) fn load(
+    keys_dir: &Path,
+    trusted: &[PublicKey],
+    threshold: usize,
+) -> Result<(Vec<Revocation>, Vec<String>)> {
+    load_statements(&keys_dir.join(REVOKED_DIR), trusted, threshold)
 }
 
 /// Every statement of the folder `dir` itself (`keys/revoked/`, or `--revocations DIR`).
-pub fn load_statements(
+pub(crate) fn load_statements(
     dir: &Path,
-    others: &[PublicKey],
+    trusted: &[PublicKey],
     threshold: usize,
-) -> Result<Vec<Revocation>> {
-    let files = statement::files(dir)?;
-    files
-        .iter()
-        .map(|f| {
-            let r = check_statement(f, others, threshold)?;
-            if f.file_stem().and_then(|s| s.to_str()) != Some(r.key_id.to_string().as_str()) {
-                return Err(Error::input(
-                    f.display().to_string(),
-                    None,
-                    format!(
-                        "a statement revoking {} must be named {}.toml",
-                        r.key_id, r.key_id
-                    ),
-                ));
+) -> Result<(Vec<Revocation>, Vec<String>)> {
+    let (mut revoked, mut notes) = (Vec::new(), Vec::new());
+    for f in statement::files(dir)? {
+        match check_statement(&f, trusted, threshold)? {
+            Checked::Revokes(r) => {
+                if f.file_stem().and_then(|s| s.to_str()) != Some(r.key_id.to_string().as_str()) {
+                    return Err(Error::input(
+                        f.display().to_string(),
+                        None,
+                        format!(
+                            "a statement revoking {} must be named {}.toml",
+                            r.key_id, r.key_id
+                        ),
+                    ));
+                }
+                revoked.push(*r);
             }
-            Ok(r)
-        })
-        .collect()
+            Checked::NotHere(note) => notes.push(note),
+        }
+    }
+    Ok((revoked, notes))
 }
 
 /// The statement files of a revocation made ahead of time (`keygen` writes one beside the secret
@@ -164,15 +241,12 @@ pub fn ahead_of_time_paths(secret_key: &Path) -> (PathBuf, PathBuf) {
 /// Installs a statement made ahead of time (`statement`, its `.minisig` beside it) into
 /// `keys_dir/revoked/`, after checking it revokes `key_id` and verifies.
 pub fn install(keys_dir: &Path, key_id: &str, statement: &Path) -> Result<RevokeReport> {
-    let mut others = Vec::new();
-    for entry in fs::read_dir(keys_dir).map_err(|e| Error::io("reading", keys_dir, e))? {
-        let path = entry.map_err(|e| Error::io("reading", keys_dir, e))?.path();
-        if path.extension().is_some_and(|x| x == "pub") && path.is_file() {
-            others.push(PublicKey::from_file(&path)?);
-        }
-    }
+    let others = folder_keys(keys_dir)?;
     let threshold = super::policy::Policy::load(keys_dir)?.threshold;
-    let r = check_statement(statement, &others, threshold)?;
+    let r = match check_statement(statement, &others, threshold)? {
+        Checked::Revokes(r) => r,
+        Checked::NotHere(why) => return Err(Error::Refused(format!("{why}; nothing installed"))),
+    };
     if !key_id.eq_ignore_ascii_case(&r.key_id.to_string()) {
         return Err(Error::Usage(format!(
             "{} revokes key {}, not {}: nothing installed",
@@ -232,9 +306,11 @@ impl RevokeReport {
         let keys_dir =
             crate::files::paths::parent_dir(crate::files::paths::parent_dir(&self.statement));
         let threshold = super::policy::Policy::load(keys_dir)?.threshold;
-        self.pending = check_statement(&self.statement, folder_keys, threshold)
-            .err()
-            .map(|e| e.to_string());
+        self.pending = match check_statement(&self.statement, folder_keys, threshold) {
+            Ok(Checked::Revokes(_)) => None,
+            Ok(Checked::NotHere(why)) => Some(why),
+            Err(e) => Some(e.to_string()),
+        };
         Ok(self)
     }
 }
@@ -253,6 +329,18 @@ pub fn revoke(opts: &RevokeOptions, key: &SecretKey) -> Result<RevokeReport> {
     }
     let folder_keys = folder_keys(&opts.keys_dir)?;
     let revoked = if opts.key_id.eq_ignore_ascii_case(&signer.key_id.to_string()) {
+        // The id is a label: a key that carries it but is not the folder's key under it cannot
+        // revoke that key.
+        if folder_keys
+            .iter()
+            .any(|k| k.key_id == signer.key_id && *k != signer)
+        {
+            return Err(Error::Refused(format!(
+                "the secret key carries the id {} but is not the key {} holds under that id (a look-alike): nothing revoked",
+                signer.key_id,
+                opts.keys_dir.display()
+            )));
+        }
         signer.clone()
     } else {
         if !folder_keys.contains(&signer) {
@@ -316,7 +404,11 @@ fn cosign_revocation(
             revoked.key_id
         ))
     };
-    if check_statement(statement, folder_keys, threshold).is_ok() || signer == *revoked {
+    let valid = matches!(
+        check_statement(statement, folder_keys, threshold),
+        Ok(Checked::Revokes(_))
+    );
+    if valid || signer == *revoked {
         return Err(already());
     }
     let cosig = super::names::cosignature_path(statement, signer.key_id);

@@ -55,7 +55,7 @@ pub fn signature_paths(statement: &Path, old: KeyId, new: KeyId) -> (PathBuf, Pa
 }
 
 /// Checks one statement and its two signatures.
-pub fn check_statement(file: &Path) -> Result<Rotation> {
+pub(crate) fn check_statement(file: &Path) -> Result<Rotation> {
     let text = statement::read(file)?;
     let bad =
         |line: Option<usize>, why: String| Error::input(file.display().to_string(), line, why);
@@ -107,35 +107,46 @@ pub fn load(keys_dir: &Path) -> Result<Vec<Rotation>> {
     files.iter().map(|f| check_statement(f)).collect()
 }
 
-/// The keys that succeed `pinned`, in order, following `rotations`. A key with two successors is
-/// a fork: an error naming both, never a guess.
-pub fn successors(pinned: &PublicKey, rotations: &[Rotation]) -> Result<Vec<Rotation>> {
+/// The keys that succeed `pinned`, in order, following `rotations`: each rotation's old key must
+/// be the current key by its bytes (a key carrying its id is another key), and the chain stops
+/// at a key `revoked` says is revoked: trust never passes through one, whatever the rotations
+/// out of it say (its holder, or its thief, may have written them). A key with two successors
+/// is a fork: an error naming both, never a guess.
+pub(crate) fn successors(
+    pinned: &PublicKey,
+    rotations: &[Rotation],
+    revoked: impl Fn(&PublicKey) -> bool,
+) -> Result<Vec<Rotation>> {
     let mut chain: Vec<Rotation> = Vec::new();
-    let mut current = pinned.key_id;
+    let mut current = pinned.clone();
     loop {
-        let next: Vec<&Rotation> = rotations
-            .iter()
-            .filter(|r| r.old.key_id == current)
-            .collect();
+        if revoked(&current) {
+            return Ok(chain);
+        }
+        let next: Vec<&Rotation> = rotations.iter().filter(|r| r.old == current).collect();
         match next.as_slice() {
             [] => return Ok(chain),
             [one] => {
-                if one.new.key_id == pinned.key_id || chain.iter().any(|r| r.new.key_id == one.new.key_id) {
+                if one.new == *pinned || chain.iter().any(|r| r.new == one.new) {
                     return Err(Error::input(
                         one.file.display().to_string(),
                         None,
                         "the rotations go round in a circle: refused",
                     ));
                 }
+                if revoked(&one.new) {
+                    return Ok(chain);
+                }
                 chain.push((*one).clone());
-                current = one.new.key_id;
+                current = one.new.clone();
             }
             [a, b, ..] => {
                 return Err(Error::input(
                     a.file.display().to_string(),
                     None,
                     format!(
-                        "key {current} has two successors ({} in {}, {} in {}): a forked chain is not followed",
+                        "key {} has two successors ({} in {}, {} in {}): a forked chain is not followed",
+                        current.key_id,
                         a.new.key_id,
                         a.file.display(),
                         b.new.key_id,
@@ -145,6 +156,66 @@ pub fn successors(pinned: &PublicKey, rotations: &[Rotation]) -> Result<Vec<Rota
             }
         }
     }
+}
+
+/// What is wrong with `rotations` against the keys of their folder (`folder`) and its
+/// revocations, as `keys list` says it: a rotation whose old key carries the id of a key of the
+/// folder but is another key (a look-alike: not followed), and one out of a revoked key (trust
+/// does not pass through it).
+pub(crate) fn problems(
+    rotations: &[Rotation],
+    folder: &[PublicKey],
+    revoked: impl Fn(&PublicKey) -> bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rotations {
+        if folder
+            .iter()
+            .any(|k| k.key_id == r.old.key_id && *k != r.old)
+        {
+            out.push(format!(
+                "{}: its old key carries the id {} but is not the folder's key under that id (a look-alike): not followed",
+                r.file.display(),
+                r.old.key_id
+            ));
+        }
+        if revoked(&r.old) {
+            out.push(format!(
+                "{}: a rotation out of revoked key {}: trust does not pass through a revoked key, so it is not followed",
+                r.file.display(),
+                r.old.key_id
+            ));
+        }
+    }
+    out
+}
+
+/// A rotation out of `old` is refused when the folder revokes it (trust does not pass through a
+/// revoked key) or holds another key under its id (`old` is a look-alike of that key).
+fn refuse_old_key(keys_dir: &Path, old: &PublicKey) -> Result<()> {
+    let mut folder = Vec::new();
+    for path in super::keys::public_key_files(keys_dir).unwrap_or_default() {
+        let key = PublicKey::from_file(&path)?;
+        if key.key_id == old.key_id && key != *old {
+            return Err(Error::Usage(format!(
+                "the old secret key carries the id {} but is another key than the one {} holds under that id (a look-alike): nothing rotated",
+                old.key_id,
+                path.display()
+            )));
+        }
+        folder.push(key);
+    }
+    let threshold = super::policy::Policy::load(keys_dir)?.threshold;
+    let (revoked, _) = super::revocation::load(keys_dir, &folder, threshold)?;
+    if let Some(r) = revoked.iter().find(|r| r.public_key == *old) {
+        return Err(Error::Usage(format!(
+            "key {} is revoked ({}; {}): trust does not pass through a revoked key, so it cannot rotate to a successor",
+            old.key_id,
+            crate::markup::text_value(&r.reason),
+            r.file.display()
+        )));
+    }
+    Ok(())
 }
 
 /// What `warden keys rotate` needs.
@@ -174,8 +245,9 @@ pub fn rotate(opts: &RotateOptions, old: &SecretKey, new: &SecretKey) -> Result<
             "the old and the new secret keys are the same key".into(),
         ));
     }
+    refuse_old_key(&opts.keys_dir, &old_pk)?;
     let existing = load(&opts.keys_dir)?;
-    if let Some(r) = existing.iter().find(|r| r.old.key_id == old_pk.key_id) {
+    if let Some(r) = existing.iter().find(|r| r.old == old_pk) {
         return Err(Error::Usage(format!(
             "key {} already has a successor, {} ({}): a second one would fork the chain",
             old_pk.key_id,

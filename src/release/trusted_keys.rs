@@ -1,33 +1,45 @@
-//! The public keys a verification trusts: `--public-key` files, or every `*.pub` of the keys
-//! folder. Each signature picks its key by key id, so an old and a new key can both be trusted
-//! during a rotation.
+//! The public keys a verification trusts, and where their statements apply: the `*.pub` files of
+//! a keys folder (or `--public-key` files, with the `revoked/` and `policy.toml` of the folder
+//! each sits in), that folder's revocations and policy, and the rotations a pinned key follows.
+//!
+//! A key is its bytes. A key id finds a key and never proves one: one key under two ids is
+//! refused (it would count as two signers), a statement whose key carries a trusted id but
+//! other bytes is a look-alike's, and a revocation or rotation applies to a key only when its
+//! bytes are that key's.
 
 use std::path::{Path, PathBuf};
 
 use super::keys::{KeyId, PublicKey};
 use super::policy::{KeyPolicy, Policy};
+use super::revocation::Revocation;
 use crate::error::{Error, Result};
 
 /// The public keys a verification trusts, chosen per signature by key id (key rotation).
 #[derive(Clone, Debug, Default)]
 pub struct TrustedKeys {
     keys: Vec<(PublicKey, PathBuf)>,
-    /// The keys folder they came from, if any: it must not lie inside what is verified.
-    dir: Option<PathBuf>,
-    /// Keys revoked by a statement in `keys/revoked/`: never trusted, even with a `.pub` here.
-    revoked: Vec<super::revocation::Revocation>,
-    /// The keys folder's `policy.toml` (threshold, validity, names); the default without one.
+    /// The keys folders the trust comes from: they must not lie inside what is verified.
+    folders: Vec<PathBuf>,
+    /// Keys revoked by a statement: never trusted, even with a `.pub` here.
+    revoked: Vec<Revocation>,
+    /// The policy (threshold, validity, names, run requirements); the default without one.
     policy: Policy,
     /// The time trust is judged at (Unix seconds): a key past its `valid_until` is not used.
     now: u64,
+    /// Statements noted and not applied (about keys not trusted here), to be said.
+    notes: Vec<String>,
 }
 
 impl TrustedKeys {
+    /// The keys of `paths` (`.pub` files, or keys given inline as `minisign -P` takes them), with
+    /// the `policy.toml` and `revoked/` of the keys folder each file sits in: the minisign habit
+    /// `--public-key keys/minisign.pub` gets the revocations committed beside it.
     pub fn load_files(paths: &[PathBuf]) -> Result<Self> {
         let mut keys = TrustedKeys {
             now: crate::util::unix_now(),
             ..TrustedKeys::default()
         };
+        let mut folders: Vec<PathBuf> = Vec::new();
         for path in paths {
             // A key given inline (`-P RWQ…`, as minisign takes it) rather than a file.
             let inline = path
@@ -36,9 +48,18 @@ impl TrustedKeys {
             let key = match inline {
                 Some(text) => PublicKey::from_base64(text)
                     .map_err(|e| Error::input("--public-key", None, e))?,
-                None => PublicKey::from_file(path)?,
+                None => {
+                    let folder = crate::files::paths::parent_dir(path).to_path_buf();
+                    if is_keys_folder(&folder) && !folders.contains(&folder) {
+                        folders.push(folder);
+                    }
+                    PublicKey::from_file(path)?
+                }
             };
             keys.add(key, path.clone())?;
+        }
+        for folder in folders {
+            keys = keys.apply_folder(&folder)?;
         }
         Ok(keys)
     }
@@ -46,7 +67,7 @@ impl TrustedKeys {
     /// Every `*.pub` in `dir`, in name order, with the folder's revocations and policy.
     pub fn load_dir(dir: &Path) -> Result<Self> {
         let mut keys = TrustedKeys {
-            dir: Some(dir.to_path_buf()),
+            folders: vec![dir.to_path_buf()],
             policy: Policy::load(dir)?,
             now: crate::util::unix_now(),
             ..TrustedKeys::default()
@@ -54,27 +75,66 @@ impl TrustedKeys {
         for path in super::keys::public_key_files(dir)? {
             keys.add(PublicKey::from_file(&path)?, path)?;
         }
-        let all: Vec<PublicKey> = keys.keys.iter().map(|(k, _)| k.clone()).collect();
-        keys.revoked = super::revocation::load(dir, &all, keys.policy.threshold)?;
+        let all = keys.all_keys();
+        let (revoked, notes) = super::revocation::load(dir, &all, keys.policy.threshold)?;
+        keys.revoked = revoked;
+        keys.notes = notes;
         Ok(keys)
     }
 
     /// Also trusts the keys that succeed these ones through the rotations of `keys_dir`
     /// (`verify --follow-rotations`: a pinned old key leads to its successors), and applies that
-    /// folder's revocations, which only remove trust. A forked chain is an error.
+    /// folder's revocations and policy, which only remove trust. A rotation is followed only
+    /// from a key trusted here by its bytes, and never out of a revoked key; a forked chain is
+    /// an error.
     pub fn follow_rotations(mut self, keys_dir: &Path) -> Result<Self> {
         let rotations = super::rotation::load(keys_dir)?;
-        let pinned: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
+        let pinned = self.all_keys();
+        // Every key the chains could reach: their revocations are checked against them all (a
+        // revocation only removes trust).
+        let mut reach = pinned.clone();
         for key in &pinned {
-            for r in super::rotation::successors(key, &rotations)? {
-                self.add(r.new.clone(), r.file.clone())?;
+            for r in super::rotation::successors(key, &rotations, |_| false)? {
+                reach.push(r.new);
             }
         }
-        let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
-        // The folder's policy only removes trust (a threshold, an end date): it applies too.
-        self.policy = Policy::load(keys_dir)?;
-        self.revoked = super::revocation::load(keys_dir, &all, self.policy.threshold)?;
-        Ok(self)
+        let threshold = Policy::load(keys_dir)?.threshold.max(self.policy.threshold);
+        let (revoked, notes) = super::revocation::load(keys_dir, &reach, threshold)?;
+        self.add_revocations(revoked);
+        self.notes.extend(notes);
+        for key in &pinned {
+            for r in super::rotation::successors(key, &rotations, |k| self.is_revoked(k))? {
+                self.add(r.new.clone(), r.file.clone())?;
+            }
+            for r in rotations
+                .iter()
+                .filter(|r| r.old.key_id == key.key_id && r.old != *key)
+            {
+                self.notes.push(format!(
+                    "{}: its old key carries the id {} but is not the key trusted under that id (a look-alike): not followed",
+                    r.file.display(),
+                    key.key_id
+                ));
+            }
+        }
+        let origin = keys_dir
+            .join(super::policy::POLICY_FILE)
+            .display()
+            .to_string();
+        self.apply_policy_from(keys_dir, &origin)
+    }
+
+    /// Also applies the `policy.toml` and `revoked/` of the keys folder `dir`; both only remove
+    /// trust.
+    pub fn apply_folder(self, dir: &Path) -> Result<Self> {
+        let origin = dir.join(super::policy::POLICY_FILE).display().to_string();
+        let mut keys = self
+            .apply_policy_from(dir, &origin)?
+            .apply_revocations(dir)?;
+        if !keys.folders.iter().any(|f| f == dir) {
+            keys.folders.push(dir.to_path_buf());
+        }
+        Ok(keys)
     }
 
     /// The same keys with a threshold of 1: `sign --cosign` checks a release that still lacks
@@ -91,6 +151,11 @@ impl TrustedKeys {
 
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// What was noted and not applied: statements about keys not trusted here.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The key's policy when its trust has ended (`valid_until` is past).
@@ -155,30 +220,53 @@ impl TrustedKeys {
     }
 
     /// Also honours the revocations of `keys_dir` (say, the repository's, read through the API),
-    /// which only remove trust: a statement that does not verify is an error.
+    /// which only remove trust.
     pub fn apply_revocations(self, keys_dir: &Path) -> Result<Self> {
         self.apply_statements(&keys_dir.join(super::revocation::REVOKED_DIR))
     }
 
     /// Also honours the revocation statements of the folder `dir` (`--revocations DIR`); none
-    /// when it does not exist.
+    /// when it does not exist. A statement about a key trusted here must verify (else an
+    /// error); one about a key not trusted here that cannot be checked is noted and ignored.
     pub fn apply_statements(mut self, dir: &Path) -> Result<Self> {
-        let all: Vec<PublicKey> = self.keys.iter().map(|(k, _)| k.clone()).collect();
-        for r in super::revocation::load_statements(dir, &all, self.policy.threshold)? {
-            if self.revoked(r.key_id).is_none() {
-                self.revoked.push(r);
-            }
-        }
+        let all = self.all_keys();
+        let (revoked, notes) =
+            super::revocation::load_statements(dir, &all, self.policy.threshold)?;
+        self.add_revocations(revoked);
+        self.notes.extend(notes);
         Ok(self)
     }
 
-    /// The revocation of the key with this id, if the keys folder has one.
-    pub fn revoked(&self, id: KeyId) -> Option<&super::revocation::Revocation> {
+    fn add_revocations(&mut self, revoked: Vec<Revocation>) {
+        for r in revoked {
+            if !self.is_revoked(&r.public_key) {
+                self.revoked.push(r);
+            }
+        }
+    }
+
+    /// Every key of the folder, revoked or not.
+    fn all_keys(&self) -> Vec<PublicKey> {
+        self.keys.iter().map(|(k, _)| k.clone()).collect()
+    }
+
+    /// The revocation of this key (by its bytes), if there is one.
+    pub fn revoked_key(&self, key: &PublicKey) -> Option<&Revocation> {
+        self.revoked.iter().find(|r| r.public_key == *key)
+    }
+
+    fn is_revoked(&self, key: &PublicKey) -> bool {
+        self.revoked_key(key).is_some()
+    }
+
+    /// The revocation of a key that carries this id: a signature with the id is by the revoked
+    /// key when it verifies under `public_key`.
+    pub fn revocation_with_id(&self, id: KeyId) -> Option<&Revocation> {
         self.revoked.iter().find(|r| r.key_id == id)
     }
 
     /// Every revocation of the keys folder.
-    pub fn revocations(&self) -> &[super::revocation::Revocation] {
+    pub fn revocations(&self) -> &[Revocation] {
         &self.revoked
     }
 
@@ -186,27 +274,41 @@ impl TrustedKeys {
     pub fn trusted(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
         self.keys
             .iter()
-            .filter(|(k, _)| self.revoked(k.key_id).is_none())
+            .filter(|(k, _)| !self.is_revoked(k))
             .map(|(k, p)| (k, p.as_path()))
     }
 
+    /// The key of the folder (revoked or not) that carries this id, and its file.
+    pub fn with_id(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
+        self.keys
+            .iter()
+            .find(|(k, _)| k.key_id == id)
+            .map(|(k, p)| (k, p.as_path()))
+    }
+
+    /// Adds a key; one id for two keys, or one key under two ids, is refused.
     fn add(&mut self, key: PublicKey, path: PathBuf) -> Result<()> {
-        if let Some((other, other_path)) = self.keys.iter().find(|(k, _)| k.key_id == key.key_id) {
-            if *other == key {
+        let same_id = self.keys.iter().find(|(k, _)| k.key_id == key.key_id);
+        let same_key = self.keys.iter().find(|(k, _)| *k == key);
+        let why = match (same_id, same_key) {
+            (Some(_), Some(_)) => return Ok(()),
+            (Some((_, other)), None) => format!(
+                "key id {} is also used by a different key in {}",
+                key.key_id,
+                other.display()
+            ),
+            (None, Some((other, file))) => format!(
+                "key {} is the same key as {} in {} under another id: one key under two ids would count as two signers",
+                key.key_id,
+                other.key_id,
+                file.display()
+            ),
+            (None, None) => {
+                self.keys.push((key, path));
                 return Ok(());
             }
-            return Err(Error::input(
-                path.display().to_string(),
-                None,
-                format!(
-                    "key id {} is also used by a different key in {}",
-                    key.key_id,
-                    other_path.display()
-                ),
-            ));
-        }
-        self.keys.push((key, path));
-        Ok(())
+        };
+        Err(Error::input(path.display().to_string(), None, why))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -218,9 +320,9 @@ impl TrustedKeys {
         self.usable().find(|(k, _)| k.key_id == id)
     }
 
-    /// Where the trust comes from: the keys folder and every key file.
+    /// Where the trust comes from: the keys folders and every key file.
     pub fn sources(&self) -> impl Iterator<Item = &Path> {
-        self.dir
+        self.folders
             .iter()
             .map(PathBuf::as_path)
             .chain(self.keys.iter().map(|(_, p)| p.as_path()))
@@ -232,6 +334,13 @@ impl TrustedKeys {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// Whether `dir` is a keys folder whose statements apply to a key file in it: it holds a
+/// `policy.toml` or a `revoked/` folder.
+fn is_keys_folder(dir: &Path) -> bool {
+    dir.join(super::policy::POLICY_FILE).is_file()
+        || dir.join(super::revocation::REVOKED_DIR).is_dir()
 }
 
 /// The keys folder as `warden keys list` shows it.
@@ -288,30 +397,39 @@ pub fn list(keys_dir: &Path) -> KeysReport {
         policy: None,
         problems: Vec::new(),
     };
-    match super::rotation::load(keys_dir) {
+    let rotations = super::rotation::load(keys_dir);
+    let keys = TrustedKeys::load_dir(keys_dir);
+    match &rotations {
         Ok(rotations) => {
             // A key with two successors forks the chain: said once per key.
             let mut forks = std::collections::BTreeSet::new();
-            for r in &rotations {
-                if let Err(e) = super::rotation::successors(&r.old, &rotations) {
+            for r in rotations {
+                if let Err(e) = super::rotation::successors(&r.old, rotations, |_| false) {
                     if forks.insert(e.to_string()) {
                         report.problems.push(e.to_string());
                     }
                 }
             }
+            if let Ok(keys) = &keys {
+                report.problems.extend(super::rotation::problems(
+                    rotations,
+                    &keys.all_keys(),
+                    |k| keys.is_revoked(k),
+                ));
+            }
             report.rotations = rotations
-                .into_iter()
+                .iter()
                 .map(|r| ListedRotation {
                     old: r.old.key_id,
                     new: r.new.key_id,
-                    rotated_at: r.rotated_at,
-                    file: r.file,
+                    rotated_at: r.rotated_at.clone(),
+                    file: r.file.clone(),
                 })
                 .collect()
         }
         Err(e) => report.problems.push(e.to_string()),
     }
-    match TrustedKeys::load_dir(keys_dir) {
+    match keys {
         Ok(keys) => {
             report.trusted = keys
                 .trusted()
@@ -330,6 +448,7 @@ pub fn list(keys_dir: &Path) -> KeysReport {
             report.revoked = keys.revocations().to_vec();
             report.threshold = keys.threshold();
             report.policy = keys.policy().file.clone();
+            report.problems.extend(keys.notes().iter().cloned());
             report.problems.extend(keys.inconsistencies());
         }
         Err(e) => report.problems.push(e.to_string()),

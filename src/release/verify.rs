@@ -13,16 +13,20 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::binding::{binding_mismatch, Expected, ReleaseIdentity, SignedRelease};
+use std::collections::BTreeMap;
+
+use super::binding::{Expected, ReleaseIdentity};
 use super::checksums::ChecksumFile;
-use super::comment::DRY_RUN_MARKER;
 use super::hash::{hash_bytes, hash_file, Digests};
-use super::keys::{KeyId, PublicKey};
-use super::names::{cosignature_path, cosigned_file, signature_path, SIGNATURE_SUFFIX};
-use super::signature::{SignatureAlgorithm, SignatureFile};
+use super::keys::KeyId;
+use super::names::{cosigned_file, signature_path, SIGNATURE_SUFFIX};
+use super::trust::{
+    check_signature_set, verify_signature_set, Checks, Judged, Rejected, SignatureFiles, SignedName,
+};
+pub use super::trust::{Cause, SignerEntry};
 use super::trusted_keys::TrustedKeys;
 use crate::error::{Error, Result};
-use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
+use crate::files::guarded;
 use crate::util::{cores_to_spare, parallel_map};
 
 /// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
@@ -53,15 +57,27 @@ pub struct VerifyOptions {
     pub only: Option<Only>,
     /// Name of the checksum file inside a release directory.
     pub checksums_name: String,
-    /// Digests already computed (as a release downloaded): these files are not read again.
-    pub known_digests: std::collections::BTreeMap<PathBuf, Digests>,
     /// `-x FILE`: the signature of the one file verified, where it is not `<file>.minisig`.
     pub signature_file: Option<PathBuf>,
-    /// Files already known to fail, with why (a release asset GitHub's digest shows replaced):
-    /// their entry fails with that reason, unread.
-    pub preset_failures: std::collections::BTreeMap<PathBuf, String>,
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
+}
+
+impl VerifyOptions {
+    /// What every signature must hold, from these options.
+    pub(crate) fn checks(&self) -> Checks<'_> {
+        Checks {
+            allow_legacy: self.allow_legacy,
+            allow_dry_run: self.allow_dry_run,
+            allow_unbound: self.allow_unbound,
+            expected: Expected {
+                tag: self.expect_tag.as_deref(),
+                repo: self.expect_repo.as_deref(),
+                commit: self.expect_commit.as_deref(),
+            },
+            release: self.release.as_ref(),
+        }
+    }
 }
 
 /// The `--only` patterns, as given and compiled: each must match a listed file (a pattern that
@@ -149,20 +165,9 @@ pub struct ArtifactResult {
     pub required_signatures: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-}
-
-/// One signature of a file and what it counted for.
-#[derive(Clone, Debug, Serialize)]
-pub struct SignerEntry {
-    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
-    pub signature: PathBuf,
-    /// The key's name in `keys/policy.toml`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub counted: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    /// Why it failed, as a type (`Cause::None` when it verified).
+    #[serde(skip)]
+    pub cause: Cause,
 }
 
 fn opt_display<S: serde::Serializer>(
@@ -212,10 +217,10 @@ impl VerifyReport {
 
     /// Adds the result of a check made outside the folder (a release's provenance): `name`,
     /// what was checked, and the failure if any.
-    pub fn add_check(&mut self, name: String, what: &'static str, failure: Option<String>) {
+    pub fn add_check(&mut self, name: String, what: &'static str, failure: Option<Rejected>) {
         let v = Verdict::new();
         let mut v = match failure {
-            Some(why) => v.fail(why),
+            Some(rejected) => v.rejected(rejected),
             None => v,
         };
         v.checked.push(what);
@@ -255,24 +260,15 @@ struct Job {
     require_signature: bool,
     expected_sha256: Option<[u8; 32]>,
     /// Why the file cannot be trusted even before it is read, e.g. a path leaving the release.
-    preset_failure: Option<String>,
+    preset_failure: Option<Rejected>,
 }
 
 struct Verdict {
     status: ArtifactStatus,
     reason: Option<String>,
-    key_id: Option<KeyId>,
-    key_file: Option<PathBuf>,
-    tag: Option<String>,
-    commit: Option<String>,
-    repo: Option<String>,
-    file: Option<String>,
-    path: Option<String>,
-    timestamp: Option<u64>,
-    run: Option<super::provenance::RunBinding>,
+    cause: Cause,
     checked: Vec<&'static str>,
-    signers: Vec<SignerEntry>,
-    required_signatures: Option<usize>,
+    judged: Judged,
 }
 
 impl Verdict {
@@ -280,438 +276,174 @@ impl Verdict {
         Verdict {
             status: ArtifactStatus::Ok,
             reason: None,
-            key_id: None,
-            key_file: None,
-            tag: None,
-            commit: None,
-            repo: None,
-            file: None,
-            path: None,
-            timestamp: None,
-            run: None,
+            cause: Cause::None,
             checked: Vec::new(),
-            signers: Vec::new(),
-            required_signatures: None,
+            judged: Judged::default(),
         }
     }
-    fn fail(mut self, reason: impl Into<String>) -> Self {
-        self.status = ArtifactStatus::Failed;
-        self.reason = Some(reason.into());
-        self
+    fn fail(self, reason: impl Into<String>) -> Self {
+        self.rejected((Cause::Invalid, reason.into()))
     }
-    fn error(mut self, reason: impl Into<String>) -> Self {
-        self.status = ArtifactStatus::Error;
-        self.reason = Some(reason.into());
+    fn error(self, reason: impl Into<String>) -> Self {
+        self.rejected((Cause::Unreadable, reason.into()))
+    }
+    /// The file fails for `cause` (an unreadable input is an error, not a failed check).
+    fn rejected(mut self, (cause, why): Rejected) -> Self {
+        self.status = if cause == Cause::Unreadable {
+            ArtifactStatus::Error
+        } else {
+            ArtifactStatus::Failed
+        };
+        self.reason = Some(why);
+        self.cause = cause;
         self
     }
     fn into_result(self, name: String) -> ArtifactResult {
+        let j = self.judged;
         ArtifactResult {
             name,
             status: self.status,
-            key_id: self.key_id,
-            key_file: self.key_file,
-            tag: self.tag,
-            commit: self.commit,
-            repo: self.repo,
-            file: self.file,
-            path: self.path,
-            timestamp: self.timestamp,
-            run: self.run,
+            key_id: j.key_id,
+            key_file: j.key_file,
+            tag: j.tag,
+            commit: j.commit,
+            repo: j.repo,
+            file: j.file,
+            path: j.path,
+            timestamp: j.timestamp,
+            run: j.run,
             checked: self.checked,
-            signers: self.signers,
-            required_signatures: self.required_signatures,
+            signers: j.signers,
+            required_signatures: j.required_signatures,
             reason: self.reason,
+            cause: self.cause,
         }
     }
 }
 
-/// Why a signature is not taken: the file cannot be read or parsed (`Error`), it fails a check
-/// (`Failed`: the whole file fails), or it is by a key that does not count here (`NotCounted`:
-/// unknown or past its `valid_until`; other signatures may still reach the threshold).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rejection {
-    Error,
-    Failed,
-    NotCounted,
+/// What is known of a published release's asset's bytes (nothing, when it is not in
+/// [`Published::bytes`]).
+#[derive(Clone, Debug)]
+pub(crate) enum AssetBytes {
+    /// Read (downloaded, or streamed): both digests, from one read.
+    Read(Digests),
+    /// Its SHA-256 alone: GitHub's, computed at upload (the asset was not read), or one a
+    /// snapshot recorded by an older warden keeps.
+    Sha256Only([u8; 32]),
 }
 
-type Rejected = (Rejection, String);
-
-/// A signature that passed every check that does not need the artifact's bytes.
-struct CheckedSignature<'k> {
-    sig: SignatureFile,
-    key: &'k PublicKey,
+/// A published release's assets as they were read: every asset's name, the texts of the small
+/// files read (the checksum list and the signatures), what is known of each asset's bytes, and
+/// the failures decided from GitHub's records before any read. Each asset's path is
+/// `dir/<name>`: results are named so, and a download keeps the files there.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Published {
+    pub dir: PathBuf,
+    /// Whether the assets were downloaded into `dir` (a legacy signature needs their bytes).
+    pub on_disk: bool,
+    pub assets: BTreeSet<String>,
+    /// The checksum list's bytes, when it was read (`Err`: why it could not be).
+    pub list: Option<std::result::Result<Vec<u8>, String>>,
+    /// The text of every signature asset read, by path (`Err`: why it could not be).
+    pub signatures: BTreeMap<PathBuf, std::result::Result<String, String>>,
+    pub bytes: BTreeMap<PathBuf, AssetBytes>,
+    /// Signature assets that were not read (an artifact's own signature, to the default audit).
+    pub unread: BTreeSet<PathBuf>,
+    /// Files that fail before they are judged (an asset GitHub's digest shows replaced).
+    pub preset: BTreeMap<PathBuf, Rejected>,
 }
 
-/// The name a signature must bind: the file name, and the path it ends with (for `path:`).
-struct SignedName {
-    file_name: String,
-    /// The file's path with its folders resolved, when they resolve.
-    resolved: Option<PathBuf>,
+/// Where a release directory's files are: on disk (`warden verify DIR`), or a published
+/// release's assets as read (`release::verdict`). Every check below is the same for both.
+#[derive(Clone, Copy)]
+pub(crate) enum Folder<'a> {
+    Disk(&'a Path),
+    Published(&'a Published),
 }
 
-impl SignedName {
-    fn of(path: &Path, file_name: &str) -> Self {
-        let resolved = fs::canonicalize(crate::files::paths::parent_dir(path))
+impl<'a> Folder<'a> {
+    fn dir(&self) -> &'a Path {
+        match self {
+            Folder::Disk(d) => d,
+            Folder::Published(p) => &p.dir,
+        }
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        match self {
+            Folder::Disk(_) => fs::symlink_metadata(path).is_ok(),
+            Folder::Published(p) => {
+                path.parent() == Some(p.dir.as_path())
+                    && path
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| p.assets.contains(n))
+            }
+        }
+    }
+
+    fn signatures(&self) -> SignatureFiles<'a> {
+        match self {
+            Folder::Disk(_) => SignatureFiles::Disk,
+            Folder::Published(p) => SignatureFiles::Memory(&p.signatures),
+        }
+    }
+
+    /// The checksum list's bytes: `Ok(None)` when larger than it may be.
+    fn read_list(&self, path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+        match self {
+            Folder::Disk(_) => {
+                guarded::open_regular(path).and_then(|f| guarded::read_at_most(f, SUMS_CAP))
+            }
+            Folder::Published(p) => match &p.list {
+                Some(Ok(bytes)) if bytes.len() as u64 > SUMS_CAP => Ok(None),
+                Some(Ok(bytes)) => Ok(Some(bytes.clone())),
+                Some(Err(why)) => Err(std::io::Error::other(why.clone())),
+                None => Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "not read",
+                )),
+            },
+        }
+    }
+
+    /// Where a listed file really is, when that is outside the release (a link out of it).
+    fn escapes(&self, root: Option<&Path>, path: &Path) -> Option<PathBuf> {
+        let root = root?;
+        fs::canonicalize(path)
             .ok()
-            .map(|dir| dir.join(file_name));
-        SignedName {
-            file_name: file_name.to_string(),
-            resolved,
+            .filter(|real| !real.starts_with(root))
+    }
+
+    fn preset(&self, path: &Path) -> Option<Rejected> {
+        match self {
+            Folder::Disk(_) => None,
+            Folder::Published(p) => p.preset.get(path).cloned(),
         }
+    }
+
+    /// Whether nothing is known of an asset's bytes (not read, and no digest from GitHub),
+    /// and nothing decided of it before.
+    fn bytes_unknown(&self, path: &Path) -> bool {
+        matches!(self, Folder::Published(p)
+            if self.exists(path) && !p.bytes.contains_key(path) && !p.preset.contains_key(path))
+    }
+
+    /// Whether the signature at `path` exists but was not read (so its check is not made).
+    fn unread(&self, path: &Path) -> bool {
+        matches!(self, Folder::Published(p) if p.unread.contains(path))
     }
 }
 
-/// A legacy signature signs the bytes themselves, and its algorithm bytes are not covered by the
-/// global signature: relabelling a prehashed `ED` signature as `Ed` makes a 64-byte file equal to
-/// the original's BLAKE2b-512 verify as the original. No legacy signature over 64 bytes is taken.
-fn legacy_size_check(sig: &SignatureFile, size: u64) -> std::result::Result<(), String> {
-    if !sig.is_prehashed() && size == 64 {
-        return Err("a legacy signature over exactly 64 bytes: refused, as it may be a relabelled prehashed signature (see SECURITY.md)".into());
-    }
-    Ok(())
-}
-
-/// `file:` must appear exactly once and name the file; `path:`, when present, must be how the
-/// file's path ends (so `linux/ethrex` cannot stand in for `macos/ethrex`).
-fn check_bindings(
-    comment: &super::comment::TrustedComment,
-    name: &SignedName,
-    opts: &VerifyOptions,
-) -> std::result::Result<(), String> {
-    let files: Vec<&str> = comment.values("file").collect();
-    match files.as_slice() {
-        [signed] if *signed != name.file_name => {
-            return Err(format!(
-                "the signature is for file:{signed}, not {} (renamed or swapped artifact)",
-                name.file_name
-            ))
-        }
-        [_] => {}
-        _ if opts.allow_unbound => {
-            if let Some(signed) = comment.value("file")? {
-                if signed != name.file_name {
-                    return Err(format!("the signature is for file:{signed}, not {}", name.file_name));
-                }
-            }
-        }
-        [] => return Err("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it".into()),
-        _ => return Err(format!("the trusted comment has {} file: fields, not one; pass --allow-unbound to accept it", files.len())),
-    }
-    if let Some(bound) = comment.value("path")? {
-        let ends = crate::files::paths::is_plain_relative(bound)
-            && name
-                .resolved
-                .as_ref()
-                .is_some_and(|p| p.ends_with(Path::new(bound)));
-        if !ends {
-            return Err(format!(
-                "the signature is for path:{bound}, not {} (a file of the same name from another folder)",
-                name.resolved
-                    .as_ref()
-                    .map_or(name.file_name.clone(), |p| p.display().to_string())
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn check_signature_file<'k>(
-    sig_path: &Path,
-    name: &SignedName,
-    keys: &'k TrustedKeys,
-    opts: &VerifyOptions,
-    out: &mut Verdict,
-) -> std::result::Result<CheckedSignature<'k>, Rejected> {
-    let io_error = |e: std::io::Error| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            (
-                Rejection::Failed,
-                format!("missing signature {}", sig_path.display()),
-            )
-        } else {
-            (
-                Rejection::Error,
-                format!("reading {}: {e}", sig_path.display()),
-            )
-        }
-    };
-    let file = guarded::open_regular(sig_path).map_err(io_error)?;
-    let origin = sig_path.display().to_string();
-    let text = guarded::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature")
-        .map_err(|e| match e {
-            CappedReadError::Io(e) => io_error(e),
-            CappedReadError::Input(e) => (Rejection::Error, e.to_string()),
-        })?;
-    check_signature_text(&text, sig_path, name, keys, opts, out)
-}
-
-/// Every check of a signature (its text, read from `sig_path`) that does not need the signed
-/// bytes: format, algorithm, trusted key, global signature, bindings, tag, dry-run.
-fn check_signature_text<'k>(
-    text: &str,
-    sig_path: &Path,
-    name: &SignedName,
-    keys: &'k TrustedKeys,
-    opts: &VerifyOptions,
-    out: &mut Verdict,
-) -> std::result::Result<CheckedSignature<'k>, Rejected> {
-    let sig = SignatureFile::parse(text)
-        .map_err(|e| (Rejection::Error, format!("{}: {e}", sig_path.display())))?;
-    out.key_id = Some(sig.key_id);
-    match sig.algorithm {
-        SignatureAlgorithm::Prehashed => {}
-        SignatureAlgorithm::Legacy if opts.allow_legacy => {}
-        SignatureAlgorithm::Legacy => {
-            return Err((
-                Rejection::Failed,
-                "legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it"
-                    .into(),
-            ))
-        }
-        SignatureAlgorithm::Unknown(b) => {
-            return Err((
-                Rejection::Failed,
-                format!(
-                    "unsupported signature algorithm {:?}",
-                    String::from_utf8_lossy(&b)
-                ),
-            ))
-        }
-    }
-    // A relabelled `ED` signature says `hashed` in its (signed) trusted comment.
-    if !sig.is_prehashed() && sig.trusted_comment.has_marker("hashed") {
-        return Err((
-            Rejection::Failed,
-            "a legacy signature whose trusted comment says `hashed`: its algorithm was relabelled; refused".into(),
-        ));
-    }
-    if let Some(r) = keys.revoked(sig.key_id) {
-        return Err((
-            Rejection::Failed,
-            format!(
-                "signed by key {}, revoked at {} ({}; {}): not trusted",
-                sig.key_id,
-                crate::markup::text_value(&r.revoked_at),
-                crate::markup::text_value(&r.reason),
-                r.file.display()
-            ),
-        ));
-    }
-    if let Some(p) = keys.expired(sig.key_id) {
-        return Err((
-            Rejection::NotCounted,
-            format!(
-                "signed by key {}, trusted until {} ({}): expired",
-                sig.key_id,
-                p.valid_until.as_deref().unwrap_or_default(),
-                keys.policy().origin()
-            ),
-        ));
-    }
-    let (key, key_file) = keys.find(sig.key_id).ok_or_else(|| {
-        (
-            Rejection::NotCounted,
-            format!(
-                "signed by key {}, which is not trusted (trusted: {})",
-                sig.key_id,
-                keys.ids()
-            ),
-        )
-    })?;
-    out.key_file = Some(key_file.to_path_buf());
-    sig.verify_comment(key)
-        .map_err(|e| (Rejection::Failed, e.to_string()))?;
-    let comment = &sig.trusted_comment;
-    let field = |k: &'static str| comment.value(k).map_err(|e| (Rejection::Failed, e));
-    out.tag = field("tag")?.map(str::to_string);
-    out.commit = field("commit")?.map(str::to_string);
-    out.repo = field("repo")?.map(str::to_string);
-    out.file = field("file")?.map(str::to_string);
-    out.path = field("path")?.map(str::to_string);
-    out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
-    out.run = comment.run().map_err(|e| (Rejection::Failed, e))?;
-    check_bindings(comment, name, opts).map_err(|e| (Rejection::Failed, e))?;
-    let expected = Expected {
-        tag: opts.expect_tag.as_deref(),
-        repo: opts.expect_repo.as_deref(),
-        commit: opts.expect_commit.as_deref(),
-    };
-    let signed = SignedRelease {
-        tag: out.tag.clone(),
-        repo: out.repo.clone(),
-        commit: out.commit.clone(),
-    };
-    if let Some(mismatch) = binding_mismatch(&signed, &expected) {
-        return Err((Rejection::Failed, mismatch.to_string()));
-    }
-    if let Some(release) = &opts.release {
-        if let Some(mismatch) = binding_mismatch(&signed, &release.expected()) {
-            return Err((Rejection::Failed, mismatch.to_string()));
-        }
-    }
-    if comment.has_marker(DRY_RUN_MARKER) && !opts.allow_dry_run {
-        return Err((
-            Rejection::Failed,
-            "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into(),
-        ));
-    }
-    Ok(CheckedSignature { sig, key })
-}
-
-/// The signatures of `file`, checked before its bytes are read: `main` (`<file>.minisig`, which
-/// must exist) and each co-signature `<file>.<KEYID>.minisig` by a key the verifier knows of
-/// (trusted or revoked). A signature that fails a check fails the file; one by an unknown or
-/// expired key is recorded as not counted.
-fn check_signature_set<'k>(
-    file: &Path,
-    main: &Path,
-    name: &SignedName,
-    (keys, need): (&'k TrustedKeys, usize),
-    opts: &VerifyOptions,
-    out: &mut Verdict,
-) -> std::result::Result<Vec<(PathBuf, CheckedSignature<'k>)>, Rejected> {
-    let mut set = Vec::new();
-    match check_signature_file(main, name, keys, opts, out) {
-        Ok(c) => {
-            // The first signature is the pipeline's: the policy's run requirements apply to it.
-            let policy = keys.policy();
-            if let Some(why) = policy
-                .run
-                .offline_problem(out.run.as_ref(), &policy.origin())
-            {
-                return Err((Rejection::Failed, why));
-            }
-            set.push((main.to_path_buf(), c))
-        }
-        Err((Rejection::NotCounted, why)) => {
-            out.not_counted(out.key_id, main, why);
-        }
-        Err(e) => return Err(e),
-    }
-    for id in keys.known_ids() {
-        let path = cosignature_path(file, id);
-        if fs::symlink_metadata(&path).is_err() {
-            continue;
-        }
-        let mut scratch = Verdict::new();
-        let checked = check_signature_file(&path, name, keys, opts, &mut scratch);
-        if let Some(signer) = scratch.key_id.filter(|k| *k != id) {
-            return Err((
-                Rejection::Failed,
-                format!(
-                    "{}: named for key {id} but signed by key {signer} (a renamed co-signature)",
-                    path.display()
-                ),
-            ));
-        }
-        match checked {
-            Ok(c) => set.push((path, c)),
-            Err((Rejection::NotCounted, why)) => out.not_counted(Some(id), &path, why),
-            Err((kind, why)) => return Err((kind, format!("{}: {why}", path.display()))),
-        }
-    }
-    let distinct: BTreeSet<KeyId> = set.iter().map(|(_, c)| c.sig.key_id).collect();
-    if distinct.len() < need {
-        return Err((
-            Rejection::Failed,
-            below_threshold(distinct.len(), need, keys, out),
-        ));
-    }
-    Ok(set)
-}
-
-/// Checks each signature of the set over the file's bytes (`digests`, or `whole` for a legacy
-/// one), records the signers, and counts distinct keys against the threshold.
-fn verify_signature_set(
-    set: &[(PathBuf, CheckedSignature<'_>)],
-    main: &Path,
-    (digests, whole): (&Digests, Option<&[u8]>),
-    (keys, need): (&TrustedKeys, usize),
-    out: &mut Verdict,
-) -> std::result::Result<(), String> {
-    let mut counted: Vec<KeyId> = Vec::new();
-    let mut entries = Vec::new();
-    for (path, c) in set {
-        let prefix = |e: String| {
-            if path == main {
-                e
-            } else {
-                format!("{}: {e}", path.display())
-            }
-        };
-        let message: &[u8] = if c.sig.is_prehashed() {
-            &digests.blake2b512
-        } else {
-            whole.unwrap_or_default()
-        };
-        legacy_size_check(&c.sig, digests.size).map_err(prefix)?;
-        c.sig
-            .verify_data(c.key, message)
-            .map_err(|e| prefix(e.to_string()))?;
-        let twice = counted.contains(&c.sig.key_id);
-        if !twice {
-            counted.push(c.sig.key_id);
-        }
-        entries.push(SignerEntry {
-            key_id: c.sig.key_id,
-            signature: path.clone(),
-            name: keys.policy().key(c.sig.key_id).and_then(|p| p.name.clone()),
-            counted: !twice,
-            reason: twice.then(|| "the same key signed twice: counted once".to_string()),
-        });
-    }
-    // Signers in file order: the first signature, then the co-signatures.
-    entries.append(&mut out.signers);
-    out.signers = entries;
-    if need > 1 {
-        out.required_signatures = Some(need);
-    }
-    if counted.len() < need {
-        return Err(below_threshold(counted.len(), need, keys, out));
-    }
-    Ok(())
-}
-
-/// Why `counted` distinct signers are not enough. With no policy and a single signature by a
-/// key that does not count, its own reason (as before co-signatures existed).
-fn below_threshold(counted: usize, need: usize, keys: &TrustedKeys, out: &Verdict) -> String {
-    let not_counted: Vec<&SignerEntry> = out.signers.iter().filter(|s| !s.counted).collect();
-    if let ([only], 0, 1) = (not_counted.as_slice(), counted, need) {
-        return only.reason.clone().unwrap_or_default();
-    }
-    let mut why = format!(
-        "{counted} of {need} required signatures ({})",
-        keys.policy().origin()
-    );
-    for s in not_counted {
-        why.push_str(&format!(
-            "; {} not counted: {}",
-            s.signature.display(),
-            s.reason.as_deref().unwrap_or_default()
-        ));
-    }
-    why
-}
-
-impl Verdict {
-    fn not_counted(&mut self, key_id: Option<KeyId>, signature: &Path, why: String) {
-        if let Some(key_id) = key_id {
-            self.signers.push(SignerEntry {
-                key_id,
-                signature: signature.to_path_buf(),
-                name: None,
-                counted: false,
-                reason: Some(why),
-            });
-        }
-    }
-}
-
-fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> Verdict {
+fn run_job(
+    job: &Job,
+    keys: &TrustedKeys,
+    (opts, folder): (&VerifyOptions, Folder<'_>),
+    split: bool,
+) -> Verdict {
     let out = Verdict::new();
-    if let Some(why) = &job.preset_failure {
-        return out.fail(why.clone());
+    if let Some(preset) = &job.preset_failure {
+        return out.rejected(preset.clone());
     }
     let file_name = job
         .path
@@ -722,7 +454,7 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     let mut out = out;
     let name = SignedName::of(&job.path, &file_name);
     let set = match &job.signature {
-        Some(sig_path) if job.require_signature || fs::symlink_metadata(sig_path).is_ok() => {
+        Some(sig_path) if job.require_signature || folder.exists(sig_path) => {
             // The threshold applies to the signatures that trust the file; an artifact's own
             // signature beside a verified checksum list is an extra check (it must verify).
             let need = if job.expected_sha256.is_some() {
@@ -730,10 +462,11 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
             } else {
                 keys.threshold()
             };
-            match check_signature_set(&job.path, sig_path, &name, (keys, need), opts, &mut out) {
+            let checks = (&opts.checks(), &folder.signatures());
+            let paths = (job.path.as_path(), sig_path.as_path());
+            match check_signature_set(paths, &name, (keys, need), checks, &mut out.judged) {
                 Ok(set) => Some((sig_path, set, need)),
-                Err((Rejection::Error, why)) => return out.error(why),
-                Err((_, why)) => return out.fail(why),
+                Err(rejected) => return out.rejected(rejected),
             }
         }
         _ => None,
@@ -744,33 +477,26 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     let legacy = set
         .as_ref()
         .is_some_and(|(_, s, _)| s.iter().any(|(_, c)| !c.sig.is_prehashed()));
-    let (digests, whole): (Digests, Option<Vec<u8>>) = if legacy {
-        let mut bytes = Vec::new();
-        match guarded::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
-            Ok(_) => (hash_bytes(&bytes), Some(bytes)),
-            Err(e) => return read_failure(out, &job.path, e),
-        }
-    } else if let Some(d) = opts.known_digests.get(&job.path) {
-        (*d, None)
-    } else {
-        match hash_file(&job.path, split, opts.progress.as_ref()) {
-            Ok(d) => (d, None),
-            Err(e) => return read_failure(out, &job.path, e),
-        }
+    let (digests, whole) = match file_bytes(job, folder, (legacy, split), opts) {
+        Ok(read) => read,
+        Err(rejected) => return out.rejected(rejected),
     };
     if let Some(expected) = job.expected_sha256 {
         if expected != digests.sha256 {
-            return out.fail(format!(
-                "SHA-256 mismatch: {} listed, {} found",
-                crate::util::to_hex(&expected),
-                crate::util::to_hex(&digests.sha256)
+            return out.rejected((
+                Cause::Mismatch,
+                format!(
+                    "SHA-256 mismatch: {} listed, {} found",
+                    crate::util::to_hex(&expected),
+                    crate::util::to_hex(&digests.sha256)
+                ),
             ));
         }
         out.checked.push("sha256");
     }
     if let Some((main, set, need)) = set {
         let bytes = (&digests, whole.as_deref());
-        if let Err(e) = verify_signature_set(&set, main, bytes, (keys, need), &mut out) {
+        if let Err(e) = verify_signature_set(&set, main, bytes, (keys, need), &mut out.judged) {
             return out.fail(e);
         }
         out.checked.insert(0, "signature");
@@ -778,13 +504,96 @@ fn run_job(job: &Job, keys: &TrustedKeys, opts: &VerifyOptions, split: bool) -> 
     out
 }
 
-fn read_failure(out: Verdict, path: &Path, e: std::io::Error) -> Verdict {
+/// What the file's bytes are (its digests, and the bytes themselves for a legacy signature), as
+/// the folder knows them: read from disk once, or as the release's assets were read.
+fn file_bytes(
+    job: &Job,
+    folder: Folder<'_>,
+    (legacy, split): (bool, bool),
+    opts: &VerifyOptions,
+) -> std::result::Result<(Digests, Option<Vec<u8>>), Rejected> {
+    let on_disk = match folder {
+        Folder::Disk(_) => true,
+        Folder::Published(p) => legacy && p.on_disk,
+    };
+    if on_disk && legacy {
+        let mut bytes = Vec::new();
+        return match guarded::open_regular(&job.path).and_then(|mut f| f.read_to_end(&mut bytes)) {
+            Ok(_) => Ok((hash_bytes(&bytes), Some(bytes))),
+            Err(e) => Err(read_failure(&job.path, e)),
+        };
+    }
+    if let Folder::Disk(_) = folder {
+        return hash_file(&job.path, split, opts.progress.as_ref())
+            .map(|d| (d, None))
+            .map_err(|e| read_failure(&job.path, e));
+    }
+    let Folder::Published(p) = folder else {
+        unreachable!("a disk folder returned above")
+    };
+    match (p.bytes.get(&job.path), legacy) {
+        (_, true) => Err((
+            Cause::Invalid,
+            "a legacy signature is checked over the file's bytes, which were not downloaded".into(),
+        )),
+        (Some(AssetBytes::Read(d)), false) => Ok((*d, None)),
+        (Some(AssetBytes::Sha256Only(sha256)), false) if job.signature_unneeded(folder) => Ok((
+            Digests {
+                sha256: *sha256,
+                blake2b512: [0; 64],
+                size: 0,
+            },
+            None,
+        )),
+        (_, false) if !p.assets.contains(&file_name_of(&job.path)) => Err((
+            Cause::Missing,
+            format!(
+                "missing: {} is not an asset of the release",
+                job.path.display()
+            ),
+        )),
+        _ => Err((
+            Cause::Unverifiable,
+            format!(
+                "{}: its bytes were not read and GitHub gives no digest of it",
+                job.path.display()
+            ),
+        )),
+    }
+}
+
+impl Job {
+    /// Whether the file's bytes are only compared with the list (no signature of it is checked
+    /// over them): GitHub's SHA-256 is then all the check needs.
+    fn signature_unneeded(&self, folder: Folder<'_>) -> bool {
+        self.expected_sha256.is_some()
+            && self
+                .signature
+                .as_ref()
+                .is_none_or(|s| !folder.exists(s) || folder.unread(s))
+    }
+}
+
+fn file_name_of(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn read_failure(path: &Path, e: std::io::Error) -> Rejected {
     if e.kind() == std::io::ErrorKind::NotFound {
-        out.fail(format!("missing: {} does not exist", path.display()))
+        (
+            Cause::Missing,
+            format!("missing: {} does not exist", path.display()),
+        )
     } else if e.kind() == std::io::ErrorKind::InvalidInput {
-        out.fail(e.to_string())
+        (Cause::Invalid, e.to_string())
     } else {
-        out.error(format!("reading {}: {e}", path.display()))
+        (
+            Cause::Unreadable,
+            format!("reading {}: {e}", path.display()),
+        )
     }
 }
 
@@ -799,13 +608,7 @@ pub fn is_signed_list_file(name: &str, list: &str) -> bool {
 /// Verifies files and release directories. Returns `Err` only for usage errors; per-file
 /// problems are results in the report.
 pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> {
-    // Every key revoked is not a usage error: each signature fails, naming its revocation.
-    if keys.is_empty() && keys.revocations().is_empty() {
-        return Err(Error::Usage(
-            "no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files"
-                .into(),
-        ));
-    }
+    refuse_without_keys(keys)?;
     if opts.inputs.is_empty() {
         return Err(Error::Usage(
             "nothing to verify: name files or a release directory".into(),
@@ -818,23 +621,12 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
         ));
     }
     let mut report = VerifyReport::default();
-    if let Some(c) = &opts.expect_commit {
-        if !(12..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Error::Usage(format!(
-                "--expect-commit {c:?}: give the commit as 12 to 40 hex digits"
-            )));
-        }
-        if c.len() < 40 {
-            report.warnings.push(format!(
-                "--expect-commit {c} is a prefix: any signed commit that begins with it is accepted"
-            ));
-        }
-    }
+    check_expected_commit(opts, &mut report)?;
     let mut jobs = Vec::new();
     let given: BTreeSet<&Path> = opts.inputs.iter().map(PathBuf::as_path).collect();
     for input in &opts.inputs {
         if input.is_dir() {
-            directory_jobs(input, opts, keys, &mut jobs, &mut report)?;
+            folder_jobs(Folder::Disk(input), opts, keys, &mut jobs, &mut report)?;
         } else if fs::symlink_metadata(input).is_err() {
             report.results.push(
                 Verdict::new()
@@ -863,25 +655,89 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
             jobs.push(job);
         }
     }
-    let split = cores_to_spare(jobs.len());
-    let outcomes = parallel_map(&jobs, |job| run_job(job, keys, opts, split));
-    for (job, o) in jobs.iter().zip(outcomes) {
-        report.results.push(o.into_result(job.name.clone()));
+    run_jobs(&jobs, keys, (opts, None), &mut report);
+    note_offline_runs(&mut report);
+    Ok(report)
+}
+
+/// A published release's assets as they were read, verified as a release directory: the one
+/// judgement of its checksum list, its signatures and each file (`release::verdict` adds what
+/// GitHub's records say).
+pub(crate) fn verify_published(
+    published: &Published,
+    opts: &VerifyOptions,
+    keys: &TrustedKeys,
+) -> Result<VerifyReport> {
+    refuse_without_keys(keys)?;
+    let mut report = VerifyReport::default();
+    check_expected_commit(opts, &mut report)?;
+    let mut jobs = Vec::new();
+    let folder = Folder::Published(published);
+    folder_jobs(folder, opts, keys, &mut jobs, &mut report)?;
+    run_jobs(&jobs, keys, (opts, Some(published)), &mut report);
+    Ok(report)
+}
+
+/// Every key revoked is not a usage error: each signature fails, naming its revocation.
+fn refuse_without_keys(keys: &TrustedKeys) -> Result<()> {
+    if keys.is_empty() && keys.revocations().is_empty() {
+        return Err(Error::Usage(
+            "no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files"
+                .into(),
+        ));
     }
-    if opts.release.is_none() {
-        let runs: BTreeSet<String> = report
-            .results
-            .iter()
-            .filter_map(|r| r.run.as_ref().map(|b| b.to_string()))
-            .collect();
-        if !runs.is_empty() {
+    Ok(())
+}
+
+fn check_expected_commit(opts: &VerifyOptions, report: &mut VerifyReport) -> Result<()> {
+    if let Some(c) = &opts.expect_commit {
+        if !(12..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::Usage(format!(
+                "--expect-commit {c:?}: give the commit as 12 to 40 hex digits"
+            )));
+        }
+        if c.len() < 40 {
             report.warnings.push(format!(
-                "signed by {}: the run itself was not checked (offline); `warden verify --release` checks it against GitHub's records",
-                runs.into_iter().collect::<Vec<_>>().join(", ")
+                "--expect-commit {c} is a prefix: any signed commit that begins with it is accepted"
             ));
         }
     }
-    Ok(report)
+    Ok(())
+}
+
+/// Runs the jobs (files in parallel), their results in job order.
+fn run_jobs(
+    jobs: &[Job],
+    keys: &TrustedKeys,
+    (opts, published): (&VerifyOptions, Option<&Published>),
+    report: &mut VerifyReport,
+) {
+    let split = cores_to_spare(jobs.len());
+    let outcomes = parallel_map(jobs, |job| {
+        let folder = match published {
+            Some(p) => Folder::Published(p),
+            None => Folder::Disk(crate::files::paths::parent_dir(&job.path)),
+        };
+        run_job(job, keys, (opts, folder), split)
+    });
+    for (job, o) in jobs.iter().zip(outcomes) {
+        report.results.push(o.into_result(job.name.clone()));
+    }
+}
+
+/// Offline, a bound run is a claim: said, with the command that checks it.
+fn note_offline_runs(report: &mut VerifyReport) {
+    let runs: BTreeSet<String> = report
+        .results
+        .iter()
+        .filter_map(|r| r.run.as_ref().map(|b| b.to_string()))
+        .collect();
+    if !runs.is_empty() {
+        report.warnings.push(format!(
+            "signed by {}: the run itself was not checked (offline); `warden verify --release` checks it against GitHub's records",
+            runs.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
 }
 
 /// The trust root must not come from what is verified: `cd release && warden verify .` would
@@ -908,53 +764,58 @@ fn refuse_trust_from_inputs(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<
 /// The jobs for a release directory: against its signed checksum list when it has one, else
 /// (only with `--allow-no-checksums`) against each file's own signature. Every other entry is a
 /// failure or, when allowed, a named skip.
-fn directory_jobs(
-    dir: &Path,
+fn folder_jobs(
+    folder: Folder<'_>,
     opts: &VerifyOptions,
     keys: &TrustedKeys,
     jobs: &mut Vec<Job>,
     report: &mut VerifyReport,
 ) -> Result<()> {
+    let dir = folder.dir();
     let sums_path = dir.join(&opts.checksums_name);
     let sums_sig = signature_path(&sums_path);
-    if fs::symlink_metadata(&sums_path).is_ok() {
-        let listed = checksum_list_jobs(dir, &sums_path, keys, opts, jobs, report)?;
-        return unlisted_entries(dir, &listed, opts, jobs, report);
+    if folder.exists(&sums_path) {
+        let listed = checksum_list_jobs(folder, &sums_path, keys, (opts, jobs), report)?;
+        return unlisted_entries(folder, &listed, opts, jobs, report);
     }
-    if fs::symlink_metadata(&sums_sig).is_ok() {
+    if folder.exists(&sums_sig) {
         report.results.push(
             Verdict::new()
-                .fail(format!(
+                .rejected(unsigned(format!(
                     "missing: {} is here but {} is not (deleted, or an interrupted `warden sign`)",
                     sums_sig.display(),
                     opts.checksums_name
-                ))
+                )))
                 .into_result(sums_path.display().to_string()),
         );
     } else if !opts.allow_no_checksums {
         report.results.push(
             Verdict::new()
-                .fail(format!(
+                .rejected(unsigned(format!(
                     "no {}: a release directory is verified against its signed checksum list; pass --allow-no-checksums to check each file's own signature instead",
                     opts.checksums_name
-                ))
+                )))
                 .into_result(dir.display().to_string()),
         );
         return Ok(());
     }
     let before = jobs.len();
-    signed_entries(dir, opts, jobs, report)?;
+    signed_entries(folder, opts, jobs, report)?;
     if jobs.len() == before {
         report.results.push(
             Verdict::new()
-                .fail(format!(
+                .rejected(unsigned(format!(
                     "no {} and no .minisig files: nothing here is signed",
                     opts.checksums_name
-                ))
+                )))
                 .into_result(dir.display().to_string()),
         );
     }
     Ok(())
+}
+
+fn unsigned(why: String) -> Rejected {
+    (Cause::Unsigned, why)
 }
 
 impl Job {
@@ -969,20 +830,31 @@ impl Job {
             name,
         }
     }
+
+    /// A file that fails before anything of it is read.
+    fn failing(path: &Path, why: Rejected) -> Job {
+        Job {
+            path: path.to_path_buf(),
+            name: path.display().to_string(),
+            signature: None,
+            require_signature: false,
+            expected_sha256: None,
+            preset_failure: Some(why),
+        }
+    }
 }
 
 /// Checks `SHA256SUMS` and its signature (a result of its own), then adds a job per listed
 /// file: checked against its digest when the list verified, else against its own signature.
 /// Returns the listed names.
 fn checksum_list_jobs(
-    dir: &Path,
+    folder: Folder<'_>,
     sums_path: &Path,
     keys: &TrustedKeys,
-    opts: &VerifyOptions,
-    jobs: &mut Vec<Job>,
+    (opts, jobs): (&VerifyOptions, &mut Vec<Job>),
     report: &mut VerifyReport,
 ) -> Result<BTreeSet<String>> {
-    let (result, parsed) = verify_checksum_list(sums_path, keys, opts)?;
+    let (result, parsed) = verify_checksum_list(folder, sums_path, keys, opts);
     let trusted_list = result.status == ArtifactStatus::Ok;
     report
         .results
@@ -991,7 +863,11 @@ fn checksum_list_jobs(
     let Ok(list) = parsed else {
         return Ok(listed);
     };
-    let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
+    let dir = folder.dir();
+    let root = match folder {
+        Folder::Disk(d) => Some(fs::canonicalize(d).map_err(|e| Error::io("resolving", d, e))?),
+        Folder::Published(_) => None,
+    };
     let mut selected_by = BTreeSet::new();
     for (name, digest) in list.entries() {
         listed.insert(name.to_string());
@@ -1004,23 +880,31 @@ fn checksum_list_jobs(
             }
             selected_by.extend(matches);
         }
-        let escapes = fs::canonicalize(&path)
-            .ok()
-            .filter(|real| !real.starts_with(&root));
+        let escapes = folder.escapes(root.as_deref(), &path).map(|real| {
+            (
+                Cause::Invalid,
+                format!(
+                    "resolves to {}, outside the release directory",
+                    real.display()
+                ),
+            )
+        });
+        if folder.bytes_unknown(&path) && trusted_list && !folder.unread(&signature_path(&path)) {
+            report.skip(
+                &path,
+                "not read, and GitHub gives no digest of it (`--deep` reads every asset)".into(),
+            );
+            continue;
+        }
+        let signature = signature_path(&path);
         jobs.push(Job {
             name: path.display().to_string(),
-            signature: Some(signature_path(&path)),
+            // An artifact's own signature the reader did not read is not checked (said once).
+            signature: (!folder.unread(&signature)).then_some(signature),
             // Without a verified checksum file, only the artifact's own signature counts.
             require_signature: !trusted_list,
             expected_sha256: trusted_list.then_some(*digest),
-            preset_failure: escapes
-                .map(|real| {
-                    format!(
-                        "resolves to {}, outside the release directory",
-                        real.display()
-                    )
-                })
-                .or_else(|| opts.preset_failures.get(&path).cloned()),
+            preset_failure: escapes.or_else(|| folder.preset(&path)),
             path,
         });
     }
@@ -1039,64 +923,36 @@ fn checksum_list_jobs(
     Ok(listed)
 }
 
-/// Verifies a signature (its text) over `data` named `file_name` with `keys`, with every check a
-/// file gets (`check_signature_text`, default options: no legacy, no dry-run, exactly one
-/// `file:` equal to the name), and returns what the trusted comment binds. For the judgement of
-/// published releases (`published::judge`), which downloads only `SHA256SUMS` and its signature.
-pub(crate) fn verify_bytes(
-    signature: &str,
-    data: &[u8],
-    file_name: &str,
-    keys: &TrustedKeys,
-) -> std::result::Result<SignedRelease, String> {
-    let opts = VerifyOptions::default();
-    let mut out = Verdict::new();
-    let sig_path = PathBuf::from(format!("{file_name}{SIGNATURE_SUFFIX}"));
-    let name = SignedName {
-        file_name: file_name.to_string(),
-        resolved: None,
-    };
-    let checked = check_signature_text(signature, &sig_path, &name, keys, &opts, &mut out)
-        .map_err(|(_, why)| why)?;
-    let digests = hash_bytes(data);
-    checked
-        .sig
-        .verify_data(checked.key, &digests.blake2b512)
-        .map_err(|e| e.to_string())?;
-    Ok(SignedRelease {
-        tag: out.tag,
-        repo: out.repo,
-        commit: out.commit,
-    })
-}
-
 /// The checksum list's own verdict (its signatures over its bytes), and the list when it parses.
 fn verify_checksum_list(
+    folder: Folder<'_>,
     sums_path: &Path,
     keys: &TrustedKeys,
     opts: &VerifyOptions,
-) -> Result<(Verdict, std::result::Result<ChecksumFile, String>)> {
+) -> (Verdict, std::result::Result<ChecksumFile, String>) {
     let mut out = Verdict::new();
     let main = signature_path(sums_path);
     let need = keys.threshold();
+    let name = match folder {
+        Folder::Disk(_) => SignedName::of(sums_path, &opts.checksums_name),
+        Folder::Published(_) => SignedName::bare(&opts.checksums_name),
+    };
     let checked = check_signature_set(
-        sums_path,
-        &main,
-        &SignedName::of(sums_path, &opts.checksums_name),
+        (sums_path, &main),
+        &name,
         (keys, need),
-        opts,
-        &mut out,
+        (&opts.checks(), &folder.signatures()),
+        &mut out.judged,
     );
-    let text =
-        match guarded::open_regular(sums_path).and_then(|f| guarded::read_at_most(f, SUMS_CAP)) {
-            Ok(text) => text,
-            Err(e) => {
-                return Ok((
-                    out.error(format!("reading {}: {e}", sums_path.display())),
-                    Err(e.to_string()),
-                ))
-            }
-        };
+    let text = match folder.read_list(sums_path) {
+        Ok(text) => text,
+        Err(e) => {
+            return (
+                out.error(format!("reading {}: {e}", sums_path.display())),
+                Err(e.to_string()),
+            )
+        }
+    };
     let parsed = text
         .as_deref()
         .ok_or_else(|| {
@@ -1112,14 +968,13 @@ fn verify_checksum_list(
         .and_then(|t| ChecksumFile::parse(t).map_err(|e| format!("{}: {e}", sums_path.display())));
     // Past the size check: parsed is an error whenever text is None.
     let text = text.unwrap_or_default();
-    let out = match (&checked, &parsed) {
+    let out = match (checked, &parsed) {
         (_, Err(why)) => out.error(why.clone()),
-        (Err((Rejection::Error, why)), _) => out.error(why.clone()),
-        (Err((_, why)), _) => out.fail(why.clone()),
+        (Err(rejected), _) => out.rejected(rejected),
         (Ok(set), Ok(_)) => {
             let digests = hash_bytes(&text);
             let bytes = (&digests, Some(text.as_slice()));
-            match verify_signature_set(set, &main, bytes, (keys, need), &mut out) {
+            match verify_signature_set(&set, &main, bytes, (keys, need), &mut out.judged) {
                 Ok(()) => {
                     out.checked.push("signature");
                     out
@@ -1128,7 +983,59 @@ fn verify_checksum_list(
             }
         }
     };
-    Ok((out, parsed))
+    (out, parsed)
+}
+
+/// An entry of a release folder, as the list's accounting sees it.
+struct Entry {
+    path: PathBuf,
+    /// Its path below the folder, `/`-separated (`None` if not UTF-8).
+    name: Option<String>,
+    is_dir: bool,
+    kind: &'static str,
+}
+
+/// Every entry of the folder, in name order: walked on disk (a folder that holds no listed file
+/// is not descended into), or the release's assets.
+fn entries(folder: Folder<'_>, keep_descending: &dyn Fn(&str) -> bool) -> Result<Vec<Entry>> {
+    let dir = match folder {
+        Folder::Published(p) => {
+            return Ok(p
+                .assets
+                .iter()
+                .map(|name| Entry {
+                    path: p.dir.join(name),
+                    name: Some(name.clone()),
+                    is_dir: false,
+                    kind: asset_kind(name),
+                })
+                .collect())
+        }
+        Folder::Disk(dir) => dir,
+    };
+    let mut out = Vec::new();
+    let mut walker = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = walker.next() {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            Error::io("reading", path, e.into())
+        })?;
+        let name = listed_name(dir, entry.path());
+        let is_dir = entry.file_type().is_dir();
+        if is_dir && !name.as_deref().is_some_and(keep_descending) {
+            walker.skip_current_dir();
+        }
+        out.push(Entry {
+            path: entry.path().to_path_buf(),
+            name,
+            is_dir,
+            kind: entry_kind(&entry),
+        });
+    }
+    Ok(out)
 }
 
 /// What a directory entry is, for the reason it is not verified.
@@ -1141,13 +1048,18 @@ fn entry_kind(entry: &walkdir::DirEntry) -> &'static str {
         "a directory"
     } else if !ft.is_file() {
         "not a regular file"
-    } else if name.is_none() {
-        "a file whose name is not UTF-8"
-    } else if name.is_some_and(|n| n.starts_with(crate::files::atomic::TEMP_PREFIX)) {
+    } else {
+        name.map_or("a file whose name is not UTF-8", asset_kind)
+    }
+}
+
+/// What a regular file of the release is, by its name.
+fn asset_kind(name: &str) -> &'static str {
+    if name.starts_with(crate::files::atomic::TEMP_PREFIX) {
         "a temp file of an interrupted `warden sign`"
-    } else if name.is_some_and(|n| n.starts_with('.')) {
+    } else if name.starts_with('.') {
         "a hidden file"
-    } else if name.is_some_and(|n| n.ends_with(SIGNATURE_SUFFIX)) {
+    } else if name.ends_with(SIGNATURE_SUFFIX) {
         "a signature of no listed file"
     } else {
         "a file"
@@ -1161,11 +1073,11 @@ fn listed_name(dir: &Path, path: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
-/// Every entry of a release directory that the verified list does not account for (a listed
+/// Every entry of a release folder that the verified list does not account for (a listed
 /// file, its signature, the list and its signature, a folder holding listed files) fails the
 /// run, or with `--allow-unlisted` is a named skip.
 fn unlisted_entries(
-    dir: &Path,
+    folder: Folder<'_>,
     listed: &BTreeSet<String>,
     opts: &VerifyOptions,
     jobs: &mut Vec<Job>,
@@ -1184,47 +1096,31 @@ fn unlisted_entries(
     }
     accounted.insert(opts.checksums_name.clone());
     accounted.insert(format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name));
-    let mut walker = walkdir::WalkDir::new(dir)
-        .min_depth(1)
-        .sort_by_file_name()
-        .into_iter();
-    while let Some(entry) = walker.next() {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(dir).to_path_buf();
-            Error::io("reading", path, e.into())
-        })?;
-        let name = listed_name(dir, entry.path());
-        if entry.file_type().is_dir() {
-            if name.as_ref().is_some_and(|n| folders.contains(n)) {
-                continue;
-            }
-            walker.skip_current_dir();
-        } else if name.as_ref().is_some_and(|n| {
+    for entry in entries(folder, &|n| folders.contains(n))? {
+        let name = entry.name.as_deref();
+        if entry.is_dir && name.is_some_and(|n| folders.contains(n)) {
+            continue;
+        }
+        let accounted_for = name.is_some_and(|n| {
             accounted.contains(n)
                 || cosigned_file(n)
                     .is_some_and(|(file, _)| file == opts.checksums_name || listed.contains(file))
-        }) {
+        });
+        if !entry.is_dir && accounted_for {
             continue;
         }
-        let why = format!(
-            "{}, not listed in {}",
-            entry_kind(&entry),
-            opts.checksums_name
-        );
+        let why = format!("{}, not listed in {}", entry.kind, opts.checksums_name);
         if opts.allow_unlisted {
-            report.skip(entry.path(), why);
+            report.skip(&entry.path, why);
         } else {
             // A job that fails before reading anything, so it reports in walk order.
-            jobs.push(Job {
-                path: entry.path().to_path_buf(),
-                name: entry.path().display().to_string(),
-                signature: None,
-                require_signature: false,
-                expected_sha256: None,
-                preset_failure: Some(format!(
-                    "{why}: unverified content in the release (pass --allow-unlisted to accept it)"
-                )),
-            });
+            jobs.push(Job::failing(
+                &entry.path,
+                (
+                    Cause::Unlisted,
+                    format!("{why}: unverified content in the release (pass --allow-unlisted to accept it)"),
+                ),
+            ));
         }
     }
     Ok(())
@@ -1234,47 +1130,40 @@ fn unlisted_entries(
 /// valid signature), a failure for a signature whose artifact is gone, and a named skip for
 /// everything else (links, hidden files, special files).
 fn signed_entries(
-    dir: &Path,
+    folder: Folder<'_>,
     opts: &VerifyOptions,
     jobs: &mut Vec<Job>,
     report: &mut VerifyReport,
 ) -> Result<()> {
     let sums_sig = format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name);
-    for entry in walkdir::WalkDir::new(dir).min_depth(1).sort_by_file_name() {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(dir).to_path_buf();
-            Error::io("reading", path, e.into())
-        })?;
-        let path = entry.path();
-        let ft = entry.file_type();
-        if ft.is_dir() {
+    for entry in entries(folder, &|_| true)? {
+        if entry.is_dir {
             continue;
         }
-        let name = entry.file_name().to_str();
-        if !ft.is_file() || name.is_none_or(|n| n.starts_with('.')) {
-            report.skip(path, format!("{}: not an artifact", entry_kind(&entry)));
+        let path = entry.path.as_path();
+        let name = path.file_name().and_then(|n| n.to_str());
+        let plain = matches!(entry.kind, "a file" | "a signature of no listed file");
+        if !plain || name.is_none_or(|n| n.starts_with('.')) {
+            report.skip(path, format!("{}: not an artifact", entry.kind));
         } else if let Some(artifact) = name.and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX)) {
             if name == Some(sums_sig.as_str()) {
                 continue;
             }
             // A co-signature is checked with the file it signs.
             let cosigned = name.and_then(cosigned_file).map(|(file, _)| file);
-            if cosigned.is_some_and(|f| {
-                f == opts.checksums_name || fs::symlink_metadata(path.with_file_name(f)).is_ok()
-            }) {
+            if cosigned
+                .is_some_and(|f| f == opts.checksums_name || folder.exists(&path.with_file_name(f)))
+            {
                 continue;
             }
-            if fs::symlink_metadata(path.with_file_name(artifact)).is_err() {
-                jobs.push(Job {
-                    path: path.to_path_buf(),
-                    name: path.display().to_string(),
-                    signature: None,
-                    require_signature: false,
-                    expected_sha256: None,
-                    preset_failure: Some(format!(
-                        "a signature without its artifact: {artifact} is missing"
-                    )),
-                });
+            if !folder.exists(&path.with_file_name(artifact)) {
+                jobs.push(Job::failing(
+                    path,
+                    (
+                        Cause::Missing,
+                        format!("a signature without its artifact: {artifact} is missing"),
+                    ),
+                ));
             }
         } else {
             jobs.push(Job::signed_file(
@@ -1284,158 +1173,4 @@ fn signed_entries(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::release::comment::TrustedComment;
-    use crate::release::keys::{generate, SecretKey, SecretKeyText};
-
-    const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
-
-    /// A fresh key pair, its public half trusted from a file of its own.
-    struct Signer {
-        key: SecretKey,
-        keys: TrustedKeys,
-        _dir: tempfile::TempDir,
-    }
-
-    fn signer() -> Signer {
-        let pair = generate(None).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let public = dir.path().join("k.pub");
-        fs::write(&public, pair.public.to_string()).unwrap();
-        Signer {
-            key: SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap(),
-            keys: TrustedKeys::load_files(&[public]).unwrap(),
-            _dir: dir,
-        }
-    }
-
-    fn signature(s: &Signer, data: &[u8], comment: &str) -> SignatureFile {
-        let prehash = hash_bytes(data).blake2b512;
-        SignatureFile::sign_prehashed(&s.key, &prehash, TrustedComment::parse(comment).unwrap())
-    }
-
-    /// The signature check of `text` for a file named `name`: the failure, or the fields bound.
-    fn check(
-        text: &str,
-        name: &str,
-        keys: &TrustedKeys,
-        opts: &VerifyOptions,
-    ) -> std::result::Result<(Option<String>, Option<String>), Rejected> {
-        let mut out = Verdict::new();
-        let name = SignedName {
-            file_name: name.to_string(),
-            resolved: None,
-        };
-        check_signature_text(text, Path::new("app.minisig"), &name, keys, opts, &mut out)
-            .map(|_| (out.tag, out.commit))
-    }
-
-    fn failed(why: &str) -> std::result::Result<(Option<String>, Option<String>), Rejected> {
-        Err((Rejection::Failed, why.to_string()))
-    }
-
-    #[test]
-    fn a_good_signature_binds_its_fields_and_its_bytes() {
-        let s = signer();
-        let comment = format!("timestamp:1\tfile:app\thashed\ttag:v1\tcommit:{COMMIT}\trepo:o/r");
-        let sig = signature(&s, b"app bytes", &comment).to_string();
-        let opts = VerifyOptions::default();
-        assert_eq!(
-            check(&sig, "app", &s.keys, &opts),
-            Ok((Some("v1".into()), Some(COMMIT.into())))
-        );
-        let bound = verify_bytes(&sig, b"app bytes", "app", &s.keys).unwrap();
-        assert_eq!(bound.repo.as_deref(), Some("o/r"));
-        assert!(verify_bytes(&sig, b"other bytes", "app", &s.keys).is_err());
-    }
-
-    #[test]
-    fn a_swapped_file_an_untrusted_key_or_an_edited_comment_fails() {
-        let (s, other) = (signer(), signer());
-        let opts = VerifyOptions::default();
-        let sig = signature(&s, b"x", "timestamp:1\tfile:app\thashed");
-        assert_eq!(
-            check(&sig.to_string(), "tool", &s.keys, &opts),
-            failed("the signature is for file:app, not tool (renamed or swapped artifact)")
-        );
-        let foreign = signature(&other, b"x", "timestamp:1\tfile:app\thashed");
-        assert_eq!(
-            check(&foreign.to_string(), "app", &s.keys, &opts),
-            Err((
-                Rejection::NotCounted,
-                format!(
-                    "signed by key {}, which is not trusted (trusted: {})",
-                    foreign.key_id,
-                    s.keys.ids()
-                )
-            ))
-        );
-        let mut edited = sig.clone();
-        edited.trusted_comment =
-            TrustedComment::parse("timestamp:1\tfile:app\thashed\ttag:v9").unwrap();
-        let (status, _) = check(&edited.to_string(), "app", &s.keys, &opts).unwrap_err();
-        assert_eq!(status, Rejection::Failed);
-        let unbound = signature(&s, b"x", "timestamp:1\thashed");
-        assert_eq!(
-            check(&unbound.to_string(), "app", &s.keys, &opts),
-            failed("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it")
-        );
-    }
-
-    #[test]
-    fn legacy_relabelled_and_dry_run_signatures_are_refused() {
-        let s = signer();
-        let mut legacy = signature(&s, b"x", "timestamp:1\tfile:app\thashed");
-        legacy.algorithm = SignatureAlgorithm::Legacy;
-        let opts = VerifyOptions::default();
-        assert_eq!(
-            check(&legacy.to_string(), "app", &s.keys, &opts),
-            failed("legacy (non-prehashed) signature rejected; pass --allow-legacy to accept it")
-        );
-        let allow_legacy = VerifyOptions {
-            allow_legacy: true,
-            ..VerifyOptions::default()
-        };
-        assert_eq!(
-            check(&legacy.to_string(), "app", &s.keys, &allow_legacy),
-            failed("a legacy signature whose trusted comment says `hashed`: its algorithm was relabelled; refused")
-        );
-        let rehearsal = signature(
-            &s,
-            b"x",
-            &format!("timestamp:1\tfile:app\thashed\t{DRY_RUN_MARKER}"),
-        );
-        assert_eq!(
-            check(&rehearsal.to_string(), "app", &s.keys, &opts),
-            failed("dry-run (rehearsal) signature; pass --allow-dry-run to accept it")
-        );
-    }
-
-    #[test]
-    fn expected_bindings_are_required_fields() {
-        let s = signer();
-        let sig = signature(&s, b"x", "timestamp:1\tfile:app\thashed\ttag:v1\trepo:o/r");
-        let expect = |tag: &str, repo: &str, commit: Option<&str>| VerifyOptions {
-            expect_tag: Some(tag.into()),
-            expect_repo: Some(repo.into()),
-            expect_commit: commit.map(str::to_string),
-            ..VerifyOptions::default()
-        };
-        let text = sig.to_string();
-        assert!(check(&text, "app", &s.keys, &expect("v1", "O/R", None)).is_ok());
-        assert_eq!(
-            check(&text, "app", &s.keys, &expect("v2", "o/r", None)),
-            failed("signed for tag v1, expected v2")
-        );
-        assert_eq!(
-            check(&text, "app", &s.keys, &expect("v1", "o/r", Some(COMMIT))),
-            failed(&format!(
-                "the trusted comment has no commit: field, expected commit {COMMIT}"
-            ))
-        );
-    }
 }

@@ -141,19 +141,19 @@ fn each_release_problem_is_a_finding() {
     assert_eq!(
         release_findings(&out),
         [
-            "release-binding-mismatch release v1 is signed for commit 3470838ef50e566f292860fb1d8aee4937d11849, but the tag now names ffffffffffffffffffffffffffffffffffffffff (moved or recreated after signing)",
-            "release-binding-mismatch release v2 is signed for repository fork/r, not o/r",
-            "release-unsigned release v3 has no SHA256SUMS and SHA256SUMS.minisig among its assets",
+            "release-binding-mismatch release v1: SHA256SUMS: signed for commit 3470838ef50e566f292860fb1d8aee4937d11849, but tag v1 now names ffffffffffffffffffffffffffffffffffffffff (moved or recreated after signing)",
+            "release-binding-mismatch release v2: SHA256SUMS: signed for repository fork/r, expected o/r",
+            "release-unsigned release v3: this release is not signed: it has no SHA256SUMS and no .minisig among its 1 assets",
             "release-mutable release v1 is not immutable: its assets and tag can still be changed",
         ]
     );
-    // A signature that does not verify: v4's list with v1's signature.
-    put(&snap, "repos/o/r/releases/assets/42", bytes(&moved.1));
+    // A signature that does not verify: v4's signature over another list.
+    put(&snap, "repos/o/r/releases/assets/41", bytes(&other_repo.0));
     let out = audit_snapshot(&t.path().join("repo"), &snap, "1");
     let found = release_findings(&out);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with("release-signature-invalid the SHA256SUMS.minisig of release v4 does not verify against keys/"),
+        found[0].starts_with("release-signature-invalid release v4: SHA256SUMS: "),
         "{found:?}"
     );
     // The latest release published mutable: immutability is off unless the organisation
@@ -225,7 +225,7 @@ fn a_signature_without_commit_or_an_unreadable_tag_is_not_a_pass() {
     let out = audit_snapshot(&t.path().join("repo"), &snap, "1");
     assert_eq!(
         release_findings(&out),
-        [format!("release-binding-mismatch release v1 is signed for no commit (no commit: field), not {COMMIT}")]
+        [format!("release-binding-mismatch release v1: SHA256SUMS: the trusted comment has no commit: field, expected commit {COMMIT}")]
     );
     let good = signed(
         t.path(),
@@ -331,12 +331,13 @@ fn revoked_keys_and_thresholds_are_findings() {
     let out = audit_snapshot(&repo, &snap, "2");
     assert_eq!(
         release_findings(&out),
-        ["release-signature-invalid the SHA256SUMS.minisig of release v1 does not verify against keys/: 1 of 2 required signatures (keys/policy.toml)"]
+        ["release-signature-invalid release v1: SHA256SUMS: 1 of 2 required signatures (keys/policy.toml)"]
     );
 
     // The demo key leaks and is revoked: v1 now carries only a revoked signature, v2's first
-    // signature is revoked, the workflow still names the key, and one usable key is left for a
-    // threshold of two.
+    // signature is revoked (a revoked key's signature fails the release whatever signs beside
+    // it: both are the revoked-key finding), the workflow still names the key, and one usable
+    // key is left for a threshold of two.
     run(warden(&repo)
         .env("SOURCE_DATE_EPOCH", "1764644410")
         .args([
@@ -354,8 +355,8 @@ fn revoked_keys_and_thresholds_are_findings() {
         release_findings(&out),
         [
             "release-signed-by-revoked-key this signing workflow names demo.pub, the public key of key 8F457D1A3C3B50B5, which is revoked".to_string(),
-            "release-signed-by-revoked-key release v1 is signed only by revoked keys: 8F457D1A3C3B50B5 (revoked at 2025-12-02T03:00:10Z: leaked)".to_string(),
-            "release-signature-invalid the SHA256SUMS.minisig of release v2 does not verify against keys/: signed by key 8F457D1A3C3B50B5, revoked at 2025-12-02T03:00:10Z (leaked; keys/revoked/8F457D1A3C3B50B5.toml): not trusted".to_string(),
+            "release-signed-by-revoked-key release v1: SHA256SUMS: signed by key 8F457D1A3C3B50B5, revoked at 2025-12-02T03:00:10Z (leaked; keys/revoked/8F457D1A3C3B50B5.toml): not trusted".to_string(),
+            "release-signed-by-revoked-key release v2: SHA256SUMS: signed by key 8F457D1A3C3B50B5, revoked at 2025-12-02T03:00:10Z (leaked; keys/revoked/8F457D1A3C3B50B5.toml): not trusted".to_string(),
         ]
     );
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -463,9 +464,9 @@ fn pipeline_provenance_and_replaced_assets_are_findings() {
     assert_eq!(
         release_findings(&audit_snapshot(&repo, &snap, "1")),
         [
-            format!("release-asset-replaced release v1's asset app has GitHub digest sha256:{}, the signed SHA256SUMS lists {}: replaced after signing", "0".repeat(64), &digest(b"app of v1")[7..]),
-            "release-asset-replaced release v1: SHA256SUMS.minisig was uploaded by @mallory, not by the workflow (github-actions[bot])".to_string(),
-            "release-signed-outside-pipeline release v1 is signed by run 555 (attempt 1) of .github/workflows/release.yml in environment release, which GitHub's records contradict: the signature names .github/workflows/release.yml, but run 555 ran .github/workflows/nightly.yml".to_string(),
+            format!("release-asset-replaced release v1: app: GitHub's digest of the asset is sha256:{}, the signed SHA256SUMS lists {}: replaced after signing", "0".repeat(64), &digest(b"app of v1")[7..]),
+            "release-asset-replaced release v1: SHA256SUMS.minisig (run 555 (attempt 1) of .github/workflows/release.yml in environment release): SHA256SUMS.minisig was uploaded by @mallory, not by the workflow (github-actions[bot])".to_string(),
+            "release-signed-outside-pipeline release v1: SHA256SUMS.minisig (run 555 (attempt 1) of .github/workflows/release.yml in environment release): the signature names .github/workflows/release.yml, but run 555 ran .github/workflows/nightly.yml".to_string(),
         ]
     );
 
@@ -487,7 +488,7 @@ fn pipeline_provenance_and_replaced_assets_are_findings() {
     put(&snap, "repos/o/r/releases/assets/12", bytes(&laptop.1));
     assert_eq!(
         release_findings(&audit_snapshot(&repo, &snap, "1")),
-        ["release-signed-outside-pipeline release v1 is signed without a workflow run binding, and keys/policy.toml requires one"]
+        ["release-signed-outside-pipeline release v1: SHA256SUMS: the signature binds no workflow run, and keys/policy.toml requires one (made outside the release pipeline?)"]
     );
 }
 
@@ -635,7 +636,7 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
     let found = release_findings(&deep);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with("release-signature-invalid release v4 does not match its signed SHA256SUMS: app has SHA-256 "),
+        found[0].starts_with("release-signature-invalid release v4: app: SHA-256 mismatch: "),
         "{found:?}"
     );
 }

@@ -159,11 +159,22 @@ pub(crate) fn demo_keys(dir: &Path) {
 /// with it are reproducible (Ed25519 is deterministic). Built here from a fixed seed rather than
 /// committed: a committed secret key would (rightly) fail `warden check`. Never a real key.
 pub(crate) fn demo_keypair(public: &Path, secret: &Path) {
+    seeded_keypair(
+        public,
+        secret,
+        b"release-warden README demo key!!",
+        DEMO_KEY_ID,
+    );
+}
+
+/// An unencrypted key pair from `seed`, labelled with the key id `id` (16 hex digits): a key id
+/// is an unsigned label, so anyone can give a key pair of their own the id of someone else's.
+pub(crate) fn seeded_keypair(public: &Path, secret: &Path, seed: &[u8; 32], id: &str) {
     use base64::Engine as _;
     use blake2::Digest as _;
     let b64 = base64::engine::general_purpose::STANDARD;
-    let signing = ed25519_dalek::SigningKey::from_bytes(b"release-warden README demo key!!");
-    let key_id = u64::from_str_radix(DEMO_KEY_ID, 16).unwrap().to_le_bytes();
+    let signing = ed25519_dalek::SigningKey::from_bytes(seed);
+    let key_id = u64::from_str_radix(id, 16).unwrap().to_le_bytes();
     let mut raw = Vec::with_capacity(158);
     raw.extend_from_slice(b"Ed\0\0B2");
     raw.extend_from_slice(&[0u8; 48]); // salt, opslimit, memlimit: unused without a password
@@ -182,7 +193,7 @@ pub(crate) fn demo_keypair(public: &Path, secret: &Path) {
     write(
         public,
         format!(
-            "untrusted comment: minisign public key {DEMO_KEY_ID}\n{}\n",
+            "untrusted comment: minisign public key {id}\n{}\n",
             b64.encode(public_bytes)
         )
         .as_bytes(),

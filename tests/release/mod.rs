@@ -7,4 +7,5 @@ mod minisign_interop;
 mod provenance;
 mod revocation;
 mod sign_verify;
+mod trust;
 mod verify_release;

@@ -62,7 +62,10 @@ pub(super) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// The API and storage servers for `assets`, with the tag at `commit`.
-async fn servers(assets: &[(String, Vec<u8>)], commit: &str) -> (MockServer, MockServer) {
+pub(super) async fn servers(
+    assets: &[(String, Vec<u8>)],
+    commit: &str,
+) -> (MockServer, MockServer) {
     let api = MockServer::start().await;
     let storage = MockServer::start().await;
     Mock::given(method("GET"))
@@ -106,7 +109,7 @@ async fn servers(assets: &[(String, Vec<u8>)], commit: &str) -> (MockServer, Moc
     (api, storage)
 }
 
-async fn verify_release(dir: &Path, api: &MockServer, extra: &[&str]) -> Run {
+pub(super) async fn verify_release(dir: &Path, api: &MockServer, extra: &[&str]) -> Run {
     let (dir, uri) = (dir.to_path_buf(), api.uri());
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     tokio::task::spawn_blocking(move || {
@@ -195,7 +198,7 @@ async fn an_altered_missing_or_extra_asset_and_a_moved_tag_fail() {
     let out = verify_release(t.path(), &api, &[]).await.expect(1);
     assert!(
         out.stdout.contains(&format!(
-            "signed for commit {COMMIT}, expected ffffffffffffffffffffffffffffffffffffffff"
+            "signed for commit {COMMIT}, but tag v1.2.3 now names ffffffffffffffffffffffffffffffffffffffff (moved or recreated after signing)"
         )),
         "{}",
         out.stdout
@@ -410,8 +413,9 @@ async fn a_draft_a_missing_artifact_and_a_rate_limit() {
         .await
         .expect(1);
     assert!(
-        out.stdout
-            .contains("FAIL  got/app.tar.gz  missing: got/app.tar.gz does not exist"),
+        out.stdout.contains(
+            "FAIL  got/app.tar.gz  missing: got/app.tar.gz is not an asset of the release"
+        ),
         "{}",
         out.stdout
     );
@@ -512,7 +516,7 @@ async fn a_release_signed_without_commit_fails_verify_as_it_fails_the_audit() {
         format!(
             "\
 FAIL  got/SHA256SUMS  the trusted comment has no commit: field, expected commit {COMMIT}
-FAIL  got/app-linux  the trusted comment has no commit: field, expected commit {COMMIT}
+FAIL  got/app-linux  not downloaded: SHA256SUMS does not verify (the trusted comment has no commit: field, expected commit {COMMIT})
 0 verified, 2 failed, 0 errors
 "
         )
@@ -884,7 +888,7 @@ async fn verify_release_speaks_of_the_release() {
 }
 
 /// The contents API's answer for a file holding `bytes` (base64, as GitHub sends it).
-fn file_contents(bytes: &[u8]) -> ResponseTemplate {
+pub(super) fn file_contents(bytes: &[u8]) -> ResponseTemplate {
     use base64::Engine as _;
     ResponseTemplate::new(200).set_body_json(json!({
         "encoding": "base64",

@@ -3,6 +3,7 @@
 use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
+use crate::release::verdict::Problem;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-binding-mismatch",
@@ -11,12 +12,12 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     explanation: "it is signed for another tag or repository, for a commit the tag no longer names (moved or recreated after signing), or binds no `tag:`, `repo:` or `commit:` (the rule `verify --release` applies; a tag whose commit cannot be read is `unverifiable`)",
 });
 
-/// Release `tag` is signed for `what` (the binding's words for a release finding).
-pub(crate) fn finding(at: &Location, tag: &str, what: &str) -> Finding {
+/// Release `tag` is signed for another release (`p` says which field).
+pub(crate) fn finding(at: &Location, tag: &str, p: &Problem) -> Finding {
     Finding::new(
         RULE,
         at.clone(),
-        format!("release {tag} is signed for {what}"),
+        format!("release {tag}: {}: {}", p.subject, p.why),
         "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.",
     )
 }

@@ -7,29 +7,24 @@ use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
 use crate::release::keys::KeyId;
+use crate::release::verdict::Problem;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-signed-by-revoked-key",
     severity: Severity::High,
-    description: "A published release is signed only by revoked keys, or a signing workflow still names a revoked key",
-    explanation: "one of the latest `--releases N` published releases carries signatures only by keys revoked in `keys/revoked/` (a release made after the key leaked, or never re-signed), or a workflow that signs names a revoked key's public key file or its base64 (the CI secret was not rotated with `keys/`)",
+    description: "A published release carries a signature by a revoked key, or a signing workflow still names a revoked key",
+    explanation: "one of the latest `--releases N` published releases carries a signature by a key revoked in `keys/revoked/`, first or co-signature (a release made after the key leaked, or never re-signed: a revoked key's signature fails the release whatever signs beside it), or a workflow that signs names a revoked key's public key file or its base64 (the CI secret was not rotated with `keys/`)",
 });
 
-/// Release `tag` is signed only by revoked keys: `revoked` (id, when, why).
-pub(crate) fn release(at: &Location, tag: &str, revoked: &[(KeyId, String, String)]) -> Finding {
-    let keys: Vec<String> = revoked
-        .iter()
-        .map(|(id, when, why)| format!("{id} (revoked at {when}: {why})"))
-        .collect();
+/// A signature of release `tag` is by a revoked key (`p` names it).
+pub(crate) fn release(at: &Location, tag: &str, p: &Problem) -> Finding {
     Finding::new(
         RULE,
         at.clone(),
-        format!(
-            "release {tag} is signed only by revoked keys: {}",
-            keys.join(", ")
-        ),
+        format!("release {tag}: {}: {}", p.subject, p.why),
         "Treat the release as untrusted until it is checked: re-sign it with a key of keys/ (`warden sign --cosign` adds a signature), or withdraw it; find out who signed it.",
     )
+    .detail(p.subject.clone())
 }
 
 /// The signing workflow `rel` names the revoked key `id` (its file or its base64) at `line`.

@@ -747,7 +747,7 @@ pub(crate) struct SignArgs {
     #[arg(
         long,
         value_name = "DIR",
-        conflicts_with_all = ["recursive", "tag", "commit", "repo", "dry_run", "no_checksums", "force", "public_key", "environment"]
+        conflicts_with_all = ["recursive", "tag", "commit", "repo", "dry_run", "no_checksums", "force", "public_key"]
     )]
     pub cosign: Option<PathBuf>,
     /// With --cosign: the keys folder the release is verified against and the key must be in.
@@ -864,12 +864,14 @@ pub(crate) struct VerifyArgs {
     /// characters, as `minisign -P` takes it). Replaces --keys-dir.
     #[arg(short = 'p', short_alias = 'P', long, value_name = "FILE|KEY")]
     pub public_key: Vec<PathBuf>,
-    /// Trust every *.pub in DIR. Without --public-key, and with no keys/ folder here,
-    /// ./minisign.pub is trusted (and said).
-    #[arg(long, value_name = "DIR", default_value = "keys")]
-    pub keys_dir: PathBuf,
+    /// Trust every *.pub in DIR [default: keys]. Without --public-key, and with no keys/ folder
+    /// here, ./minisign.pub is trusted (and said). With --public-key, DIR's revocations and
+    /// policy apply to the pinned keys.
+    #[arg(long, value_name = "DIR")]
+    pub keys_dir: Option<PathBuf>,
     /// With --public-key: also trust the keys that succeed it through the rotation statements
-    /// of --keys-dir (and honour that folder's revocations). A forked chain fails.
+    /// of --keys-dir (and honour that folder's revocations). A forked chain, a rotation out of a
+    /// revoked key, or one whose old key is not the pinned key's bytes is not followed.
     #[arg(long, requires = "public_key")]
     pub follow_rotations: bool,
     /// Also honour the revocation statements in DIR (`<KEYID>.toml` and its `.minisig`, as in
@@ -1020,7 +1022,7 @@ mod tests {
         let Command::Verify(v) = parse(&["verify", "dist"]).unwrap().command else {
             panic!()
         };
-        assert_eq!(v.keys_dir, PathBuf::from("keys"));
+        assert_eq!(v.keys_dir, None);
         assert_eq!(v.checksums, "SHA256SUMS");
         assert!(v.public_key.is_empty() && !v.allow_legacy && !v.allow_dry_run);
         let Command::Verify(v) = parse(&[

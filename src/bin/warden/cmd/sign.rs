@@ -106,7 +106,8 @@ fn cosign_run(
         ..VerifyOptions::default()
     };
     let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "verifying");
-    let report = cosign(&opts, key, &keys, ctx.timestamp()?)?;
+    let run = run_binding(args, ctx)?;
+    let report = cosign(&opts, key, &keys, (ctx.timestamp()?, run))?;
     drop(bar);
     ctx.emit(out, &report, args.format.into(), false)
 }

@@ -1,0 +1,443 @@
+//! The one verdict of a published release, for `verify --release`, `audit` and `audit --org`
+//! alike: given what was read (GitHub's record of the release and of each asset, the assets that
+//! were read, the tag's commit, the records of the runs its signatures name) and the trusted
+//! keys with their statements and policy, every file and signature is judged as a release
+//! folder is (`verify`), and GitHub's records are held against them: the digest GitHub took of
+//! each asset at upload, the run each counted signature of the list names (`provenance`), and
+//! who uploaded each asset, and when.
+//!
+//! What the verdict says is a [`VerifyReport`] (a line per file, signature and run) and the same
+//! failures as typed [`Problem`]s, which the audit's rules are chosen by.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::binding::ReleaseIdentity;
+use super::checksums::ChecksumFile;
+use super::names::{cosigned_file, SIGNATURE_SUFFIX};
+use super::provenance::{judge_run, judge_uploads, RunBinding, RunEvidence, Signed, UploadRecord};
+use super::trust::{Cause, Rejected};
+use super::trusted_keys::TrustedKeys;
+use super::verify::{
+    verify_published, ArtifactResult, ArtifactStatus, AssetBytes, Published, VerifyOptions,
+    VerifyReport,
+};
+use crate::error::Result;
+
+/// What GitHub records of one asset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AssetRecord {
+    pub name: String,
+    /// The SHA-256 GitHub computed at upload, when it gives one.
+    pub digest: Option<[u8; 32]>,
+    /// Who uploaded it and when; `None` when the API leaves it out.
+    pub upload: Option<UploadRecord>,
+}
+
+/// Which run a signature names: its id and attempt (the records are read once per run).
+pub(crate) type RunKey = (u64, u32);
+
+/// Everything read about a published release.
+#[derive(Debug)]
+pub(crate) struct ReleaseEvidence {
+    /// Its tag, repository, and the commit the tag names now.
+    pub identity: ReleaseIdentity,
+    pub assets: Vec<AssetRecord>,
+    /// The assets as they were read.
+    pub published: Published,
+    /// The records of each run a counted signature of the list names (`Err`: they could not be
+    /// read). A run not here was not read: its signature's provenance is unverifiable.
+    pub runs: BTreeMap<RunKey, std::result::Result<RunEvidence, String>>,
+    /// Whether the files were downloaded (a file not read is "not downloaded", else "not
+    /// checked").
+    pub downloading: bool,
+}
+
+/// One failure of the verdict: why (as a type), what it is about, and the words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub cause: Cause,
+    /// The file, signature or run it is about, as the report names it.
+    pub subject: String,
+    pub why: String,
+}
+
+/// The verdict: the report `verify --release` prints, and its failures, typed.
+#[derive(Debug)]
+pub(crate) struct ReleaseVerdict {
+    pub report: VerifyReport,
+    pub problems: Vec<Problem>,
+    /// The list's verdict: whether the release's signed list is trusted.
+    pub list_trusted: bool,
+}
+
+impl ReleaseVerdict {
+    /// The runs the counted signatures of the list name, with the environment whose deployment
+    /// each must show (the binding's, or the policy's): what a reader must look up next.
+    pub(crate) fn runs_to_read(&self, keys: &TrustedKeys) -> Vec<(RunBinding, Option<String>)> {
+        let mut out: Vec<(RunBinding, Option<String>)> = Vec::new();
+        for binding in self.counted_runs() {
+            let env = binding
+                .environment
+                .clone()
+                .or_else(|| keys.policy().run.environment.clone());
+            if !out.iter().any(|(b, _)| same_run(b, binding)) {
+                out.push((binding.clone(), env));
+            }
+        }
+        out
+    }
+
+    fn counted_runs(&self) -> impl Iterator<Item = &RunBinding> {
+        self.list_result()
+            .into_iter()
+            .filter(|r| r.status == ArtifactStatus::Ok)
+            .flat_map(|r| r.signers.iter())
+            .filter(|s| s.counted)
+            .filter_map(|s| s.run.as_ref())
+    }
+
+    fn list_result(&self) -> Option<&ArtifactResult> {
+        self.report
+            .results
+            .first()
+            .filter(|r| r.checked != ["provenance"])
+    }
+}
+
+fn same_run(a: &RunBinding, b: &RunBinding) -> bool {
+    (a.run_id, a.attempt) == (b.run_id, b.attempt)
+}
+
+/// The verdict on `ev`, judged with `keys` and the caller's `opts` (what a signature must bind
+/// and what is allowed); `opts.release` is set to the release's identity here.
+pub(crate) fn judge(
+    ev: &ReleaseEvidence,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+) -> Result<ReleaseVerdict> {
+    let opts = VerifyOptions {
+        release: Some(ev.identity.clone()),
+        ..opts.clone()
+    };
+    let sums = ev.published.dir.join(&opts.checksums_name);
+    let mut published = ev.published.clone();
+    let has_signatures = published
+        .assets
+        .iter()
+        .any(|a| a.ends_with(SIGNATURE_SUFFIX) || *a == opts.checksums_name);
+    if !has_signatures {
+        return Ok(unsigned(ev, &opts));
+    }
+    published.preset.extend(replaced_by_digest(ev, &opts));
+    // The list first: when it fails, nothing it lists is judged further (or downloaded).
+    let first = verify_published(&published, &opts, keys)?;
+    let list = first
+        .results
+        .first()
+        .filter(|r| Path::new(&r.name) == sums)
+        .cloned();
+    let list_trusted = list
+        .as_ref()
+        .is_some_and(|r| r.status == ArtifactStatus::Ok);
+    let report = if list.is_some() && !list_trusted {
+        let why = list
+            .as_ref()
+            .and_then(|r| r.reason.clone())
+            .unwrap_or_default();
+        let done = if ev.downloading {
+            "not downloaded"
+        } else {
+            "not checked"
+        };
+        for name in listed_names(&published, &opts) {
+            let path = published.dir.join(&name);
+            published.preset.entry(path).or_insert((
+                Cause::ListFailed,
+                format!("{done}: {} does not verify ({why})", opts.checksums_name),
+            ));
+        }
+        verify_published(&published, &opts, keys)?
+    } else {
+        first
+    };
+    let mut verdict = ReleaseVerdict {
+        report,
+        problems: Vec::new(),
+        list_trusted,
+    };
+    if list_trusted {
+        provenance(ev, keys, &mut verdict);
+    }
+    verdict.problems = problems(&verdict.report, std::mem::take(&mut verdict.problems));
+    notes(ev, keys, &mut verdict.report);
+    Ok(verdict)
+}
+
+/// A release with no checksum list and no signature at all.
+fn unsigned(ev: &ReleaseEvidence, opts: &VerifyOptions) -> ReleaseVerdict {
+    let mut report = VerifyReport::default();
+    let subject = format!("release {} of {}", ev.identity.tag, ev.identity.repo);
+    let why = format!(
+        "this release is not signed: it has no {} and no .minisig among its {} assets",
+        opts.checksums_name,
+        ev.assets.len()
+    );
+    report.add_check(
+        subject.clone(),
+        "signature",
+        Some((Cause::Unsigned, why.clone())),
+    );
+    notes(ev, &TrustedKeys::default(), &mut report);
+    ReleaseVerdict {
+        report,
+        problems: vec![Problem {
+            cause: Cause::Unsigned,
+            subject,
+            why,
+        }],
+        list_trusted: false,
+    }
+}
+
+/// The names the (not yet trusted) list gives, to say what it covers.
+fn listed_names(published: &Published, opts: &VerifyOptions) -> Vec<String> {
+    let Some(list) = parsed_list(published) else {
+        return Vec::new();
+    };
+    list.entries()
+        .map(|(n, _)| n.to_string())
+        .filter(|n| *n != opts.checksums_name)
+        .collect()
+}
+
+fn parsed_list(published: &Published) -> Option<ChecksumFile> {
+    let bytes = published.list.as_ref()?.as_ref().ok()?;
+    ChecksumFile::parse(std::str::from_utf8(bytes).ok()?).ok()
+}
+
+/// The assets GitHub's digest shows replaced: a reader need not download them.
+pub(crate) fn replaced(
+    ev: &ReleaseEvidence,
+    opts: &VerifyOptions,
+) -> std::collections::BTreeSet<String> {
+    replaced_by_digest(ev, opts)
+        .into_iter()
+        .filter_map(|(p, _)| p.file_name()?.to_str().map(str::to_string))
+        .collect()
+}
+
+/// Assets whose digest GitHub took at upload is not what the list says (found without reading
+/// them), and assets whose bytes, read, are not what GitHub took. The list is not trusted yet:
+/// a forged list fails on its signature whatever it says here.
+fn replaced_by_digest(ev: &ReleaseEvidence, opts: &VerifyOptions) -> Vec<(PathBuf, Rejected)> {
+    let p = &ev.published;
+    let listed: BTreeMap<String, [u8; 32]> = parsed_list(p)
+        .map(|l| l.entries().map(|(n, d)| (n.to_string(), *d)).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for a in &ev.assets {
+        let Some(digest) = a.digest else { continue };
+        let path = p.dir.join(&a.name);
+        let hex = crate::util::to_hex(&digest);
+        if let Some(expected) = listed.get(&a.name).filter(|l| **l != digest) {
+            out.push((
+                path,
+                (
+                    Cause::Replaced,
+                    format!(
+                        "GitHub's digest of the asset is sha256:{hex}, the signed {} lists {}: replaced after signing{}",
+                        opts.checksums_name,
+                        crate::util::to_hex(expected),
+                        if ev.downloading { " (not downloaded)" } else { "" }
+                    ),
+                ),
+            ));
+        } else if let Some(AssetBytes::Read(d)) = p.bytes.get(&path) {
+            if d.sha256 != digest {
+                out.push((
+                    path,
+                    (
+                        Cause::Replaced,
+                        format!(
+                            "the bytes read have SHA-256 {}, GitHub's digest at upload is sha256:{hex}",
+                            crate::util::to_hex(&d.sha256)
+                        ),
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Each counted signature of the list that binds a run, against GitHub's records of it; and
+/// every asset's upload against the run of the first signature (a co-signature's asset against
+/// its own run, when it binds one). A line each in the report; each problem typed.
+fn provenance(ev: &ReleaseEvidence, keys: &TrustedKeys, verdict: &mut ReleaseVerdict) {
+    let Some(list) = verdict.list_result().cloned() else {
+        return;
+    };
+    let policy = &keys.policy().run;
+    let mut lines = Vec::new();
+    for (i, signer) in list.signers.iter().filter(|s| s.counted).enumerate() {
+        let Some(binding) = &signer.run else { continue };
+        let subject = format!("{} ({binding})", signer.signature.display());
+        let mut found: Vec<Problem> = Vec::new();
+        let mut add = |cause: Cause, why: String| {
+            found.push(Problem {
+                cause,
+                subject: subject.clone(),
+                why,
+            })
+        };
+        let evidence = match ev.runs.get(&(binding.run_id, binding.attempt)) {
+            Some(Ok(e)) => e,
+            Some(Err(e)) => {
+                add(
+                    Cause::Unverifiable,
+                    format!("the run the signature names could not be read: {e}"),
+                );
+                lines.push((subject.clone(), found));
+                continue;
+            }
+            None => {
+                add(
+                    Cause::Unverifiable,
+                    "the run the signature names was not read".into(),
+                );
+                lines.push((subject.clone(), found));
+                continue;
+            }
+        };
+        let signed = Signed {
+            binding,
+            timestamp: signer.timestamp,
+            commit: signer.commit.as_deref(),
+            repo: &ev.identity.repo,
+            tag: &ev.identity.tag,
+        };
+        for why in judge_run(&signed, evidence, policy) {
+            add(Cause::Provenance, why);
+        }
+        if let Some(run) = &evidence.run {
+            for (cause, why) in uploads(ev, &list, (i == 0, signer), run) {
+                add(cause, why);
+            }
+        }
+        lines.push((subject, found));
+    }
+    for (subject, found) in lines {
+        let failure = (!found.is_empty()).then(|| {
+            let cause = found
+                .iter()
+                .map(|p| p.cause.clone())
+                .find(|c| *c == Cause::Provenance)
+                .unwrap_or_else(|| found[0].cause.clone());
+            let why = found
+                .iter()
+                .map(|p| p.why.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            (cause, why)
+        });
+        verdict.report.add_check(subject, "provenance", failure);
+        verdict.problems.extend(found);
+    }
+}
+
+/// The uploads a signature's run must have made: for the first signature, every asset but the
+/// co-signatures that bind runs of their own; for such a co-signature, its own asset.
+fn uploads(
+    ev: &ReleaseEvidence,
+    list: &ArtifactResult,
+    (first, signer): (bool, &super::trust::SignerEntry),
+    run: &super::provenance::RunRecord,
+) -> Vec<Rejected> {
+    let own_run: Vec<String> = list
+        .signers
+        .iter()
+        .skip(1)
+        .filter(|s| s.counted && s.run.is_some())
+        .filter_map(|s| s.signature.file_name()?.to_str().map(str::to_string))
+        .collect();
+    let mine = signer
+        .signature
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let mut records: Vec<UploadRecord> = Vec::new();
+    for a in &ev.assets {
+        let judged_here = if first {
+            !own_run.contains(&a.name)
+        } else {
+            a.name == mine
+        };
+        if !judged_here {
+            continue;
+        }
+        match &a.upload {
+            Some(u) => records.push(u.clone()),
+            None => out.push((
+                Cause::Unverifiable,
+                format!(
+                    "the API does not say who uploaded {} or when",
+                    crate::markup::text_value(&a.name)
+                ),
+            )),
+        }
+    }
+    out.extend(
+        judge_uploads(run, &records)
+            .into_iter()
+            .map(|why| (Cause::Upload, why)),
+    );
+    out
+}
+
+/// Every failure of the report as a problem (a provenance line's own problems are kept as they
+/// were found), in report order. Files that fail only because the list does not verify are
+/// the list's problem, not problems of their own.
+fn problems(report: &VerifyReport, provenance: Vec<Problem>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for r in &report.results {
+        if r.status == ArtifactStatus::Ok
+            || r.checked == ["provenance"]
+            || r.cause == Cause::ListFailed
+        {
+            continue;
+        }
+        out.push(Problem {
+            cause: r.cause.clone(),
+            subject: r.name.clone(),
+            why: r.reason.clone().unwrap_or_default(),
+        });
+    }
+    out.extend(provenance);
+    out
+}
+
+/// What the reader should know of the release besides its verdict.
+fn notes(ev: &ReleaseEvidence, keys: &TrustedKeys, report: &mut VerifyReport) {
+    let unread = ev.published.unread.len();
+    if unread > 0 {
+        report.notes.push(format!(
+            "{unread} artifact signature{} not read (the list's signatures were; --deep reads every asset)",
+            if unread == 1 { "" } else { "s" }
+        ));
+    }
+    report.warnings.extend(keys.notes().iter().cloned());
+    let sig = format!("{}{SIGNATURE_SUFFIX}", "SHA256SUMS");
+    let first = report
+        .results
+        .first()
+        .filter(|r| r.checked != ["provenance"]);
+    let unbound = first.is_some_and(|r| r.status == ArtifactStatus::Ok && r.run.is_none());
+    if unbound && !keys.policy().run.is_set() {
+        report.warnings.push(format!(
+            "{sig} binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)"
+        ));
+    }
+    let _ = cosigned_file;
+}
