@@ -71,6 +71,9 @@ pub struct AuditRequest<'a> {
 /// The offline half of an audit, done: the workflows of a checkout audited, with what the
 /// settings audit needs from them.
 pub(crate) struct Prepared {
+    /// The checkout: paths inside it are said relative to it (an organisation's is a temporary
+    /// folder, gone once the command ends).
+    root: PathBuf,
     config: config::AuditConfig,
     secrets: SigningSecrets,
     wf: workflows::WorkflowAudit,
@@ -117,6 +120,7 @@ impl Prepared {
             coverage: std::mem::take(&mut wf.coverage),
         };
         Ok(Prepared {
+            root: root.to_path_buf(),
             config,
             secrets,
             wf,
@@ -149,6 +153,15 @@ impl Prepared {
     pub(crate) fn finish(self, repository: Option<&str>, settings: Vec<Finding>) -> AuditReport {
         let mut report = self.report;
         report.findings.extend(settings);
+        let inside = format!("{}/", self.root.display());
+        if inside != "./" && inside != "/" {
+            for f in &mut report.findings {
+                f.message = f.message.replace(&inside, "");
+                if let Some(d) = f.subject.detail.as_mut() {
+                    *d = d.replace(&inside, "");
+                }
+            }
+        }
         report.repository = repository.map(str::to_string);
         let (y, m, d) = crate::util::today();
         let (active, suppressed) = self.config.apply(

@@ -1,6 +1,6 @@
 //! An organisation through the API: its repositories, and, for each, the files the workflow audit
-//! reads (`.github/` and `keys/*.pub` of the default branch) fetched through the git trees and
-//! blobs endpoints, without a clone.
+//! reads (`.github/`, and `keys/` with its policy and statements, of the default branch) fetched
+//! through the git trees and blobs endpoints, without a clone.
 //!
 //! Paths, sizes and kinds come from the repository, so from anyone who can push to it: only
 //! regular files (no links, no submodules) at plain relative paths are written, each at most
@@ -188,9 +188,23 @@ fn wanted(path: &str) -> bool {
     workflow
         || path.starts_with(".github/actions/")
         || path == ".github/warden.toml"
-        || path
-            .strip_prefix("keys/")
-            .is_some_and(|f| !f.contains('/') && f.ends_with(".pub"))
+        || path.strip_prefix("keys/").is_some_and(keys_folder_file)
+}
+
+/// Whether a path below `keys/` is what the keys folder holds for trust: the public keys, the
+/// policy, and the revocation and rotation statements with their signatures (what `keys list`
+/// and the single-repository audit read of a checkout).
+fn keys_folder_file(rel: &str) -> bool {
+    // `<X>.toml`, its signature `<X>.toml.minisig` and co-signatures `<X>.toml.<KEYID>.minisig`.
+    let statement = |name: &str| {
+        !name.contains('/')
+            && (name.ends_with(".toml") || (name.ends_with(".minisig") && name.contains(".toml.")))
+    };
+    match rel.split_once('/') {
+        None => rel.ends_with(".pub") || rel == crate::release::policy::POLICY_FILE,
+        Some(("revoked" | "rotations", name)) => statement(name),
+        Some(_) => false,
+    }
 }
 
 /// The files of a repository fetched for the audit.
@@ -222,8 +236,8 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
     let mut files: Vec<TreeEntry> = Vec::new();
     for dir in root.tree.iter().filter(|e| e.kind == "tree") {
         let recursive = match dir.path.as_str() {
-            ".github" => true,
-            "keys" => false,
+            // The keys folder's statements live in `revoked/` and `rotations/`.
+            ".github" | "keys" => true,
             _ => continue,
         };
         for mut e in tree(api, repo, &dir.sha, recursive).await?.tree {
@@ -354,6 +368,12 @@ mod tests {
             ".github/actions/sign/sign.sh",
             ".github/warden.toml",
             "keys/minisign.pub",
+            "keys/policy.toml",
+            "keys/revoked/8F457D1A3C3B50B5.toml",
+            "keys/revoked/8F457D1A3C3B50B5.toml.minisig",
+            "keys/revoked/8F457D1A3C3B50B5.toml.0123456789ABCDEF.minisig",
+            "keys/rotations/A-B.toml",
+            "keys/rotations/A-B.toml.A.minisig",
         ] {
             assert!(wanted(yes), "{yes}");
         }
@@ -362,6 +382,9 @@ mod tests {
             ".github/workflows/README.md",
             ".github/CODEOWNERS",
             "keys/old/minisign.pub",
+            "keys/revoked/deep/x.toml",
+            "keys/revoked/notes.md",
+            "keys/other.toml",
             "src/main.rs",
         ] {
             assert!(!wanted(no), "{no}");

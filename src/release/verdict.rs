@@ -246,10 +246,9 @@ fn replaced_by_digest(ev: &ReleaseEvidence, opts: &VerifyOptions) -> Vec<(PathBu
                 (
                     Cause::Replaced,
                     format!(
-                        "GitHub's digest of the asset is sha256:{hex}, the signed {} lists {}: replaced after signing{}",
+                        "GitHub's digest of the asset is sha256:{hex}, the signed {} lists {}: replaced after signing",
                         opts.checksums_name,
                         crate::util::to_hex(expected),
-                        if ev.downloading { " (not downloaded)" } else { "" }
                     ),
                 ),
             ));

@@ -519,3 +519,199 @@ fn an_oversized_workflow_is_a_finding_not_dropped() {
         .iter()
         .any(|l| l.path.contains("repo-000/git/blobs/")));
 }
+
+/// The files of `checkout` (its `.github/` and `keys/`), written into `snap` as the git trees and
+/// blobs endpoints answer them for `repo`: the organisation audit fetches them from there.
+fn tree_snapshot(checkout: &Path, snap: &Path, repo: &str) {
+    use base64::Engine as _;
+    use sha1::Digest as _;
+    let git_id = |kind: &str, content: &[u8]| {
+        let mut h = sha1::Sha1::new();
+        h.update(format!("{kind} {}\0", content.len()).as_bytes());
+        h.update(content);
+        h.finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let put = |route: &str, body: Value| {
+        write(
+            &snap.join(format!("{route}.json")),
+            serde_json::to_string(&body).unwrap().as_bytes(),
+        )
+    };
+    let mut top = Vec::new();
+    for dir in [".github", "keys"] {
+        let mut entries = Vec::new();
+        for f in walkdir_files(&checkout.join(dir)) {
+            let bytes = std::fs::read(&f).unwrap();
+            let sha = git_id("blob", &bytes);
+            let rel = f.strip_prefix(checkout.join(dir)).unwrap();
+            entries.push(serde_json::json!({
+                "path": rel.to_str().unwrap(), "type": "blob", "mode": "100644",
+                "sha": sha, "size": bytes.len()
+            }));
+            put(
+                &format!("repos/{repo}/git/blobs/{sha}"),
+                serde_json::json!({
+                    "encoding": "base64",
+                    "content": base64::engine::general_purpose::STANDARD.encode(&bytes)
+                }),
+            );
+        }
+        let id = git_id("tree", serde_json::to_string(&entries).unwrap().as_bytes());
+        put(
+            &format!("repos/{repo}/git/trees/{id}"),
+            serde_json::json!({"sha": id, "truncated": false, "tree": entries}),
+        );
+        top.push(serde_json::json!({"path": dir, "type": "tree", "mode": "040000", "sha": id}));
+    }
+    put(
+        &format!("repos/{repo}/git/trees/HEAD"),
+        serde_json::json!({"sha": "head", "truncated": false, "tree": top}),
+    );
+}
+
+/// Every file below `dir`, sorted.
+fn walkdir_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A repository's findings (id, severity, message), sorted: what both audits must agree on.
+fn findings_of(report: &Value) -> Vec<String> {
+    let mut out: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {} {}", f["id"], f["severity"], f["message"]))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 34: `audit --org` reads the whole keys folder (`policy.toml`, `revoked/`,
+/// `rotations/`) and says of each repository exactly what the single-repository audit says of
+/// it: a release signed by a revoked key, a laptop signature under `require_run`, and one
+/// signature where the threshold is two were each HIGH in one and silent in the other.
+#[test]
+fn an_organisation_audit_reads_the_whole_keys_folder_as_the_repository_audit_does() {
+    const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+    let t = tempfile::tempdir().unwrap();
+    let snap = t.path().join("snap");
+    let workflow = "name: release\non:\n  push:\n    tags: [\"v*\"]\npermissions: {}\njobs:\n  sign:\n    runs-on: ubuntu-latest\n    environment: release\n    steps:\n      - run: echo \"$KEY\" | warden sign dist/ --secret-key-stdin\n        env:\n          KEY: ${{ secrets.MINISIGN_SECRET_KEY }}\n";
+    let mut listing = Vec::new();
+    for name in ["revoked", "require-run", "threshold"] {
+        let repo = format!("{ORG}/{name}");
+        let checkout = t.path().join(name);
+        write(
+            &checkout.join(".github/workflows/release.yml"),
+            workflow.as_bytes(),
+        );
+        demo_keypair(&checkout.join("keys/demo.pub"), &t.path().join("demo.key"));
+        let build = t.path().join("build").join(name);
+        write(&build.join("app"), b"the app");
+        run(warden(t.path())
+            .args(["sign", "--secret-key", "demo.key"])
+            .arg(&build)
+            .args(["--tag", "v1", "--repo", &repo, "--commit", COMMIT]))
+        .expect(0);
+        match name {
+            "revoked" => {
+                run(warden(&checkout)
+                    .args(["keys", "revoke", DEMO_KEY_ID, "--reason", "leaked"])
+                    .arg("--secret-key")
+                    .arg(t.path().join("demo.key")))
+                .expect(0);
+            }
+            "require-run" => write(&checkout.join("keys/policy.toml"), b"require_run = true\n"),
+            _ => {
+                let (other, _) = keypair(t.path(), "other");
+                std::fs::copy(other, checkout.join("keys/other.pub")).unwrap();
+                write(&checkout.join("keys/policy.toml"), b"threshold = 2\n");
+            }
+        }
+        tree_snapshot(&checkout, &snap, &repo);
+        let assets: Vec<Value> = ["app", "app.minisig", "SHA256SUMS", "SHA256SUMS.minisig"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| serde_json::json!({"id": 100 + i, "name": n}))
+            .collect();
+        for (i, n) in ["app", "app.minisig", "SHA256SUMS", "SHA256SUMS.minisig"]
+            .iter()
+            .enumerate()
+        {
+            use base64::Engine as _;
+            let bytes = std::fs::read(build.join(n)).unwrap();
+            write(
+                &snap.join(format!("repos/{repo}/releases/assets/{}.json", 100 + i)),
+                serde_json::json!({"base64": base64::engine::general_purpose::STANDARD.encode(bytes)})
+                    .to_string()
+                    .as_bytes(),
+            );
+        }
+        write(
+            &snap.join(format!("repos/{repo}/releases.json")),
+            serde_json::json!([{"id": 1, "tag_name": "v1", "immutable": true, "assets": assets}])
+                .to_string()
+                .as_bytes(),
+        );
+        write(
+            &snap.join(format!("repos/{repo}/commits/v1.json")),
+            serde_json::json!({"sha": COMMIT}).to_string().as_bytes(),
+        );
+        listing.push(serde_json::json!({"full_name": repo, "visibility": "public"}));
+    }
+    write(
+        &snap.join(format!("orgs/{ORG}/repos.json")),
+        Value::Array(listing).to_string().as_bytes(),
+    );
+    let org = run(warden(t.path())
+        .args(["audit", "--org", ORG, "--releases", "1", "--format", "json"])
+        .arg("--snapshot")
+        .arg(&snap));
+    let doc: Value = serde_json::from_str(&org.stdout).unwrap();
+    let reports = doc["repositories"].as_array().unwrap();
+    assert_eq!(reports.len(), 3, "{}", org.stdout);
+    for (name, expected) in [
+        ("revoked", "release-signed-by-revoked-key"),
+        ("require-run", "release-signed-outside-pipeline"),
+        ("threshold", "release-signature-invalid"),
+    ] {
+        let repo = format!("{ORG}/{name}");
+        let single = run(warden(&t.path().join(name))
+            .args([
+                "audit",
+                "--repo",
+                &repo,
+                "--releases",
+                "1",
+                "--format",
+                "json",
+            ])
+            .arg("--snapshot")
+            .arg(&snap));
+        let single: Value = serde_json::from_str(&single.stdout).unwrap();
+        let in_org = reports
+            .iter()
+            .find(|r| r["repository"] == repo.as_str())
+            .unwrap();
+        let (single, in_org) = (findings_of(&single), findings_of(in_org));
+        assert_eq!(in_org, single, "{name}");
+        assert!(
+            single
+                .iter()
+                .any(|f| f.starts_with(&format!("\"{expected}\" \"high\""))),
+            "{name}: {single:#?}"
+        );
+    }
+}

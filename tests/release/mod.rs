@@ -1,5 +1,6 @@
 //! keygen, sign and verify (folders and published releases), minisign interop, the Action's installer.
 
+mod agreement;
 mod cosign;
 mod install_script;
 mod keygen_secrets;
