@@ -70,8 +70,8 @@ pub(crate) async fn judge<S: ApiSource>(
             ..Published::default()
         },
         runs: BTreeMap::new(),
-        downloading: matches!(depth, Depth::Download { .. }),
     };
+    ev.published.downloading = matches!(depth, Depth::Download { .. });
     // GitHub's digest stands for an asset's bytes until they are read.
     for a in &ev.assets {
         if let Some(d) = a.digest {
@@ -89,14 +89,21 @@ pub(crate) async fn judge<S: ApiSource>(
     {
         ev.published.unread.insert(dir.join(&a.name));
     }
-    let first = verdict::judge(&ev, keys, opts)?;
-    for (binding, environment) in first.runs_to_read(keys) {
+    // The list first, judged once: whether it is trusted decides what else is read.
+    let release_opts = VerifyOptions {
+        release: Some(ev.identity.clone()),
+        ..opts.clone()
+    };
+    let list = crate::release::verify::judge_list(&ev.published, &release_opts, keys);
+    let list_trusted = list.0.status == crate::release::verify::ArtifactStatus::Ok;
+    for (binding, environment) in verdict::runs_to_read(&list.0, keys) {
         let read = crate::github::runs::evidence(source, repo, &binding, environment.as_deref())
             .await
             .map_err(|e| e.to_string());
         ev.runs.insert((binding.run_id, binding.attempt), read);
     }
-    if first.list_trusted && depth.reads_everything() {
+    ev.published.judged_list = Some(list);
+    if list_trusted && depth.reads_everything() {
         let replaced: BTreeSet<String> = verdict::replaced(&ev, opts);
         let rest: Vec<Asset> = rest
             .into_iter()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::binding::ReleaseIdentity;
 use super::checksums::ChecksumFile;
-use super::names::{cosigned_file, SIGNATURE_SUFFIX};
+use super::names::SIGNATURE_SUFFIX;
 use super::provenance::{judge_run, judge_uploads, RunBinding, RunEvidence, Signed, UploadRecord};
 use super::trust::{Cause, Rejected};
 use super::trusted_keys::TrustedKeys;
@@ -48,9 +48,6 @@ pub(crate) struct ReleaseEvidence {
     /// The records of each run a counted signature of the list names (`Err`: they could not be
     /// read). A run not here was not read: its signature's provenance is unverifiable.
     pub runs: BTreeMap<RunKey, std::result::Result<RunEvidence, String>>,
-    /// Whether the files were downloaded (a file not read is "not downloaded", else "not
-    /// checked").
-    pub downloading: bool,
 }
 
 /// One failure of the verdict: why (as a type), what it is about, and the words.
@@ -67,46 +64,47 @@ pub(crate) struct Problem {
 pub(crate) struct ReleaseVerdict {
     pub report: VerifyReport,
     pub problems: Vec<Problem>,
-    /// The list's verdict: whether the release's signed list is trusted.
-    pub list_trusted: bool,
+}
+
+/// The runs the counted signatures of a trusted list (`list`, its verdict) name, with the
+/// environment whose deployment each must show (the binding's, or the policy's): what a reader
+/// must look up before the verdict.
+pub(crate) fn runs_to_read(
+    list: &ArtifactResult,
+    keys: &TrustedKeys,
+) -> Vec<(RunBinding, Option<String>)> {
+    let mut out: Vec<(RunBinding, Option<String>)> = Vec::new();
+    if list.status != ArtifactStatus::Ok {
+        return out;
+    }
+    for binding in list
+        .signers
+        .iter()
+        .filter(|s| s.counted)
+        .filter_map(|s| s.run.as_ref())
+    {
+        let env = binding
+            .environment
+            .clone()
+            .or_else(|| keys.policy().run.environment.clone());
+        if !out.iter().any(|(b, _)| same_run(b, binding)) {
+            out.push((binding.clone(), env));
+        }
+    }
+    out
+}
+
+fn same_run(a: &RunBinding, b: &RunBinding) -> bool {
+    (a.run_id, a.attempt) == (b.run_id, b.attempt)
 }
 
 impl ReleaseVerdict {
-    /// The runs the counted signatures of the list name, with the environment whose deployment
-    /// each must show (the binding's, or the policy's): what a reader must look up next.
-    pub(crate) fn runs_to_read(&self, keys: &TrustedKeys) -> Vec<(RunBinding, Option<String>)> {
-        let mut out: Vec<(RunBinding, Option<String>)> = Vec::new();
-        for binding in self.counted_runs() {
-            let env = binding
-                .environment
-                .clone()
-                .or_else(|| keys.policy().run.environment.clone());
-            if !out.iter().any(|(b, _)| same_run(b, binding)) {
-                out.push((binding.clone(), env));
-            }
-        }
-        out
-    }
-
-    fn counted_runs(&self) -> impl Iterator<Item = &RunBinding> {
-        self.list_result()
-            .into_iter()
-            .filter(|r| r.status == ArtifactStatus::Ok)
-            .flat_map(|r| r.signers.iter())
-            .filter(|s| s.counted)
-            .filter_map(|s| s.run.as_ref())
-    }
-
     fn list_result(&self) -> Option<&ArtifactResult> {
         self.report
             .results
             .first()
             .filter(|r| r.checked != ["provenance"])
     }
-}
-
-fn same_run(a: &RunBinding, b: &RunBinding) -> bool {
-    (a.run_id, a.attempt) == (b.run_id, b.attempt)
 }
 
 /// The verdict on `ev`, judged with `keys` and the caller's `opts` (what a signature must bind
@@ -130,47 +128,20 @@ pub(crate) fn judge(
         return Ok(unsigned(ev, &opts));
     }
     published.preset.extend(replaced_by_digest(ev, &opts));
-    // The list first: when it fails, nothing it lists is judged further (or downloaded).
-    let first = verify_published(&published, &opts, keys)?;
-    let list = first
+    let report = verify_published(&published, &opts, keys)?;
+    let list_trusted = report
         .results
         .first()
-        .filter(|r| Path::new(&r.name) == sums)
-        .cloned();
-    let list_trusted = list
-        .as_ref()
-        .is_some_and(|r| r.status == ArtifactStatus::Ok);
-    let report = if list.is_some() && !list_trusted {
-        let why = list
-            .as_ref()
-            .and_then(|r| r.reason.clone())
-            .unwrap_or_default();
-        let done = if ev.downloading {
-            "not downloaded"
-        } else {
-            "not checked"
-        };
-        for name in listed_names(&published, &opts) {
-            let path = published.dir.join(&name);
-            published.preset.entry(path).or_insert((
-                Cause::ListFailed,
-                format!("{done}: {} does not verify ({why})", opts.checksums_name),
-            ));
-        }
-        verify_published(&published, &opts, keys)?
-    } else {
-        first
-    };
+        .is_some_and(|r| Path::new(&r.name) == sums && r.status == ArtifactStatus::Ok);
     let mut verdict = ReleaseVerdict {
         report,
         problems: Vec::new(),
-        list_trusted,
     };
     if list_trusted {
         provenance(ev, keys, &mut verdict);
     }
     verdict.problems = problems(&verdict.report, std::mem::take(&mut verdict.problems));
-    notes(ev, keys, &mut verdict.report);
+    notes(ev, (keys, &opts), &mut verdict.report);
     Ok(verdict)
 }
 
@@ -188,7 +159,7 @@ fn unsigned(ev: &ReleaseEvidence, opts: &VerifyOptions) -> ReleaseVerdict {
         "signature",
         Some((Cause::Unsigned, why.clone())),
     );
-    notes(ev, &TrustedKeys::default(), &mut report);
+    notes(ev, (&TrustedKeys::default(), opts), &mut report);
     ReleaseVerdict {
         report,
         problems: vec![Problem {
@@ -196,19 +167,7 @@ fn unsigned(ev: &ReleaseEvidence, opts: &VerifyOptions) -> ReleaseVerdict {
             subject,
             why,
         }],
-        list_trusted: false,
     }
-}
-
-/// The names the (not yet trusted) list gives, to say what it covers.
-fn listed_names(published: &Published, opts: &VerifyOptions) -> Vec<String> {
-    let Some(list) = parsed_list(published) else {
-        return Vec::new();
-    };
-    list.entries()
-        .map(|(n, _)| n.to_string())
-        .filter(|n| *n != opts.checksums_name)
-        .collect()
 }
 
 fn parsed_list(published: &Published) -> Option<ChecksumFile> {
@@ -418,16 +377,19 @@ fn problems(report: &VerifyReport, provenance: Vec<Problem>) -> Vec<Problem> {
 }
 
 /// What the reader should know of the release besides its verdict.
-fn notes(ev: &ReleaseEvidence, keys: &TrustedKeys, report: &mut VerifyReport) {
+fn notes(
+    ev: &ReleaseEvidence,
+    (keys, opts): (&TrustedKeys, &VerifyOptions),
+    report: &mut VerifyReport,
+) {
     let unread = ev.published.unread.len();
     if unread > 0 {
         report.notes.push(format!(
-            "{unread} artifact signature{} not read (the list's signatures were; --deep reads every asset)",
+            "{unread} signature asset{} not read: an artifact's own signature (the list's signatures were; --deep reads every asset), or a co-signature by a key not known here",
             if unread == 1 { "" } else { "s" }
         ));
     }
     report.warnings.extend(keys.notes().iter().cloned());
-    let sig = format!("{}{SIGNATURE_SUFFIX}", "SHA256SUMS");
     let first = report
         .results
         .first()
@@ -435,8 +397,8 @@ fn notes(ev: &ReleaseEvidence, keys: &TrustedKeys, report: &mut VerifyReport) {
     let unbound = first.is_some_and(|r| r.status == ArtifactStatus::Ok && r.run.is_none());
     if unbound && !keys.policy().run.is_set() {
         report.warnings.push(format!(
-            "{sig} binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)"
+            "{}{SIGNATURE_SUFFIX} binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)",
+            opts.checksums_name
         ));
     }
-    let _ = cosigned_file;
 }

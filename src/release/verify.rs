@@ -351,6 +351,12 @@ pub(crate) struct Published {
     pub unread: BTreeSet<PathBuf>,
     /// Files that fail before they are judged (an asset GitHub's digest shows replaced).
     pub preset: BTreeMap<PathBuf, Rejected>,
+    /// Whether the assets are being downloaded: one the list's failure leaves unread is "not
+    /// downloaded", else "not checked".
+    pub downloading: bool,
+    /// The checksum list's verdict once made ([`judge_list`]): it decides what is read next,
+    /// and is not made again.
+    pub judged_list: Option<(ArtifactResult, std::result::Result<ChecksumFile, String>)>,
 }
 
 /// Where a release directory's files are: on disk (`warden verify DIR`), or a published
@@ -678,6 +684,19 @@ pub(crate) fn verify_published(
     Ok(report)
 }
 
+/// The checksum list of a published release judged alone (its signatures over its bytes), and
+/// the list when it parses: what decides which runs and assets are read next. Kept in
+/// [`Published::judged_list`], it is not judged again.
+pub(crate) fn judge_list(
+    published: &Published,
+    opts: &VerifyOptions,
+    keys: &TrustedKeys,
+) -> (ArtifactResult, std::result::Result<ChecksumFile, String>) {
+    let sums = published.dir.join(&opts.checksums_name);
+    let (verdict, parsed) = verify_checksum_list(Folder::Published(published), &sums, keys, opts);
+    (verdict.into_result(sums.display().to_string()), parsed)
+}
+
 /// Every key revoked is not a usage error: each signature fails, naming its revocation.
 fn refuse_without_keys(keys: &TrustedKeys) -> Result<()> {
     if keys.is_empty() && keys.revocations().is_empty() {
@@ -854,11 +873,37 @@ fn checksum_list_jobs(
     (opts, jobs): (&VerifyOptions, &mut Vec<Job>),
     report: &mut VerifyReport,
 ) -> Result<BTreeSet<String>> {
-    let (result, parsed) = verify_checksum_list(folder, sums_path, keys, opts);
+    let cached = match folder {
+        Folder::Published(p) => p.judged_list.clone(),
+        Folder::Disk(_) => None,
+    };
+    let (result, parsed) = match cached {
+        Some(judged) => judged,
+        None => {
+            let (verdict, parsed) = verify_checksum_list(folder, sums_path, keys, opts);
+            (verdict.into_result(sums_path.display().to_string()), parsed)
+        }
+    };
     let trusted_list = result.status == ArtifactStatus::Ok;
-    report
-        .results
-        .push(result.into_result(sums_path.display().to_string()));
+    // A published release's files the list would vouch for are not judged further when it
+    // does not verify (nor downloaded): the list's failure is theirs.
+    let list_failed = match folder {
+        Folder::Published(p) if !trusted_list => Some((
+            Cause::ListFailed,
+            format!(
+                "{}: {} does not verify ({})",
+                if p.downloading {
+                    "not downloaded"
+                } else {
+                    "not checked"
+                },
+                opts.checksums_name,
+                result.reason.as_deref().unwrap_or_default()
+            ),
+        )),
+        _ => None,
+    };
+    report.results.push(result);
     let mut listed = BTreeSet::new();
     let Ok(list) = parsed else {
         return Ok(listed);
@@ -904,7 +949,9 @@ fn checksum_list_jobs(
             // Without a verified checksum file, only the artifact's own signature counts.
             require_signature: !trusted_list,
             expected_sha256: trusted_list.then_some(*digest),
-            preset_failure: escapes.or_else(|| folder.preset(&path)),
+            preset_failure: escapes
+                .or_else(|| folder.preset(&path))
+                .or_else(|| list_failed.clone()),
             path,
         });
     }
