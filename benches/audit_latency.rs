@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use release_warden::audit::secrets::SigningSecrets;
-use release_warden::audit::settings::{audit, SettingsInput};
-use release_warden::audit::workflows::SigningJob;
-use release_warden::github::api::{LiveApi, RetryPolicy, Token};
+use release_warden::audit::SigningSecrets;
+use release_warden::audit::{audit, SettingsInput};
+use release_warden::audit::SigningJob;
+use release_warden::github::{LiveApi, RetryPolicy, Token};
 use serde_json::json;
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -55,7 +55,7 @@ fn main() {
             .collect();
         let patterns = vec!["v*".to_string()];
         let secrets = SigningSecrets::default();
-        let input = SettingsInput { repo: "o/r", signing_jobs: &jobs, tag_patterns: &patterns, secrets: &secrets, keys: None, releases: 0, deep: false, checks: release_warden::audit::rules::settings_checks() };
+        let input = SettingsInput { repo: "o/r", signing_jobs: &jobs, tag_patterns: &patterns, secrets: &secrets, keys: None, releases: 0, deep: false, checks: release_warden::audit::settings_checks() };
         let token = Token::new("bench".into());
         let mut best = Duration::MAX;
         for _ in 0..5 {

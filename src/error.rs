@@ -68,7 +68,7 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    pub fn at(line: usize, message: impl Into<String>) -> Self {
+    pub(crate) fn at(line: usize, message: impl Into<String>) -> Self {
         ParseError {
             line: Some(line),
             message: message.into(),

@@ -4,8 +4,8 @@
 //! what they could not read.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::audit::org::{run_org, OrgRequest, OrgSource};
-use release_warden::github::releases::{fetch, ReleaseSource};
+use release_warden::audit::{run_org, OrgRequest, OrgSource};
+use release_warden::github::{fetch, ReleaseSource};
 
 /// The routes the answers are written to, in input order (parts split on a `\0` byte).
 const ROUTES: &[&str] = &[
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         jobs: 1,
         secrets: Default::default(),
         fallback_tag_patterns: vec!["v*".into()],
-        fail_on: release_warden::audit::findings::Severity::Medium,
+        fail_on: release_warden::audit::Severity::Medium,
         releases: 1,
         deep: false,
         reserve: 0,

@@ -2,8 +2,8 @@
 //! an error, never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::audit::baseline::Baseline;
-use release_warden::audit::org::Resume;
+use release_warden::audit::Baseline;
+use release_warden::audit::Resume;
 
 fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();

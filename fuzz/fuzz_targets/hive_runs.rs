@@ -2,8 +2,8 @@
 //! a `\0` byte): an error or a report, never a panic, whatever the names and duplicates.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::hive::diff::diff;
-use release_warden::hive::history::{history, HistoryOptions};
+use release_warden::hive::diff;
+use release_warden::hive::{history, HistoryOptions};
 use release_warden::known_issues::Registry;
 
 fuzz_target!(|data: &[u8]| {

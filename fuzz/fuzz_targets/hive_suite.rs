@@ -1,7 +1,7 @@
 //! The streaming hive suite reader on arbitrary bytes.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::hive::suite::{read_suite, HiveCase, SuiteVisitor};
+use release_warden::hive::{read_suite, HiveCase, SuiteVisitor};
 
 struct Count(usize);
 

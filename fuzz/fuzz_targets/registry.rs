@@ -10,5 +10,5 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(ki.join("fuzzed-entry.toml"), data).unwrap();
     let (registry, problems) = Registry::load(&ki);
     let _ = lint(&registry, dir.path(), problems, false);
-    let _ = release_warden::known_issues::doc::render_doc(&registry);
+    let _ = release_warden::known_issues::render_doc(&registry);
 });

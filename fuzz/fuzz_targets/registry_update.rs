@@ -3,8 +3,8 @@
 //! would write is one the registry then loads.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::hive::history::{history, HistoryOptions};
-use release_warden::hive::registry_update::{plan, UpdateOptions};
+use release_warden::hive::{history, HistoryOptions};
+use release_warden::hive::{plan, UpdateOptions};
 use release_warden::known_issues::Registry;
 
 const RUN: &str = r#"{"name": "rpc-compat", "testCases": {

@@ -1,9 +1,9 @@
 //! The offline workflow audit on arbitrary YAML.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::audit::rules::workflow_checks;
-use release_warden::audit::workflows::audit_workflows;
-use release_warden::audit::secrets::SigningSecrets;
+use release_warden::audit::workflow_checks;
+use release_warden::audit::audit_workflows;
+use release_warden::audit::SigningSecrets;
 
 fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();

@@ -32,7 +32,7 @@ pub enum Location {
 
 impl Location {
     /// The API resource of a route (its query dropped).
-    pub fn api(route: &str) -> Location {
+    pub(crate) fn api(route: &str) -> Location {
         Location::Api {
             resource: route.split('?').next().unwrap_or(route).to_string(),
         }
@@ -165,7 +165,7 @@ impl Finding {
     }
 
     /// The same finding, about `subject`.
-    pub fn about(mut self, subject: Subject) -> Self {
+    pub(crate) fn about(mut self, subject: Subject) -> Self {
         self.subject = subject;
         self
     }

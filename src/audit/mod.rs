@@ -7,22 +7,33 @@
 //! `crate::report::audit`. Audits fail closed: a setting that cannot be read is an
 //! `unverifiable` finding naming the permission it needed.
 
-pub mod apply;
-pub mod baseline;
+pub(crate) mod apply;
+pub(crate) mod baseline;
 pub(crate) mod catalogue;
 pub(crate) mod config;
-pub mod findings;
-pub mod fix_plan;
+pub(crate) mod findings;
+pub(crate) mod fix_plan;
 pub(crate) mod keys;
-pub mod org;
+pub(crate) mod org;
 pub(crate) mod releases;
-pub mod rule;
-pub mod rules;
-pub mod secrets;
-pub mod settings;
+pub(crate) mod rule;
+pub(crate) mod rules;
+pub(crate) mod secrets;
+pub(crate) mod settings;
 pub(crate) mod severity;
 pub(crate) mod tags;
-pub mod workflows;
+pub(crate) mod workflows;
+
+pub use apply::{apply, requests};
+pub use baseline::Baseline;
+pub use findings::{AuditReport, Finding, Location, Severity, Subject};
+pub use fix_plan::plan;
+pub use org::{run_org, OrgReport, OrgRequest, OrgSource, Resume};
+pub use rule::Rule;
+pub use rules::{settings_checks, workflow_checks, ALL as RULES};
+pub use secrets::SigningSecrets;
+pub use settings::{audit as audit_settings, SettingsInput};
+pub use workflows::{audit_workflows, SigningJob};
 
 use crate::audit::rules::unverifiable;
 use std::path::PathBuf;
@@ -31,9 +42,6 @@ use crate::error::{Error, Result};
 use crate::github::repository::repository_route;
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
-use findings::{AuditReport, Finding, Location, Severity, Subject};
-use secrets::SigningSecrets;
-use settings::SettingsInput;
 
 /// Where the repository settings come from.
 #[derive(Debug)]

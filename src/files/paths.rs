@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The directory a path lives in (`.` for a bare file name).
-pub fn parent_dir(target: &Path) -> &Path {
+pub(crate) fn parent_dir(target: &Path) -> &Path {
     match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -28,7 +28,7 @@ fn redirect_allowed(from_https: bool, location: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod redirect_tests {
-    use super::redirect_allowed;
+    use crate::github::api::redirect_allowed;
 
     #[test]
     fn no_downgrade_and_no_relative_redirects() {
@@ -67,7 +67,7 @@ fn asset_failure(why: String) -> Fetched {
     }
 }
 
-pub use super::git_object::base64_content;
+pub(crate) use super::git_object::base64_content;
 
 /// The body of an asset download, as octocrab returns it.
 type AssetBody = http_body_util::combinators::BoxBody<bytes::Bytes, octocrab::Error>;
@@ -123,7 +123,7 @@ pub enum Fetched {
 /// message, and the permission GitHub says it needs (`X-Accepted-GitHub-Permissions`), when it
 /// says. The one error type of a read; [`ApiError::describe`] is its one wording.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     pub route: String,
     pub status: u16,
     pub message: String,
@@ -132,7 +132,7 @@ pub struct ApiError {
 
 impl ApiError {
     /// The failure of `fetched` (an `Ok` here is "an unexpected answer").
-    pub fn from_fetched(route: &str, fetched: Fetched) -> ApiError {
+    pub(crate) fn from_fetched(route: &str, fetched: Fetched) -> ApiError {
         let (status, message, permission) = match fetched {
             Fetched::Failed {
                 status,
@@ -151,7 +151,7 @@ impl ApiError {
 
     /// `GET /repos/o/r/rulesets answered 403: Resource not accessible by integration` (the
     /// permission GitHub asked for is not part of it: see `Display` and [`ApiError::needs`]).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let answered = match self.status {
             0 => "failed".to_string(),
             status => format!("answered {status}"),
@@ -164,7 +164,7 @@ impl ApiError {
     }
 
     /// What would have allowed the read: GitHub's own word, else `fallback`.
-    pub fn needs(&self, fallback: &str) -> String {
+    pub(crate) fn needs(&self, fallback: &str) -> String {
         match &self.permission {
             Some(p) => format!("a token with `{p}` (GitHub's X-Accepted-GitHub-Permissions)"),
             None => format!("a token with {fallback}"),
@@ -239,7 +239,7 @@ pub trait ApiSource: Sync {
 }
 
 /// The largest asset a snapshot records (as base64 in one JSON file, under the snapshot cap).
-pub const RECORDED_ASSET_CAP: u64 = 40 << 20;
+pub(crate) const RECORDED_ASSET_CAP: u64 = 40 << 20;
 
 /// Retry policy: attempts and the longest single wait honoured.
 #[derive(Clone, Copy, Debug)]
@@ -350,7 +350,7 @@ fn immutable(route: &str) -> bool {
 
 /// What the API said of the rate limit last, and how many requests went out.
 #[derive(Debug, Default)]
-pub struct Usage {
+pub(crate) struct Usage {
     remaining: std::sync::atomic::AtomicI64,
     reset: std::sync::atomic::AtomicU64,
     sent: std::sync::atomic::AtomicUsize,
@@ -368,7 +368,7 @@ pub struct RequestCounts {
 
 /// How many requests may be in flight at once: GitHub asks for no more than 100 concurrent
 /// requests, and its secondary limits punish bursts.
-pub const MAX_IN_FLIGHT: usize = 64;
+pub(crate) const MAX_IN_FLIGHT: usize = 64;
 
 pub struct LiveApi {
     crab: Octocrab,
@@ -447,13 +447,13 @@ impl LiveApi {
     }
 
     /// Names where the base URL came from (`--api-url`, `GITHUB_API_URL`) in a failed connection.
-    pub fn with_url_source(mut self, from: &'static str) -> Self {
+    pub(crate) fn with_url_source(mut self, from: &'static str) -> Self {
         self.url_source = from;
         self
     }
 
     /// Tells `notice` of each second spent waiting for a rate limit.
-    pub fn with_wait_notice(mut self, notice: Option<WaitNotice>) -> Self {
+    pub(crate) fn with_wait_notice(mut self, notice: Option<WaitNotice>) -> Self {
         self.wait_notice = notice;
         self
     }
@@ -561,19 +561,19 @@ impl LiveApi {
     }
 
     /// Answers from and into `cache` (conditional requests).
-    pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Self {
+    pub(crate) fn with_cache(mut self, cache: Option<ResponseCache>) -> Self {
         self.cache = cache;
         self
     }
 
     /// The last `x-ratelimit-remaining` and `x-ratelimit-reset` (epoch seconds) seen, if any.
-    pub fn rate_limit(&self) -> Option<(u64, u64)> {
+    pub(crate) fn rate_limit(&self) -> Option<(u64, u64)> {
         use std::sync::atomic::Ordering::Relaxed;
         let remaining = self.usage.remaining.load(Relaxed);
         (remaining >= 0).then(|| (remaining as u64, self.usage.reset.load(Relaxed)))
     }
 
-    pub fn request_counts(&self) -> RequestCounts {
+    pub(crate) fn request_counts(&self) -> RequestCounts {
         use std::sync::atomic::Ordering::Relaxed;
         RequestCounts {
             sent: self.usage.sent.load(Relaxed),
@@ -791,7 +791,7 @@ impl LiveApi {
 
     /// A write (`POST`, `PUT` or `PATCH`) with a JSON body. Returns the status and the body; not
     /// retried (a write is not known to be idempotent).
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         method: &str,
         route: &str,
@@ -836,7 +836,7 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-pub fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
+pub(crate) fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
     let message = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
@@ -910,7 +910,7 @@ fn item_id(v: &Value) -> Option<String> {
 
 /// The most one API answer may hold, as the cache and snapshots cap theirs: a larger answer is
 /// refused before it fills memory.
-pub const ANSWER_CAP: u64 = 64 << 20;
+pub(crate) const ANSWER_CAP: u64 = 64 << 20;
 
 /// Why an answer's body was not read.
 enum AnswerError {
@@ -965,7 +965,7 @@ fn human_duration(secs: u64) -> String {
 }
 
 /// The most pages one list is read over; a longer list is refused, never truncated.
-pub const MAX_PAGES: usize = 1000;
+pub(crate) const MAX_PAGES: usize = 1000;
 
 impl ApiSource for LiveApi {
     async fn download(

@@ -33,7 +33,7 @@ fn object_id(kind: &str, content: &[u8]) -> String {
 }
 
 /// The `content` of a contents or blobs answer: base64 with line breaks, decoded.
-pub fn base64_content(answer: &Value) -> Option<Vec<u8>> {
+pub(crate) fn base64_content(answer: &Value) -> Option<Vec<u8>> {
     use base64::Engine as _;
     let encoded: String = answer["content"]
         .as_str()

@@ -6,16 +6,26 @@
 //! (`settings`), and the Actions runner's environment (`actions`). What the rest of warden gets
 //! are typed answers and [`api::ApiError`]; routes and raw JSON stay here.
 
-pub mod actions;
-pub mod api;
+pub(crate) mod actions;
+pub(crate) mod api;
 pub(crate) mod changes;
-pub mod comments;
+pub(crate) mod comments;
 mod git_object;
 pub(crate) mod org;
-pub mod releases;
-pub mod repository;
+pub(crate) mod releases;
+pub(crate) mod repository;
 mod routes;
-pub mod runs;
-pub mod session;
+pub(crate) mod runs;
+pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod snapshot;
+
+pub use actions::ActionsEnv;
+pub use api::{
+    api_base, ApiSource, Fetched, LiveApi, ResponseCache, RetryPolicy, Shape, Token, WaitNotice,
+    Waiting, DEFAULT_RATE_LIMIT_WAIT,
+};
+pub use comments::{post, Posted, Upsert};
+pub use releases::{download_deadline, download_within, repo_keys, Asset, ReleaseSource};
+pub use repository::repository_name;
+pub use session::{Endpoint, Session};

@@ -22,7 +22,7 @@ const CONCURRENT_DOWNLOADS: usize = 4;
 
 /// The slowest download warden waits for, in bytes a second (2 Mbit/s): below it, a body that
 /// trickles would hold a release workflow for hours.
-pub const MIN_DOWNLOAD_RATE: u64 = 256 << 10;
+pub(crate) const MIN_DOWNLOAD_RATE: u64 = 256 << 10;
 
 /// How long the download of an asset listed at `size` bytes may take, all told: a minute to
 /// start, and its size at [`MIN_DOWNLOAD_RATE`]. (A stalled connection already fails sooner, on
@@ -68,7 +68,7 @@ impl Asset {
 
 /// What the API says about a release.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Release {
+pub(crate) struct Release {
     pub id: u64,
     pub tag: String,
     pub draft: bool,
@@ -95,7 +95,7 @@ impl Release {
     }
 
     /// The asset named `name`.
-    pub fn asset(&self, name: &str) -> Option<&Asset> {
+    pub(crate) fn asset(&self, name: &str) -> Option<&Asset> {
         self.assets.iter().find(|a| a.name == name)
     }
 }
@@ -119,7 +119,7 @@ fn asset_from_json(a: &Value) -> Option<Asset> {
 }
 
 /// The latest `count` releases of `repo` (with the assets the list carries).
-pub async fn latest<S: ApiSource>(
+pub(crate) async fn latest<S: ApiSource>(
     source: &S,
     repo: &str,
     count: usize,
@@ -332,7 +332,7 @@ pub(crate) async fn by_tag<S: ApiSource>(
 /// returns each file's digests. The bytes are hashed (SHA-256 and the BLAKE2b prehash) and
 /// written on a thread per download as they arrive, so verification reads nothing again and the
 /// hashing of concurrent downloads spreads over the cores.
-pub async fn download<S: ApiSource>(
+pub(crate) async fn download<S: ApiSource>(
     source: &S,
     repo: &str,
     assets: &[Asset],
@@ -446,7 +446,7 @@ pub(crate) async fn download_counted<S: ApiSource>(
 /// The revocation statements of `keys/revoked/` on `repo`'s default branch, written into
 /// `dir/revoked/` (revocations only remove trust, so the newest source is the right one). None
 /// when the folder does not exist; any other failed read is an error, never "no revocation".
-pub fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Result<usize> {
+pub(crate) fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Result<usize> {
     let written = session.block_on(async {
         let api = session.api();
         let what = format!("keys/revoked/ of {repo}");
@@ -495,7 +495,7 @@ pub fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Result<usi
 /// The repository's `keys/policy.toml` on its default branch, written into `dir` (a policy only
 /// removes trust, so the verifier applies it on top of its own). `false` when there is none; any
 /// other failed read is an error, never "no policy".
-pub fn repo_policy(session: &Session, repo: &str, dir: &Path) -> Result<bool> {
+pub(crate) fn repo_policy(session: &Session, repo: &str, dir: &Path) -> Result<bool> {
     let written = session.block_on(async {
         let name = crate::release::policy::POLICY_FILE;
         let route = routes::contents(repo, &format!("keys/{name}"));

@@ -16,7 +16,7 @@ const MAX_DEPLOYMENTS: usize = 10;
 /// What GitHub says about the run `binding` names in `repo`, and about the deployments to
 /// `environment` (when one is required) of that run's commit. A 404 for the run is evidence
 /// (no such run); any other failure is an error: provenance that cannot be read is not a pass.
-pub async fn evidence<S: ApiSource>(
+pub(crate) async fn evidence<S: ApiSource>(
     source: &S,
     repo: &str,
     binding: &RunBinding,

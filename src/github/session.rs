@@ -72,14 +72,14 @@ impl Session {
         Ok(Session { runtime, api })
     }
 
-    pub fn api(&self) -> &LiveApi {
+    pub(crate) fn api(&self) -> &LiveApi {
         &self.api
     }
 
     /// `Err` with its one line when the API could not be used during the requests so far: GitHub
     /// refused the token (401), the rate limit is spent until later than warden waits, or the API
     /// cannot be reached. None is a finding about a repository, so the command stops (exit 2).
-    pub fn check_api(&self) -> Result<()> {
+    pub(crate) fn check_api(&self) -> Result<()> {
         match self.api.stopped() {
             Some(line) => Err(Error::Usage(line.to_string())),
             None => Ok(()),

@@ -51,7 +51,7 @@ pub enum Mark {
 
 impl Mark {
     /// One character per run in the history strip.
-    pub fn symbol(self) -> char {
+    pub(crate) fn symbol(self) -> char {
         match self {
             Mark::Pass => '✓',
             Mark::Fail => '✗',
@@ -129,7 +129,7 @@ pub struct TestHistory {
 
 impl TestHistory {
     /// The strip of marks, oldest first: `✓✓✗·✗`.
-    pub fn strip(&self) -> String {
+    pub(crate) fn strip(&self) -> String {
         self.marks.iter().map(|m| m.symbol()).collect()
     }
 

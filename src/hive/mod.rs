@@ -5,14 +5,20 @@
 //! (`registry_update`).
 
 mod case_scan;
-pub mod classify;
-pub mod diff;
-pub mod history;
+pub(crate) mod classify;
+pub(crate) mod diff;
+pub(crate) mod history;
 pub(crate) mod outcome;
 pub(crate) mod pins;
-pub mod registry_update;
+pub(crate) mod registry_update;
 pub(crate) mod stream;
-pub mod suite;
+pub(crate) mod suite;
+
+pub use classify::{classify_run, ClassifyOptions};
+pub use diff::diff;
+pub use history::{history, HistoryOptions};
+pub use registry_update::{plan as plan_update, UpdateOptions};
+pub use suite::{read_suite, HiveCase, SuiteVisitor};
 
 /// For the fuzz target `hive_case` only: panics if the fast case scanner takes `bytes` as
 /// something serde_json reads differently.

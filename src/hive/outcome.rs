@@ -82,7 +82,7 @@ pub struct CaseResult {
 
 impl CaseResult {
     /// A result no registry entry is involved in (an empty run, a test missing from the run).
-    pub fn unlisted(
+    pub(crate) fn unlisted(
         suite: String,
         name: String,
         outcome: Outcome,

@@ -46,7 +46,7 @@ pub(crate) fn hive_commit(dir: &Path) -> Option<String> {
 
 impl RunSources {
     /// Adds what one suite file records.
-    pub fn add(&mut self, s: &SuiteSources) {
+    pub(crate) fn add(&mut self, s: &SuiteSources) {
         for (client, version) in &s.client_versions {
             self.client_versions
                 .entry(client.clone())

@@ -121,11 +121,11 @@ fn rows_by_rule(history: &History) -> HashMap<usize, Vec<&TestHistory>> {
 
 /// The most draft entries one update writes: past it, the groups left are named in one note
 /// (a broken run with thousands of failures is triaged, not drafted file by file).
-pub const MAX_DRAFTS: usize = 100;
+pub(crate) const MAX_DRAFTS: usize = 100;
 
 /// The most bytes of one draft: well under what the registry loads of one file, so a written
 /// draft always loads. The tests of a larger group past it are left out, and the draft says so.
-pub const MAX_DRAFT_BYTES: usize = 256 << 10;
+pub(crate) const MAX_DRAFT_BYTES: usize = 256 << 10;
 
 fn describe(rule: &Rule) -> String {
     let kind = match rule.exclusion.match_kind {

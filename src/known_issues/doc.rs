@@ -50,7 +50,7 @@ pub fn doc_path(registry: &Registry, root: &Path) -> PathBuf {
 /// Whether the file at `path` is exactly what `render_doc` generates now (a missing or
 /// unreadable file is not). The doc is in the pull request: it is read only as a regular file
 /// inside `root`, and never past the size of the doc it should equal.
-pub fn is_current(registry: &Registry, root: &Path, path: &Path) -> bool {
+pub(crate) fn is_current(registry: &Registry, root: &Path, path: &Path) -> bool {
     let expected = render_doc(registry);
     guarded::read_bytes_inside(root, path, expected.len() as u64)
         .is_ok_and(|d| d == expected.as_bytes())
@@ -59,7 +59,7 @@ pub fn is_current(registry: &Registry, root: &Path, path: &Path) -> bool {
 /// Writes the doc to `path` atomically, creating its folder. With `root`, the path comes from the
 /// registry: the nearest existing folder on the way must resolve inside `root` (a committed link
 /// `docs -> /etc` would otherwise take the write elsewhere).
-pub fn write_doc(registry: &Registry, path: &Path, root: Option<&Path>) -> Result<()> {
+pub(crate) fn write_doc(registry: &Registry, path: &Path, root: Option<&Path>) -> Result<()> {
     if let Some(root) = root {
         let existing = path
             .ancestors()

@@ -5,12 +5,18 @@
 //! the repository, and `diagnostic` is the problem both report.
 
 pub(crate) mod diagnostic;
-pub mod doc;
-pub mod exclusions;
-pub mod import;
-pub mod lint;
+pub(crate) mod doc;
+pub(crate) mod exclusions;
+pub(crate) mod import;
+pub(crate) mod lint;
 pub(crate) mod matcher;
-pub mod schema;
+pub(crate) mod schema;
+
+pub use doc::{doc_path, render as render_doc_file, render_doc, DocOutcome};
+pub use exclusions::{read_test_list, render as render_exclusions, ExclusionFormat, Query};
+pub use import::{import, init, ImportFormat};
+pub use lint::lint_registry;
+pub use schema::{Expect, DEFAULT_DIR};
 
 pub use lint::lint;
 pub use schema::Registry;

@@ -170,7 +170,7 @@ impl Entry {
     }
 
     /// The clients an exclusion applies to.
-    pub fn clients<'a>(&'a self, ex: &'a Exclusion, settings: &'a Settings) -> &'a [String] {
+    pub(crate) fn clients<'a>(&'a self, ex: &'a Exclusion, settings: &'a Settings) -> &'a [String] {
         ex.clients.as_deref().unwrap_or(&settings.clients)
     }
 

@@ -31,7 +31,7 @@ pub(crate) const DRY_RUN_MARKER: &str = "dry-run";
 impl ReleaseMeta {
     /// Rejects values that would break the TAB-separated layout or be ambiguous after a
     /// trimming parser (the minisign crate trims the comment).
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         for (flag, value) in [
             ("--tag", &self.tag),
             ("--commit", &self.commit),

@@ -43,7 +43,7 @@ impl fmt::Display for KeyId {
 
 impl KeyId {
     /// The id as shown (16 hex digits, either case); `None` for anything else.
-    pub fn from_hex(text: &str) -> Option<KeyId> {
+    pub(crate) fn from_hex(text: &str) -> Option<KeyId> {
         if text.len() != 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
@@ -505,7 +505,7 @@ fn decrypt(raw: &RawSecretKey, password: &Password) -> Result<RawSecretKey, Pars
 }
 
 /// A freshly generated key pair in minisign text form.
-pub struct GeneratedKeyPair {
+pub(crate) struct GeneratedKeyPair {
     pub public: PublicKey,
     /// The secret key box, ready to write to a file with mode 0600.
     pub secret_box: Zeroizing<String>,
@@ -520,7 +520,7 @@ impl fmt::Debug for GeneratedKeyPair {
 /// Generates a key pair in a buffer that is wiped on drop. An encrypted key is the same key with
 /// the minisign crate's scrypt limits, a random salt and the `Sc` marker, XORed with the scrypt
 /// stream. The result is loaded back and checked before it is returned.
-pub fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, ParseError> {
+pub(crate) fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, ParseError> {
     let no_randomness = |_| ParseError::whole("no randomness available for key generation");
     let mut raw = RawSecretKey(Zeroizing::new(vec![0u8; SECRET_KEY_BYTES]));
     raw.0[0..2].copy_from_slice(&SIG_ALG_ED);

@@ -23,7 +23,7 @@ use super::keys::KeyId;
 use crate::error::{Error, Result};
 
 /// The policy file, inside the keys folder.
-pub const POLICY_FILE: &str = "policy.toml";
+pub(crate) const POLICY_FILE: &str = "policy.toml";
 
 /// Thresholds above this are refused as mistakes (nobody gathers 65 signatures on a release).
 const MAX_THRESHOLD: u64 = 64;
@@ -203,7 +203,7 @@ impl Policy {
     }
 
     /// The key's policy when it has expired at `now` (Unix seconds).
-    pub fn expired(&self, id: KeyId, now: u64) -> Option<&KeyPolicy> {
+    pub(crate) fn expired(&self, id: KeyId, now: u64) -> Option<&KeyPolicy> {
         self.key(id)
             .filter(|k| k.expires_at.is_some_and(|at| now >= at))
     }
@@ -213,7 +213,7 @@ impl Policy {
     /// trust, so the higher threshold, the earlier end of each key this policy's keys hold, and
     /// the run requirements of both. A workflow or environment both name must be the same:
     /// otherwise no run could satisfy both, which is an error, not a silent choice.
-    pub fn with_stricter(mut self, theirs: Policy, origin: &str) -> Result<Policy> {
+    pub(crate) fn with_stricter(mut self, theirs: Policy, origin: &str) -> Result<Policy> {
         if theirs.threshold > self.threshold {
             self.threshold = theirs.threshold;
             self.file = Some(PathBuf::from(origin));
@@ -264,7 +264,7 @@ impl Policy {
     }
 
     /// The file the policy came from, for messages (`keys/policy.toml`, or "no policy").
-    pub fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         self.file
             .as_ref()
             .map_or("no policy file".into(), |f| f.display().to_string())

@@ -13,13 +13,13 @@ use std::fmt;
 /// Seconds of clock difference allowed between the signer's clock (the signature's timestamp)
 /// and GitHub's (the run's start and last update): runners keep NTP time, so five minutes is
 /// generous without letting a signature made an hour later pass.
-pub const CLOCK_SKEW: u64 = 300;
+pub(crate) const CLOCK_SKEW: u64 = 300;
 
 /// The longest workflow reference bound (`owner/repo/.github/workflows/x.yml@refs/tags/v1`).
 const MAX_WORKFLOW_REF: usize = 1024;
 
 /// The login GitHub shows for uploads made with a workflow's `GITHUB_TOKEN`.
-pub const ACTIONS_BOT: &str = "github-actions[bot]";
+pub(crate) const ACTIONS_BOT: &str = "github-actions[bot]";
 
 /// The workflow run a signature says made it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -106,7 +106,7 @@ impl RunBinding {
     /// The binding a trusted comment carries (`value` reads one of its fields): `None` without
     /// `run:`; an error when it is partial or malformed (a signature that half-binds a run binds
     /// none).
-    pub fn from_comment<'c>(
+    pub(crate) fn from_comment<'c>(
         value: impl Fn(&'static str) -> Result<Option<&'c str>, String>,
     ) -> Result<Option<RunBinding>, String> {
         let run = value("run")?;
@@ -139,12 +139,12 @@ impl RunBinding {
     }
 
     /// The repository the workflow file belongs to (`owner/repo`).
-    pub fn workflow_repo(&self) -> &str {
+    pub(crate) fn workflow_repo(&self) -> &str {
         split_workflow(&self.workflow).map_or("", |(r, _, _)| r)
     }
 
     /// The workflow file's path in its repository (`.github/workflows/release.yml`).
-    pub fn workflow_path(&self) -> &str {
+    pub(crate) fn workflow_path(&self) -> &str {
         split_workflow(&self.workflow).map_or("", |(_, p, _)| p)
     }
 
@@ -193,14 +193,14 @@ pub struct RunPolicy {
 
 impl RunPolicy {
     /// Whether the policy asks anything of runs.
-    pub fn is_set(&self) -> bool {
+    pub(crate) fn is_set(&self) -> bool {
         self.require_run || self.workflow.is_some() || self.environment.is_some()
     }
 
     /// What the first signature's binding (`None`: it binds no run) breaks of the policy, checked
     /// offline: a binding is there when required, and its workflow and environment are the
     /// policy's. `origin` names the policy file.
-    pub fn offline_problem(&self, binding: Option<&RunBinding>, origin: &str) -> Option<String> {
+    pub(crate) fn offline_problem(&self, binding: Option<&RunBinding>, origin: &str) -> Option<String> {
         let Some(b) = binding else {
             return (self.require_run || self.workflow.is_some() || self.environment.is_some())
                 .then(|| {
@@ -225,7 +225,7 @@ impl RunPolicy {
 
 /// A workflow run as GitHub records it (one attempt of it).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunRecord {
+pub(crate) struct RunRecord {
     pub id: u64,
     pub attempt: u32,
     /// The workflow file (`.github/workflows/release.yml`).
@@ -243,7 +243,7 @@ pub struct RunRecord {
 
 /// A deployment a job with `environment:` made, with its statuses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeploymentRecord {
+pub(crate) struct DeploymentRecord {
     pub environment: String,
     pub sha: String,
     /// Each status's `state` with its `log_url` or `target_url`.
@@ -266,14 +266,14 @@ pub struct UploadRecord {
 /// What GitHub says about a bound run: the run (or why it could not be read) and the
 /// deployments for the bound environment and the signed commit.
 #[derive(Clone, Debug)]
-pub struct RunEvidence {
+pub(crate) struct RunEvidence {
     /// `None` when GitHub says there is no such run (404).
     pub run: Option<RunRecord>,
     pub deployments: Vec<DeploymentRecord>,
 }
 
 /// What the signature says, with the release it is for.
-pub struct Signed<'a> {
+pub(crate) struct Signed<'a> {
     pub binding: &'a RunBinding,
     /// The trusted comment's `timestamp:`.
     pub timestamp: Option<u64>,
@@ -284,7 +284,7 @@ pub struct Signed<'a> {
 
 /// Every way the run GitHub recorded differs from the one the signature names (empty: it
 /// matches). `policy` adds the workflow and environment the keys folder requires.
-pub fn judge_run(signed: &Signed<'_>, evidence: &RunEvidence, policy: &RunPolicy) -> Vec<String> {
+pub(crate) fn judge_run(signed: &Signed<'_>, evidence: &RunEvidence, policy: &RunPolicy) -> Vec<String> {
     let b = signed.binding;
     let mut problems = Vec::new();
     let Some(run) = &evidence.run else {
@@ -413,7 +413,7 @@ fn within(t: u64, run: &RunRecord) -> bool {
 
 /// The signed assets' uploads that the run did not make: by someone other than the Actions bot,
 /// or created or changed outside the run.
-pub fn judge_uploads(run: &RunRecord, uploads: &[UploadRecord]) -> Vec<String> {
+pub(crate) fn judge_uploads(run: &RunRecord, uploads: &[UploadRecord]) -> Vec<String> {
     let mut problems = Vec::new();
     for u in uploads {
         if u.uploader != ACTIONS_BOT {

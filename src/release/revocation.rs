@@ -13,7 +13,7 @@ use super::statement;
 use crate::error::{Error, Result};
 
 /// The folder of revocation statements, inside the keys folder.
-pub const REVOKED_DIR: &str = "revoked";
+pub(crate) const REVOKED_DIR: &str = "revoked";
 
 /// A key that must not be trusted any more, and who said so.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -44,7 +44,7 @@ struct Statement {
 
 /// The statement revoking `key`: TOML, one line per field, the public key included so that the
 /// statement verifies on its own.
-pub fn statement_text(key: &PublicKey, revoked_at: &str, reason: &str) -> String {
+pub(crate) fn statement_text(key: &PublicKey, revoked_at: &str, reason: &str) -> String {
     let quote = |s: &str| toml::Value::from(s).to_string();
     format!(
         "# A warden key revocation: signatures by this key are not trusted any more.\nkey_id = {}\npublic_key = {}\nrevoked_at = {}\nreason = {}\n",
@@ -56,7 +56,7 @@ pub fn statement_text(key: &PublicKey, revoked_at: &str, reason: &str) -> String
 }
 
 /// `text` signed with `key` (prehashed), as a `.minisig` file's text.
-pub fn sign_statement(text: &str, key: &SecretKey) -> Result<String> {
+pub(crate) fn sign_statement(text: &str, key: &SecretKey) -> Result<String> {
     let comment = format!(
         "warden revocation of {}",
         statement_key_id(text).unwrap_or_default()
@@ -232,7 +232,7 @@ pub(crate) fn load_statements(
 
 /// The statement files of a revocation made ahead of time (`keygen` writes one beside the secret
 /// key): `<secret key>.revoke.toml` and its signature.
-pub fn ahead_of_time_paths(secret_key: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn ahead_of_time_paths(secret_key: &Path) -> (PathBuf, PathBuf) {
     let statement = PathBuf::from(format!("{}.revoke.toml", secret_key.display()));
     let signature = PathBuf::from(format!("{}.revoke.toml.minisig", secret_key.display()));
     (statement, signature)

@@ -14,11 +14,11 @@ use super::statement;
 use crate::error::{Error, Result};
 
 /// The folder of rotation statements, inside the keys folder.
-pub const ROTATIONS_DIR: &str = "rotations";
+pub(crate) const ROTATIONS_DIR: &str = "rotations";
 
 /// One checked rotation: `new` succeeds `old`.
 #[derive(Clone, Debug)]
-pub struct Rotation {
+pub(crate) struct Rotation {
     pub old: PublicKey,
     pub new: PublicKey,
     pub rotated_at: String,
@@ -36,7 +36,7 @@ struct Statement {
 }
 
 /// The statement that `new` succeeds `old`.
-pub fn statement_text(old: &PublicKey, new: &PublicKey, rotated_at: &str) -> String {
+pub(crate) fn statement_text(old: &PublicKey, new: &PublicKey, rotated_at: &str) -> String {
     let quote = |s: &str| toml::Value::from(s).to_string();
     format!(
         "# A warden key rotation: the new key succeeds the old one.\nold_key_id = {}\nold_public_key = {}\nnew_key_id = {}\nnew_public_key = {}\nrotated_at = {}\n",
@@ -49,7 +49,7 @@ pub fn statement_text(old: &PublicKey, new: &PublicKey, rotated_at: &str) -> Str
 }
 
 /// The two signature files of a statement: by the old key, by the new key.
-pub fn signature_paths(statement: &Path, old: KeyId, new: KeyId) -> (PathBuf, PathBuf) {
+pub(crate) fn signature_paths(statement: &Path, old: KeyId, new: KeyId) -> (PathBuf, PathBuf) {
     let with = |id: KeyId| PathBuf::from(format!("{}.{id}.minisig", statement.display()));
     (with(old), with(new))
 }
@@ -102,7 +102,7 @@ pub(crate) fn check_statement(file: &Path) -> Result<Rotation> {
 }
 
 /// Every rotation of `keys_dir/rotations/` (none when absent), each checked.
-pub fn load(keys_dir: &Path) -> Result<Vec<Rotation>> {
+pub(crate) fn load(keys_dir: &Path) -> Result<Vec<Rotation>> {
     let files = statement::files(&keys_dir.join(ROTATIONS_DIR))?;
     files.iter().map(|f| check_statement(f)).collect()
 }

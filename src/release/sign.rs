@@ -78,7 +78,7 @@ fn display<T: std::fmt::Display, S: serde::Serializer>(
 }
 
 /// Directory entries passed over by a walk, with the reason.
-pub type Skipped = Vec<(PathBuf, String)>;
+pub(crate) type Skipped = Vec<(PathBuf, String)>;
 
 fn file_name_str(path: &Path) -> Result<&str> {
     path.file_name()

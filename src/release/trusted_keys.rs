@@ -139,13 +139,13 @@ impl TrustedKeys {
 
     /// The same keys with a threshold of 1: `sign --cosign` checks a release that still lacks
     /// the signature it is about to add.
-    pub fn below_threshold_allowed(mut self) -> Self {
+    pub(crate) fn below_threshold_allowed(mut self) -> Self {
         self.policy.threshold = 1;
         self
     }
 
     /// How many distinct usable keys must sign.
-    pub fn threshold(&self) -> usize {
+    pub(crate) fn threshold(&self) -> usize {
         self.policy.threshold
     }
 
@@ -159,12 +159,12 @@ impl TrustedKeys {
     }
 
     /// The key's policy when its trust has ended (`valid_until` is past).
-    pub fn expired(&self, id: KeyId) -> Option<&KeyPolicy> {
+    pub(crate) fn expired(&self, id: KeyId) -> Option<&KeyPolicy> {
         self.policy.expired(id, self.now)
     }
 
     /// Every key id a signature may carry and be judged by: the keys, and the revoked ones.
-    pub fn known_ids(&self) -> Vec<KeyId> {
+    pub(crate) fn known_ids(&self) -> Vec<KeyId> {
         let mut ids: Vec<KeyId> = self.keys.iter().map(|(k, _)| k.key_id).collect();
         ids.extend(self.revoked.iter().map(|r| r.key_id));
         ids.sort();
@@ -173,14 +173,14 @@ impl TrustedKeys {
     }
 
     /// The keys a signature counts for: trusted, not revoked, not past their `valid_until`.
-    pub fn usable(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
+    pub(crate) fn usable(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
         self.trusted()
             .filter(|(k, _)| self.expired(k.key_id).is_none())
     }
 
     /// Why the folder cannot be used as it is: a policy naming a key the folder does not hold,
     /// a threshold above the keys that can sign.
-    pub fn inconsistencies(&self) -> Vec<String> {
+    pub(crate) fn inconsistencies(&self) -> Vec<String> {
         let mut problems = Vec::new();
         let origin = self.policy.origin();
         for k in &self.policy.keys {
@@ -207,7 +207,7 @@ impl TrustedKeys {
     /// `origin` in messages) on top of this folder's: see [`Policy::with_stricter`]. Its rules
     /// about keys not trusted here are left out (their signatures do not count anyway). Nothing
     /// changes when `dir` has no policy.
-    pub fn apply_policy_from(mut self, dir: &Path, origin: &str) -> Result<Self> {
+    pub(crate) fn apply_policy_from(mut self, dir: &Path, origin: &str) -> Result<Self> {
         let mut theirs = Policy::load(dir)?;
         if theirs.file.is_none() {
             return Ok(self);
@@ -221,7 +221,7 @@ impl TrustedKeys {
 
     /// Also honours the revocations of `keys_dir` (say, the repository's, read through the API),
     /// which only remove trust.
-    pub fn apply_revocations(self, keys_dir: &Path) -> Result<Self> {
+    pub(crate) fn apply_revocations(self, keys_dir: &Path) -> Result<Self> {
         self.apply_statements(&keys_dir.join(super::revocation::REVOKED_DIR))
     }
 
@@ -251,7 +251,7 @@ impl TrustedKeys {
     }
 
     /// The revocation of this key (by its bytes), if there is one.
-    pub fn revoked_key(&self, key: &PublicKey) -> Option<&Revocation> {
+    pub(crate) fn revoked_key(&self, key: &PublicKey) -> Option<&Revocation> {
         self.revoked.iter().find(|r| r.public_key == *key)
     }
 
@@ -261,7 +261,7 @@ impl TrustedKeys {
 
     /// The revocation of a key that carries this id: a signature with the id is by the revoked
     /// key when it verifies under `public_key`.
-    pub fn revocation_with_id(&self, id: KeyId) -> Option<&Revocation> {
+    pub(crate) fn revocation_with_id(&self, id: KeyId) -> Option<&Revocation> {
         self.revoked.iter().find(|r| r.key_id == id)
     }
 
@@ -279,7 +279,7 @@ impl TrustedKeys {
     }
 
     /// The key of the folder (revoked or not) that carries this id, and its file.
-    pub fn with_id(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
+    pub(crate) fn with_id(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
         self.keys
             .iter()
             .find(|(k, _)| k.key_id == id)
@@ -321,7 +321,7 @@ impl TrustedKeys {
     }
 
     /// Where the trust comes from: the keys folders and every key file.
-    pub fn sources(&self) -> impl Iterator<Item = &Path> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = &Path> {
         self.folders
             .iter()
             .map(PathBuf::as_path)

@@ -23,7 +23,7 @@ use super::names::{cosigned_file, signature_path, SIGNATURE_SUFFIX};
 use super::trust::{
     check_signature_set, verify_signature_set, Checks, Judged, Rejected, SignatureFiles, SignedName,
 };
-pub use super::trust::{Cause, SignerEntry};
+pub(crate) use super::trust::{Cause, SignerEntry};
 use super::trusted_keys::TrustedKeys;
 use crate::error::{Error, Result};
 use crate::files::guarded;
@@ -201,7 +201,7 @@ pub struct SkippedEntry {
 impl VerifyReport {
     /// Names results and reasons after the release's assets instead of `dir`, a temporary
     /// folder that is gone once the command ends.
-    pub fn strip_folder(&mut self, dir: &Path) {
+    pub(crate) fn strip_folder(&mut self, dir: &Path) {
         let prefix = format!("{}/", dir.display());
         let strip = |s: &mut String| *s = s.replace(&prefix, "");
         for r in &mut self.results {
@@ -217,7 +217,7 @@ impl VerifyReport {
 
     /// Adds the result of a check made outside the folder (a release's provenance): `name`,
     /// what was checked, and the failure if any.
-    pub fn add_check(&mut self, name: String, what: &'static str, failure: Option<Rejected>) {
+    pub(crate) fn add_check(&mut self, name: String, what: &'static str, failure: Option<Rejected>) {
         let v = Verdict::new();
         let mut v = match failure {
             Some(rejected) => v.rejected(rejected),
@@ -605,7 +605,7 @@ fn read_failure(path: &Path, e: std::io::Error) -> Rejected {
 
 /// Whether `name` is the checksum list `list`, its signature, or one of its co-signatures: the
 /// files a release's signers made.
-pub fn is_signed_list_file(name: &str, list: &str) -> bool {
+pub(crate) fn is_signed_list_file(name: &str, list: &str) -> bool {
     name == list
         || name.strip_suffix(SIGNATURE_SUFFIX) == Some(list)
         || cosigned_file(name).is_some_and(|(f, _)| f == list)

@@ -5,12 +5,12 @@
 //! only some reports have (SARIF for `audit`, JUnit for `hive check`) come from
 //! [`Report::render_other`]. Escaping for markdown, workflow commands and XML is `crate::markup`'s.
 
-pub mod audit;
+pub(crate) mod audit;
 pub(crate) mod check;
 pub(crate) mod doc;
-pub mod hive;
-pub mod hive_diff;
-pub mod hive_history;
+pub(crate) mod hive;
+pub(crate) mod hive_diff;
+pub(crate) mod hive_history;
 pub(crate) mod html;
 pub(crate) mod import;
 pub(crate) mod keygen;
@@ -18,9 +18,15 @@ mod keys;
 pub(crate) mod lint;
 pub(crate) mod org;
 pub(crate) mod sign;
-pub mod summary;
+pub(crate) mod summary;
 pub(crate) mod update;
 pub(crate) mod verify;
+
+pub use audit::{write_applied, write_fix_plan, AuditFormat};
+pub use hive::HiveCheckFormat;
+pub use hive_diff::RunsFormat;
+pub use hive_history::rerun_regex;
+pub use summary::{Summary, SummaryFormat, MARKER};
 
 use std::io::{self, Write};
 

@@ -117,7 +117,7 @@ impl super::Report for Summary {
 ///
 /// With `history` (the earlier runs and this one, oldest first), each test of the run gains its
 /// strip of marks over the runs.
-pub fn render(
+pub(crate) fn render(
     registry: &Registry,
     results: Option<&HiveReport>,
     history: Option<&History>,

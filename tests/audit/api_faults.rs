@@ -6,10 +6,10 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use release_warden::audit::secrets::SigningSecrets;
-use release_warden::audit::settings::{audit, SettingsInput};
-use release_warden::audit::workflows::SigningJob;
-use release_warden::github::api::{ApiSource, Fetched, LiveApi, RetryPolicy, Shape, Token};
+use release_warden::audit::SigningSecrets;
+use release_warden::audit::{audit_settings, SettingsInput};
+use release_warden::audit::SigningJob;
+use release_warden::github::{ApiSource, Fetched, LiveApi, RetryPolicy, Shape, Token};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -46,9 +46,9 @@ async fn audit_through(api: &LiveApi) -> Vec<(String, String)> {
         keys: None,
         releases: 0,
         deep: false,
-        checks: release_warden::audit::rules::settings_checks(),
+        checks: release_warden::audit::settings_checks(),
     };
-    audit(api, &input)
+    audit_settings(api, &input)
         .await
         .into_iter()
         .map(|f| (f.rule.to_string(), f.message))

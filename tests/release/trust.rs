@@ -15,7 +15,7 @@ const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
 
 /// The id of the public key in `file`.
 fn id_of(file: &Path) -> String {
-    release_warden::release::keys::PublicKey::from_file(file)
+    release_warden::release::PublicKey::from_file(file)
         .unwrap()
         .key_id
         .to_string()

@@ -582,8 +582,8 @@ FAIL  got/app.tar.gz  not downloaded: SHA256SUMS does not verify (signed for com
 /// workflow: the download stops at its deadline, and nothing is left in the folder.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_trickling_download_stops_at_its_deadline() {
-    use release_warden::github::api::{LiveApi, RetryPolicy, Token};
-    use release_warden::github::releases::{download_within, Asset};
+    use release_warden::github::{LiveApi, RetryPolicy, Token};
+    use release_warden::github::{download_within, Asset};
     use std::io::{Read as _, Write as _};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -635,7 +635,7 @@ async fn a_trickling_download_stops_at_its_deadline() {
     server.join().unwrap();
     // The deadline a real download gets: a minute, and its size at 256 KiB/s.
     assert_eq!(
-        release_warden::github::releases::download_deadline(4 << 30).as_secs(),
+        release_warden::github::download_deadline(4 << 30).as_secs(),
         60 + 16_384
     );
 }

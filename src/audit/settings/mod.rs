@@ -9,7 +9,7 @@
 
 pub(crate) mod environments;
 pub(crate) mod rulesets;
-pub mod view;
+pub(crate) mod view;
 
 use std::collections::BTreeSet;
 

@@ -44,4 +44,4 @@ impl SettingsView<'_> {
 }
 
 /// A check of the settings.
-pub type SettingsCheck = fn(&SettingsView) -> Vec<Finding>;
+pub(crate) type SettingsCheck = fn(&SettingsView) -> Vec<Finding>;

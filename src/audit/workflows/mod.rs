@@ -24,7 +24,7 @@ use github_actions_models::workflow::{Job, Workflow};
 use crate::audit::findings::Finding;
 use crate::audit::secrets::SigningSecrets;
 use crate::files::guarded::read_text_inside;
-pub use checks::Checks;
+pub(crate) use checks::Checks;
 use checks::{JobContext, WorkflowView};
 use flow::JobSecrets;
 use signing_job::JobView;

@@ -103,7 +103,7 @@ impl Source {
     }
 
     /// Position of a key, or of a sequence item (a step) where there is no key.
-    pub fn at(&self, route: &Route) -> (usize, usize) {
+    pub(crate) fn at(&self, route: &Route) -> (usize, usize) {
         let Some(doc) = &self.doc else {
             return self.fallback(route);
         };
@@ -119,7 +119,7 @@ impl Source {
     }
 
     /// Byte range of a value.
-    pub fn span(&self, route: &Route) -> Option<(usize, usize)> {
+    pub(crate) fn span(&self, route: &Route) -> Option<(usize, usize)> {
         self.doc
             .as_ref()?
             .query_pretty(route)

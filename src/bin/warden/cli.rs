@@ -4,16 +4,16 @@
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
-use release_warden::audit::findings::Severity;
-use release_warden::audit::secrets::SigningSecrets;
-use release_warden::files::paths::under_root;
-use release_warden::hive::history::HistoryOptions;
-use release_warden::known_issues::exclusions::ExclusionFormat;
-use release_warden::known_issues::schema::{Expect, DEFAULT_DIR};
-use release_warden::report::audit::AuditFormat;
-use release_warden::report::hive::HiveCheckFormat;
-use release_warden::report::hive_diff::RunsFormat;
-use release_warden::report::summary::SummaryFormat;
+use release_warden::audit::Severity;
+use release_warden::audit::SigningSecrets;
+use release_warden::files::under_root;
+use release_warden::hive::HistoryOptions;
+use release_warden::known_issues::ExclusionFormat;
+use release_warden::known_issues::{Expect, DEFAULT_DIR};
+use release_warden::report::AuditFormat;
+use release_warden::report::HiveCheckFormat;
+use release_warden::report::RunsFormat;
+use release_warden::report::SummaryFormat;
 use release_warden::report::TextOrJson;
 
 const EXIT_CODES: &str = "\
@@ -405,7 +405,7 @@ pub(crate) struct ImportArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     #[arg(long, value_enum)]
-    pub format: release_warden::known_issues::import::ImportFormat,
+    pub format: release_warden::known_issues::ImportFormat,
     /// The client the names are for.
     #[arg(long, value_name = "NAME")]
     pub client: String,

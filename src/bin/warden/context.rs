@@ -6,9 +6,9 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use release_warden::github::actions::ActionsEnv;
-use release_warden::github::api::{api_base, ResponseCache, Token, Waiting};
-use release_warden::github::session::{Endpoint, Session};
+use release_warden::github::ActionsEnv;
+use release_warden::github::{api_base, ResponseCache, Token, Waiting};
+use release_warden::github::{Endpoint, Session};
 use release_warden::report::{Format, Report};
 
 pub(crate) struct Context {
@@ -97,7 +97,7 @@ impl Context {
         };
         let base = api_base(given);
         let rate_limit_wait = match &self.rate_limit_wait {
-            None => release_warden::github::api::DEFAULT_RATE_LIMIT_WAIT,
+            None => release_warden::github::DEFAULT_RATE_LIMIT_WAIT,
             Some(v) => v.trim().parse::<u64>().map_err(|_| {
                 release_warden::Error::Usage(format!(
                     "WARDEN_RATE_LIMIT_WAIT={:?}: not a whole number of seconds",
@@ -153,7 +153,7 @@ impl Context {
 
 /// Tells on stderr that warden is waiting for a rate limit: a countdown rewritten in place on a
 /// terminal, else a line when the wait starts and every 10 seconds (CI logs keep every line).
-fn wait_notice(terminal: bool) -> release_warden::github::api::WaitNotice {
+fn wait_notice(terminal: bool) -> release_warden::github::WaitNotice {
     std::sync::Arc::new(move |w: &Waiting| {
         let secs = w.left.as_secs();
         let why = release_warden::markup::text_value(&w.why);

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     };
     let result = match (&cli.output, result) {
         (Some(file), Ok(code)) => {
-            release_warden::files::atomic::write_atomic(file, &buffer, 0o644, true)
+            release_warden::files::write_atomic(file, &buffer, 0o644, true)
                 .map(|()| code)
                 .map_err(|e| anyhow::anyhow!("--output: {e}"))
         }

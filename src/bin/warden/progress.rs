@@ -1,6 +1,6 @@
 //! A progress bar on stderr while `sign` and `verify` hash, for people at a terminal.
 
-use release_warden::release::hash::Progress;
+use release_warden::release::Progress;
 
 /// A progress bar on stderr while hashing, shown only on a terminal and only once the work has
 /// taken more than a second; cleared when dropped.

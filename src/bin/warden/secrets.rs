@@ -4,10 +4,10 @@
 use std::io;
 
 use anyhow::{anyhow, bail};
-use release_warden::files::guarded::{
+use release_warden::files::{
     read_capped, read_small_file, CappedReadError, SMALL_FILE_CAP,
 };
-use release_warden::release::keys::{Password, SecretKeyText};
+use release_warden::release::{Password, SecretKeyText};
 
 /// The password in environment variable `var` (`--password-env VAR`): set, UTF-8, not empty.
 pub(crate) fn password_from_env(var: &str) -> anyhow::Result<Password> {
@@ -78,8 +78,8 @@ pub(crate) fn load_secret_key(
     source: KeySource,
     password_env: Option<&str>,
     interactive: bool,
-) -> anyhow::Result<release_warden::release::keys::SecretKey> {
-    use release_warden::release::keys::{secret_key_protection, SecretKey, SecretKeyProtection};
+) -> anyhow::Result<release_warden::release::SecretKey> {
+    use release_warden::release::{secret_key_protection, SecretKey, SecretKeyProtection};
     let from_stdin = matches!(source, KeySource::Stdin);
     let (text, origin) = read_secret_key(source)?;
     let protection = secret_key_protection(&text).map_err(|e| e.in_origin(origin.clone()))?;

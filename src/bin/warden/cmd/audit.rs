@@ -5,16 +5,16 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
-use release_warden::audit::apply::{apply, requests};
-use release_warden::audit::baseline::Baseline;
-use release_warden::audit::findings::{AuditReport, Severity};
-use release_warden::audit::fix_plan::plan;
-use release_warden::audit::org::{run_org, OrgRequest, OrgSource, Resume};
+use release_warden::audit::{apply, requests};
+use release_warden::audit::Baseline;
+use release_warden::audit::{AuditReport, Severity};
+use release_warden::audit::plan;
+use release_warden::audit::{run_org, OrgRequest, OrgSource, Resume};
 use release_warden::audit::{self, AuditRequest, SettingsSource};
-use release_warden::github::repository::repository_name;
-use release_warden::github::session::Session;
-use release_warden::known_issues::exclusions::read_test_list;
-use release_warden::report::audit::{write_applied, write_fix_plan};
+use release_warden::github::repository_name;
+use release_warden::github::Session;
+use release_warden::known_issues::read_test_list;
+use release_warden::report::{write_applied, write_fix_plan};
 use release_warden::report::Format;
 use release_warden::report::Report as _;
 
@@ -115,7 +115,7 @@ fn organisation(
         if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        release_warden::files::atomic::write_atomic(&file, &json, 0o644, true)?;
+        release_warden::files::write_atomic(&file, &json, 0o644, true)?;
         if let Some(line) = &report.stopped {
             // The API cannot be used any more: not a finding about the organisation (exit 2).
             return Err(release_warden::Error::Usage(format!(

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use release_warden::github::repository::repository_name;
+use release_warden::github::repository_name;
 use release_warden::repo_check::{self, Online};
 
 use crate::cli::CheckArgs;

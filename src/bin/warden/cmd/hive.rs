@@ -2,19 +2,16 @@
 
 use std::io::Write;
 
-use release_warden::hive::classify::{classify_run, ClassifyOptions};
-use release_warden::hive::history;
-use release_warden::known_issues::exclusions::read_test_list;
-use release_warden::known_issues::schema::Registry;
-use release_warden::report::hive_history::rerun_regex;
-use release_warden::report::Format;
+use release_warden::hive::{classify_run, ClassifyOptions};
+use release_warden::known_issues::{read_test_list, Registry};
+use release_warden::report::{rerun_regex, Format};
 
 use crate::cli::{HiveCheckArgs, HiveDiffArgs, HiveHistoryArgs};
 use crate::context::Context;
 
 /// `warden hive diff OLD NEW`.
 pub(crate) fn diff(args: HiveDiffArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let report = release_warden::hive::diff::diff(&args.old, &args.new)?;
+    let report = release_warden::hive::diff(&args.old, &args.new)?;
     ctx.emit(out, &report, args.format.into(), args.step_summary)
 }
 
@@ -25,7 +22,7 @@ pub(crate) fn history(
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let registry = Registry::load_valid(&args.registry)?;
-    let mut report = history::history(&args.dirs, &registry, &args.runs.options())?;
+    let mut report = release_warden::hive::history(&args.dirs, &registry, &args.runs.options())?;
     report.require_pins = args.require_pins;
     if args.rerun_regex {
         out.write_all(rerun_regex(&report).as_bytes())?;

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::{anyhow, bail};
-use release_warden::release::keygen::{keygen, KeygenOptions};
+use release_warden::release::{keygen, KeygenOptions};
 use release_warden::report::Format;
 
 use crate::cli::KeygenArgs;

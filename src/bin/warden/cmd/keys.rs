@@ -2,13 +2,12 @@
 
 use std::io::Write;
 
-use release_warden::release::revocation::{install, revoke, RevokeOptions};
-use release_warden::release::trusted_keys::list;
+use release_warden::release::{install_revocation, revoke, RevokeOptions};
 
 use crate::cli::{KeysCommand, KeysListArgs, KeysRevokeArgs, KeysRotateArgs};
 use crate::context::Context;
 use crate::secrets::{load_secret_key, KeySource};
-use release_warden::release::rotation::{rotate, RotateOptions};
+use release_warden::release::{rotate, RotateOptions};
 
 pub(crate) fn run(cmd: KeysCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     match cmd {
@@ -55,12 +54,12 @@ fn rotate_key(args: &KeysRotateArgs, ctx: &Context, out: &mut dyn Write) -> anyh
 }
 
 fn list_keys(args: &KeysListArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    ctx.emit(out, &list(&args.keys_dir), args.format.into(), false)
+    ctx.emit(out, &release_warden::release::list_keys(&args.keys_dir), args.format.into(), false)
 }
 
 fn revoke_key(args: &KeysRevokeArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     if let Some(statement) = &args.statement {
-        let report = install(&args.keys_dir, &args.key_id, statement)?;
+        let report = install_revocation(&args.keys_dir, &args.key_id, statement)?;
         return ctx.emit(out, &report, release_warden::report::Format::Text, false);
     }
     let source = KeySource::from_flags(args.secret_key_env.as_deref(), args.secret_key.as_deref());

@@ -3,16 +3,15 @@
 use std::io::Write;
 
 use anyhow::{anyhow, Context as _};
-use release_warden::github::comments::{post, Posted, Upsert};
-use release_warden::hive::classify::{classify_run, ClassifyOptions};
-use release_warden::hive::history::{history, HistoryOptions};
-use release_warden::hive::registry_update::{self, UpdateOptions};
-use release_warden::known_issues::doc;
-use release_warden::known_issues::exclusions::{self, read_test_list};
-use release_warden::known_issues::lint::lint_registry;
-use release_warden::known_issues::schema::Registry;
-use release_warden::report::summary::{Summary, MARKER};
-use release_warden::report::Format;
+use release_warden::github::{post, Posted, Upsert};
+use release_warden::hive::{
+    classify_run, history, plan_update, ClassifyOptions, HistoryOptions, UpdateOptions,
+};
+use release_warden::known_issues::{
+    self, doc_path, lint_registry, read_test_list, render_doc_file, render_exclusions, Query,
+    Registry,
+};
+use release_warden::report::{Format, Summary, MARKER};
 use release_warden::util::today;
 
 use crate::cli::{ExclusionsArgs, KnownIssuesCommand, RenderArgs, SummaryArgs, UpdateArgs};
@@ -26,7 +25,7 @@ pub(crate) fn run(
     match cmd {
         KnownIssuesCommand::Init(args) => {
             let dir = args.registry.registry_dir();
-            let written = release_warden::known_issues::import::init(&dir, &args.client)?;
+            let written = release_warden::known_issues::init(&dir, &args.client)?;
             for f in &written {
                 writeln!(out, "wrote {}", f.display())?;
             }
@@ -38,14 +37,14 @@ pub(crate) fn run(
             Ok(0)
         }
         KnownIssuesCommand::Import(args) => {
-            let text = release_warden::files::guarded::read_small_file(
+            let text = release_warden::files::read_small_file(
                 &args.file,
                 16 << 20,
                 "a list of tests",
             )?;
             let expect = args.expect.into();
             let origin = args.file.display().to_string();
-            let report = release_warden::known_issues::import::import(
+            let report = release_warden::known_issues::import(
                 &args.registry.registry_dir(),
                 (&text, &origin),
                 args.format,
@@ -83,7 +82,7 @@ fn update(args: UpdateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
         expected_suite: args.expected_suite,
         today: format!("{y:04}-{m:02}-{d:02}"),
     };
-    let mut update = registry_update::plan(&registry, &history, &opts)?;
+    let mut update = plan_update(&registry, &history, &opts)?;
     if args.write {
         update.write()?;
     }
@@ -97,9 +96,9 @@ fn render(args: RenderArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
     // the user's own.
     let (path, confine) = match args.out {
         Some(p) => (p, None),
-        None => (doc::doc_path(&registry, root), Some(root)),
+        None => (doc_path(&registry, root), Some(root)),
     };
-    let outcome = doc::render(&registry, path, confine, args.check)?;
+    let outcome = render_doc_file(&registry, path, confine, args.check)?;
     ctx.emit(out, &outcome, Format::Text, false)
 }
 
@@ -109,14 +108,14 @@ fn exclusions(args: ExclusionsArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
         Some(p) => Some(read_test_list(p)?),
         None => None,
     };
-    let query = exclusions::Query {
+    let query = Query {
         suite: args.suite,
         client: args.client,
         expect: args.expect.into_iter().map(Into::into).collect(),
         tests_from,
     };
     let (text, warnings) =
-        exclusions::render(&registry, args.format, &query).map_err(|e| anyhow!(e))?;
+        render_exclusions(&registry, args.format, &query).map_err(|e| anyhow!(e))?;
     for w in warnings {
         eprintln!(
             "warden: warning: {}",
@@ -178,7 +177,7 @@ fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Res
 struct PostTarget<'a> {
     repo: &'a str,
     pr: u64,
-    token: &'a release_warden::github::api::Token,
+    token: &'a release_warden::github::Token,
 }
 
 fn post_target<'a>(args: &'a SummaryArgs, ctx: &'a Context) -> anyhow::Result<PostTarget<'a>> {

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
-use release_warden::github::releases::{self, ReleaseSource};
+use release_warden::github::{repo_keys, ReleaseSource};
 use release_warden::published::{verify_release, ReleaseRequest};
-use release_warden::release::hash::Progress;
-use release_warden::release::trusted_keys::TrustedKeys;
-use release_warden::release::verify::{verify, Only, VerifyOptions};
+use release_warden::release::Progress;
+use release_warden::release::TrustedKeys;
+use release_warden::release::{verify, Only, VerifyOptions};
 
 use crate::cli::VerifyArgs;
 use crate::context::Context;
@@ -33,7 +33,7 @@ fn trusted_keys(
             .tempdir()
             .context("creating a temporary folder")?;
         let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
-        let names = releases::repo_keys(&session, repo, dir.path())?;
+        let names = repo_keys(&session, repo, dir.path())?;
         notes.push(format!(
             "trusting {} from keys/ of {repo}'s default branch (--keys-from-repo): this trusts the repository itself; it still catches a tampered mirror or asset",
             names.join(", ")
