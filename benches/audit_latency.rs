@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use release_warden::audit::SigningJob;
 use release_warden::audit::SigningSecrets;
 use release_warden::audit::{audit, SettingsInput};
-use release_warden::audit::SigningJob;
 use release_warden::github::{LiveApi, RetryPolicy, Token};
 use serde_json::json;
 use wiremock::matchers::{method, path_regex};

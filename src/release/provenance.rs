@@ -200,7 +200,11 @@ impl RunPolicy {
     /// What the first signature's binding (`None`: it binds no run) breaks of the policy, checked
     /// offline: a binding is there when required, and its workflow and environment are the
     /// policy's. `origin` names the policy file.
-    pub(crate) fn offline_problem(&self, binding: Option<&RunBinding>, origin: &str) -> Option<String> {
+    pub(crate) fn offline_problem(
+        &self,
+        binding: Option<&RunBinding>,
+        origin: &str,
+    ) -> Option<String> {
         let Some(b) = binding else {
             return (self.require_run || self.workflow.is_some() || self.environment.is_some())
                 .then(|| {
@@ -284,7 +288,11 @@ pub(crate) struct Signed<'a> {
 
 /// Every way the run GitHub recorded differs from the one the signature names (empty: it
 /// matches). `policy` adds the workflow and environment the keys folder requires.
-pub(crate) fn judge_run(signed: &Signed<'_>, evidence: &RunEvidence, policy: &RunPolicy) -> Vec<String> {
+pub(crate) fn judge_run(
+    signed: &Signed<'_>,
+    evidence: &RunEvidence,
+    policy: &RunPolicy,
+) -> Vec<String> {
     let b = signed.binding;
     let mut problems = Vec::new();
     let Some(run) = &evidence.run else {

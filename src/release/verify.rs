@@ -217,7 +217,12 @@ impl VerifyReport {
 
     /// Adds the result of a check made outside the folder (a release's provenance): `name`,
     /// what was checked, and the failure if any.
-    pub(crate) fn add_check(&mut self, name: String, what: &'static str, failure: Option<Rejected>) {
+    pub(crate) fn add_check(
+        &mut self,
+        name: String,
+        what: &'static str,
+        failure: Option<Rejected>,
+    ) {
         let v = Verdict::new();
         let mut v = match failure {
             Some(rejected) => v.rejected(rejected),

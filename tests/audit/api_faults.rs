@@ -6,9 +6,9 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use release_warden::audit::SigningJob;
 use release_warden::audit::SigningSecrets;
 use release_warden::audit::{audit_settings, SettingsInput};
-use release_warden::audit::SigningJob;
 use release_warden::github::{ApiSource, Fetched, LiveApi, RetryPolicy, Shape, Token};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -97,8 +97,8 @@ fn minisign_habits_work() {
     .expect(0);
     // No keys/ here: ./minisign.pub, said; -m names the file as minisign's -Vm does.
     let out = run(warden(t.path()).args(["verify", "-m", "app"])).expect(0);
-    let key = release_warden::release::PublicKey::from_file(&t.path().join("minisign.pub"))
-        .unwrap();
+    let key =
+        release_warden::release::PublicKey::from_file(&t.path().join("minisign.pub")).unwrap();
     let id = key.key_id.to_string();
     assert_eq!(
         out.stdout,

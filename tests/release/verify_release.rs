@@ -582,8 +582,8 @@ FAIL  got/app.tar.gz  not downloaded: SHA256SUMS does not verify (signed for com
 /// workflow: the download stops at its deadline, and nothing is left in the folder.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_trickling_download_stops_at_its_deadline() {
-    use release_warden::github::{LiveApi, RetryPolicy, Token};
     use release_warden::github::{download_within, Asset};
+    use release_warden::github::{LiveApi, RetryPolicy, Token};
     use std::io::{Read as _, Write as _};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();

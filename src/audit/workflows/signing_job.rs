@@ -202,7 +202,13 @@ impl<'a> JobView<'a> {
     }
 
     /// A finding of `rule` at `at` in this job, about its keys.
-    pub(crate) fn finding(&self, rule: Rule, at: (usize, usize), message: String, fix: &str) -> Finding {
+    pub(crate) fn finding(
+        &self,
+        rule: Rule,
+        at: (usize, usize),
+        message: String,
+        fix: &str,
+    ) -> Finding {
         Finding::new(rule, self.src.loc(at, Some(self.id)), message, fix)
             .about(Subject::secrets(self.names()))
     }

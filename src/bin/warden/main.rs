@@ -27,11 +27,9 @@ fn main() -> ExitCode {
         run(cli.command, &ctx, &mut io::stdout().lock())
     };
     let result = match (&cli.output, result) {
-        (Some(file), Ok(code)) => {
-            release_warden::files::write_atomic(file, &buffer, 0o644, true)
-                .map(|()| code)
-                .map_err(|e| anyhow::anyhow!("--output: {e}"))
-        }
+        (Some(file), Ok(code)) => release_warden::files::write_atomic(file, &buffer, 0o644, true)
+            .map(|()| code)
+            .map_err(|e| anyhow::anyhow!("--output: {e}")),
         (None, result) => {
             if ctx.quiet && !matches!(result, Ok(0)) {
                 let _ = io::stdout().write_all(&buffer);

@@ -4,9 +4,7 @@
 use std::io;
 
 use anyhow::{anyhow, bail};
-use release_warden::files::{
-    read_capped, read_small_file, CappedReadError, SMALL_FILE_CAP,
-};
+use release_warden::files::{read_capped, read_small_file, CappedReadError, SMALL_FILE_CAP};
 use release_warden::release::{Password, SecretKeyText};
 
 /// The password in environment variable `var` (`--password-env VAR`): set, UTF-8, not empty.

@@ -5,18 +5,18 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
-use release_warden::audit::{apply, requests};
-use release_warden::audit::Baseline;
-use release_warden::audit::{AuditReport, Severity};
 use release_warden::audit::plan;
-use release_warden::audit::{run_org, OrgRequest, OrgSource, Resume};
+use release_warden::audit::Baseline;
 use release_warden::audit::{self, AuditRequest, SettingsSource};
+use release_warden::audit::{apply, requests};
+use release_warden::audit::{run_org, OrgRequest, OrgSource, Resume};
+use release_warden::audit::{AuditReport, Severity};
 use release_warden::github::repository_name;
 use release_warden::github::Session;
 use release_warden::known_issues::read_test_list;
-use release_warden::report::{write_applied, write_fix_plan};
 use release_warden::report::Format;
 use release_warden::report::Report as _;
+use release_warden::report::{write_applied, write_fix_plan};
 
 use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;

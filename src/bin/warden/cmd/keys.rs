@@ -54,7 +54,12 @@ fn rotate_key(args: &KeysRotateArgs, ctx: &Context, out: &mut dyn Write) -> anyh
 }
 
 fn list_keys(args: &KeysListArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    ctx.emit(out, &release_warden::release::list_keys(&args.keys_dir), args.format.into(), false)
+    ctx.emit(
+        out,
+        &release_warden::release::list_keys(&args.keys_dir),
+        args.format.into(),
+        false,
+    )
 }
 
 fn revoke_key(args: &KeysRevokeArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {

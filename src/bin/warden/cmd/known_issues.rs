@@ -37,11 +37,8 @@ pub(crate) fn run(
             Ok(0)
         }
         KnownIssuesCommand::Import(args) => {
-            let text = release_warden::files::read_small_file(
-                &args.file,
-                16 << 20,
-                "a list of tests",
-            )?;
+            let text =
+                release_warden::files::read_small_file(&args.file, 16 << 20, "a list of tests")?;
             let expect = args.expect.into();
             let origin = args.file.display().to_string();
             let report = release_warden::known_issues::import(

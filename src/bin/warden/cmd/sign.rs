@@ -4,14 +4,14 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use release_warden::release::ReleaseMeta;
 use release_warden::release::cosign;
 use release_warden::release::Progress;
-use release_warden::release::{PublicKey, SecretKey};
+use release_warden::release::ReleaseMeta;
 use release_warden::release::RunBinding;
-use release_warden::release::{sign, ChecksumsTarget, SignOptions};
 use release_warden::release::TrustedKeys;
 use release_warden::release::VerifyOptions;
+use release_warden::release::{sign, ChecksumsTarget, SignOptions};
+use release_warden::release::{PublicKey, SecretKey};
 
 use crate::cli::SignArgs;
 use crate::context::Context;
