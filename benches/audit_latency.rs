@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use release_warden::audit::SigningJob;
 use release_warden::audit::SigningSecrets;
-use release_warden::audit::{audit, SettingsInput};
+use release_warden::audit::{audit_settings, SettingsInput};
 use release_warden::github::{LiveApi, RetryPolicy, Token};
 use serde_json::json;
 use wiremock::matchers::{method, path_regex};
@@ -61,7 +61,7 @@ fn main() {
         for _ in 0..5 {
             let api = LiveApi::new(&server.uri(), token.as_ref(), RetryPolicy::default()).expect("client");
             let start = Instant::now();
-            let findings = audit(&api, &input).await;
+            let findings = audit_settings(&api, &input).await;
             let took = start.elapsed();
             assert!(findings.is_empty(), "the benchmark repository is fully protected: {findings:?}");
             best = best.min(took);

@@ -36,7 +36,7 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn input(
+    pub(crate) fn input(
         origin: impl Into<String>,
         line: Option<usize>,
         message: impl Into<String>,
@@ -48,7 +48,7 @@ impl Error {
         }
     }
 
-    pub fn io(action: &'static str, path: impl AsRef<Path>, source: io::Error) -> Self {
+    pub(crate) fn io(action: &'static str, path: impl AsRef<Path>, source: io::Error) -> Self {
         Error::Io {
             action,
             path: path.as_ref().to_path_buf(),
@@ -75,7 +75,7 @@ impl ParseError {
         }
     }
 
-    pub fn whole(message: impl Into<String>) -> Self {
+    pub(crate) fn whole(message: impl Into<String>) -> Self {
         ParseError {
             line: None,
             message: message.into(),

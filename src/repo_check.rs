@@ -56,7 +56,7 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.lines.iter().filter(|l| !l.passed).count()
     }
 }

@@ -5,7 +5,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use release_warden::audit::{run_org, OrgRequest, OrgSource};
-use release_warden::github::{fetch, ReleaseSource};
+use release_warden::github::ReleaseSource;
+use release_warden::published::{verify_release, ReleaseRequest};
+use release_warden::release::{TrustedKeys, VerifyOptions};
 
 /// The routes the answers are written to, in input order (parts split on a `\0` byte).
 const ROUTES: &[&str] = &[
@@ -19,7 +21,8 @@ const ROUTES: &[&str] = &[
     "orgs/o/actions/secrets",
     "repos/o/r/releases",
     "repos/o/r/releases/tags/v1",
-    "repos/o/r/git/ref/tags/v1",
+    "repos/o/r/commits/v1",
+    "repos/o/r/releases/1/assets",
     "repos/o/r/releases/assets/1",
 ];
 
@@ -49,7 +52,24 @@ fuzz_target!(|data: &[u8]| {
     let _ = run_org(&OrgSource::Snapshot(snap.clone()), &req, None);
     let out = dir.path().join("out");
     std::fs::create_dir_all(&out).unwrap();
-    let _ = fetch(&ReleaseSource::Snapshot(snap), "o/r", "v1", &out, &|_| true);
+    // This repository's own public key, given inline: a release signed by anyone else fails.
+    let keys = TrustedKeys::load_files(&["RWRUu7bcibEdmPKr00AxCGY6ZYq+ZKNsDTVy74H20o0IY6QvRTasZLMW".into()])
+        .unwrap();
+    let req = ReleaseRequest {
+        repo: "o/r".into(),
+        tag: "v1".into(),
+        out: Some(out.join("release")),
+        from: ReleaseSource::Snapshot(snap),
+        opts: VerifyOptions {
+            checksums_name: "SHA256SUMS".into(),
+            ..VerifyOptions::default()
+        },
+        progress: None,
+    };
+    if let Ok(report) = verify_release(&req, keys) {
+        // Nothing it could not read passes.
+        assert_ne!(report.exit_code(), 0, "{report:?}");
+    }
     // Downloads land in the output folder only.
     assert!(std::fs::read_dir(dir.path()).unwrap().count() <= 2);
 });

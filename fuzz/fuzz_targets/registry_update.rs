@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use release_warden::hive::{history, HistoryOptions};
-use release_warden::hive::{plan, UpdateOptions};
+use release_warden::hive::{plan_update as plan, UpdateOptions};
 use release_warden::known_issues::Registry;
 
 const RUN: &str = r#"{"name": "rpc-compat", "testCases": {

@@ -92,21 +92,21 @@ pub struct Subject {
 }
 
 impl Subject {
-    pub fn ruleset(id: u64) -> Self {
+    pub(crate) fn ruleset(id: u64) -> Self {
         Subject {
             ruleset: Some(id),
             ..Subject::default()
         }
     }
 
-    pub fn environment(name: &str) -> Self {
+    pub(crate) fn environment(name: &str) -> Self {
         Subject {
             environment: Some(name.to_string()),
             ..Subject::default()
         }
     }
 
-    pub fn secrets<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Self {
+    pub(crate) fn secrets<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Self {
         Subject {
             secrets: names.into_iter().map(|n| n.as_ref().to_string()).collect(),
             ..Subject::default()
@@ -147,7 +147,7 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of `rule` at its default severity, with high confidence (the common case).
-    pub fn new(
+    pub(crate) fn new(
         rule: Rule,
         location: Location,
         message: impl Into<String>,
@@ -247,7 +247,7 @@ pub struct CoveredJob {
 
 impl AuditReport {
     /// Most severe first, then by place and rule.
-    pub fn sort(&mut self) {
+    pub(crate) fn sort(&mut self) {
         self.findings.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)
@@ -268,7 +268,7 @@ impl AuditReport {
     }
 
     /// 0 no finding at or above `fail_on`, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         u8::from(self.findings.iter().any(|f| f.severity >= self.fail_on))
     }
 }

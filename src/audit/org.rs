@@ -115,7 +115,7 @@ impl OrgReport {
     /// 2 when repositories were not started to keep the rate limit (quota is a usage problem,
     /// not a finding: the report is incomplete, and `--resume` finishes it); else 1 when a
     /// repository has a finding at or above the threshold or could not be read; else 0.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         if !self.not_started.is_empty() {
             return 2;
         }

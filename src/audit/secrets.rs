@@ -35,7 +35,7 @@ pub struct SigningSecrets {
 
 impl SigningSecrets {
     /// Whether the name was given on the command line (case-insensitive, `-` as `_`).
-    pub fn names(&self, name: &str) -> bool {
+    pub(crate) fn names(&self, name: &str) -> bool {
         let n = Catalogue::normal(name);
         self.extra
             .iter()

@@ -461,7 +461,7 @@ impl LiveApi {
     /// Why the API cannot be used any more, if so: GitHub refused the token (401), the rate limit
     /// is spent until later than warden waits, or the API cannot be reached. None of these is a
     /// finding about a repository, so the command stops with this line (exit 2).
-    pub fn stopped(&self) -> Option<&str> {
+    pub(crate) fn stopped(&self) -> Option<&str> {
         self.stopped.get().map(|(_, line)| line.as_str())
     }
 

@@ -56,7 +56,7 @@ impl Asset {
     }
 
     /// Its upload, for provenance (`None` when the API left out who or when).
-    pub fn upload(&self) -> Option<crate::release::provenance::UploadRecord> {
+    pub(crate) fn upload(&self) -> Option<crate::release::provenance::UploadRecord> {
         Some(crate::release::provenance::UploadRecord {
             name: self.name.clone(),
             uploader: self.uploader.clone()?,
@@ -92,11 +92,6 @@ impl Release {
                 .map(|list| list.iter().filter_map(asset_from_json).collect())
                 .unwrap_or_default(),
         }
-    }
-
-    /// The asset named `name`.
-    pub(crate) fn asset(&self, name: &str) -> Option<&Asset> {
-        self.assets.iter().find(|a| a.name == name)
     }
 }
 
@@ -331,17 +326,8 @@ pub(crate) async fn by_tag<S: ApiSource>(
 /// Downloads `assets` of `repo` into `dir`, each through a temp file renamed into place, and
 /// returns each file's digests. The bytes are hashed (SHA-256 and the BLAKE2b prehash) and
 /// written on a thread per download as they arrive, so verification reads nothing again and the
-/// hashing of concurrent downloads spreads over the cores.
-pub(crate) async fn download<S: ApiSource>(
-    source: &S,
-    repo: &str,
-    assets: &[Asset],
-    dir: &Path,
-) -> Result<Vec<(PathBuf, Digests)>> {
-    download_counted(source, repo, assets, dir, (download_deadline, None)).await
-}
-
-/// [`download`], each asset within `deadline(listed size)`.
+/// hashing of concurrent downloads spreads over the cores. Each asset must arrive within
+/// `deadline(listed size)`.
 pub async fn download_within<S: ApiSource>(
     source: &S,
     repo: &str,

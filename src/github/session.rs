@@ -32,25 +32,7 @@ pub struct Endpoint<'a> {
     pub rate_limit_wait: std::time::Duration,
 }
 
-impl<'a> Endpoint<'a> {
-    /// The API at `url` with `token`, no cache, the default waits.
-    pub fn new(url: &'a str, token: Option<&'a Token>) -> Self {
-        Endpoint {
-            url,
-            url_source: "the default",
-            token,
-            cache: None,
-            rate_limit_wait: RetryPolicy::default().rate_limit_wait,
-        }
-    }
-}
-
 impl Session {
-    /// A client of the API at `base_url` (see `api::api_base`), with `token` when there is one.
-    pub fn connect(base_url: &str, token: Option<&Token>) -> Result<Session> {
-        Self::open(&Endpoint::new(base_url, token), None)
-    }
-
     /// A client of `endpoint`; `notice` is told of each second spent waiting for a rate limit.
     pub fn open(endpoint: &Endpoint<'_>, notice: Option<WaitNotice>) -> Result<Session> {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -87,7 +69,7 @@ impl Session {
     }
 
     /// Runs `future` (requests through [`Session::api`]) to completion.
-    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.runtime.block_on(future)
     }
 }

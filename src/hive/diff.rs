@@ -112,7 +112,7 @@ pub struct HiveDiff {
 
 impl HiveDiff {
     /// 1 when NEW has a failure OLD did not.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         u8::from(!self.new_failures.is_empty())
     }
 }

@@ -90,7 +90,7 @@ impl TestClass {
         TestClass::Stale,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             TestClass::New => "new",
             TestClass::Persistent => "persistent",
@@ -189,7 +189,7 @@ pub struct History {
 }
 
 impl History {
-    pub fn count(&self, class: TestClass) -> usize {
+    pub(crate) fn count(&self, class: TestClass) -> usize {
         self.tests.iter().filter(|t| t.class == class).count()
     }
 
@@ -206,7 +206,7 @@ impl History {
         out
     }
 
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         u8::from(self.require_pins && !self.pin_mismatches.is_empty())
     }
 }

@@ -45,7 +45,7 @@ impl Outcome {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Outcome::Regression => "regression",
             Outcome::WrongFailure => "wrong failure",
@@ -140,14 +140,14 @@ pub struct HiveReport {
 }
 
 impl HiveReport {
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.results
             .iter()
             .any(|r| r.outcome.is_error(self.allow_missing))
             || (self.require_pins && !self.pin_mismatches.is_empty())
     }
 
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         u8::from(self.failed())
     }
 }

@@ -57,7 +57,7 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             ChangeKind::Fixed => "fixed",
             ChangeKind::Flaky => "flaky",

@@ -47,7 +47,7 @@ fn prefix(s: &str, max: usize) -> &str {
 }
 
 impl HiveCase<'_> {
-    pub fn into_owned(self) -> HiveCase<'static> {
+    pub(crate) fn into_owned(self) -> HiveCase<'static> {
         HiveCase {
             name: Cow::Owned(self.name.into_owned()),
             pass: self.pass,

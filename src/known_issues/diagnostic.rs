@@ -18,7 +18,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
+    pub(crate) fn new(path: &Path, line: usize, column: usize, message: impl Into<String>) -> Self {
         Diagnostic {
             path: path.to_path_buf(),
             line,

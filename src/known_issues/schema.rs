@@ -63,7 +63,7 @@ pub enum IssueStatus {
 
 impl IssueStatus {
     /// The status as written in the registry (`status = "draft"`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             IssueStatus::Open => "open",
             IssueStatus::Permanent => "permanent",
@@ -84,7 +84,7 @@ pub enum MatchKind {
 
 impl MatchKind {
     /// The name as written in the registry (`match = "prefix"`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MatchKind::Exact => "exact",
             MatchKind::Prefix => "prefix",

@@ -81,7 +81,7 @@ fn escape(name: &str) -> String {
 
 impl ChecksumFile {
     /// Builds the file from (name, digest) pairs. Names must be relative and unique.
-    pub fn new(entries: impl IntoIterator<Item = (String, [u8; 32])>) -> Result<Self, String> {
+    pub(crate) fn new(entries: impl IntoIterator<Item = (String, [u8; 32])>) -> Result<Self, String> {
         let mut map = BTreeMap::new();
         for (name, digest) in entries {
             check_relative_name(&name)?;
@@ -129,18 +129,6 @@ impl ChecksumFile {
 
     pub fn entries(&self) -> impl Iterator<Item = (&str, &[u8; 32])> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
-    }
-
-    pub fn get(&self, name: &str) -> Option<&[u8; 32]> {
-        self.entries.get(name)
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

@@ -116,12 +116,12 @@ impl TrustedComment {
         Self::parse(&s)
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// Every value of `key:` among the TAB-separated fields.
-    pub fn values<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    pub(crate) fn values<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.0.split('\t').filter_map(move |field| {
             field
                 .split_once(':')
@@ -144,7 +144,7 @@ impl TrustedComment {
     }
 
     /// The workflow run the comment binds (`None`: none); an error when partial or malformed.
-    pub fn run(&self) -> Result<Option<super::provenance::RunBinding>, String> {
+    pub(crate) fn run(&self) -> Result<Option<super::provenance::RunBinding>, String> {
         super::provenance::RunBinding::from_comment(|k| self.value(k))
     }
 

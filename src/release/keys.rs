@@ -407,7 +407,7 @@ impl SecretKey {
         })
     }
 
-    pub fn public_key(&self) -> PublicKey {
+    pub(crate) fn public_key(&self) -> PublicKey {
         PublicKey {
             key_id: self.key_id,
             key: self.signing.verifying_key(),

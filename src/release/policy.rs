@@ -53,7 +53,7 @@ struct KeyEntry {
 
 /// The keys folder's policy (the default when it has no `policy.toml`).
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct Policy {
+pub(crate) struct Policy {
     /// Distinct trusted, unrevoked, unexpired keys that must sign.
     pub threshold: usize,
     pub keys: Vec<KeyPolicy>,
@@ -77,7 +77,7 @@ impl Default for Policy {
 
 /// What the policy says of one key.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct KeyPolicy {
+pub(crate) struct KeyPolicy {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
     pub key_id: KeyId,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,7 +93,7 @@ pub struct KeyPolicy {
 
 impl Policy {
     /// `keys_dir/policy.toml`, or the default policy when there is none.
-    pub fn load(keys_dir: &Path) -> Result<Policy> {
+    pub(crate) fn load(keys_dir: &Path) -> Result<Policy> {
         let file = keys_dir.join(POLICY_FILE);
         match std::fs::symlink_metadata(&file) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Policy::default()),
@@ -104,7 +104,7 @@ impl Policy {
     }
 
     /// The policy in `text`, read from `file`; an error names the file and the line.
-    pub fn parse(file: &Path, text: &str) -> Result<Policy> {
+    pub(crate) fn parse(file: &Path, text: &str) -> Result<Policy> {
         let parsed: PolicyFile = super::statement::parse(file, text, "key policy")?;
         let line = |span: std::ops::Range<usize>| {
             Some(text[..span.start.min(text.len())].matches('\n').count() + 1)
@@ -198,7 +198,7 @@ impl Policy {
     }
 
     /// What the policy says of the key `id`.
-    pub fn key(&self, id: KeyId) -> Option<&KeyPolicy> {
+    pub(crate) fn key(&self, id: KeyId) -> Option<&KeyPolicy> {
         self.keys.iter().find(|k| k.key_id == id)
     }
 

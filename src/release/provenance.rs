@@ -147,11 +147,6 @@ impl RunBinding {
     pub(crate) fn workflow_path(&self) -> &str {
         split_workflow(&self.workflow).map_or("", |(_, p, _)| p)
     }
-
-    /// The ref the workflow file was read at (`refs/tags/v1.2.3`).
-    pub fn workflow_ref(&self) -> &str {
-        split_workflow(&self.workflow).map_or("", |(_, _, r)| r)
-    }
 }
 
 impl fmt::Display for RunBinding {
@@ -183,7 +178,7 @@ fn split_workflow(w: &str) -> Option<(&str, &str, &str)> {
 
 /// What `keys/policy.toml` asks of the run that signs (`require_run`, `workflow`, `environment`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct RunPolicy {
+pub(crate) struct RunPolicy {
     pub require_run: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workflow: Option<String>,
@@ -260,7 +255,7 @@ const STARTED_STATES: [&str; 2] = ["in_progress", "success"];
 
 /// A release asset's upload, as GitHub records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UploadRecord {
+pub(crate) struct UploadRecord {
     pub name: String,
     pub uploader: String,
     pub created_at: u64,
@@ -526,7 +521,6 @@ mod tests {
         let b = binding();
         assert_eq!(b.workflow_repo(), "o/r");
         assert_eq!(b.workflow_path(), ".github/workflows/release.yml");
-        assert_eq!(b.workflow_ref(), "refs/tags/v1");
         let bad = |run: &str, wf: &str, env: Option<&str>| {
             RunBinding::from_runner(Some(run), Some("1"), Some(wf), env).unwrap_err()
         };

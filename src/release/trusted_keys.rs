@@ -149,7 +149,7 @@ impl TrustedKeys {
         self.policy.threshold
     }
 
-    pub fn policy(&self) -> &Policy {
+    pub(crate) fn policy(&self) -> &Policy {
         &self.policy
     }
 
@@ -266,23 +266,15 @@ impl TrustedKeys {
     }
 
     /// Every revocation of the keys folder.
-    pub fn revocations(&self) -> &[Revocation] {
+    pub(crate) fn revocations(&self) -> &[Revocation] {
         &self.revoked
     }
 
     /// The trusted keys (not revoked), with their files.
-    pub fn trusted(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
+    pub(crate) fn trusted(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
         self.keys
             .iter()
             .filter(|(k, _)| !self.is_revoked(k))
-            .map(|(k, p)| (k, p.as_path()))
-    }
-
-    /// The key of the folder (revoked or not) that carries this id, and its file.
-    pub(crate) fn with_id(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
-        self.keys
-            .iter()
-            .find(|(k, _)| k.key_id == id)
             .map(|(k, p)| (k, p.as_path()))
     }
 
@@ -311,12 +303,12 @@ impl TrustedKeys {
         Err(Error::input(path.display().to_string(), None, why))
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.trusted().next().is_none()
     }
 
     /// The usable key with this id (never a revoked or expired one), and its file.
-    pub fn find(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
+    pub(crate) fn find(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
         self.usable().find(|(k, _)| k.key_id == id)
     }
 
@@ -328,7 +320,7 @@ impl TrustedKeys {
             .chain(self.keys.iter().map(|(_, p)| p.as_path()))
     }
 
-    pub fn ids(&self) -> String {
+    pub(crate) fn ids(&self) -> String {
         self.usable()
             .map(|(k, _)| k.key_id.to_string())
             .collect::<Vec<_>>()

@@ -109,7 +109,7 @@ impl Only {
         }))
     }
 
-    pub fn is_match(&self, name: &str) -> bool {
+    pub(crate) fn is_match(&self, name: &str) -> bool {
         self.set.is_match(name)
     }
 }
@@ -239,7 +239,7 @@ impl VerifyReport {
         });
     }
 
-    pub fn count(&self, status: ArtifactStatus) -> usize {
+    pub(crate) fn count(&self, status: ArtifactStatus) -> usize {
         self.results.iter().filter(|r| r.status == status).count()
     }
 

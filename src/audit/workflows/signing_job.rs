@@ -82,7 +82,7 @@ impl<'a> JobView<'a> {
     }
 
     /// The view of `jobs.<id>`, whose secrets are known.
-    pub fn new(
+    pub(crate) fn new(
         src: &'a Source,
         (workflow, wf_value): (&'a Workflow, &'a Value),
         (id, job): (&'a str, &'a NormalJob),
@@ -101,7 +101,7 @@ impl<'a> JobView<'a> {
     }
 
     /// The signing keys' secret names, sorted (not a whole-context read: it names no secret).
-    pub fn names(&self) -> BTreeSet<String> {
+    pub(crate) fn names(&self) -> BTreeSet<String> {
         self.secrets
             .keys
             .iter()
@@ -111,7 +111,7 @@ impl<'a> JobView<'a> {
     }
 
     /// The key to name in a remediation: the first by use that is not a passphrase.
-    pub fn first(&self) -> Option<&KeyUse> {
+    pub(crate) fn first(&self) -> Option<&KeyUse> {
         let pass = |k: &&KeyUse| {
             let n = crate::audit::catalogue::Catalogue::normal(&k.name);
             n.contains("PASSWORD") || n.contains("PASSPHRASE")
@@ -124,7 +124,7 @@ impl<'a> JobView<'a> {
     }
 
     /// The line of a spot in this job.
-    pub fn line(&self, spot: &Spot) -> usize {
+    pub(crate) fn line(&self, spot: &Spot) -> usize {
         let at = match spot {
             Spot::Step(i) => self.src.at(&route!("jobs", self.id, "steps", *i)),
             Spot::JobEnv => self.src.key(&route!("jobs", self.id, "env")),
@@ -168,7 +168,7 @@ impl<'a> JobView<'a> {
     }
 
     /// The job's steps, as YAML values.
-    pub fn steps(&self) -> Vec<&'a Value> {
+    pub(crate) fn steps(&self) -> Vec<&'a Value> {
         match self
             .wf_value
             .get("jobs")

@@ -29,7 +29,7 @@ pub struct Source {
 }
 
 impl Source {
-    pub fn new(rel: PathBuf, text: &str) -> Self {
+    pub(crate) fn new(rel: PathBuf, text: &str) -> Self {
         let line_starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
@@ -89,7 +89,7 @@ impl Source {
     }
 
     /// Position of a key (`jobs.build`, `on`), else of its job, else of the document start.
-    pub fn key(&self, route: &Route) -> (usize, usize) {
+    pub(crate) fn key(&self, route: &Route) -> (usize, usize) {
         self.doc
             .as_ref()
             .and_then(|doc| doc.query_key_only(route).ok())
@@ -125,11 +125,6 @@ impl Source {
             .query_pretty(route)
             .ok()
             .map(|f| f.location.byte_span)
-    }
-
-    /// The whole document's byte range.
-    pub fn whole(&self) -> (usize, usize) {
-        (0, self.text.len())
     }
 
     pub(crate) fn loc(&self, (line, column): (usize, usize), job: Option<&str>) -> Location {
