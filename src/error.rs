@@ -63,8 +63,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
 pub struct ParseError {
-    pub line: Option<usize>,
-    pub message: String,
+    pub(crate) line: Option<usize>,
+    pub(crate) message: String,
 }
 
 impl ParseError {

@@ -23,11 +23,11 @@ use crate::release::keys::{PublicKey, SecretKeyProtection};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckLine {
     /// The check's id, e.g. `keys`.
-    pub check: &'static str,
+    pub(crate) check: &'static str,
     /// What was checked: a file or a setting.
-    pub subject: String,
-    pub passed: bool,
-    pub detail: String,
+    pub(crate) subject: String,
+    pub(crate) passed: bool,
+    pub(crate) detail: String,
 }
 
 impl CheckLine {
@@ -50,9 +50,9 @@ impl CheckLine {
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckReport {
     #[serde(rename = "checks")]
-    pub lines: Vec<CheckLine>,
+    pub(crate) lines: Vec<CheckLine>,
     #[serde(skip)]
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 impl CheckReport {

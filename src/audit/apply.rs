@@ -9,13 +9,13 @@ use crate::github::session::Session;
 /// What one request came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Applied {
-    pub title: String,
-    pub method: Method,
-    pub route: String,
+    pub(crate) title: String,
+    pub(crate) method: Method,
+    pub(crate) route: String,
     /// The HTTP status, or why there was none.
-    pub status: Result<u16, String>,
+    pub(crate) status: Result<u16, String>,
     /// GitHub's message, for a refused write.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Applied {

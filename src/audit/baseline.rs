@@ -110,7 +110,7 @@ impl FindingKey {
 /// A previous report's findings, by key.
 #[derive(Clone, Debug, Default)]
 pub struct Baseline {
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Each finding's key, its severity then, and how it is listed when gone.
     findings: Vec<(FindingKey, Severity, GoneFinding)>,
     /// An organisation's repositories that could not be read then, and why.

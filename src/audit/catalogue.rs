@@ -27,7 +27,7 @@ struct RawStore {
 
 /// A secret store outside GitHub that a job can read its key from.
 pub(crate) struct Store {
-    pub label: String,
+    pub(crate) label: String,
     run: Regex,
     uses: Vec<String>,
 }
@@ -47,7 +47,7 @@ struct RawKeyFiles {
 
 /// Environment variables a tool reads its key from by convention.
 pub(crate) struct Convention {
-    pub tool: String,
+    pub(crate) tool: String,
     vars: RegexSet,
     /// What the job must run for the variables to mean this tool's key.
     runs: Option<Regex>,
@@ -90,25 +90,25 @@ struct RawAction {
 
 /// A command matched in `run:` scripts.
 pub(crate) struct Tool {
-    pub label: String,
-    pub run: Regex,
+    pub(crate) label: String,
+    pub(crate) run: Regex,
 }
 
 /// An action that signs: `uses` is `owner/repo` (lower case).
 pub(crate) struct Action {
-    pub uses: String,
+    pub(crate) uses: String,
     /// The `with:`/`env:` names that carry the key (lower case); `None`: all of them.
-    pub inputs: Option<Vec<String>>,
+    pub(crate) inputs: Option<Vec<String>>,
 }
 
 pub(crate) struct Catalogue {
-    pub tools: Vec<Tool>,
-    pub verify: Vec<Tool>,
-    pub actions: Vec<Action>,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) verify: Vec<Tool>,
+    pub(crate) actions: Vec<Action>,
     strong: RegexSet,
     not_keys: RegexSet,
     not_keys_unless_strong: RegexSet,
-    pub conventions: Vec<Convention>,
+    pub(crate) conventions: Vec<Convention>,
     key_files: Regex,
     not_key_files: Regex,
     stores: Vec<Store>,

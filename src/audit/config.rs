@@ -35,17 +35,17 @@ pub(crate) const CONFIG_FILE: &str = ".github/warden.toml";
 pub(crate) struct AuditConfig {
     /// More signing-secret names (as `--secret`).
     #[serde(default)]
-    pub secrets: Vec<String>,
+    pub(crate) secrets: Vec<String>,
     /// The only signing-secret names (as `--only-secret`): replaces what warden finds.
     #[serde(default)]
-    pub only_secrets: Vec<String>,
+    pub(crate) only_secrets: Vec<String>,
     /// More signing actions (as in `src/audit/signing.toml`).
     #[serde(default, rename = "action")]
-    pub actions: Vec<ExtraAction>,
+    pub(crate) actions: Vec<ExtraAction>,
     #[serde(default, rename = "ignore")]
-    pub ignores: Vec<Spanned<Ignore>>,
+    pub(crate) ignores: Vec<Spanned<Ignore>>,
     #[serde(skip)]
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     #[serde(skip)]
     text: String,
 }
@@ -53,11 +53,11 @@ pub(crate) struct AuditConfig {
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Ignore {
-    pub rule: String,
-    pub path: String,
-    pub job: Option<String>,
-    pub reason: String,
-    pub until: Option<toml::value::Datetime>,
+    pub(crate) rule: String,
+    pub(crate) path: String,
+    pub(crate) job: Option<String>,
+    pub(crate) reason: String,
+    pub(crate) until: Option<toml::value::Datetime>,
 }
 
 impl AuditConfig {

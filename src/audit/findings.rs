@@ -67,28 +67,27 @@ impl fmt::Display for Location {
 /// Where a secret is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum SecretScope {
+pub(crate) enum SecretScope {
     Repository,
     Organization,
-    Environment,
 }
 
 /// What a finding is about, as data: the fix plan reads this, never the message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Subject {
     /// The repository (`OWNER/NAME`) whose settings the finding is about.
-    pub repository: Option<String>,
+    pub(crate) repository: Option<String>,
     /// The tag ruleset, by id.
-    pub ruleset: Option<u64>,
+    pub(crate) ruleset: Option<u64>,
     /// The deployment environment, by name.
-    pub environment: Option<String>,
+    pub(crate) environment: Option<String>,
     /// The signing secrets involved, by name.
-    pub secrets: Vec<String>,
+    pub(crate) secrets: Vec<String>,
     /// Where those secrets are stored, when the finding is about their placement.
-    pub secret_scope: Option<SecretScope>,
+    pub(crate) secret_scope: Option<SecretScope>,
     /// What in the workflow the finding is about, when a job can have several: the action
     /// reference, the expression, the trigger. A baseline matches it too.
-    pub detail: Option<String>,
+    pub(crate) detail: Option<String>,
 }
 
 impl Subject {
@@ -127,22 +126,22 @@ impl Subject {
 /// Why a finding is suppressed (`.github/warden.toml`): the entry's reason and, if any, until
 /// when.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Suppression {
-    pub reason: String,
+pub(crate) struct Suppression {
+    pub(crate) reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
 }
 
 /// One problem, in the form every renderer understands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     pub rule: Rule,
-    pub severity: Severity,
-    pub confidence: Confidence,
-    pub location: Location,
-    pub subject: Subject,
+    pub(crate) severity: Severity,
+    pub(crate) confidence: Confidence,
+    pub(crate) location: Location,
+    pub(crate) subject: Subject,
     pub message: String,
-    pub remediation: String,
+    pub(crate) remediation: String,
 }
 
 impl Finding {
@@ -185,64 +184,64 @@ impl Finding {
 
 /// A finding of the baseline that the new report no longer has.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GoneFinding {
-    pub id: String,
+pub(crate) struct GoneFinding {
+    pub(crate) id: String,
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub repository: String,
+    pub(crate) repository: String,
     /// Where it was: `path:line:column (job …)` or `GET /resource`, as the baseline had it.
-    pub location: String,
-    pub message: String,
+    pub(crate) location: String,
+    pub(crate) message: String,
 }
 
 /// What the baseline did to a report.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct BaselineOutcome {
-    pub file: PathBuf,
+pub(crate) struct BaselineOutcome {
+    pub(crate) file: PathBuf,
     /// Findings also in the baseline: not shown, not counted.
-    pub unchanged: usize,
-    pub gone: Vec<GoneFinding>,
+    pub(crate) unchanged: usize,
+    pub(crate) gone: Vec<GoneFinding>,
 }
 
 /// Findings plus the threshold that decides the exit code.
 #[derive(Clone, Debug)]
 pub struct AuditReport {
-    pub findings: Vec<Finding>,
-    pub fail_on: Severity,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) fail_on: Severity,
     /// The repository whose settings were audited, if any.
     pub repository: Option<String>,
     /// Release tag patterns the settings were checked against.
-    pub release_tag_patterns: Vec<String>,
+    pub(crate) release_tag_patterns: Vec<String>,
     /// The workflow files read, relative to the repository root.
     pub workflows: Vec<PathBuf>,
     /// Where `warden audit snapshot` saved the responses it read, and how many.
     pub snapshot: Option<(PathBuf, usize)>,
     /// Findings `.github/warden.toml` suppresses, with the reason: not counted for the exit code,
     /// kept in JSON and SARIF.
-    pub suppressed: Vec<(Finding, Suppression)>,
+    pub(crate) suppressed: Vec<(Finding, Suppression)>,
     /// `--baseline FILE`: `findings` holds only the new ones; what is unchanged and gone.
-    pub baseline: Option<BaselineOutcome>,
+    pub(crate) baseline: Option<BaselineOutcome>,
     /// What the workflow audit read.
-    pub coverage: Coverage,
+    pub(crate) coverage: Coverage,
 }
 
 /// What the workflow audit read, so that a report says what its verdict covers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(default)]
-pub struct Coverage {
-    pub workflow_files: usize,
-    pub jobs: usize,
+pub(crate) struct Coverage {
+    pub(crate) workflow_files: usize,
+    pub(crate) jobs: usize,
     /// Each job that holds a signing key, and the secrets (or `toJSON(secrets)`-like
     /// expressions) that make it one.
-    pub signing_jobs: Vec<CoveredJob>,
+    pub(crate) signing_jobs: Vec<CoveredJob>,
     /// The repository's local actions and scripts read to judge the steps.
-    pub followed: std::collections::BTreeSet<String>,
+    pub(crate) followed: std::collections::BTreeSet<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct CoveredJob {
-    pub workflow: PathBuf,
-    pub job: String,
-    pub secrets: Vec<String>,
+pub(crate) struct CoveredJob {
+    pub(crate) workflow: PathBuf,
+    pub(crate) job: String,
+    pub(crate) secrets: Vec<String>,
 }
 
 impl AuditReport {

@@ -17,11 +17,11 @@ use crate::github::changes::{self, Request};
 /// One step of the plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
-    pub title: String,
+    pub(crate) title: String,
     /// `Some` when warden can apply it; `None` for steps a person must do.
-    pub request: Option<Request>,
+    pub(crate) request: Option<Request>,
     /// Extra commands or instructions shown with the step.
-    pub manual: Vec<String>,
+    pub(crate) manual: Vec<String>,
 }
 
 impl Change {

@@ -51,7 +51,7 @@ pub struct OrgRequest {
 /// not read, and those created since).
 #[derive(Clone, Debug, Default)]
 pub struct Resume {
-    pub audited: Vec<AuditReport>,
+    pub(crate) audited: Vec<AuditReport>,
 }
 
 impl Resume {
@@ -79,17 +79,17 @@ impl Resume {
 /// A repository that was not audited, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NotAudited {
-    pub repository: String,
-    pub reason: String,
+    pub(crate) repository: String,
+    pub(crate) reason: String,
     /// With `--baseline`: the baseline lists it as unreadable for the same reason, so it is not
     /// new and does not fail the run.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub in_baseline: bool,
+    pub(crate) in_baseline: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct OrgReport {
-    pub organization: String,
+    pub(crate) organization: String,
     /// One report per repository audited, worst first.
     pub reports: Vec<AuditReport>,
     /// Repositories whose files or settings could not be read: never a pass.
@@ -98,9 +98,9 @@ pub struct OrgReport {
     pub not_started: Vec<NotAudited>,
     /// Archived repositories and forks left out (without --include-archived/--include-forks),
     /// and those outside --match/--repos-from.
-    pub excluded: usize,
-    pub fail_on: Severity,
-    pub requests: RequestCounts,
+    pub(crate) excluded: usize,
+    pub(crate) fail_on: Severity,
+    pub(crate) requests: RequestCounts,
     /// `warden audit snapshot --org`: where the answers were saved, and how many.
     #[serde(skip)]
     pub snapshot: Option<(PathBuf, usize)>,

@@ -13,14 +13,14 @@ use super::severity::Severity;
 #[derive(Debug)]
 pub struct Meta {
     /// The stable kebab-case id.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// The severity of the rule's findings. `unverifiable` findings carry the severity of the
     /// check that could not be made instead.
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// One line on what a finding of this rule means (SARIF's short description).
-    pub description: &'static str,
+    pub(crate) description: &'static str,
     /// The README table's explanation: what exactly the rule looks for.
-    pub explanation: &'static str,
+    pub(crate) explanation: &'static str,
 }
 
 /// A rule: its metadata, compared and ordered by id.

@@ -7,15 +7,16 @@ use std::collections::BTreeSet;
 
 use super::catalogue::{Catalogue, NameClass};
 
-/// A signing action a repository names in `.github/warden.toml` (`[[action]]`): its `uses`, a
-/// label for messages, and the inputs that carry the key.
+/// A signing action a repository names in `.github/warden.toml` (`[[action]]`): its `uses`, and
+/// the inputs that carry the key. (`label` is accepted, as older files have it; messages name
+/// the action by its `uses`.)
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtraAction {
-    pub uses: String,
-    #[serde(default)]
-    pub label: Option<String>,
-    pub inputs: Option<Vec<String>>,
+    pub(crate) uses: String,
+    #[serde(default, rename = "label")]
+    _label: Option<String>,
+    pub(crate) inputs: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -39,7 +39,7 @@ impl fmt::Display for Severity {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Confidence {
+pub(crate) enum Confidence {
     Low,
     Medium,
     High,

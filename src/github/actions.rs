@@ -18,9 +18,9 @@ pub struct ActionsEnv {
     /// `GITHUB_ACTIONS=true`: workflow commands (`::error …`) are read by the runner.
     pub enabled: bool,
     /// `GITHUB_STEP_SUMMARY`: the markdown file shown on the run's page.
-    pub step_summary: Option<PathBuf>,
+    pub(crate) step_summary: Option<PathBuf>,
     /// `GITHUB_EVENT_PATH`: the JSON payload of the event that started the run.
-    pub event_path: Option<PathBuf>,
+    pub(crate) event_path: Option<PathBuf>,
     /// `GITHUB_REPOSITORY`: `OWNER/NAME`.
     pub repository: Option<String>,
     /// `GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT` and `GITHUB_WORKFLOW_REF`, as given: the run a

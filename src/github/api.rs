@@ -124,10 +124,10 @@ pub enum Fetched {
 /// says. The one error type of a read; [`ApiError::describe`] is its one wording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ApiError {
-    pub route: String,
-    pub status: u16,
-    pub message: String,
-    pub permission: Option<String>,
+    pub(crate) route: String,
+    pub(crate) status: u16,
+    pub(crate) message: String,
+    pub(crate) permission: Option<String>,
 }
 
 impl ApiError {
@@ -360,10 +360,10 @@ pub(crate) struct Usage {
 
 /// Requests sent, answered 304 (free), and answered from the cache without a request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct RequestCounts {
-    pub sent: usize,
-    pub not_modified: usize,
-    pub from_cache: usize,
+pub(crate) struct RequestCounts {
+    pub(crate) sent: usize,
+    pub(crate) not_modified: usize,
+    pub(crate) from_cache: usize,
 }
 
 /// How many requests may be in flight at once: GitHub asks for no more than 100 concurrent

@@ -10,7 +10,7 @@ use super::routes;
 use super::session::Session;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
+pub(crate) enum Method {
     Post,
     Put,
 }
@@ -26,12 +26,12 @@ impl Method {
 
 /// One API write: what is printed in the plan and what `--apply` sends.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    pub method: Method,
-    pub route: String,
-    pub body: Value,
+pub(crate) struct Request {
+    pub(crate) method: Method,
+    pub(crate) route: String,
+    pub(crate) body: Value,
     /// An environment update: the environment whose reviewers and wait timer are kept.
-    pub keeps_environment: Option<String>,
+    pub(crate) keeps_environment: Option<String>,
 }
 
 fn tag_ruleset(patterns: &[String], with_name: bool) -> Value {
@@ -98,8 +98,8 @@ pub(crate) fn allow_tag_deployments(repo: &str, env: &str, pattern: &str) -> Req
 /// What a sent request came to: the HTTP status (or why there was none) and GitHub's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Sent {
-    pub status: Result<u16, String>,
-    pub message: String,
+    pub(crate) status: Result<u16, String>,
+    pub(crate) message: String,
 }
 
 /// Sends `requests` to `repo`, in order, one at a time (a write is not retried).

@@ -18,9 +18,9 @@ pub enum Upsert {
 /// Why the comment could not be written or read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommentError {
-    pub status: u16,
-    pub message: String,
-    pub permission: Option<String>,
+    pub(crate) status: u16,
+    pub(crate) message: String,
+    pub(crate) permission: Option<String>,
 }
 
 impl std::fmt::Display for CommentError {

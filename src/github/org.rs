@@ -18,16 +18,16 @@ use super::routes;
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub(crate) struct OrgRepository {
     /// `OWNER/NAME`.
-    pub full_name: String,
+    pub(crate) full_name: String,
     #[serde(default)]
-    pub archived: bool,
+    pub(crate) archived: bool,
     #[serde(default)]
-    pub fork: bool,
+    pub(crate) fork: bool,
     /// `public`, `private` or `internal` (older answers only say `private`).
     #[serde(default)]
-    pub visibility: Option<String>,
+    pub(crate) visibility: Option<String>,
     #[serde(default)]
-    pub private: bool,
+    pub(crate) private: bool,
 }
 
 impl OrgRepository {
@@ -95,8 +95,8 @@ pub(crate) async fn org_secrets_by_repository<S: ApiSource>(
 
 /// A source that answers some routes from what was read once for the organisation.
 pub(crate) struct OrgOverlay<'a, S> {
-    pub inner: &'a S,
-    pub answers: std::collections::HashMap<String, Value>,
+    pub(crate) inner: &'a S,
+    pub(crate) answers: std::collections::HashMap<String, Value>,
 }
 
 impl<S: ApiSource> ApiSource for OrgOverlay<'_, S> {
@@ -210,9 +210,9 @@ fn keys_folder_file(rel: &str) -> bool {
 /// The files of a repository fetched for the audit.
 #[derive(Debug, Default)]
 pub(crate) struct AuditFiles {
-    pub written: usize,
+    pub(crate) written: usize,
     /// Files over the size cap, not fetched: the audit reports each, never drops it.
-    pub oversized: Vec<(String, u64)>,
+    pub(crate) oversized: Vec<(String, u64)>,
 }
 
 /// The most bytes of one file fetched for the audit (a workflow or a local action's).

@@ -69,13 +69,13 @@ impl Asset {
 /// What the API says about a release.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Release {
-    pub id: u64,
-    pub tag: String,
-    pub draft: bool,
-    pub prerelease: bool,
+    pub(crate) id: u64,
+    pub(crate) tag: String,
+    pub(crate) draft: bool,
+    pub(crate) prerelease: bool,
     /// `None` when the API does not say (older GHES).
-    pub immutable: Option<bool>,
-    pub assets: Vec<Asset>,
+    pub(crate) immutable: Option<bool>,
+    pub(crate) assets: Vec<Asset>,
 }
 
 impl Release {

@@ -14,8 +14,8 @@ use super::routes;
 /// One GET: where it was read and what came of it.
 #[derive(Clone, Debug)]
 pub(crate) struct Read<T> {
-    pub route: String,
-    pub answer: Result<T, ApiError>,
+    pub(crate) route: String,
+    pub(crate) answer: Result<T, ApiError>,
 }
 
 impl<T> Read<T> {
@@ -28,48 +28,48 @@ impl<T> Read<T> {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct RulesetSummary {
-    pub id: Option<u64>,
+    pub(crate) id: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct Ruleset {
-    pub id: Option<u64>,
-    pub name: Option<String>,
-    pub target: Option<String>,
-    pub enforcement: Option<String>,
-    pub conditions: Option<Conditions>,
-    pub rules: Option<Vec<RuleItem>>,
+    pub(crate) id: Option<u64>,
+    pub(crate) name: Option<String>,
+    pub(crate) target: Option<String>,
+    pub(crate) enforcement: Option<String>,
+    pub(crate) conditions: Option<Conditions>,
+    pub(crate) rules: Option<Vec<RuleItem>>,
     /// `None` when GitHub withheld them (tokens without write access to the ruleset).
-    pub bypass_actors: Option<Vec<BypassActor>>,
+    pub(crate) bypass_actors: Option<Vec<BypassActor>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct Conditions {
-    pub ref_name: Option<RefName>,
+    pub(crate) ref_name: Option<RefName>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct RefName {
-    pub include: Option<Vec<String>>,
-    pub exclude: Option<Vec<String>>,
+    pub(crate) include: Option<Vec<String>>,
+    pub(crate) exclude: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct RuleItem {
     #[serde(rename = "type")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct BypassActor {
-    pub actor_id: Option<u64>,
-    pub actor_type: Option<String>,
-    pub bypass_mode: Option<String>,
+    pub(crate) actor_id: Option<u64>,
+    pub(crate) actor_type: Option<String>,
+    pub(crate) bypass_mode: Option<String>,
 }
 
 impl Ruleset {
@@ -105,54 +105,54 @@ impl Ruleset {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct LegacyProtection {
-    pub pattern: Option<String>,
-    pub enabled: Option<bool>,
+    pub(crate) pattern: Option<String>,
+    pub(crate) enabled: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct EnvironmentList {
-    pub environments: Option<Vec<Environment>>,
+    pub(crate) environments: Option<Vec<Environment>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct Environment {
-    pub name: Option<String>,
-    pub can_admins_bypass: Option<bool>,
-    pub protection_rules: Option<Vec<ProtectionRule>>,
+    pub(crate) name: Option<String>,
+    pub(crate) can_admins_bypass: Option<bool>,
+    pub(crate) protection_rules: Option<Vec<ProtectionRule>>,
     /// `None` (JSON null): any ref may deploy.
-    pub deployment_branch_policy: Option<BranchPolicySetting>,
+    pub(crate) deployment_branch_policy: Option<BranchPolicySetting>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct ProtectionRule {
     #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub prevent_self_review: Option<bool>,
+    pub(crate) kind: Option<String>,
+    pub(crate) prevent_self_review: Option<bool>,
     /// Only how many there are matters.
-    pub reviewers: Option<Vec<IgnoredAny>>,
+    pub(crate) reviewers: Option<Vec<IgnoredAny>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct BranchPolicySetting {
-    pub custom_branch_policies: Option<bool>,
+    pub(crate) custom_branch_policies: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct PolicyList {
-    pub branch_policies: Option<Vec<DeploymentPolicy>>,
+    pub(crate) branch_policies: Option<Vec<DeploymentPolicy>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct DeploymentPolicy {
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(rename = "type")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
 }
 
 impl PolicyList {
@@ -170,13 +170,13 @@ impl PolicyList {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct SecretList {
-    pub secrets: Option<Vec<NamedItem>>,
+    pub(crate) secrets: Option<Vec<NamedItem>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct NamedItem {
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 impl SecretList {
@@ -192,26 +192,26 @@ impl SecretList {
 /// What one signing environment's reads gave.
 #[derive(Clone, Debug)]
 pub(crate) struct EnvironmentReads {
-    pub name: String,
+    pub(crate) name: String,
     /// `repos/o/r/environments/<name>`: where findings about the environment point.
-    pub route: String,
-    pub secrets: Read<SecretList>,
-    pub policies: Read<PolicyList>,
+    pub(crate) route: String,
+    pub(crate) secrets: Read<SecretList>,
+    pub(crate) policies: Read<PolicyList>,
 }
 
 /// Everything the settings audit reads about one repository.
 #[derive(Clone, Debug)]
 pub(crate) struct Settings {
-    pub rulesets: Read<Vec<RulesetSummary>>,
+    pub(crate) rulesets: Read<Vec<RulesetSummary>>,
     /// Every listed ruleset, read in full.
-    pub ruleset_details: Vec<Read<Ruleset>>,
+    pub(crate) ruleset_details: Vec<Read<Ruleset>>,
     /// Legacy tag protection, read only when no ruleset protects the release tags.
-    pub legacy: Option<Read<Vec<LegacyProtection>>>,
-    pub environments: Read<EnvironmentList>,
+    pub(crate) legacy: Option<Read<Vec<LegacyProtection>>>,
+    pub(crate) environments: Read<EnvironmentList>,
     /// The signing environments' secrets and deployment policies.
-    pub signing_environments: Vec<EnvironmentReads>,
-    pub repo_secrets: Read<SecretList>,
-    pub org_secrets: Read<SecretList>,
+    pub(crate) signing_environments: Vec<EnvironmentReads>,
+    pub(crate) repo_secrets: Read<SecretList>,
+    pub(crate) org_secrets: Read<SecretList>,
 }
 
 impl Settings {

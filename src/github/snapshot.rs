@@ -35,7 +35,7 @@ fn error_file(file: &Path) -> PathBuf {
 
 #[derive(Debug)]
 pub(crate) struct SnapshotSource {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
 }
 
 impl ApiSource for SnapshotSource {
@@ -80,8 +80,8 @@ impl ApiSource for SnapshotSource {
 
 /// Wraps a source and records every answer for [`save`].
 pub(crate) struct Recorder<'a, S> {
-    pub inner: &'a S,
-    pub seen: std::sync::Mutex<Vec<(String, Fetched)>>,
+    pub(crate) inner: &'a S,
+    pub(crate) seen: std::sync::Mutex<Vec<(String, Fetched)>>,
 }
 
 impl<'a, S: ApiSource> Recorder<'a, S> {

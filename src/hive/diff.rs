@@ -81,33 +81,33 @@ fn read_run(dir: &Path, which: &str) -> Result<Run> {
 
 /// A test that changed between the runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Change {
-    pub suite: String,
-    pub test: String,
+pub(crate) struct Change {
+    pub(crate) suite: String,
+    pub(crate) test: String,
     /// The failure text (new failures), or the first differing lines, old then new (changed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub old_text: Option<String>,
+    pub(crate) old_text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub new_text: Option<String>,
+    pub(crate) new_text: Option<String>,
     /// For tests added or removed upstream: whether they passed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub passed: Option<bool>,
+    pub(crate) passed: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HiveDiff {
-    pub old: PathBuf,
-    pub new: PathBuf,
+    pub(crate) old: PathBuf,
+    pub(crate) new: PathBuf,
     /// Failed in NEW, and passed (or did not run) in OLD.
-    pub new_failures: Vec<Change>,
+    pub(crate) new_failures: Vec<Change>,
     /// Failed in OLD, passed in NEW.
-    pub fixed: Vec<Change>,
+    pub(crate) fixed: Vec<Change>,
     /// Failed in both, with a different failure text.
-    pub changed: Vec<Change>,
+    pub(crate) changed: Vec<Change>,
     /// In NEW only (added upstream).
-    pub added: Vec<Change>,
+    pub(crate) added: Vec<Change>,
     /// In OLD only (removed upstream).
-    pub removed: Vec<Change>,
+    pub(crate) removed: Vec<Change>,
 }
 
 impl HiveDiff {

@@ -40,7 +40,7 @@ pub struct HistoryOptions {
 /// How a test did in one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Mark {
+pub(crate) enum Mark {
     Pass,
     Fail,
     Absent,
@@ -64,7 +64,7 @@ impl Mark {
 /// What a test's runs add up to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TestClass {
+pub(crate) enum TestClass {
     /// Passed or was absent, then failed in the last run.
     New,
     /// Failed in every run it ran in, including the last.
@@ -81,7 +81,7 @@ pub enum TestClass {
 
 impl TestClass {
     /// Every class, in the order reports list them.
-    pub const ALL: [TestClass; 6] = [
+    pub(crate) const ALL: [TestClass; 6] = [
         TestClass::New,
         TestClass::Persistent,
         TestClass::Flaky,
@@ -104,27 +104,27 @@ impl TestClass {
 
 /// One test across the runs.
 #[derive(Clone, Debug, Serialize)]
-pub struct TestHistory {
-    pub suite: String,
+pub(crate) struct TestHistory {
+    pub(crate) suite: String,
     /// The name as hive wrote it, with the client suffix; for a listed pattern that matched no
     /// test, the pattern and its client.
-    pub name: String,
-    pub class: TestClass,
+    pub(crate) name: String,
+    pub(crate) class: TestClass,
     /// One mark per run, oldest first.
-    pub marks: Vec<Mark>,
-    pub passed: usize,
-    pub failed: usize,
+    pub(crate) marks: Vec<Mark>,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
     /// The registry entry listing it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
     /// Its exclusion's index in the registry's rules (for `known-issues update`).
     #[serde(skip)]
-    pub rule: Option<usize>,
+    pub(crate) rule: Option<usize>,
     /// The last run ended it by timeout (infrastructure, not the test).
-    pub timeout: bool,
+    pub(crate) timeout: bool,
     /// First lines of its failure text in the last run it failed in.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
 }
 
 impl TestHistory {
@@ -143,46 +143,46 @@ impl TestHistory {
 
 /// What a registry entry excused across the runs.
 #[derive(Clone, Debug, Serialize)]
-pub struct EntryHistory {
-    pub id: String,
-    pub file: PathBuf,
+pub(crate) struct EntryHistory {
+    pub(crate) id: String,
+    pub(crate) file: PathBuf,
     /// Listed tests seen, and those that failed in every run they ran in.
-    pub tests: usize,
-    pub failed_every_run: usize,
-    pub flaky: usize,
-    pub passing: usize,
+    pub(crate) tests: usize,
+    pub(crate) failed_every_run: usize,
+    pub(crate) flaky: usize,
+    pub(crate) passing: usize,
     /// Exclusions that matched no test of any run (in suites that ran).
-    pub unmatched: usize,
-    pub verdict: String,
+    pub(crate) unmatched: usize,
+    pub(crate) verdict: String,
     /// The entry's title, the first paragraph of its why, and its review date, for people.
-    pub title: String,
-    pub why: String,
+    pub(crate) title: String,
+    pub(crate) why: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub review_by: Option<String>,
+    pub(crate) review_by: Option<String>,
 }
 
 /// One run: its directory, what it records of its sources, and its size.
 #[derive(Clone, Debug, Serialize)]
-pub struct RunInfo {
-    pub dir: PathBuf,
-    pub sources: RunSources,
-    pub cases: usize,
-    pub failed: usize,
+pub(crate) struct RunInfo {
+    pub(crate) dir: PathBuf,
+    pub(crate) sources: RunSources,
+    pub(crate) cases: usize,
+    pub(crate) failed: usize,
     /// Each suite that ran, with its clients.
     #[serde(skip)]
-    pub suites: BTreeMap<String, BTreeSet<String>>,
+    pub(crate) suites: BTreeMap<String, BTreeSet<String>>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct History {
-    pub runs: Vec<RunInfo>,
+    pub(crate) runs: Vec<RunInfo>,
     /// Sorted by class, then suite and name.
-    pub tests: Vec<TestHistory>,
-    pub entries: Vec<EntryHistory>,
+    pub(crate) tests: Vec<TestHistory>,
+    pub(crate) entries: Vec<EntryHistory>,
     /// The registry's pins against the last run.
-    pub pins: Vec<PinCheck>,
-    pub pin_mismatches: Vec<String>,
-    pub fixed_after: usize,
+    pub(crate) pins: Vec<PinCheck>,
+    pub(crate) pin_mismatches: Vec<String>,
+    pub(crate) fixed_after: usize,
     /// `--require-pins`: a pin mismatch is a failure.
     #[serde(skip)]
     pub require_pins: bool,

@@ -10,7 +10,7 @@ use super::pins::{PinCheck, RunSources};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Not listed, failed.
     Regression,
     /// Listed `fail` with a signature, failed for another reason.
@@ -63,21 +63,21 @@ impl Outcome {
 
 /// A case worth reporting (everything but an unlisted pass).
 #[derive(Clone, Debug, Serialize)]
-pub struct CaseResult {
-    pub suite: String,
-    pub name: String,
-    pub outcome: Outcome,
+pub(crate) struct CaseResult {
+    pub(crate) suite: String,
+    pub(crate) name: String,
+    pub(crate) outcome: Outcome,
     /// The registry entry involved, and its file.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<String>,
+    pub(crate) entry: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry_file: Option<PathBuf>,
+    pub(crate) entry_file: Option<PathBuf>,
     /// Whether the case passed in this run (for listed cases).
-    pub passed: bool,
-    pub message: String,
+    pub(crate) passed: bool,
+    pub(crate) message: String,
     /// First lines of the failure text.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
 }
 
 impl CaseResult {
@@ -102,38 +102,38 @@ impl CaseResult {
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct SuiteSummary {
-    pub file: PathBuf,
-    pub name: String,
-    pub clients: BTreeSet<String>,
+pub(crate) struct SuiteSummary {
+    pub(crate) file: PathBuf,
+    pub(crate) name: String,
+    pub(crate) clients: BTreeSet<String>,
     /// Tests of the suite (as `hive history` and `hive diff` count them), and how they went.
-    pub cases: usize,
-    pub passed: usize,
-    pub failed: usize,
+    pub(crate) cases: usize,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
     /// Client launch and shared-client lifecycle cases, not tests: counted apart.
-    pub lifecycle: usize,
+    pub(crate) lifecycle: usize,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct HiveReport {
-    pub dir: PathBuf,
-    pub suites: Vec<SuiteSummary>,
+    pub(crate) dir: PathBuf,
+    pub(crate) suites: Vec<SuiteSummary>,
     /// Every non-pass outcome, in suite-file order then name order.
-    pub results: Vec<CaseResult>,
+    pub(crate) results: Vec<CaseResult>,
     /// Names of passing cases (kept only when asked, e.g. for JUnit).
     #[serde(skip)]
-    pub passes: Vec<(String, String)>,
-    pub counts: BTreeMap<Outcome, usize>,
-    pub allow_missing: bool,
-    pub upstream: BTreeMap<String, String>,
+    pub(crate) passes: Vec<(String, String)>,
+    pub(crate) counts: BTreeMap<Outcome, usize>,
+    pub(crate) allow_missing: bool,
+    pub(crate) upstream: BTreeMap<String, String>,
     /// What the run records of its sources (hive commit, client versions, build arguments).
-    pub sources: RunSources,
+    pub(crate) sources: RunSources,
     /// Each `[upstream]` pin against the run.
-    pub pins: Vec<PinCheck>,
+    pub(crate) pins: Vec<PinCheck>,
     /// Pins the run does not match: "hive: the run used X, the registry pins Y".
-    pub pin_mismatches: Vec<String>,
+    pub(crate) pin_mismatches: Vec<String>,
     /// `--require-pins`: a pin mismatch fails the check.
-    pub require_pins: bool,
+    pub(crate) require_pins: bool,
     /// `--verbose`: the text lists every excused case, not one line per registry entry.
     #[serde(skip)]
     pub verbose: bool,

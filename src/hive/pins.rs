@@ -15,14 +15,14 @@ use super::suite::SuiteSources;
 
 /// What one run records about where it came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct RunSources {
+pub(crate) struct RunSources {
     /// `hive.json` `sourceCommit` (or `hiveVersion.commit`), lower-case hex.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hive: Option<String>,
+    pub(crate) hive: Option<String>,
     /// Client name → the version it reported (`clientVersions`).
-    pub client_versions: BTreeMap<String, String>,
+    pub(crate) client_versions: BTreeMap<String, String>,
     /// `--sim.buildarg NAME=VALUE` of the hive command line.
-    pub sim_buildargs: BTreeMap<String, String>,
+    pub(crate) sim_buildargs: BTreeMap<String, String>,
 }
 
 /// The pin name whose run value is the rpc-compat simulator's `branch` build argument.
@@ -95,7 +95,7 @@ fn matches(name: &str, run: &str, pin: &str) -> bool {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PinStatus {
+pub(crate) enum PinStatus {
     Matched,
     Mismatch,
     /// The run does not record this source: not checked.
@@ -104,12 +104,12 @@ pub enum PinStatus {
 
 /// One `[upstream]` pin against a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PinCheck {
-    pub name: String,
-    pub pinned: String,
+pub(crate) struct PinCheck {
+    pub(crate) name: String,
+    pub(crate) pinned: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run: Option<String>,
-    pub status: PinStatus,
+    pub(crate) run: Option<String>,
+    pub(crate) status: PinStatus,
 }
 
 impl PinCheck {

@@ -39,7 +39,7 @@ pub struct UpdateOptions {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     /// An exclusion removed: its tests pass.
     Fixed,
     /// An exclusion moved from `fail` to `flaky`.
@@ -72,32 +72,32 @@ impl ChangeKind {
 
 /// One proposed edit or observation, explained.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Change {
-    pub kind: ChangeKind,
-    pub file: PathBuf,
-    pub message: String,
+pub(crate) struct Change {
+    pub(crate) kind: ChangeKind,
+    pub(crate) file: PathBuf,
+    pub(crate) message: String,
     /// Whether the registry files change for it (a note, or a missing test without
     /// `--prune-missing`, does not).
-    pub edits: bool,
+    pub(crate) edits: bool,
 }
 
 /// A registry file as it is and as it would be.
 #[derive(Clone, Debug, Serialize)]
-pub struct FileEdit {
-    pub path: PathBuf,
+pub(crate) struct FileEdit {
+    pub(crate) path: PathBuf,
     /// `None` for a new file.
     #[serde(skip)]
-    pub old: Option<String>,
+    pub(crate) old: Option<String>,
     #[serde(skip)]
-    pub new: String,
+    pub(crate) new: String,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Update {
-    pub changes: Vec<Change>,
-    pub files: Vec<FileEdit>,
+    pub(crate) changes: Vec<Change>,
+    pub(crate) files: Vec<FileEdit>,
     /// `--write`: the files were written.
-    pub written: bool,
+    pub(crate) written: bool,
 }
 
 /// What to do to one exclusion.

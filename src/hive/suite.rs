@@ -20,14 +20,14 @@ use super::case_scan::RawCase;
 /// visited; `into_owned` keeps it past that.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HiveCase<'a> {
-    pub name: Cow<'a, str>,
-    pub pass: bool,
-    pub timeout: bool,
-    pub multi_test_context: bool,
+    pub(crate) name: Cow<'a, str>,
+    pub(crate) pass: bool,
+    pub(crate) timeout: bool,
+    pub(crate) multi_test_context: bool,
     /// Inline failure text (legacy files, `--dev` runs).
-    pub details: Option<Cow<'a, str>>,
+    pub(crate) details: Option<Cow<'a, str>>,
     /// Byte range of the failure text in the suite's `testDetailsLog`.
-    pub log: Option<(u64, u64)>,
+    pub(crate) log: Option<(u64, u64)>,
 }
 
 /// The most failure text a case keeps (the report shows less): a case waiting for the end of
@@ -74,9 +74,9 @@ pub trait SuiteVisitor {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SuiteSources {
     /// `clientVersions`: client name → the version it reported.
-    pub client_versions: Vec<(String, String)>,
+    pub(crate) client_versions: Vec<(String, String)>,
     /// `runMetadata.hiveCommand`: the hive command line (hive #1305 and later).
-    pub hive_command: Vec<String>,
+    pub(crate) hive_command: Vec<String>,
 }
 
 /// Strings of a JSON value read leniently: third-party producers write other shapes.

@@ -11,10 +11,10 @@ use crate::markup::text_value;
 /// A problem at a place in a file. Line and column are 1-based; 0 means "the whole file".
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
+    pub(crate) path: PathBuf,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) message: String,
 }
 
 impl Diagnostic {

@@ -29,9 +29,9 @@ pub enum ImportFormat {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ImportReport {
     /// Each entry written: file, suite, how many exclusions.
-    pub written: Vec<(PathBuf, String, usize)>,
+    pub(crate) written: Vec<(PathBuf, String, usize)>,
     /// Names that were not imported, with why.
-    pub unmapped: Vec<(String, String)>,
+    pub(crate) unmapped: Vec<(String, String)>,
 }
 
 /// The test name and client of a listed `name`: ` (client)` at the end, or `-client` after an

@@ -61,8 +61,8 @@ fn read_source(root: &Path, rel: &str, field: &str, tracked: &Tracked) -> Result
 /// What `warden known-issues lint` found: how many entries loaded, and every problem.
 #[derive(Clone, Debug, Serialize)]
 pub struct LintReport {
-    pub entries: usize,
-    pub problems: Vec<Diagnostic>,
+    pub(crate) entries: usize,
+    pub(crate) problems: Vec<Diagnostic>,
 }
 
 /// Loads the registry in `dir` and lints it against the repository at `root`. `allow_draft`

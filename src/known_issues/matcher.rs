@@ -9,11 +9,11 @@ use super::schema::{Entry, Exclusion, Expect, MatchKind, Registry};
 /// An exclusion ready to match: glob and signature compiled once.
 #[derive(Debug)]
 pub(crate) struct Rule<'r> {
-    pub entry: &'r Entry,
-    pub exclusion: &'r Exclusion,
-    pub clients: &'r [String],
+    pub(crate) entry: &'r Entry,
+    pub(crate) exclusion: &'r Exclusion,
+    pub(crate) clients: &'r [String],
     glob: Option<GlobMatcher>,
-    pub signature: Option<Regex>,
+    pub(crate) signature: Option<Regex>,
 }
 
 impl<'r> Rule<'r> {
@@ -58,7 +58,7 @@ const SIGNATURE_SIZE_LIMIT: usize = 256 * 1024;
 /// against 100,000 cases took 58 s one rule at a time).
 #[derive(Debug)]
 pub(crate) struct Matcher<'r> {
-    pub rules: Vec<Rule<'r>>,
+    pub(crate) rules: Vec<Rule<'r>>,
     /// Exact names, looked up once per case: a fast non-DoS-resistant hash is fine for our own keys.
     exact: FxHashMap<(&'r str, &'r str), Vec<usize>>,
     /// Per suite: one set of the prefix and glob rules, and the rule index of each set member.

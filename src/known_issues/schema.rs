@@ -20,16 +20,16 @@ const ENTRY_CAP: u64 = 1 << 20;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Clients an exclusion applies to when it names none, e.g. `["ethrex"]`.
     #[serde(default)]
-    pub clients: Vec<String>,
+    pub(crate) clients: Vec<String>,
     /// Where `known-issues render` writes, relative to the repository root.
     #[serde(default = "default_doc")]
-    pub doc: String,
+    pub(crate) doc: String,
     /// Pinned upstream refs printed in reports, e.g. `hive = "a74a5a70"`.
     #[serde(default)]
-    pub upstream: BTreeMap<String, String>,
+    pub(crate) upstream: BTreeMap<String, String>,
 }
 
 fn default_doc() -> String {
@@ -48,7 +48,7 @@ impl Default for Settings {
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum IssueStatus {
+pub(crate) enum IssueStatus {
     #[default]
     Open,
     /// Not temporary: the entry documents a deliberate, lasting difference.
@@ -75,7 +75,7 @@ impl IssueStatus {
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum MatchKind {
+pub(crate) enum MatchKind {
     #[default]
     Exact,
     Prefix,
@@ -107,60 +107,60 @@ pub enum Expect {
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Location {
-    pub path: Spanned<String>,
-    pub symbol: Option<Spanned<String>>,
-    pub note: Option<String>,
+pub(crate) struct Location {
+    pub(crate) path: Spanned<String>,
+    pub(crate) symbol: Option<Spanned<String>>,
+    pub(crate) note: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Coverage {
-    pub path: Spanned<String>,
-    pub test: Spanned<String>,
+pub(crate) struct Coverage {
+    pub(crate) path: Spanned<String>,
+    pub(crate) test: Spanned<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Exclusion {
-    pub suite: String,
-    pub test: Spanned<String>,
+pub(crate) struct Exclusion {
+    pub(crate) suite: String,
+    pub(crate) test: Spanned<String>,
     #[serde(rename = "match", default)]
-    pub match_kind: MatchKind,
-    pub clients: Option<Vec<String>>,
+    pub(crate) match_kind: MatchKind,
+    pub(crate) clients: Option<Vec<String>>,
     #[serde(default)]
-    pub expect: Expect,
-    pub signature: Option<Spanned<String>>,
+    pub(crate) expect: Expect,
+    pub(crate) signature: Option<Spanned<String>>,
 }
 
 /// One known issue as written in its TOML file.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct EntryFile {
-    pub title: String,
+pub(crate) struct EntryFile {
+    pub(crate) title: String,
     #[serde(default)]
-    pub status: IssueStatus,
-    pub why: String,
-    pub removal: String,
+    pub(crate) status: IssueStatus,
+    pub(crate) why: String,
+    pub(crate) removal: String,
     #[serde(rename = "where", default)]
-    pub locations: Vec<Location>,
+    pub(crate) locations: Vec<Location>,
     #[serde(default)]
-    pub coverage: Vec<Coverage>,
+    pub(crate) coverage: Vec<Coverage>,
     #[serde(default)]
-    pub links: Vec<String>,
-    pub added: Option<toml::value::Datetime>,
-    pub review_by: Option<Spanned<toml::value::Datetime>>,
+    pub(crate) links: Vec<String>,
+    pub(crate) added: Option<toml::value::Datetime>,
+    pub(crate) review_by: Option<Spanned<toml::value::Datetime>>,
     #[serde(default)]
-    pub exclude: Vec<Exclusion>,
+    pub(crate) exclude: Vec<Exclusion>,
 }
 
 /// A loaded entry: its id (the file stem), its file and its text (for line numbers).
 #[derive(Clone, Debug)]
-pub struct Entry {
-    pub id: String,
-    pub path: PathBuf,
-    pub source: String,
-    pub data: EntryFile,
+pub(crate) struct Entry {
+    pub(crate) id: String,
+    pub(crate) path: PathBuf,
+    pub(crate) source: String,
+    pub(crate) data: EntryFile,
 }
 
 impl Entry {
@@ -195,10 +195,10 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 #[derive(Clone, Debug, Default)]
 pub struct Registry {
-    pub dir: PathBuf,
-    pub settings: Settings,
+    pub(crate) dir: PathBuf,
+    pub(crate) settings: Settings,
     /// Sorted by id.
-    pub entries: Vec<Entry>,
+    pub(crate) entries: Vec<Entry>,
 }
 
 fn toml_diagnostic(path: &Path, text: &str, err: &toml::de::Error) -> Diagnostic {

@@ -7,9 +7,9 @@ use std::fmt;
 /// The fields of a trusted comment a release binds (`tag:`, `repo:`, `commit:`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SignedRelease {
-    pub tag: Option<String>,
-    pub repo: Option<String>,
-    pub commit: Option<String>,
+    pub(crate) tag: Option<String>,
+    pub(crate) repo: Option<String>,
+    pub(crate) commit: Option<String>,
 }
 
 /// What a signature must bind: each field given is required. A repository compares without case
@@ -17,9 +17,9 @@ pub(crate) struct SignedRelease {
 /// one (at least 12 hex digits; the full SHA for a published release).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Expected<'a> {
-    pub tag: Option<&'a str>,
-    pub repo: Option<&'a str>,
-    pub commit: Option<&'a str>,
+    pub(crate) tag: Option<&'a str>,
+    pub(crate) repo: Option<&'a str>,
+    pub(crate) commit: Option<&'a str>,
 }
 
 /// A published release as GitHub describes it: its tag, its repository, and the commit the tag
@@ -27,9 +27,9 @@ pub(crate) struct Expected<'a> {
 /// unverifiable: a binding is then checked for tag and repository only).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReleaseIdentity {
-    pub tag: String,
-    pub repo: String,
-    pub commit: Option<String>,
+    pub(crate) tag: String,
+    pub(crate) repo: String,
+    pub(crate) commit: Option<String>,
 }
 
 impl ReleaseIdentity {
@@ -55,9 +55,9 @@ pub(crate) enum BoundField {
 /// was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BindingMismatch {
-    pub field: BoundField,
-    pub signed: Option<String>,
-    pub expected: String,
+    pub(crate) field: BoundField,
+    pub(crate) signed: Option<String>,
+    pub(crate) expected: String,
 }
 
 /// Whether `c` is a full commit SHA: 40 hex digits.

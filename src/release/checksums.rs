@@ -81,7 +81,9 @@ fn escape(name: &str) -> String {
 
 impl ChecksumFile {
     /// Builds the file from (name, digest) pairs. Names must be relative and unique.
-    pub(crate) fn new(entries: impl IntoIterator<Item = (String, [u8; 32])>) -> Result<Self, String> {
+    pub(crate) fn new(
+        entries: impl IntoIterator<Item = (String, [u8; 32])>,
+    ) -> Result<Self, String> {
         let mut map = BTreeMap::new();
         for (name, digest) in entries {
             check_relative_name(&name)?;

@@ -21,15 +21,15 @@ use crate::files::guarded;
 #[derive(Clone, Debug, Serialize)]
 pub struct CosignReport {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
+    pub(crate) key_id: KeyId,
     /// The key's name in the policy.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub checksums: PathBuf,
-    pub signature: PathBuf,
+    pub(crate) name: Option<String>,
+    pub(crate) checksums: PathBuf,
+    pub(crate) signature: PathBuf,
     /// Distinct keys that have signed now, this one included, and how many the policy asks for.
-    pub signers: usize,
-    pub required: usize,
+    pub(crate) signers: usize,
+    pub(crate) required: usize,
 }
 
 /// Co-signs the release in `opts.inputs[0]` (a folder with a signed checksum list) with `key`.

@@ -14,9 +14,9 @@ const BUFFER_BYTES: usize = 1 << 20;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Digests {
-    pub sha256: [u8; 32],
-    pub blake2b512: [u8; 64],
-    pub size: u64,
+    pub(crate) sha256: [u8; 32],
+    pub(crate) blake2b512: [u8; 64],
+    pub(crate) size: u64,
 }
 
 /// Bytes hashed so far, shared with whoever draws progress (the library never prints).

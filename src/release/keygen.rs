@@ -22,13 +22,13 @@ pub struct KeygenOptions {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct KeygenReport {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
-    pub public_key: PathBuf,
-    pub secret_key: PathBuf,
-    pub encrypted: bool,
+    pub(crate) key_id: KeyId,
+    pub(crate) public_key: PathBuf,
+    pub(crate) secret_key: PathBuf,
+    pub(crate) encrypted: bool,
     /// The revocation statement made now, beside the secret key: installed later with
     /// `warden keys revoke KEYID --statement FILE` if the key is lost or stolen.
-    pub revocation: PathBuf,
+    pub(crate) revocation: PathBuf,
 }
 
 fn create_dir(dir: &Path, mode: u32) -> Result<()> {

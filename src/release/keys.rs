@@ -93,7 +93,7 @@ fn split_box(text: &str, what: &str) -> Result<(String, String), ParseError> {
 #[derive(Clone)]
 pub struct PublicKey {
     pub key_id: KeyId,
-    pub key: VerifyingKey,
+    pub(crate) key: VerifyingKey,
 }
 
 impl PartialEq for PublicKey {
@@ -238,7 +238,7 @@ pub enum SecretKeyProtection {
 /// A decoded, decrypted and checked minisign secret key, ready to sign.
 /// The Ed25519 key is wiped on drop (ed25519-dalek `zeroize`); `Debug` shows only the key id.
 pub struct SecretKey {
-    pub key_id: KeyId,
+    pub(crate) key_id: KeyId,
     signing: SigningKey,
 }
 
@@ -506,9 +506,9 @@ fn decrypt(raw: &RawSecretKey, password: &Password) -> Result<RawSecretKey, Pars
 
 /// A freshly generated key pair in minisign text form.
 pub(crate) struct GeneratedKeyPair {
-    pub public: PublicKey,
+    pub(crate) public: PublicKey,
     /// The secret key box, ready to write to a file with mode 0600.
-    pub secret_box: Zeroizing<String>,
+    pub(crate) secret_box: Zeroizing<String>,
 }
 
 impl fmt::Debug for GeneratedKeyPair {

@@ -55,13 +55,13 @@ struct KeyEntry {
 #[derive(Clone, Debug, serde::Serialize)]
 pub(crate) struct Policy {
     /// Distinct trusted, unrevoked, unexpired keys that must sign.
-    pub threshold: usize,
-    pub keys: Vec<KeyPolicy>,
+    pub(crate) threshold: usize,
+    pub(crate) keys: Vec<KeyPolicy>,
     /// Where it was read from; `None` for the default policy.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// What the run that signs must be (`require_run`, `workflow`, `environment`).
-    pub run: super::provenance::RunPolicy,
+    pub(crate) run: super::provenance::RunPolicy,
 }
 
 impl Default for Policy {
@@ -79,16 +79,16 @@ impl Default for Policy {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct KeyPolicy {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
+    pub(crate) key_id: KeyId,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub(crate) role: Option<String>,
     /// As written, and the first second (Unix time) at which the key is no longer trusted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub valid_until: Option<String>,
+    pub(crate) valid_until: Option<String>,
     #[serde(skip)]
-    pub expires_at: Option<u64>,
+    pub(crate) expires_at: Option<u64>,
 }
 
 impl Policy {

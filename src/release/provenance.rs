@@ -24,12 +24,12 @@ pub(crate) const ACTIONS_BOT: &str = "github-actions[bot]";
 /// The workflow run a signature says made it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RunBinding {
-    pub run_id: u64,
-    pub attempt: u32,
+    pub(crate) run_id: u64,
+    pub(crate) attempt: u32,
     /// `GITHUB_WORKFLOW_REF` as the runner gave it: `owner/repo/<path>@<ref>`.
-    pub workflow: String,
+    pub(crate) workflow: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub environment: Option<String>,
+    pub(crate) environment: Option<String>,
 }
 
 impl RunBinding {
@@ -179,11 +179,11 @@ fn split_workflow(w: &str) -> Option<(&str, &str, &str)> {
 /// What `keys/policy.toml` asks of the run that signs (`require_run`, `workflow`, `environment`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct RunPolicy {
-    pub require_run: bool,
+    pub(crate) require_run: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub workflow: Option<String>,
+    pub(crate) workflow: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub environment: Option<String>,
+    pub(crate) environment: Option<String>,
 }
 
 impl RunPolicy {
@@ -225,28 +225,28 @@ impl RunPolicy {
 /// A workflow run as GitHub records it (one attempt of it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RunRecord {
-    pub id: u64,
-    pub attempt: u32,
+    pub(crate) id: u64,
+    pub(crate) attempt: u32,
     /// The workflow file (`.github/workflows/release.yml`).
-    pub path: String,
-    pub head_sha: String,
+    pub(crate) path: String,
+    pub(crate) head_sha: String,
     /// `owner/repo` of the code that ran (a fork's name for a fork's pull request).
-    pub head_repository: String,
-    pub event: String,
+    pub(crate) head_repository: String,
+    pub(crate) event: String,
     /// The branch or tag the run is for.
-    pub head_branch: String,
+    pub(crate) head_branch: String,
     /// Unix seconds.
-    pub started_at: u64,
-    pub updated_at: u64,
+    pub(crate) started_at: u64,
+    pub(crate) updated_at: u64,
 }
 
 /// A deployment a job with `environment:` made, with its statuses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct DeploymentRecord {
-    pub environment: String,
-    pub sha: String,
+    pub(crate) environment: String,
+    pub(crate) sha: String,
     /// Each status's `state` with its `log_url` or `target_url`.
-    pub statuses: Vec<(String, String)>,
+    pub(crate) statuses: Vec<(String, String)>,
 }
 
 /// The deployment states GitHub writes once a job has passed its environment's protection rules
@@ -256,10 +256,10 @@ const STARTED_STATES: [&str; 2] = ["in_progress", "success"];
 /// A release asset's upload, as GitHub records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct UploadRecord {
-    pub name: String,
-    pub uploader: String,
-    pub created_at: u64,
-    pub updated_at: u64,
+    pub(crate) name: String,
+    pub(crate) uploader: String,
+    pub(crate) created_at: u64,
+    pub(crate) updated_at: u64,
 }
 
 /// What GitHub says about a bound run: the run (or why it could not be read) and the
@@ -267,18 +267,18 @@ pub(crate) struct UploadRecord {
 #[derive(Clone, Debug)]
 pub(crate) struct RunEvidence {
     /// `None` when GitHub says there is no such run (404).
-    pub run: Option<RunRecord>,
-    pub deployments: Vec<DeploymentRecord>,
+    pub(crate) run: Option<RunRecord>,
+    pub(crate) deployments: Vec<DeploymentRecord>,
 }
 
 /// What the signature says, with the release it is for.
 pub(crate) struct Signed<'a> {
-    pub binding: &'a RunBinding,
+    pub(crate) binding: &'a RunBinding,
     /// The trusted comment's `timestamp:`.
-    pub timestamp: Option<u64>,
-    pub commit: Option<&'a str>,
-    pub repo: &'a str,
-    pub tag: &'a str,
+    pub(crate) timestamp: Option<u64>,
+    pub(crate) commit: Option<&'a str>,
+    pub(crate) repo: &'a str,
+    pub(crate) tag: &'a str,
 }
 
 /// Every way the run GitHub recorded differs from the one the signature names (empty: it

@@ -17,20 +17,20 @@ pub(crate) const REVOKED_DIR: &str = "revoked";
 
 /// A key that must not be trusted any more, and who said so.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Revocation {
+pub(crate) struct Revocation {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
+    pub(crate) key_id: KeyId,
     /// The key revoked, by its bytes: a signature is by a revoked key only when it verifies
     /// under these.
     #[serde(skip)]
-    pub public_key: PublicKey,
+    pub(crate) public_key: PublicKey,
     /// As written in the statement (RFC 3339, UTC).
-    pub revoked_at: String,
-    pub reason: String,
+    pub(crate) revoked_at: String,
+    pub(crate) reason: String,
     /// The key whose signature makes the statement valid (the revoked key itself, or another).
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub signed_by: KeyId,
-    pub file: PathBuf,
+    pub(crate) signed_by: KeyId,
+    pub(crate) file: PathBuf,
 }
 
 #[derive(Deserialize)]
@@ -293,12 +293,12 @@ pub struct RevokeOptions {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RevokeReport {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
-    pub statement: PathBuf,
-    pub signature: PathBuf,
+    pub(crate) key_id: KeyId,
+    pub(crate) statement: PathBuf,
+    pub(crate) signature: PathBuf,
     /// Why the revocation is not valid yet (more co-signatures needed); `None` when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pending: Option<String>,
+    pub(crate) pending: Option<String>,
 }
 
 impl RevokeReport {

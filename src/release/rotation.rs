@@ -19,10 +19,10 @@ pub(crate) const ROTATIONS_DIR: &str = "rotations";
 /// One checked rotation: `new` succeeds `old`.
 #[derive(Clone, Debug)]
 pub(crate) struct Rotation {
-    pub old: PublicKey,
-    pub new: PublicKey,
-    pub rotated_at: String,
-    pub file: PathBuf,
+    pub(crate) old: PublicKey,
+    pub(crate) new: PublicKey,
+    pub(crate) rotated_at: String,
+    pub(crate) file: PathBuf,
 }
 
 #[derive(Deserialize)]
@@ -231,9 +231,9 @@ pub struct RotateReport {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
     pub old: KeyId,
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub new: KeyId,
-    pub public_key: PathBuf,
-    pub statement: PathBuf,
+    pub(crate) new: KeyId,
+    pub(crate) public_key: PathBuf,
+    pub(crate) statement: PathBuf,
 }
 
 /// Adds the new public key to the folder and the statement, signed by both keys. Refused when

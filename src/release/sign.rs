@@ -44,12 +44,12 @@ pub struct SignOptions {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct SignedFile {
-    pub path: PathBuf,
-    pub signature: PathBuf,
+pub(crate) struct SignedFile {
+    pub(crate) path: PathBuf,
+    pub(crate) signature: PathBuf,
     #[serde(serialize_with = "hex_digest")]
-    pub sha256: [u8; 32],
-    pub size: u64,
+    pub(crate) sha256: [u8; 32],
+    pub(crate) size: u64,
 }
 
 fn hex_digest<S: serde::Serializer>(d: &[u8; 32], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -59,15 +59,15 @@ fn hex_digest<S: serde::Serializer>(d: &[u8; 32], s: S) -> std::result::Result<S
 #[derive(Clone, Debug, Serialize)]
 pub struct SignReport {
     #[serde(serialize_with = "display")]
-    pub key_id: KeyId,
-    pub artifacts: Vec<SignedFile>,
-    pub checksums: Option<SignedFile>,
+    pub(crate) key_id: KeyId,
+    pub(crate) artifacts: Vec<SignedFile>,
+    pub(crate) checksums: Option<SignedFile>,
     /// Directory entries that were not signed, with the reason (symlinks, special files,
     /// signatures and checksum lists).
-    pub skipped: Skipped,
+    pub(crate) skipped: Skipped,
     /// What the user should know: same-named files in different folders, temp files of an
     /// interrupted run that were removed.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 fn display<T: std::fmt::Display, S: serde::Serializer>(

@@ -20,7 +20,7 @@ pub(crate) const DEFAULT_UNTRUSTED_COMMENT: &str = "signature from minisign secr
 
 /// The signature algorithm stored in the first two bytes of the signature line.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum SignatureAlgorithm {
+pub(crate) enum SignatureAlgorithm {
     /// `ED`: Ed25519 over the BLAKE2b-512 of the file (minisign's default since 0.10).
     Prehashed,
     /// `Ed`: Ed25519 over the whole file (needs it all in memory; signify-compatible).
@@ -50,12 +50,12 @@ impl SignatureAlgorithm {
 /// A parsed `.minisig` file.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SignatureFile {
-    pub untrusted_comment: String,
-    pub algorithm: SignatureAlgorithm,
-    pub key_id: KeyId,
-    pub signature: [u8; 64],
-    pub trusted_comment: TrustedComment,
-    pub global_signature: [u8; 64],
+    pub(crate) untrusted_comment: String,
+    pub(crate) algorithm: SignatureAlgorithm,
+    pub(crate) key_id: KeyId,
+    pub(crate) signature: [u8; 64],
+    pub(crate) trusted_comment: TrustedComment,
+    pub(crate) global_signature: [u8; 64],
 }
 
 /// Why a signature does not verify.

@@ -27,30 +27,30 @@ use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
 
 /// One signature of a file and what it counted for.
 #[derive(Clone, Debug, Serialize)]
-pub struct SignerEntry {
+pub(crate) struct SignerEntry {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
-    pub signature: PathBuf,
+    pub(crate) key_id: KeyId,
+    pub(crate) signature: PathBuf,
     /// The key's name in `keys/policy.toml`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub counted: bool,
+    pub(crate) name: Option<String>,
+    pub(crate) counted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// The workflow run its trusted comment binds.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run: Option<RunBinding>,
+    pub(crate) run: Option<RunBinding>,
     /// Its trusted comment's `timestamp:` and `commit:`, which a bound run is checked against.
     #[serde(skip)]
-    pub timestamp: Option<u64>,
+    pub(crate) timestamp: Option<u64>,
     #[serde(skip)]
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
 }
 
 /// Why a file (or one of its signatures) is not verified, as a type: what each consumer's
 /// words and the audit's rules are chosen by. Every reason comes with its text.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// Verified, or not decided yet.
     #[default]
     None,
@@ -95,29 +95,29 @@ pub(crate) type Rejected = (Cause, String);
 /// what it allows.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Checks<'a> {
-    pub allow_legacy: bool,
-    pub allow_dry_run: bool,
-    pub allow_unbound: bool,
-    pub expected: Expected<'a>,
+    pub(crate) allow_legacy: bool,
+    pub(crate) allow_dry_run: bool,
+    pub(crate) allow_unbound: bool,
+    pub(crate) expected: Expected<'a>,
     /// A published release: its tag, repository and the commit its tag names.
-    pub release: Option<&'a ReleaseIdentity>,
+    pub(crate) release: Option<&'a ReleaseIdentity>,
 }
 
 /// What the signatures of a file say, as a verification reports it: the first signature's key
 /// and trusted comment, and every signer.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Judged {
-    pub key_id: Option<KeyId>,
-    pub key_file: Option<PathBuf>,
-    pub tag: Option<String>,
-    pub commit: Option<String>,
-    pub repo: Option<String>,
-    pub file: Option<String>,
-    pub path: Option<String>,
-    pub timestamp: Option<u64>,
-    pub run: Option<RunBinding>,
-    pub signers: Vec<SignerEntry>,
-    pub required_signatures: Option<usize>,
+    pub(crate) key_id: Option<KeyId>,
+    pub(crate) key_file: Option<PathBuf>,
+    pub(crate) tag: Option<String>,
+    pub(crate) commit: Option<String>,
+    pub(crate) repo: Option<String>,
+    pub(crate) file: Option<String>,
+    pub(crate) path: Option<String>,
+    pub(crate) timestamp: Option<u64>,
+    pub(crate) run: Option<RunBinding>,
+    pub(crate) signers: Vec<SignerEntry>,
+    pub(crate) required_signatures: Option<usize>,
 }
 
 impl Judged {

@@ -338,44 +338,44 @@ fn is_keys_folder(dir: &Path) -> bool {
 /// The keys folder as `warden keys list` shows it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct KeysReport {
-    pub keys_dir: PathBuf,
-    pub trusted: Vec<ListedKey>,
-    pub revoked: Vec<super::revocation::Revocation>,
+    pub(crate) keys_dir: PathBuf,
+    pub(crate) trusted: Vec<ListedKey>,
+    pub(crate) revoked: Vec<super::revocation::Revocation>,
     /// Rotations: (old, new, when, statement).
-    pub rotations: Vec<ListedRotation>,
+    pub(crate) rotations: Vec<ListedRotation>,
     /// Distinct usable keys a release needs (1 without a policy).
-    pub threshold: usize,
+    pub(crate) threshold: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub policy: Option<PathBuf>,
+    pub(crate) policy: Option<PathBuf>,
     /// Why the folder cannot be used as it is: a statement or policy that does not read or
     /// verify, a policy naming a missing key, a threshold no set of keys can meet.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct ListedRotation {
+pub(crate) struct ListedRotation {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub old: KeyId,
+    pub(crate) old: KeyId,
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub new: KeyId,
-    pub rotated_at: String,
-    pub file: PathBuf,
+    pub(crate) new: KeyId,
+    pub(crate) rotated_at: String,
+    pub(crate) file: PathBuf,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct ListedKey {
+pub(crate) struct ListedKey {
     #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub key_id: KeyId,
-    pub file: PathBuf,
+    pub(crate) key_id: KeyId,
+    pub(crate) file: PathBuf,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub(crate) role: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub valid_until: Option<String>,
+    pub(crate) valid_until: Option<String>,
     /// Past its `valid_until`: listed, but its signatures do not count.
-    pub expired: bool,
+    pub(crate) expired: bool,
 }
 
 /// Lists `keys_dir`: its keys, revocations, rotations and policy, and every inconsistency.

@@ -27,11 +27,11 @@ use crate::error::Result;
 /// What GitHub records of one asset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct AssetRecord {
-    pub name: String,
+    pub(crate) name: String,
     /// The SHA-256 GitHub computed at upload, when it gives one.
-    pub digest: Option<[u8; 32]>,
+    pub(crate) digest: Option<[u8; 32]>,
     /// Who uploaded it and when; `None` when the API leaves it out.
-    pub upload: Option<UploadRecord>,
+    pub(crate) upload: Option<UploadRecord>,
 }
 
 /// Which run a signature names: its id and attempt (the records are read once per run).
@@ -41,29 +41,29 @@ pub(crate) type RunKey = (u64, u32);
 #[derive(Debug)]
 pub(crate) struct ReleaseEvidence {
     /// Its tag, repository, and the commit the tag names now.
-    pub identity: ReleaseIdentity,
-    pub assets: Vec<AssetRecord>,
+    pub(crate) identity: ReleaseIdentity,
+    pub(crate) assets: Vec<AssetRecord>,
     /// The assets as they were read.
-    pub published: Published,
+    pub(crate) published: Published,
     /// The records of each run a counted signature of the list names (`Err`: they could not be
     /// read). A run not here was not read: its signature's provenance is unverifiable.
-    pub runs: BTreeMap<RunKey, std::result::Result<RunEvidence, String>>,
+    pub(crate) runs: BTreeMap<RunKey, std::result::Result<RunEvidence, String>>,
 }
 
 /// One failure of the verdict: why (as a type), what it is about, and the words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Problem {
-    pub cause: Cause,
+    pub(crate) cause: Cause,
     /// The file, signature or run it is about, as the report names it.
-    pub subject: String,
-    pub why: String,
+    pub(crate) subject: String,
+    pub(crate) why: String,
 }
 
 /// The verdict: the report `verify --release` prints, and its failures, typed.
 #[derive(Debug)]
 pub(crate) struct ReleaseVerdict {
-    pub report: VerifyReport,
-    pub problems: Vec<Problem>,
+    pub(crate) report: VerifyReport,
+    pub(crate) problems: Vec<Problem>,
 }
 
 /// The runs the counted signatures of a trusted list (`list`, its verdict) name, with the

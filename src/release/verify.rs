@@ -116,7 +116,7 @@ impl Only {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ArtifactStatus {
+pub(crate) enum ArtifactStatus {
     /// Signature and/or checksum verified.
     Ok,
     /// A verification failed: altered, swapped, unsigned, untrusted key, wrong tag, dry-run.
@@ -126,48 +126,48 @@ pub enum ArtifactStatus {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ArtifactResult {
-    pub name: String,
-    pub status: ArtifactStatus,
+pub(crate) struct ArtifactResult {
+    pub(crate) name: String,
+    pub(crate) status: ArtifactStatus,
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "opt_display"
     )]
-    pub key_id: Option<KeyId>,
+    pub(crate) key_id: Option<KeyId>,
     /// The trusted key file that holds `key_id`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub key_file: Option<PathBuf>,
+    pub(crate) key_file: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tag: Option<String>,
+    pub(crate) tag: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub repo: Option<String>,
+    pub(crate) repo: Option<String>,
     /// The trusted comment's `file:` and `path:`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// The trusted comment's `timestamp:` (Unix seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timestamp: Option<u64>,
+    pub(crate) timestamp: Option<u64>,
     /// The workflow run the (first) signature binds.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run: Option<super::provenance::RunBinding>,
+    pub(crate) run: Option<super::provenance::RunBinding>,
     /// What was checked: "signature", "sha256" or both.
-    pub checked: Vec<&'static str>,
+    pub(crate) checked: Vec<&'static str>,
     /// Every signature found (the first, and co-signatures `<file>.<KEYID>.minisig`), and
     /// whether it counted toward the threshold.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub signers: Vec<SignerEntry>,
+    pub(crate) signers: Vec<SignerEntry>,
     /// The keys folder's threshold, when it asks for more than one signature.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub required_signatures: Option<usize>,
+    pub(crate) required_signatures: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Why it failed, as a type (`Cause::None` when it verified).
     #[serde(skip)]
-    pub cause: Cause,
+    pub(crate) cause: Cause,
 }
 
 fn opt_display<S: serde::Serializer>(
@@ -182,20 +182,20 @@ fn opt_display<S: serde::Serializer>(
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct VerifyReport {
-    pub results: Vec<ArtifactResult>,
+    pub(crate) results: Vec<ArtifactResult>,
     /// Entries that were not verified, each with the reason; never dropped silently.
-    pub skipped: Vec<SkippedEntry>,
+    pub(crate) skipped: Vec<SkippedEntry>,
     pub warnings: Vec<String>,
     /// Facts, not cautions (what a published release is).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// A path `verify` passed over, and why.
 #[derive(Clone, Debug, Serialize)]
-pub struct SkippedEntry {
-    pub name: String,
-    pub reason: String,
+pub(crate) struct SkippedEntry {
+    pub(crate) name: String,
+    pub(crate) reason: String,
 }
 
 impl VerifyReport {
@@ -343,25 +343,25 @@ pub(crate) enum AssetBytes {
 /// `dir/<name>`: results are named so, and a download keeps the files there.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Published {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Whether the assets were downloaded into `dir` (a legacy signature needs their bytes).
-    pub on_disk: bool,
-    pub assets: BTreeSet<String>,
+    pub(crate) on_disk: bool,
+    pub(crate) assets: BTreeSet<String>,
     /// The checksum list's bytes, when it was read (`Err`: why it could not be).
-    pub list: Option<std::result::Result<Vec<u8>, String>>,
+    pub(crate) list: Option<std::result::Result<Vec<u8>, String>>,
     /// The text of every signature asset read, by path (`Err`: why it could not be).
-    pub signatures: BTreeMap<PathBuf, std::result::Result<String, String>>,
-    pub bytes: BTreeMap<PathBuf, AssetBytes>,
+    pub(crate) signatures: BTreeMap<PathBuf, std::result::Result<String, String>>,
+    pub(crate) bytes: BTreeMap<PathBuf, AssetBytes>,
     /// Signature assets that were not read (an artifact's own signature, to the default audit).
-    pub unread: BTreeSet<PathBuf>,
+    pub(crate) unread: BTreeSet<PathBuf>,
     /// Files that fail before they are judged (an asset GitHub's digest shows replaced).
-    pub preset: BTreeMap<PathBuf, Rejected>,
+    pub(crate) preset: BTreeMap<PathBuf, Rejected>,
     /// Whether the assets are being downloaded: one the list's failure leaves unread is "not
     /// downloaded", else "not checked".
-    pub downloading: bool,
+    pub(crate) downloading: bool,
     /// The checksum list's verdict once made ([`judge_list`]): it decides what is read next,
     /// and is not made again.
-    pub judged_list: Option<(ArtifactResult, std::result::Result<ChecksumFile, String>)>,
+    pub(crate) judged_list: Option<(ArtifactResult, std::result::Result<ChecksumFile, String>)>,
 }
 
 /// Where a release directory's files are: on disk (`warden verify DIR`), or a published

@@ -16,12 +16,12 @@ use crate::audit::secrets::SigningSecrets;
 /// What the callers of a local reusable workflow give it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Caller {
-    pub tag_patterns: Vec<String>,
-    pub tag_trigger: bool,
+    pub(crate) tag_patterns: Vec<String>,
+    pub(crate) tag_trigger: bool,
     /// The callers' events that carry outside code or input (`pull_request_target`, …).
-    pub risky: Vec<String>,
+    pub(crate) risky: Vec<String>,
     /// The callee's secret name (normalised) → the caller's key it receives, and from where.
-    pub passed: BTreeMap<String, String>,
+    pub(crate) passed: BTreeMap<String, String>,
 }
 
 impl Caller {

@@ -14,31 +14,31 @@ use crate::audit::findings::Finding;
 
 /// What every job's checks share.
 #[derive(Clone, Copy, Debug)]
-pub struct JobContext<'c> {
+pub(crate) struct JobContext<'c> {
     /// Every key found in the repository's workflows (a job handed every secret holds them).
-    pub known: &'c BTreeSet<String>,
+    pub(crate) known: &'c BTreeSet<String>,
     /// Whether a tag push runs the workflow (its own trigger, or a caller's).
-    pub tag_trigger: bool,
+    pub(crate) tag_trigger: bool,
 }
 
 /// A workflow as its checks see it.
 #[derive(Clone, Copy)]
-pub struct WorkflowView<'w> {
-    pub src: &'w Source,
-    pub workflow: &'w Workflow,
-    pub value: &'w Value,
+pub(crate) struct WorkflowView<'w> {
+    pub(crate) src: &'w Source,
+    pub(crate) workflow: &'w Workflow,
+    pub(crate) value: &'w Value,
     /// Every key found in the repository's workflows.
-    pub known: &'w BTreeSet<String>,
+    pub(crate) known: &'w BTreeSet<String>,
     /// For each workflow, its jobs that hold a key without an environment ("job `sign` holds
     /// KEY").
-    pub exposed: &'w BTreeMap<PathBuf, Vec<String>>,
+    pub(crate) exposed: &'w BTreeMap<PathBuf, Vec<String>>,
     /// The keys this workflow's jobs hold.
-    pub keys: &'w BTreeSet<String>,
+    pub(crate) keys: &'w BTreeSet<String>,
     /// The risky events of the workflows that call this one (a reusable workflow runs on them).
-    pub via_callers: &'w [String],
+    pub(crate) via_callers: &'w [String],
     /// Every workflow file of the repository (`.github/workflows/x.yml`): a local callee not
     /// among them cannot be judged.
-    pub local_workflows: &'w BTreeSet<PathBuf>,
+    pub(crate) local_workflows: &'w BTreeSet<PathBuf>,
 }
 
 impl WorkflowView<'_> {
@@ -58,7 +58,7 @@ pub(crate) type WorkflowCheck = fn(&WorkflowView) -> Vec<Finding>;
 /// not parse.
 #[derive(Clone, Debug)]
 pub struct Checks {
-    pub job: Vec<JobCheck>,
-    pub workflow: Vec<WorkflowCheck>,
-    pub unparseable: fn(&Path, (usize, usize), &str) -> Finding,
+    pub(crate) job: Vec<JobCheck>,
+    pub(crate) workflow: Vec<WorkflowCheck>,
+    pub(crate) unparseable: fn(&Path, (usize, usize), &str) -> Finding,
 }

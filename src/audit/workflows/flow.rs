@@ -15,7 +15,7 @@ use crate::audit::secrets::SigningSecrets;
 
 /// Where in a job a key was seen first.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Spot {
+pub(crate) enum Spot {
     Step(usize),
     JobEnv,
     WorkflowEnv,
@@ -24,7 +24,7 @@ pub enum Spot {
 
 /// Why warden judged a secret a signing key.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// It flows into a signing command or action (`op`), possibly inside a local action.
     FlowsInto { op: String, within: Option<String> },
     /// It is written out in a job that signs with `op` (key-shaped name, a later step reads it).
@@ -56,26 +56,26 @@ pub enum Why {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyUse {
-    pub name: String,
-    pub why: Why,
-    pub spot: Spot,
+pub(crate) struct KeyUse {
+    pub(crate) name: String,
+    pub(crate) why: Why,
+    pub(crate) spot: Spot,
 }
 
 /// What a job does with secrets.
 #[derive(Clone, Debug, Default)]
-pub struct JobSecrets {
+pub(crate) struct JobSecrets {
     /// The signing keys, in order of first use.
-    pub keys: Vec<KeyUse>,
+    pub(crate) keys: Vec<KeyUse>,
     /// The job receives every secret (`toJSON(secrets)`, `secrets[matrix.x]`): the expression.
-    pub every: Option<(String, Spot)>,
+    pub(crate) every: Option<(String, Spot)>,
     /// The signing operation the job runs, if any: label and step.
-    pub signs: Option<(String, usize)>,
+    pub(crate) signs: Option<(String, usize)>,
     /// The repository's scripts and local actions read to judge its steps.
-    pub followed: BTreeSet<String>,
+    pub(crate) followed: BTreeSet<String>,
     /// Every named secret the job reads (not the known non-keys), and where first: a secret
     /// shown to be a key in another job is a key here too.
-    pub reads: Vec<(String, Spot)>,
+    pub(crate) reads: Vec<(String, Spot)>,
 }
 
 impl JobSecrets {

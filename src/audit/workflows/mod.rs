@@ -36,15 +36,15 @@ use crate::audit::findings::{Coverage, CoveredJob};
 
 #[derive(Clone, Debug, Default)]
 pub struct WorkflowAudit {
-    pub findings: Vec<Finding>,
-    pub signing_jobs: Vec<SigningJob>,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) signing_jobs: Vec<SigningJob>,
     /// `on.push.tags` of the workflows that sign.
-    pub tag_patterns: Vec<String>,
-    pub workflows: Vec<PathBuf>,
+    pub(crate) tag_patterns: Vec<String>,
+    pub(crate) workflows: Vec<PathBuf>,
     /// The signing keys the jobs hold (normalised names).
-    pub keys: BTreeSet<String>,
+    pub(crate) keys: BTreeSet<String>,
     /// What was read: files, jobs, signing jobs and what made them so, scripts and actions.
-    pub coverage: Coverage,
+    pub(crate) coverage: Coverage,
 }
 
 /// Audits every workflow under `root/.github/workflows`. A root that does not exist, or a

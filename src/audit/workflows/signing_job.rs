@@ -27,7 +27,7 @@ pub struct SigningJob {
 
 /// What a job's `environment:` protects.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Environment {
+pub(crate) enum Environment {
     /// No environment, an empty name, or an expression that can be empty.
     None,
     Named(String),
@@ -36,16 +36,16 @@ pub enum Environment {
 }
 
 /// A signing job as the rules see it.
-pub struct JobView<'a> {
-    pub src: &'a Source,
-    pub workflow: &'a Workflow,
-    pub wf_value: &'a Value,
-    pub id: &'a str,
-    pub job: &'a NormalJob,
+pub(crate) struct JobView<'a> {
+    pub(crate) src: &'a Source,
+    pub(crate) workflow: &'a Workflow,
+    pub(crate) wf_value: &'a Value,
+    pub(crate) id: &'a str,
+    pub(crate) job: &'a NormalJob,
     /// Position of `jobs.<id>`.
-    pub key: (usize, usize),
-    pub secrets: JobSecrets,
-    pub environment: Environment,
+    pub(crate) key: (usize, usize),
+    pub(crate) secrets: JobSecrets,
+    pub(crate) environment: Environment,
 }
 
 /// What the job's `environment:` protects.

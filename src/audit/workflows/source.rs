@@ -16,9 +16,9 @@ pub(crate) type Parsed = (
     yaml_serde::Value,
 );
 
-pub struct Source {
+pub(crate) struct Source {
     /// Relative to the repository root.
-    pub rel: PathBuf,
+    pub(crate) rel: PathBuf,
     /// The document for positions; `None` when the locator (tree-sitter) cannot read a file the
     /// YAML parser could. Then positions fall back to the job's line: a location that cannot be
     /// found never costs the analysis.

@@ -8,8 +8,7 @@ use release_warden::hive::{
     classify_run, history, plan_update, ClassifyOptions, HistoryOptions, UpdateOptions,
 };
 use release_warden::known_issues::{
-    doc_path, lint_registry, read_test_list, render_doc_file, render_exclusions, Query,
-    Registry,
+    doc_path, lint_registry, read_test_list, render_doc_file, render_exclusions, Query, Registry,
 };
 use release_warden::report::{Format, Summary, MARKER};
 use release_warden::util::today;
