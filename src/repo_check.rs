@@ -324,6 +324,58 @@ pub(crate) fn check_known_issues(root: &Path) -> Vec<CheckLine> {
 }
 
 /// Every `keys/*.pub` parses as a minisign public key, and no two share a key id.
+/// The lines of the keys folder's statements and policy (as `keys list` judges them): every
+/// problem, or what each statement and the policy say.
+fn statement_lines(root: &Path, dir: &Path) -> Vec<CheckLine> {
+    let line = |subject: String, passed: bool, detail: String| {
+        CheckLine::new("keys", subject, passed, detail)
+    };
+    let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
+    let mut out = Vec::new();
+    let listed = crate::release::trusted_keys::list(dir);
+    if !listed.problems.is_empty() {
+        let inside = format!("{}/", dir.display());
+        for problem in &listed.problems {
+            let shown = problem.replace(&inside, "keys/");
+            out.push(line("keys/".into(), false, shown));
+        }
+        return out;
+    }
+    if let Some(policy) = &listed.policy {
+        let usable = listed.trusted.iter().filter(|k| !k.expired).count();
+        out.push(line(
+            rel(policy),
+            true,
+            format!(
+                "a release needs {} of the {usable} usable keys",
+                listed.threshold
+            ),
+        ));
+    }
+    for r in &listed.revoked {
+        out.push(line(
+            rel(&r.file),
+            true,
+            format!("key {} revoked at {}: {}", r.key_id, r.revoked_at, r.reason),
+        ));
+    }
+    for r in &listed.rotations {
+        out.push(line(
+            rel(&r.file),
+            true,
+            format!("key {} succeeds {}, signed by both", r.new, r.old),
+        ));
+    }
+    if listed.trusted.is_empty() && !listed.revoked.is_empty() {
+        out.push(line(
+            "keys/".into(),
+            false,
+            "every key is revoked: nothing can verify a new release (make one with `warden keygen`)".into(),
+        ));
+    }
+    out
+}
+
 pub(crate) fn check_keys(root: &Path) -> Vec<CheckLine> {
     let dir = under_root(root, "keys");
     let line = |subject: String, passed: bool, detail: String| {
@@ -383,46 +435,6 @@ pub(crate) fn check_keys(root: &Path) -> Vec<CheckLine> {
     if out.iter().any(|l| !l.passed) {
         return out;
     }
-    let listed = crate::release::trusted_keys::list(&dir);
-    if !listed.problems.is_empty() {
-        let inside = format!("{}/", dir.display());
-        for problem in &listed.problems {
-            let shown = problem.replace(&inside, "keys/");
-            out.push(line("keys/".into(), false, shown));
-        }
-        return out;
-    }
-    if let Some(policy) = &listed.policy {
-        let usable = listed.trusted.iter().filter(|k| !k.expired).count();
-        out.push(line(
-            rel(policy),
-            true,
-            format!(
-                "a release needs {} of the {usable} usable keys",
-                listed.threshold
-            ),
-        ));
-    }
-    for r in &listed.revoked {
-        out.push(line(
-            rel(&r.file),
-            true,
-            format!("key {} revoked at {}: {}", r.key_id, r.revoked_at, r.reason),
-        ));
-    }
-    for r in &listed.rotations {
-        out.push(line(
-            rel(&r.file),
-            true,
-            format!("key {} succeeds {}, signed by both", r.new, r.old),
-        ));
-    }
-    if listed.trusted.is_empty() && !listed.revoked.is_empty() {
-        out.push(line(
-            "keys/".into(),
-            false,
-            "every key is revoked: nothing can verify a new release (make one with `warden keygen`)".into(),
-        ));
-    }
+    out.extend(statement_lines(root, &dir));
     out
 }

@@ -130,6 +130,34 @@ impl SuiteVisitor for SuiteState<'_, '_> {
     }
 }
 
+/// What a listed test's result is, by what its rule expects and how it ended.
+fn listed_outcome(rule: &Rule, pass: bool, text: Option<&str>) -> (Outcome, String) {
+    let file = rule.entry.path.display().to_string();
+    match (rule.expect(), pass) {
+            (Expect::Fail, true) => (
+                Outcome::UnexpectedPass,
+                format!("passed, but {file} ({}) lists it as an expected failure: remove that exclusion (and close the issue if it was the last)", rule.entry.id),
+            ),
+            (Expect::Fail, false) => match (&rule.signature, text) {
+                (Some(sig), t) if !t.is_some_and(|t| sig.is_match(t)) => (
+                    Outcome::WrongFailure,
+                    format!("failed, but not with the signature /{}/ of {} ({file}): a different failure is a real one", sig.as_str(), rule.entry.id),
+                ),
+                _ => (Outcome::ExpectedFail, format!("excused by {} ({file})", rule.entry.id)),
+            },
+            (Expect::Flaky, false) if rule.signature.as_ref().is_some_and(|sig| !text.is_some_and(|t| sig.is_match(t))) => (
+                Outcome::WrongFailure,
+                format!(
+                    "failed, but not with the signature /{}/ of {} ({file}): a different failure is a real one",
+                    rule.signature.as_ref().map_or("", |s| s.as_str()),
+                    rule.entry.id
+                ),
+            ),
+            (Expect::Flaky, p) => (Outcome::Flaky, format!("{} this run; listed as flaky in {} ({file})", if p { "passed" } else { "failed" }, rule.entry.id)),
+            (Expect::Skip, _) => (Outcome::SkippedRan, format!("ran although {} ({file}) lists it as skip: check --sim.limit", rule.entry.id)),
+        }
+}
+
 impl SuiteState<'_, '_> {
     fn classify(&mut self, case: HiveCase<'_>, text: Option<String>) {
         let suite: Arc<str> = self.name.clone().unwrap_or_else(|| Arc::from(""));
@@ -208,30 +236,7 @@ impl SuiteState<'_, '_> {
         };
         self.rule_hits
             .insert((index, client.unwrap_or_default().to_string()));
-        let file = rule.entry.path.display().to_string();
-        let (outcome, message) = match (rule.expect(), case.pass) {
-            (Expect::Fail, true) => (
-                Outcome::UnexpectedPass,
-                format!("passed, but {file} ({}) lists it as an expected failure: remove that exclusion (and close the issue if it was the last)", rule.entry.id),
-            ),
-            (Expect::Fail, false) => match (&rule.signature, &text) {
-                (Some(sig), t) if !t.as_deref().is_some_and(|t| sig.is_match(t)) => (
-                    Outcome::WrongFailure,
-                    format!("failed, but not with the signature /{}/ of {} ({file}): a different failure is a real one", sig.as_str(), rule.entry.id),
-                ),
-                _ => (Outcome::ExpectedFail, format!("excused by {} ({file})", rule.entry.id)),
-            },
-            (Expect::Flaky, false) if rule.signature.as_ref().is_some_and(|sig| !text.as_deref().is_some_and(|t| sig.is_match(t))) => (
-                Outcome::WrongFailure,
-                format!(
-                    "failed, but not with the signature /{}/ of {} ({file}): a different failure is a real one",
-                    rule.signature.as_ref().map_or("", |s| s.as_str()),
-                    rule.entry.id
-                ),
-            ),
-            (Expect::Flaky, p) => (Outcome::Flaky, format!("{} this run; listed as flaky in {} ({file})", if p { "passed" } else { "failed" }, rule.entry.id)),
-            (Expect::Skip, _) => (Outcome::SkippedRan, format!("ran although {} ({file}) lists it as skip: check --sim.limit", rule.entry.id)),
-        };
+        let (outcome, message) = listed_outcome(rule, case.pass, text.as_deref());
         let keep_text = matches!(
             outcome,
             Outcome::WrongFailure | Outcome::ExpectedFail | Outcome::Flaky

@@ -421,6 +421,90 @@ fn classify(marks: &[Mark], listed: bool, fixed_after: usize) -> Option<TestClas
     })
 }
 
+/// The runs' scans merged: a history per test, marked per run, and what each run was.
+fn merge_scans(
+    scans: Vec<(Scanned, RunSources)>,
+    dirs: &[PathBuf],
+) -> (Vec<TestHistory>, Vec<RunInfo>) {
+    let n = dirs.len();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    let mut tests: Vec<TestHistory> = Vec::new();
+    let mut runs = Vec::with_capacity(n);
+    for (r, (scan, sources)) in scans.into_iter().enumerate() {
+        for k in scan.kept {
+            let i = *index
+                .entry((k.suite.clone(), k.name.clone()))
+                .or_insert_with(|| {
+                    tests.push(TestHistory {
+                        suite: k.suite,
+                        name: k.name,
+                        class: TestClass::Stale,
+                        marks: vec![Mark::Absent; n],
+                        passed: 0,
+                        failed: 0,
+                        entry: None,
+                        rule: None,
+                        timeout: false,
+                        text: None,
+                    });
+                    tests.len() - 1
+                });
+            let t = &mut tests[i];
+            // A name twice in one run: a failure wins.
+            if t.marks[r] != Mark::Fail {
+                t.marks[r] = if k.pass { Mark::Pass } else { Mark::Fail };
+            }
+            t.rule = t.rule.or(k.rule);
+            if r + 1 == n && !k.pass {
+                t.timeout = k.timeout;
+                t.text = k.text.or(t.text.take());
+            }
+        }
+        runs.push(RunInfo {
+            dir: dirs[r].clone(),
+            sources,
+            cases: scan.cases,
+            failed: scan.failed,
+            suites: scan.suites,
+        });
+    }
+    (tests, runs)
+}
+
+/// A test that failed somewhere passed in each other run that ran it; absent only where its
+/// suite ran for its client (otherwise the run says nothing of it).
+fn settle_marks(
+    tests: &mut [TestHistory],
+    (keys, ran_in): (&RandomState, &RanIn),
+    runs: &[RunInfo],
+) {
+    // For tests that failed somewhere, whether each other run ran them (then it passed there).
+    for t in tests.iter_mut() {
+        if !t.marks.contains(&Mark::Fail) {
+            continue;
+        }
+        let hash = keys.hash_one((t.suite.as_str(), t.name.as_str()));
+        for (r, mark) in t.marks.iter_mut().enumerate() {
+            if *mark == Mark::Absent && ran_in.ran(hash, r) {
+                *mark = Mark::Pass;
+            }
+        }
+    }
+    // Absent only where its suite ran for its client: otherwise the run says nothing of it.
+    for t in tests.iter_mut() {
+        let client = split_client(&t.name).1;
+        for (r, mark) in t.marks.iter_mut().enumerate() {
+            let ran = runs[r]
+                .suites
+                .get(&t.suite)
+                .is_some_and(|clients| client.is_none_or(|c| clients.contains(c)));
+            if *mark == Mark::Absent && !ran {
+                *mark = Mark::NotRun;
+            }
+        }
+    }
+}
+
 /// Reads the runs in `dirs` (oldest first) and classifies every test that failed in one of them
 /// or that the registry lists.
 pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> Result<History> {
@@ -465,72 +549,8 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
     let ran_in = ran_in
         .into_inner()
         .map_err(|_| Error::Usage("a reader thread panicked".into()))?;
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
-    let mut tests: Vec<TestHistory> = Vec::new();
-    let mut runs = Vec::with_capacity(n);
-    for (r, (scan, sources)) in scans.into_iter().enumerate() {
-        for k in scan.kept {
-            let i = *index
-                .entry((k.suite.clone(), k.name.clone()))
-                .or_insert_with(|| {
-                    tests.push(TestHistory {
-                        suite: k.suite,
-                        name: k.name,
-                        class: TestClass::Stale,
-                        marks: vec![Mark::Absent; n],
-                        passed: 0,
-                        failed: 0,
-                        entry: None,
-                        rule: None,
-                        timeout: false,
-                        text: None,
-                    });
-                    tests.len() - 1
-                });
-            let t = &mut tests[i];
-            // A name twice in one run: a failure wins.
-            if t.marks[r] != Mark::Fail {
-                t.marks[r] = if k.pass { Mark::Pass } else { Mark::Fail };
-            }
-            t.rule = t.rule.or(k.rule);
-            if r + 1 == n && !k.pass {
-                t.timeout = k.timeout;
-                t.text = k.text.or(t.text.take());
-            }
-        }
-        runs.push(RunInfo {
-            dir: dirs[r].clone(),
-            sources,
-            cases: scan.cases,
-            failed: scan.failed,
-            suites: scan.suites,
-        });
-    }
-    // For tests that failed somewhere, whether each other run ran them (then it passed there).
-    for t in &mut tests {
-        if !t.marks.contains(&Mark::Fail) {
-            continue;
-        }
-        let hash = keys.hash_one((t.suite.as_str(), t.name.as_str()));
-        for (r, mark) in t.marks.iter_mut().enumerate() {
-            if *mark == Mark::Absent && ran_in.ran(hash, r) {
-                *mark = Mark::Pass;
-            }
-        }
-    }
-    // Absent only where its suite ran for its client: otherwise the run says nothing of it.
-    for t in &mut tests {
-        let client = split_client(&t.name).1;
-        for (r, mark) in t.marks.iter_mut().enumerate() {
-            let ran = runs[r]
-                .suites
-                .get(&t.suite)
-                .is_some_and(|clients| client.is_none_or(|c| clients.contains(c)));
-            if *mark == Mark::Absent && !ran {
-                *mark = Mark::NotRun;
-            }
-        }
-    }
+    let (mut tests, runs) = merge_scans(scans, dirs);
+    settle_marks(&mut tests, (&keys, &ran_in), &runs);
     tests.retain_mut(|t| {
         t.passed = t.marks.iter().filter(|m| **m == Mark::Pass).count();
         t.failed = t.marks.iter().filter(|m| **m == Mark::Fail).count();

@@ -143,6 +143,48 @@ fn in_expected(rule: &Rule, opts: &UpdateOptions) -> bool {
 }
 
 /// The edit (if any) for rule `i`, with its explanation.
+/// The edit for a listed test absent from every run: removed with `--prune-missing`, else said.
+fn absent_edit(
+    rule: &Rule,
+    (history, opts): (&History, &UpdateOptions),
+    what: &str,
+) -> Option<(Edit, Change)> {
+    let change = |kind, message: String, edits| Change {
+        kind,
+        file: rule.entry.path.clone(),
+        message,
+        edits,
+    };
+    if in_expected(rule, opts) {
+        return None;
+    }
+    let runs = history.runs.len();
+    let message = format!(
+        "{what} ({}): absent from {}; renamed or removed upstream?",
+        rule.entry.id,
+        if runs == 1 {
+            "the run".to_string()
+        } else {
+            format!("all {runs} runs")
+        }
+    );
+    if opts.prune_missing {
+        Some((
+            Edit::Remove,
+            change(ChangeKind::Missing, format!("{message} removed"), true),
+        ))
+    } else {
+        Some((
+            Edit::Remove,
+            change(
+                ChangeKind::Missing,
+                format!("{message} (--prune-missing removes it)"),
+                false,
+            ),
+        ))
+    }
+}
+
 fn rule_edit(
     rule: &Rule,
     mine: &[&TestHistory],
@@ -161,34 +203,7 @@ fn rule_edit(
     }
     let ran: Vec<&&TestHistory> = mine.iter().filter(|t| t.passed + t.failed > 0).collect();
     if ran.is_empty() {
-        if in_expected(rule, opts) {
-            return None;
-        }
-        let runs = history.runs.len();
-        let message = format!(
-            "{what} ({}): absent from {}; renamed or removed upstream?",
-            rule.entry.id,
-            if runs == 1 {
-                "the run".to_string()
-            } else {
-                format!("all {runs} runs")
-            }
-        );
-        return if opts.prune_missing {
-            Some((
-                Edit::Remove,
-                change(ChangeKind::Missing, format!("{message} removed"), true),
-            ))
-        } else {
-            Some((
-                Edit::Remove,
-                change(
-                    ChangeKind::Missing,
-                    format!("{message} (--prune-missing removes it)"),
-                    false,
-                ),
-            ))
-        };
+        return absent_edit(rule, (history, opts), &what);
     }
     let fixed = |t: &TestHistory| match t.class {
         TestClass::Stale => t.passed > 0,

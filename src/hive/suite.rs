@@ -513,6 +513,41 @@ fn read_cases_split<R: Read + Send, V: SuiteVisitor + Send>(
     rayon::scope(|_| split_loop(c, visitor))
 }
 
+/// What the splitting loop does after a buffer read on one core.
+enum Step {
+    /// Read on.
+    Again,
+    /// The object closed.
+    Done,
+    /// Something odd: the one-case-at-a-time reading takes over from here.
+    OneByOne,
+}
+
+/// A buffer too small to split (the end of the file, or one large case), parsed on one core.
+fn one_core_step<R: Read + Send, V: SuiteVisitor + Send>(
+    c: &mut Cursor<R>,
+    visitor: &mut V,
+) -> Result<Step, SuiteError> {
+    let base = c.start;
+    let b = &c.buf[base..c.end];
+    let Some(members) = parse_members(b, None) else {
+        return Ok(Step::OneByOne);
+    };
+    if members.cases.is_empty() && !members.closed {
+        // One member does not fit yet: more input, within the cap of one value.
+        if b.len() >= MAX_VALUE || !c.refill()? {
+            return Ok(Step::OneByOne);
+        }
+        return Ok(Step::Again);
+    }
+    let (next, closed) = (members.next, members.closed);
+    for case in members.cases {
+        visitor.case(case);
+    }
+    c.start = base + next;
+    Ok(if closed { Step::Done } else { Step::Again })
+}
+
 fn split_loop<R: Read + Send, V: SuiteVisitor + Send>(
     c: &mut Cursor<R>,
     visitor: &mut V,
@@ -526,26 +561,11 @@ fn split_loop<R: Read + Send, V: SuiteVisitor + Send>(
         let b = &c.buf[base..c.end];
         let cut = (b.len() >= SPLIT_MIN).then(|| split_point(b)).flatten();
         let Some(cut) = cut else {
-            // A small buffer (the end of the file, or one large case): one core.
-            let Some(members) = parse_members(b, None) else {
-                return read_cases_one_by_one(c, visitor);
-            };
-            if members.cases.is_empty() && !members.closed {
-                // One member does not fit yet: more input, within the cap of one value.
-                if b.len() >= MAX_VALUE || !c.refill()? {
-                    return read_cases_one_by_one(c, visitor);
-                }
-                continue;
+            match one_core_step(c, visitor)? {
+                Step::Again => continue,
+                Step::Done => return Ok(()),
+                Step::OneByOne => return read_cases_one_by_one(c, visitor),
             }
-            let (next, closed) = (members.next, members.closed);
-            for case in members.cases {
-                visitor.case(case);
-            }
-            c.start = base + next;
-            if closed {
-                return Ok(());
-            }
-            continue;
         };
         // The next buffer has the usual size, whatever one large case made of this one.
         if spare.len() != INITIAL_BUFFER {

@@ -92,6 +92,84 @@ pub(crate) fn write_doc(registry: &Registry, path: &Path, root: Option<&Path>) -
     atomic::write_atomic(path, render_doc(registry).as_bytes(), 0o644, true)
 }
 
+/// One entry's section of the doc.
+fn entry_section(out: &mut String, e: &super::schema::Entry, registry: &Registry) {
+    let d = &e.data;
+    let _ = writeln!(out, "\n---\n\n<a id=\"{}\"></a>\n### {}\n", e.id, d.title);
+    let mut meta = vec![
+        format!("**Id:** {}", code(&e.id)),
+        format!(
+            "**Status:** {}",
+            match d.status {
+                IssueStatus::Permanent => "permanent (not temporary)",
+                IssueStatus::Fixed =>
+                    "fixed (its tests pass: close the issue and remove the entry)",
+                other => other.name(),
+            }
+        ),
+    ];
+    if let Some(a) = &d.added {
+        meta.push(format!("**Added:** {a}"));
+    }
+    if let Some(r) = &d.review_by {
+        meta.push(format!("**Review by:** {}", r.get_ref()));
+    }
+    let _ = writeln!(out, "{}\n", meta.join(" · "));
+    if !d.locations.is_empty() {
+        let items: Vec<String> = d
+            .locations
+            .iter()
+            .map(|l| {
+                let mut s = code(l.path.get_ref());
+                if let Some(sym) = &l.symbol {
+                    s.push_str(&format!(" ({})", code(sym.get_ref())));
+                }
+                if let Some(n) = &l.note {
+                    s.push_str(&format!(": {n}"));
+                }
+                s
+            })
+            .collect();
+        let _ = writeln!(out, "**Where:** {}\n", items.join("; "));
+    }
+    let _ = writeln!(out, "**Why:** {}\n", d.why.trim());
+    if !d.coverage.is_empty() {
+        let items: Vec<String> = d
+            .coverage
+            .iter()
+            .map(|c| format!("{} in {}", code(c.test.get_ref()), code(c.path.get_ref())))
+            .collect();
+        let _ = writeln!(out, "**Coverage:** {}\n", items.join("; "));
+    }
+    let _ = writeln!(out, "**Removal:** {}\n", d.removal.trim());
+    if !d.links.is_empty() {
+        let links: Vec<String> = d.links.iter().map(|l| format!("<{l}>")).collect();
+        let _ = writeln!(out, "**Links:** {}\n", links.join(", "));
+    }
+    if !d.exclude.is_empty() {
+        let _ = writeln!(out, "**Excluded tests ({}):**\n", d.exclude.len());
+        out.push_str("| suite | test | match | clients | expect | failure signature |\n|---|---|---|---|---|---|\n");
+        for x in &d.exclude {
+            let clients = e.clients(x, &registry.settings).join(", ");
+            let expect = format!("{:?}", x.expect).to_lowercase();
+            let sig = x
+                .signature
+                .as_ref()
+                .map_or(String::new(), |s| code(s.get_ref()));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                code(&x.suite),
+                code(x.test.get_ref()),
+                x.match_kind.name(),
+                clients,
+                expect,
+                sig
+            );
+        }
+    }
+}
+
 /// The generated `docs/known_issues.md`.
 pub fn render_doc(registry: &Registry) -> String {
     let mut out = String::new();
@@ -124,80 +202,7 @@ pub fn render_doc(registry: &Registry) -> String {
         let _ = writeln!(out, "- [{}](#{})", e.data.title, e.id);
     }
     for e in &registry.entries {
-        let d = &e.data;
-        let _ = writeln!(out, "\n---\n\n<a id=\"{}\"></a>\n### {}\n", e.id, d.title);
-        let mut meta = vec![
-            format!("**Id:** {}", code(&e.id)),
-            format!(
-                "**Status:** {}",
-                match d.status {
-                    IssueStatus::Permanent => "permanent (not temporary)",
-                    IssueStatus::Fixed =>
-                        "fixed (its tests pass: close the issue and remove the entry)",
-                    other => other.name(),
-                }
-            ),
-        ];
-        if let Some(a) = &d.added {
-            meta.push(format!("**Added:** {a}"));
-        }
-        if let Some(r) = &d.review_by {
-            meta.push(format!("**Review by:** {}", r.get_ref()));
-        }
-        let _ = writeln!(out, "{}\n", meta.join(" · "));
-        if !d.locations.is_empty() {
-            let items: Vec<String> = d
-                .locations
-                .iter()
-                .map(|l| {
-                    let mut s = code(l.path.get_ref());
-                    if let Some(sym) = &l.symbol {
-                        s.push_str(&format!(" ({})", code(sym.get_ref())));
-                    }
-                    if let Some(n) = &l.note {
-                        s.push_str(&format!(": {n}"));
-                    }
-                    s
-                })
-                .collect();
-            let _ = writeln!(out, "**Where:** {}\n", items.join("; "));
-        }
-        let _ = writeln!(out, "**Why:** {}\n", d.why.trim());
-        if !d.coverage.is_empty() {
-            let items: Vec<String> = d
-                .coverage
-                .iter()
-                .map(|c| format!("{} in {}", code(c.test.get_ref()), code(c.path.get_ref())))
-                .collect();
-            let _ = writeln!(out, "**Coverage:** {}\n", items.join("; "));
-        }
-        let _ = writeln!(out, "**Removal:** {}\n", d.removal.trim());
-        if !d.links.is_empty() {
-            let links: Vec<String> = d.links.iter().map(|l| format!("<{l}>")).collect();
-            let _ = writeln!(out, "**Links:** {}\n", links.join(", "));
-        }
-        if !d.exclude.is_empty() {
-            let _ = writeln!(out, "**Excluded tests ({}):**\n", d.exclude.len());
-            out.push_str("| suite | test | match | clients | expect | failure signature |\n|---|---|---|---|---|---|\n");
-            for x in &d.exclude {
-                let clients = e.clients(x, &registry.settings).join(", ");
-                let expect = format!("{:?}", x.expect).to_lowercase();
-                let sig = x
-                    .signature
-                    .as_ref()
-                    .map_or(String::new(), |s| code(s.get_ref()));
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {} |",
-                    code(&x.suite),
-                    code(x.test.get_ref()),
-                    x.match_kind.name(),
-                    clients,
-                    expect,
-                    sig
-                );
-            }
-        }
+        entry_section(&mut out, e, registry);
     }
     while out.ends_with("\n\n") {
         out.pop();

@@ -52,34 +52,7 @@ pub fn cosign(
     };
     let public = key.public_key();
     let id = public.key_id;
-    if let Some(r) = keys.revoked_key(&public) {
-        return Err(Error::Refused(format!(
-            "key {id} is revoked ({}; {}): it cannot co-sign; nothing written",
-            crate::markup::text_value(&r.reason),
-            r.file.display()
-        )));
-    }
-    if let Some(p) = keys.expired(id) {
-        return Err(Error::Refused(format!(
-            "key {id} was trusted until {} ({}): it cannot co-sign; nothing written",
-            p.valid_until.as_deref().unwrap_or_default(),
-            keys.policy().origin()
-        )));
-    }
-    if keys.find(id).is_none_or(|(k, _)| *k != public) {
-        return Err(Error::Refused(format!(
-            "key {id} is not a trusted key of the keys folder (trusted: {}): add its .pub first; nothing written",
-            keys.ids()
-        )));
-    }
-    // Every counted signature meets the run policy: a co-signature under `require_run` is made
-    // in a run of its own (and binds it), like the first.
-    let policy = keys.policy();
-    if let Some(why) = policy.run.offline_problem(run.as_ref(), &policy.origin()) {
-        return Err(Error::Refused(format!(
-            "key {id} cannot co-sign here: {why}; nothing written"
-        )));
-    }
+    refuse_key(&public, keys, run.as_ref())?;
     let sums = dir.join(&opts.checksums_name);
     if std::fs::symlink_metadata(&sums).is_err() {
         return Err(Error::Usage(format!(
@@ -139,6 +112,45 @@ pub fn cosign(
         signers: counted + 1,
         required: keys.threshold(),
     })
+}
+
+/// Why `public` may not co-sign: revoked, past its end, not the folder's key under its id, or
+/// (under `require_run`) not made in a run that meets the policy.
+fn refuse_key(
+    public: &super::keys::PublicKey,
+    keys: &TrustedKeys,
+    run: Option<&super::provenance::RunBinding>,
+) -> Result<()> {
+    let id = public.key_id;
+    if let Some(r) = keys.revoked_key(public) {
+        return Err(Error::Refused(format!(
+            "key {id} is revoked ({}; {}): it cannot co-sign; nothing written",
+            crate::markup::text_value(&r.reason),
+            r.file.display()
+        )));
+    }
+    if let Some(p) = keys.expired(id) {
+        return Err(Error::Refused(format!(
+            "key {id} was trusted until {} ({}): it cannot co-sign; nothing written",
+            p.valid_until.as_deref().unwrap_or_default(),
+            keys.policy().origin()
+        )));
+    }
+    if keys.find(id).is_none_or(|(k, _)| k != public) {
+        return Err(Error::Refused(format!(
+            "key {id} is not a trusted key of the keys folder (trusted: {}): add its .pub first; nothing written",
+            keys.ids()
+        )));
+    }
+    // Every counted signature meets the run policy: a co-signature under `require_run` is made
+    // in a run of its own (and binds it), like the first.
+    let policy = keys.policy();
+    if let Some(why) = policy.run.offline_problem(run, &policy.origin()) {
+        return Err(Error::Refused(format!(
+            "key {id} cannot co-sign here: {why}; nothing written"
+        )));
+    }
+    Ok(())
 }
 
 /// The first failure of a verification, for the refusal.

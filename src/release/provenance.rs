@@ -360,42 +360,56 @@ pub(crate) fn judge_run(
         )),
         None => problems.push("the signature has no timestamp: to compare with the run".into()),
     }
+    problems.extend(deployment_problems(signed, (evidence, run), policy));
+    problems
+}
+
+/// What the deployments say of the run's environment (the binding's, or the policy's): a
+/// deployment of the run's commit to it must point at the run and have started.
+fn deployment_problems(
+    signed: &Signed<'_>,
+    (evidence, run): (&RunEvidence, &RunRecord),
+    policy: &RunPolicy,
+) -> Vec<String> {
+    let b = signed.binding;
+    let mut problems = Vec::new();
     let environment = b.environment.as_deref().or(policy.environment.as_deref());
-    if let Some(env) = environment {
-        if let Some(required) = policy
-            .environment
-            .as_deref()
-            .filter(|e| Some(*e) != b.environment.as_deref())
-        {
-            problems.push(format!(
-                "the signature names environment {}, the policy requires {required}",
-                b.environment.as_deref().unwrap_or("none")
-            ));
-        }
-        let marker = format!("/{}/actions/runs/{}", signed.repo, run.id).to_ascii_lowercase();
-        let of_run: Vec<&str> = evidence
-            .deployments
-            .iter()
-            .filter(|d| d.environment == env && d.sha.eq_ignore_ascii_case(&run.head_sha))
-            .flat_map(|d| &d.statuses)
-            .filter(|(_, url)| points_at(url, &marker))
-            .map(|(state, _)| state.as_str())
-            .collect();
-        if of_run.is_empty() {
-            problems.push(format!(
-                "no deployment to environment {env} for commit {} points at run {}: its protection rules were not shown to pass",
-                run.head_sha, run.id
-            ));
-        } else if !of_run.iter().any(|s| STARTED_STATES.contains(s)) {
-            let mut states = of_run.clone();
-            states.sort_unstable();
-            states.dedup();
-            problems.push(format!(
-                "run {}'s deployment to environment {env} never started (its statuses: {}): its protection rules did not let it through",
-                run.id,
-                crate::markup::text_value(&states.join(", "))
-            ));
-        }
+    let Some(env) = environment else {
+        return problems;
+    };
+    if let Some(required) = policy
+        .environment
+        .as_deref()
+        .filter(|e| Some(*e) != b.environment.as_deref())
+    {
+        problems.push(format!(
+            "the signature names environment {}, the policy requires {required}",
+            b.environment.as_deref().unwrap_or("none")
+        ));
+    }
+    let marker = format!("/{}/actions/runs/{}", signed.repo, run.id).to_ascii_lowercase();
+    let of_run: Vec<&str> = evidence
+        .deployments
+        .iter()
+        .filter(|d| d.environment == env && d.sha.eq_ignore_ascii_case(&run.head_sha))
+        .flat_map(|d| &d.statuses)
+        .filter(|(_, url)| points_at(url, &marker))
+        .map(|(state, _)| state.as_str())
+        .collect();
+    if of_run.is_empty() {
+        problems.push(format!(
+            "no deployment to environment {env} for commit {} points at run {}: its protection rules were not shown to pass",
+            run.head_sha, run.id
+        ));
+    } else if !of_run.iter().any(|s| STARTED_STATES.contains(s)) {
+        let mut states = of_run.clone();
+        states.sort_unstable();
+        states.dedup();
+        problems.push(format!(
+            "run {}'s deployment to environment {env} never started (its statuses: {}): its protection rules did not let it through",
+            run.id,
+            crate::markup::text_value(&states.join(", "))
+        ));
     }
     problems
 }

@@ -878,36 +878,9 @@ fn checksum_list_jobs(
     (opts, jobs): (&VerifyOptions, &mut Vec<Job>),
     report: &mut VerifyReport,
 ) -> Result<BTreeSet<String>> {
-    let cached = match folder {
-        Folder::Published(p) => p.judged_list.clone(),
-        Folder::Disk(_) => None,
-    };
-    let (result, parsed) = match cached {
-        Some(judged) => judged,
-        None => {
-            let (verdict, parsed) = verify_checksum_list(folder, sums_path, keys, opts);
-            (verdict.into_result(sums_path.display().to_string()), parsed)
-        }
-    };
+    let (result, parsed) = list_verdict(folder, sums_path, keys, opts);
     let trusted_list = result.status == ArtifactStatus::Ok;
-    // A published release's files the list would vouch for are not judged further when it
-    // does not verify (nor downloaded): the list's failure is theirs.
-    let list_failed = match folder {
-        Folder::Published(p) if !trusted_list => Some((
-            Cause::ListFailed,
-            format!(
-                "{}: {} does not verify ({})",
-                if p.downloading {
-                    "not downloaded"
-                } else {
-                    "not checked"
-                },
-                opts.checksums_name,
-                result.reason.as_deref().unwrap_or_default()
-            ),
-        )),
-        _ => None,
-    };
+    let list_failed = list_failure(folder, &result, opts);
     report.results.push(result);
     let mut listed = BTreeSet::new();
     let Ok(list) = parsed else {
@@ -973,6 +946,49 @@ fn checksum_list_jobs(
         }
     }
     Ok(listed)
+}
+
+/// The list's verdict: the one a published release's reader made already, or made now.
+fn list_verdict(
+    folder: Folder<'_>,
+    sums_path: &Path,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+) -> (ArtifactResult, std::result::Result<ChecksumFile, String>) {
+    if let Folder::Published(Published {
+        judged_list: Some(judged),
+        ..
+    }) = folder
+    {
+        return judged.clone();
+    }
+    let (verdict, parsed) = verify_checksum_list(folder, sums_path, keys, opts);
+    (verdict.into_result(sums_path.display().to_string()), parsed)
+}
+
+/// What a published release's listed files fail with when the list does not verify: they are
+/// not judged further (nor downloaded), the list's failure is theirs.
+fn list_failure(
+    folder: Folder<'_>,
+    list: &ArtifactResult,
+    opts: &VerifyOptions,
+) -> Option<Rejected> {
+    match folder {
+        Folder::Published(p) if list.status != ArtifactStatus::Ok => Some((
+            Cause::ListFailed,
+            format!(
+                "{}: {} does not verify ({})",
+                if p.downloading {
+                    "not downloaded"
+                } else {
+                    "not checked"
+                },
+                opts.checksums_name,
+                list.reason.as_deref().unwrap_or_default()
+            ),
+        )),
+        _ => None,
+    }
 }
 
 /// The checksum list's own verdict (its signatures over its bytes), and the list when it parses.

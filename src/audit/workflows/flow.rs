@@ -400,25 +400,7 @@ fn uses_op(
 ) -> StepOp {
     let mut op = no_op();
     let own_env = env_secrets(step);
-    // What the step hands over: `with:` inputs and its own `env:`, by (lower-case) name.
-    let mut handed: Vec<(String, Vec<String>)> = Vec::new();
-    if let Some(Value::Mapping(with)) = step.get("with") {
-        for (k, v) in with {
-            if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
-                let mut s: Vec<String> = names(&secrets_in_value(&v, false))
-                    .map(str::to_string)
-                    .collect();
-                s.extend(from_inputs(&v, inputs));
-                handed.push((k.to_ascii_lowercase(), s));
-            }
-        }
-    }
-    for (k, refs) in &own_env {
-        handed.push((
-            k.to_ascii_lowercase(),
-            env_value_secrets(step, k, refs, inputs),
-        ));
-    }
+    let handed = handed_over(step, &own_env, inputs);
     op.touched = handed.iter().flat_map(|(_, s)| s.clone()).collect();
     if let Some((label, key_inputs)) = signing_action(uses, given) {
         op.op = Some((label, None));
@@ -465,6 +447,26 @@ fn uses_op(
     // The step's env reaches the action's steps too.
     let mut inner_visible = visible.clone();
     inner_visible.extend(own_env);
+    follow_composite(
+        &steps,
+        (uses, depth),
+        (&inner_visible, &inner_inputs),
+        (root, given),
+        &mut op,
+    );
+    op
+}
+
+/// The steps of a local composite action `uses` (called from a step that handed it
+/// `inner_inputs`, with `inner_visible` in its env), followed into `op`: the key files they
+/// write, and what their signing commands and actions take.
+fn follow_composite(
+    steps: &[Value],
+    (uses, depth): (&str, usize),
+    (inner_visible, inner_inputs): (&Visible, &Inputs),
+    (root, given): (&Path, &SigningSecrets),
+    op: &mut StepOp,
+) {
     let action_text: String = steps
         .iter()
         .filter_map(|s| s.get("run").and_then(scalar))
@@ -478,13 +480,13 @@ fn uses_op(
             // secret to the line that writes the file.
             let mut env = v.clone();
             for (k, refs) in env_secrets(inner) {
-                let read = env_value_secrets(inner, &k, &refs, &inner_inputs);
+                let read = env_value_secrets(inner, &k, &refs, inner_inputs);
                 env.insert(k, read.into_iter().map(SecretRef::Named).collect());
             }
             op.key_files
-                .extend(written_keys(&run, &env, &inner_inputs, &action_text));
+                .extend(written_keys(&run, &env, inner_inputs, &action_text));
         }
-        let inner_op = step_op(inner, &v, &inner_inputs, (root, given), depth + 1);
+        let inner_op = step_op(inner, &v, inner_inputs, (root, given), depth + 1);
         op.followed.extend(inner_op.followed.iter().cloned());
         op.key_files.extend(inner_op.key_files.iter().cloned());
         if let Some((label, _)) = inner_op.op {
@@ -496,7 +498,39 @@ fn uses_op(
             op.flowing.extend(inner_op.flowing);
         }
     }
-    op
+}
+
+/// The secrets a step sees, by environment variable.
+type Visible = BTreeMap<String, Vec<SecretRef>>;
+/// The secrets a composite action's caller handed each input, by input name.
+type Inputs = BTreeMap<String, Vec<String>>;
+
+/// What a step hands over to its action: `with:` inputs and its own `env:`, by (lower-case)
+/// name, with the secrets each carries.
+fn handed_over(
+    step: &Value,
+    own_env: &BTreeMap<String, Vec<SecretRef>>,
+    inputs: &BTreeMap<String, Vec<String>>,
+) -> Vec<(String, Vec<String>)> {
+    let mut handed: Vec<(String, Vec<String>)> = Vec::new();
+    if let Some(Value::Mapping(with)) = step.get("with") {
+        for (k, v) in with {
+            if let (Some(k), Some(v)) = (k.as_str(), scalar(v)) {
+                let mut s: Vec<String> = names(&secrets_in_value(&v, false))
+                    .map(str::to_string)
+                    .collect();
+                s.extend(from_inputs(&v, inputs));
+                handed.push((k.to_ascii_lowercase(), s));
+            }
+        }
+    }
+    for (k, refs) in own_env {
+        handed.push((
+            k.to_ascii_lowercase(),
+            env_value_secrets(step, k, refs, inputs),
+        ));
+    }
+    handed
 }
 
 /// The signing action a `uses:` names (the catalogue's, or one from `.github/warden.toml`): its
@@ -860,6 +894,75 @@ fn with_matrix_secrets(job: &Value) -> std::borrow::Cow<'_, Value> {
 }
 
 /// The signing keys of one job (`job` is its YAML value, `wf` the workflow's).
+/// What a job's steps do with the secrets: which only verify, which sign, and which are written
+/// out (by step).
+struct StepFlows {
+    verify_only: BTreeSet<String>,
+    signed_with: BTreeSet<String>,
+    touched: Vec<(String, usize)>,
+}
+
+/// Each step of a job: the secrets it reads (into `seen`), the keys its signing command, action
+/// or key file shows (into `out`), and what [`StepFlows`] gathers.
+fn scan_steps(
+    steps: &[Value],
+    visible: &BTreeMap<String, Vec<SecretRef>>,
+    (root, given): (&Path, &SigningSecrets),
+    (out, seen): (&mut JobSecrets, &mut Vec<(String, Spot)>),
+) -> StepFlows {
+    let mut verify_only: BTreeSet<String> = BTreeSet::new();
+    let mut signed_with: BTreeSet<String> = BTreeSet::new();
+    let mut touched: Vec<(String, usize)> = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let mut refs = Vec::new();
+        all_refs(step, &mut refs);
+        for r in refs {
+            match r {
+                SecretRef::Named(n) => seen.push((n, Spot::Step(i))),
+                SecretRef::Every(e) => out.every = out.every.clone().or(Some((e, Spot::Step(i)))),
+            }
+        }
+        let mut v = visible.clone();
+        v.extend(env_secrets(step));
+        let op = step_op(step, &v, &BTreeMap::new(), (root, given), 0);
+        out.followed.extend(op.followed.iter().cloned());
+        for (name, why) in &op.key_files {
+            out.add(given, name, why.clone(), Spot::Step(i), false);
+        }
+        touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
+        match op.op {
+            Some((label, within)) => {
+                if out.signs.is_none() {
+                    out.signs = Some((label.clone(), i));
+                }
+                for name in op.flowing {
+                    signed_with.insert(Catalogue::normal(&name));
+                    let definite = op.definite.contains(&name);
+                    out.add(
+                        given,
+                        &name,
+                        Why::FlowsInto {
+                            op: label.clone(),
+                            within: within.clone(),
+                        },
+                        Spot::Step(i),
+                        definite,
+                    );
+                }
+            }
+            None if op.verifies => {
+                verify_only.extend(op.flowing.iter().map(|n| Catalogue::normal(n)));
+            }
+            None => {}
+        }
+    }
+    StepFlows {
+        verify_only,
+        signed_with,
+        touched,
+    }
+}
+
 pub(crate) fn job_secrets(
     wf: &Value,
     job: &Value,
@@ -907,52 +1010,11 @@ pub(crate) fn job_secrets(
     }
     let mut visible = wf_env.clone();
     visible.extend(job_env.clone());
-    let mut verify_only: BTreeSet<String> = BTreeSet::new();
-    let mut signed_with: BTreeSet<String> = BTreeSet::new();
-    let mut touched: Vec<(String, usize)> = Vec::new();
-    for (i, step) in steps.iter().enumerate() {
-        let mut refs = Vec::new();
-        all_refs(step, &mut refs);
-        for r in refs {
-            match r {
-                SecretRef::Named(n) => seen.push((n, Spot::Step(i))),
-                SecretRef::Every(e) => out.every = out.every.clone().or(Some((e, Spot::Step(i)))),
-            }
-        }
-        let mut v = visible.clone();
-        v.extend(env_secrets(step));
-        let op = step_op(step, &v, &BTreeMap::new(), (root, given), 0);
-        out.followed.extend(op.followed.iter().cloned());
-        for (name, why) in &op.key_files {
-            out.add(given, name, why.clone(), Spot::Step(i), false);
-        }
-        touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
-        match op.op {
-            Some((label, within)) => {
-                if out.signs.is_none() {
-                    out.signs = Some((label.clone(), i));
-                }
-                for name in op.flowing {
-                    signed_with.insert(Catalogue::normal(&name));
-                    let definite = op.definite.contains(&name);
-                    out.add(
-                        given,
-                        &name,
-                        Why::FlowsInto {
-                            op: label.clone(),
-                            within: within.clone(),
-                        },
-                        Spot::Step(i),
-                        definite,
-                    );
-                }
-            }
-            None if op.verifies => {
-                verify_only.extend(op.flowing.iter().map(|n| Catalogue::normal(n)));
-            }
-            None => {}
-        }
-    }
+    let StepFlows {
+        verify_only,
+        signed_with,
+        touched,
+    } = scan_steps(&steps, &visible, (root, given), (&mut out, &mut seen));
     // Sinks by convention: an environment variable a build tool reads its key from, and a file
     // a build tool signs with.
     for (name, why, spot) in conventional_keys(&steps, (&wf_env, &job_env), &visible) {

@@ -47,25 +47,18 @@ pub struct WorkflowAudit {
     pub(crate) coverage: Coverage,
 }
 
-/// Audits every workflow under `root/.github/workflows`. A root that does not exist, or a
-/// workflows folder that cannot be read, is an error: an audit that saw nothing is not a pass.
-pub fn audit_workflows(
+/// Every workflow file of `root`, parsed (both cores): the ones that do not parse are findings
+/// in `audit`. `None` when the repository has no workflows folder.
+fn parse_workflows(
     root: &Path,
-    secrets: &SigningSecrets,
     checks: &Checks,
-) -> crate::error::Result<WorkflowAudit> {
+    audit: &mut WorkflowAudit,
+) -> crate::error::Result<Option<Vec<Parsed>>> {
     use crate::error::Error;
-    let mut audit = WorkflowAudit::default();
-    if !root.is_dir() {
-        return Err(Error::Usage(format!(
-            "{}: no such directory (pass the repository with --root)",
-            root.display()
-        )));
-    }
     let dir = root.join(".github/workflows");
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(audit),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io("reading", &dir, e)),
     };
     let mut files: Vec<PathBuf> = entries
@@ -86,6 +79,72 @@ pub fn audit_workflows(
             Err((at, why)) => audit.findings.push((checks.unparseable)(&rel, at, &why)),
         }
     }
+    Ok(Some(parsed))
+}
+
+/// Jobs in a table of files that matter to the rules.
+type FileJobs = Vec<Vec<(String, JobSecrets)>>;
+
+/// The jobs the rules look at, per file (a key, or every secret), with the keys `shown`
+/// elsewhere added; and per file, the jobs that hold a key without an environment.
+fn jobs_with_keys(
+    parsed: &[Parsed],
+    all: FileJobs,
+    shown: &BTreeSet<String>,
+    coverage: &mut Coverage,
+) -> (FileJobs, BTreeMap<PathBuf, Vec<String>>) {
+    let mut jobs: Vec<Vec<(String, JobSecrets)>> = Vec::new();
+    let mut exposed: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    for ((rel, _, wf, _), of_file) in parsed.iter().zip(all) {
+        let mut kept = Vec::new();
+        for (id, mut s) in of_file {
+            s.add_known(shown);
+            // Neither a key nor every secret: nothing for the rules.
+            if s.keys.is_empty() && s.every.is_none() {
+                continue;
+            }
+            if !s.keys.is_empty() {
+                coverage.signing_jobs.push(CoveredJob {
+                    workflow: rel.clone(),
+                    job: id.clone(),
+                    secrets: s.keys.iter().map(|k| k.name.clone()).collect(),
+                });
+            }
+            let Some(Job::NormalJob(job)) = wf.jobs.get(&id) else {
+                continue;
+            };
+            if !s.keys.is_empty() && environment(job) == Environment::None {
+                let names: BTreeSet<&str> = s.keys.iter().map(|k| k.name.as_str()).collect();
+                exposed.entry(rel.clone()).or_default().push(format!(
+                    "job `{id}` holds {}",
+                    names.into_iter().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            kept.push((id, s));
+        }
+        jobs.push(kept);
+    }
+    (jobs, exposed)
+}
+
+/// Audits every workflow under `root/.github/workflows`. A root that does not exist, or a
+/// workflows folder that cannot be read, is an error: an audit that saw nothing is not a pass.
+pub fn audit_workflows(
+    root: &Path,
+    secrets: &SigningSecrets,
+    checks: &Checks,
+) -> crate::error::Result<WorkflowAudit> {
+    use crate::error::Error;
+    let mut audit = WorkflowAudit::default();
+    if !root.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: no such directory (pass the repository with --root)",
+            root.display()
+        )));
+    }
+    let Some(parsed) = parse_workflows(root, checks, &mut audit)? else {
+        return Ok(audit);
+    };
     audit.coverage.workflow_files = audit.workflows.len();
     let callers = calls::callers(&parsed, secrets);
     // Every job's keys first (from the YAML values alone): a job handed every secret holds the
@@ -113,37 +172,7 @@ pub fn audit_workflows(
         .filter(|k| !matches!(k.why, flow::Why::Context { .. }))
         .map(|k| crate::audit::catalogue::Catalogue::normal(&k.name))
         .collect();
-    let mut jobs: Vec<Vec<(String, JobSecrets)>> = Vec::new();
-    let mut exposed: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
-    for ((rel, _, wf, _), of_file) in parsed.iter().zip(all) {
-        let mut kept = Vec::new();
-        for (id, mut s) in of_file {
-            s.add_known(&shown);
-            // Neither a key nor every secret: nothing for the rules.
-            if s.keys.is_empty() && s.every.is_none() {
-                continue;
-            }
-            if !s.keys.is_empty() {
-                audit.coverage.signing_jobs.push(CoveredJob {
-                    workflow: rel.clone(),
-                    job: id.clone(),
-                    secrets: s.keys.iter().map(|k| k.name.clone()).collect(),
-                });
-            }
-            let Some(Job::NormalJob(job)) = wf.jobs.get(&id) else {
-                continue;
-            };
-            if !s.keys.is_empty() && environment(job) == Environment::None {
-                let names: BTreeSet<&str> = s.keys.iter().map(|k| k.name.as_str()).collect();
-                exposed.entry(rel.clone()).or_default().push(format!(
-                    "job `{id}` holds {}",
-                    names.into_iter().collect::<Vec<_>>().join(", ")
-                ));
-            }
-            kept.push((id, s));
-        }
-        jobs.push(kept);
-    }
+    let (jobs, exposed) = jobs_with_keys(&parsed, all, &shown, &mut audit.coverage);
     // A key read from a store outside GitHub is not a secret the settings audit can look for.
     let known: BTreeSet<String> = jobs
         .iter()
