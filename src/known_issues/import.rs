@@ -75,7 +75,7 @@ fn read_lists(
         ImportFormat::RethYaml => {
             // Parsed within the audit's node budget: a list from a pull request may be an
             // alias bomb.
-            let value = crate::audit::workflows::yaml::parse(text)
+            let value = crate::yaml::parse(text)
                 .map_err(|((line, _), why)| Error::input(origin, Some(line), why))?;
             let doc: BTreeMap<String, Option<Vec<String>>> = yaml_serde::from_value(value)
                 .map_err(|e| {

@@ -282,7 +282,7 @@ fn composite_steps(root: &Path, uses: &str) -> LocalAction {
                     .ok()
             });
             let text = text.ok_or(why)?;
-            let doc: Value = super::yaml::parse(&text).map_err(|(_, e)| e)?;
+            let doc: Value = crate::yaml::parse(&text).map_err(|(_, e)| e)?;
             Ok(match doc.get("runs").and_then(|r| r.get("steps")) {
                 Some(Value::Sequence(steps)) => Some(Arc::new(steps.clone())),
                 _ => None,

@@ -13,7 +13,6 @@ pub(crate) mod flow;
 pub(crate) mod signing_job;
 pub(crate) mod source;
 pub(crate) mod triggers;
-pub(crate) mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -292,7 +291,7 @@ fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
     };
     // Parsed once as YAML values (aliases resolved, within a node budget), then read as the
     // typed model; only a model error parses the text again, for its line and column.
-    let value: yaml_serde::Value = yaml::parse(&text)?;
+    let value: yaml_serde::Value = crate::yaml::parse(&text)?;
     let workflow: Workflow = match yaml_serde::from_value(value.clone()) {
         Ok(w) => w,
         Err(_) => yaml_serde::from_str(&text).map_err(located)?,
