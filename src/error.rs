@@ -59,6 +59,45 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Why a value, a record or a read is not what it must be, in words: the error of the small
+/// checks whose callers only say it (a trusted comment's field, a checksum line, a run binding,
+/// the shape of an API answer, a read that failed). A type of its own, so that a reason is never
+/// taken for data, and `?` turns a message into one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Reason(String);
+
+impl From<String> for Reason {
+    fn from(s: String) -> Self {
+        Reason(s)
+    }
+}
+
+/// A reason reads as its words (tests compare it with them).
+impl PartialEq<&str> for Reason {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Reason {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == *other
+    }
+}
+
+impl From<Reason> for String {
+    fn from(r: Reason) -> Self {
+        r.0
+    }
+}
+
+impl From<&str> for Reason {
+    fn from(s: &str) -> Self {
+        Reason(s.to_string())
+    }
+}
+
 /// A parse failure inside a text format, before the caller adds the file name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::github::api::ApiSource;
 use crate::github::releases::{self, Asset, Release, ReleaseSource};
 use crate::release::binding::ReleaseIdentity;
@@ -99,7 +99,7 @@ pub(crate) async fn judge<S: ApiSource>(
     for (binding, environment) in verdict::runs_to_read(&list.0, keys) {
         let read = crate::github::runs::evidence(source, repo, &binding, environment.as_deref())
             .await
-            .map_err(|e| e.to_string());
+            .map_err(|e| e.to_string().into());
         ev.runs.insert((binding.run_id, binding.attempt), read);
     }
     ev.published.judged_list = Some(list);
@@ -186,14 +186,16 @@ async fn read_small<S: ApiSource>(
             let text = bytes.and_then(|b| {
                 String::from_utf8(b).map_err(|_| "not a minisign signature (not UTF-8)".into())
             });
-            published.signatures.insert(path, text);
+            published
+                .signatures
+                .insert(path, text.map_err(Reason::from));
         } else {
             if let (Ok(b), false) = (&bytes, published.on_disk) {
                 published
                     .bytes
                     .insert(path, AssetBytes::Read(crate::release::hash::hash_bytes(b)));
             }
-            published.list = Some(bytes);
+            published.list = Some(bytes.map_err(Reason::from));
         }
     }
     Ok(())
@@ -227,7 +229,9 @@ async fn read_rest<S: ApiSource>(
                 let text = crate::files::guarded::read_text_inside(dir, &path, SIGNATURE_CAP)
                     .map_err(|e| e.to_string());
                 published.unread.remove(&path);
-                published.signatures.insert(path, text);
+                published
+                    .signatures
+                    .insert(path, text.map_err(Reason::from));
             }
         }
         Depth::Deep => {
@@ -242,7 +246,9 @@ async fn read_rest<S: ApiSource>(
                                 .map_err(|_| "not a minisign signature (not UTF-8)".into())
                         });
                     published.unread.remove(&path);
-                    published.signatures.insert(path, text);
+                    published
+                        .signatures
+                        .insert(path, text.map_err(Reason::from));
                 } else if a.digest.is_none() || signed_on_its_own(a, rest) {
                     let bytes = releases::asset_digests(source, repo, a)
                         .await

@@ -3,6 +3,7 @@
 //! protection). The confirmation is the binary's; this sends what it is given.
 
 use super::fix_plan::Change;
+use crate::error::Reason;
 use crate::github::changes::{self, Method};
 use crate::github::session::Session;
 
@@ -13,7 +14,7 @@ pub struct Applied {
     pub(crate) method: Method,
     pub(crate) route: String,
     /// The HTTP status, or why there was none.
-    pub(crate) status: Result<u16, String>,
+    pub(crate) status: Result<u16, Reason>,
     /// GitHub's message, for a refused write.
     pub(crate) message: String,
 }

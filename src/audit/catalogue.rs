@@ -1,6 +1,7 @@
 //! The signing catalogue (`src/audit/signing.toml`, compiled in): which commands and actions sign,
 //! which only verify, and which secret names are keys (or never are). Loaded once.
 
+use crate::error::Reason;
 use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
@@ -134,9 +135,9 @@ impl Catalogue {
         CATALOGUE.get_or_init(|| Catalogue::parse(SOURCE).expect("src/audit/signing.toml is valid"))
     }
 
-    fn parse(text: &str) -> Result<Catalogue, String> {
+    fn parse(text: &str) -> Result<Catalogue, Reason> {
         let raw: Raw = toml::from_str(text).map_err(|e| e.to_string())?;
-        let tool = |t: RawTool| -> Result<Tool, String> {
+        let tool = |t: RawTool| -> Result<Tool, Reason> {
             Ok(Tool {
                 run: Regex::new(&t.run).map_err(|e| format!("{}: {e}", t.label))?,
                 label: t.label,
@@ -175,7 +176,7 @@ impl Catalogue {
                         tool: c.tool,
                     })
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, Reason>>()?,
             key_files: Regex::new(&raw.key_files.paths).map_err(|e| e.to_string())?,
             not_key_files: Regex::new(&raw.key_files.not).map_err(|e| e.to_string())?,
             stores: raw
@@ -188,7 +189,7 @@ impl Catalogue {
                         label: s.label,
                     })
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, Reason>>()?,
         })
     }
 

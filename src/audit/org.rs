@@ -15,7 +15,7 @@ use super::findings::{AuditReport, Confidence, Finding, Location, Severity, Supp
 use super::rule::Rule;
 use super::secrets::SigningSecrets;
 use super::{settings, Prepared};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::github::api::{ApiSource, RequestCounts};
 use crate::github::org::{
     fetch_audit_files, list_repositories, org_secrets_by_repository, OrgOverlay, OrgRepository,
@@ -208,7 +208,7 @@ async fn audit_one<S: ApiSource>(
         Err(why) => {
             return match (state.stopped)() {
                 Some(line) => Outcome::NotStarted(line),
-                None => Outcome::Unreadable(why),
+                None => Outcome::Unreadable(why.into()),
             }
         }
     };
@@ -402,7 +402,7 @@ pub fn run_org(
 
 /// A report read back from its JSON v1 (a saved organisation run, for `--resume`): the fields
 /// `report::audit` writes that a resumed run needs.
-fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
+fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, Reason> {
     #[derive(serde::Deserialize)]
     struct Owned {
         version: u32,
@@ -432,7 +432,7 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, String> {
     }
     let o = Owned::deserialize(v).map_err(|e| e.to_string())?;
     if o.version != 1 {
-        return Err(format!("version {} is not 1", o.version));
+        return Err(format!("version {} is not 1", o.version).into());
     }
     let mut report = AuditReport {
         findings: Vec::new(),

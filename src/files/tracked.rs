@@ -2,6 +2,7 @@
 //! known-issues `where` or `coverage` path) must be tracked: untracked files in a CI checkout are
 //! the runner's, not the repository's.
 
+use crate::error::Reason;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -61,7 +62,7 @@ impl Tracked {
     }
 
     /// Whether `rel` (relative to the root, without `.` components) may be read; `Err` says why not.
-    pub(crate) fn check(&self, rel: &Path) -> Result<(), String> {
+    pub(crate) fn check(&self, rel: &Path) -> Result<(), Reason> {
         let rel: PathBuf = rel
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))
@@ -70,7 +71,9 @@ impl Tracked {
             Tracked::NotGit => Ok(()),
             Tracked::Files(files) if files.contains(&rel) => Ok(()),
             Tracked::Files(_) => Err("is not tracked by git".into()),
-            Tracked::Unknown(why) => Err(format!("cannot tell whether it is tracked: {why}")),
+            Tracked::Unknown(why) => {
+                Err(format!("cannot tell whether it is tracked: {why}").into())
+            }
         }
     }
 }

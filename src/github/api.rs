@@ -3,6 +3,7 @@
 //! `retry-after` / `x-ratelimit-reset`, and answers as JSON values that the caller types. The
 //! same [`ApiSource`] reads a snapshot folder instead.
 
+use crate::error::Reason;
 use std::fmt;
 use std::time::Duration;
 
@@ -13,12 +14,13 @@ use serde_json::Value;
 
 /// Where an asset download may be redirected: an absolute HTTP(S) URL, and never from HTTPS down
 /// to HTTP. The signed storage URL's query is left out of the error.
-fn redirect_allowed(from_https: bool, location: &str) -> Result<(), String> {
+fn redirect_allowed(from_https: bool, location: &str) -> Result<(), Reason> {
     if from_https && !location.starts_with("https://") {
         return Err(format!(
             "refused a redirect from HTTPS to {}",
             location.split('?').next().unwrap_or_default()
-        ));
+        )
+        .into());
     }
     if !(location.starts_with("https://") || location.starts_with("http://")) {
         return Err("a redirect to a relative or unknown location".into());
@@ -44,7 +46,7 @@ mod redirect_tests {
 }
 
 /// The next chunk of an asset's bytes (frames without data, such as trailers, skipped).
-async fn next_chunk(body: &mut AssetBody) -> Option<Result<bytes::Bytes, String>> {
+async fn next_chunk(body: &mut AssetBody) -> Option<Result<bytes::Bytes, Reason>> {
     use http_body_util::BodyExt;
     loop {
         match body.frame().await? {
@@ -53,7 +55,7 @@ async fn next_chunk(body: &mut AssetBody) -> Option<Result<bytes::Bytes, String>
                     return Some(Ok(data));
                 }
             }
-            Err(e) => return Some(Err(e.to_string())),
+            Err(e) => return Some(Err(e.to_string().into())),
         }
     }
 }
@@ -218,7 +220,7 @@ pub trait ApiSource: Sync {
         &self,
         route: &str,
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
-    ) -> impl std::future::Future<Output = Result<u64, String>> + Send {
+    ) -> impl std::future::Future<Output = Result<u64, Reason>> + Send {
         async move {
             use base64::Engine as _;
             let bytes = match self.get_bytes(route, RECORDED_ASSET_CAP).await {
@@ -227,7 +229,7 @@ pub trait ApiSource: Sync {
                     .map_err(|_| format!("GET /{route}: the recorded answer is not base64"))?,
                 Fetched::Failed {
                     status, message, ..
-                } => return Err(format!("{status} {message}")),
+                } => return Err(format!("{status} {message}").into()),
             };
             let sent = bytes.len() as u64;
             out.send(bytes::Bytes::from(bytes))
@@ -401,8 +403,8 @@ impl fmt::Debug for LiveApi {
 }
 
 impl LiveApi {
-    pub fn new(base_url: &str, token: Option<&Token>, retry: RetryPolicy) -> Result<Self, String> {
-        let client = |accept: &str, token: Option<&Token>| -> Result<Octocrab, String> {
+    pub fn new(base_url: &str, token: Option<&Token>, retry: RetryPolicy) -> Result<Self, Reason> {
+        let client = |accept: &str, token: Option<&Token>| -> Result<Octocrab, Reason> {
             let mut b = Octocrab::builder()
                 .base_uri(base_url)
                 .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
@@ -415,7 +417,7 @@ impl LiveApi {
                 b = b.personal_token(t.0.clone());
             }
             b.build()
-                .map_err(|e| format!("building the GitHub client: {e}"))
+                .map_err(|e| format!("building the GitHub client: {e}").into())
         };
         let crab = client("application/vnd.github+json", token)?;
         let bytes = client("application/octet-stream", token)?;
@@ -594,7 +596,7 @@ impl LiveApi {
 
     /// One GET, through the cache when there is one: a cached git object is not asked for
     /// again, anything else is asked with `If-None-Match` and a 304 is answered from the cache.
-    async fn get_cached(&self, route: &str) -> Result<(u16, HeaderMap, String), String> {
+    async fn get_cached(&self, route: &str) -> Result<(u16, HeaderMap, String), Reason> {
         use std::sync::atomic::Ordering::Relaxed;
         let cached = self.cache.as_ref().and_then(|c| c.get(route));
         let mut cached_headers = HeaderMap::new();
@@ -640,7 +642,7 @@ impl LiveApi {
         &self,
         route: &str,
         etag: Option<&str>,
-    ) -> Result<(u16, HeaderMap, String), String> {
+    ) -> Result<(u16, HeaderMap, String), Reason> {
         let mut attempt = 0;
         let mut conditional = HeaderMap::new();
         if let Some(v) = etag.and_then(|e| http::HeaderValue::from_str(e).ok()) {
@@ -676,7 +678,7 @@ impl LiveApi {
                                 "GET /{}: the answer is larger than {} MiB, the most warden reads of one answer: refusing it",
                                 route.trim_start_matches('/'),
                                 ANSWER_CAP >> 20
-                            ))
+                            ).into())
                         }
                         Err(Unreadable(e)) => {
                             (0, HeaderMap::new(), format!("reading the response: {e}"))
@@ -693,7 +695,7 @@ impl LiveApi {
                             root_cause(&e)
                         );
                         self.stop(0, line.clone());
-                        return Err(line);
+                        return Err(line.into());
                     }
                     (0, HeaderMap::new(), e.to_string())
                 }
@@ -719,7 +721,7 @@ impl LiveApi {
             let retryable = status == 0 || status >= 500;
             if !retryable || attempt >= self.retry.attempts {
                 if status == 0 {
-                    return Err(body);
+                    return Err(body.into());
                 }
                 return Ok((status, headers, body));
             }
@@ -746,7 +748,7 @@ impl LiveApi {
         &self,
         route: &str,
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, Reason> {
         let mut body = self.open_asset(route).await?.into_body();
         let mut written = 0u64;
         while let Some(data) = next_chunk(&mut body).await {
@@ -760,7 +762,7 @@ impl LiveApi {
     }
 
     /// An asset's response, after the redirect to the storage host (see `download`).
-    async fn open_asset(&self, route: &str) -> Result<http::Response<AssetBody>, String> {
+    async fn open_asset(&self, route: &str) -> Result<http::Response<AssetBody>, Reason> {
         let api_https = self.base_url.starts_with("https://");
         let mut resp = self
             .bytes
@@ -784,7 +786,7 @@ impl LiveApi {
         }
         let status = resp.status().as_u16();
         if !(200..300).contains(&status) {
-            return Err(format!("HTTP {status}"));
+            return Err(format!("HTTP {status}").into());
         }
         Ok(resp)
     }
@@ -796,7 +798,7 @@ impl LiveApi {
         method: &str,
         route: &str,
         body: &Value,
-    ) -> Result<(u16, HeaderMap, String), String> {
+    ) -> Result<(u16, HeaderMap, String), Reason> {
         let uri = format!("/{}", route.trim_start_matches('/'));
         let resp = match method {
             "PUT" => self.crab._put(uri, Some(body)).await,
@@ -862,13 +864,13 @@ fn merge(
     page: Value,
     shape: Shape,
     ids: &mut std::collections::BTreeSet<String>,
-) -> Result<(), String> {
-    let items = |v: Value| -> Result<Vec<Value>, String> {
+) -> Result<(), Reason> {
+    let items = |v: Value| -> Result<Vec<Value>, Reason> {
         match (shape, v) {
             (Shape::Array, Value::Array(a)) => Ok(a),
             (Shape::Items(key), Value::Object(mut o)) => match o.remove(key) {
                 Some(Value::Array(a)) => Ok(a),
-                _ => Err(format!("expected an object with a `{key}` array")),
+                _ => Err(format!("expected an object with a `{key}` array").into()),
             },
             (Shape::Array, _) => Err("expected a JSON array".into()),
             _ => Err("unexpected response shape".into()),
@@ -879,7 +881,7 @@ fn merge(
         (Shape::Array, Value::Array(a)) => a,
         (Shape::Items(key), Value::Object(o)) => match o.get_mut(key) {
             Some(Value::Array(a)) => a,
-            _ => return Err(format!("expected an object with a `{key}` array")),
+            _ => return Err(format!("expected an object with a `{key}` array").into()),
         },
         _ => return Err("unexpected response shape".into()),
     };
@@ -923,7 +925,7 @@ use AnswerError::{Oversize, Unreadable};
 async fn read_answer(mut body: AssetBody) -> Result<String, AnswerError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = next_chunk(&mut body).await {
-        let chunk = chunk.map_err(Unreadable)?;
+        let chunk = chunk.map_err(|e| Unreadable(e.into()))?;
         if (bytes.len() + chunk.len()) as u64 > ANSWER_CAP {
             return Err(Oversize);
         }
@@ -972,7 +974,7 @@ impl ApiSource for LiveApi {
         &self,
         route: &str,
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, Reason> {
         self.stream_asset(route, out).await
     }
 
@@ -1031,7 +1033,7 @@ impl ApiSource for LiveApi {
                 Err(e) => {
                     return Fetched::Failed {
                         status: 0,
-                        message: e,
+                        message: e.into(),
                         permission: None,
                     }
                 }

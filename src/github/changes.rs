@@ -3,6 +3,7 @@
 //! request built here, so routes and GitHub's JSON bodies stay inside `github/`. An environment
 //! update keeps the reviewers and wait timer the environment already has.
 
+use crate::error::Reason;
 use serde_json::{json, Value};
 
 use super::api::{ApiSource, Fetched, Shape};
@@ -98,7 +99,7 @@ pub(crate) fn allow_tag_deployments(repo: &str, env: &str, pattern: &str) -> Req
 /// What a sent request came to: the HTTP status (or why there was none) and GitHub's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Sent {
-    pub(crate) status: Result<u16, String>,
+    pub(crate) status: Result<u16, Reason>,
     pub(crate) message: String,
 }
 

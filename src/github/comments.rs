@@ -120,7 +120,7 @@ pub(crate) async fn upsert(
         Ok((status, headers, text)) => Err(from_fetched(failure(status, &headers, &text))),
         Err(e) => Err(CommentError {
             status: 0,
-            message: e,
+            message: e.into(),
             permission: None,
         }),
     }

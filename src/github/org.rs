@@ -6,6 +6,7 @@
 //! regular files (no links, no submodules) at plain relative paths are written, each at most
 //! 1 MiB, at most 500 of them and 32 MiB in all.
 
+use crate::error::Reason;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -124,10 +125,10 @@ pub(crate) fn failed_read(route: &str, fetched: Fetched) -> String {
     super::api::ApiError::from_fetched(route, fetched).to_string()
 }
 
-async fn get<S: ApiSource>(api: &S, route: &str, shape: Shape) -> Result<Value, String> {
+async fn get<S: ApiSource>(api: &S, route: &str, shape: Shape) -> Result<Value, Reason> {
     match api.get(route, shape).await {
         Fetched::Ok(v) => Ok(v),
-        other => Err(failed_read(route, other)),
+        other => Err(failed_read(route, other).into()),
     }
 }
 
@@ -135,10 +136,11 @@ async fn get<S: ApiSource>(api: &S, route: &str, shape: Shape) -> Result<Value, 
 pub(crate) async fn list_repositories<S: ApiSource>(
     api: &S,
     org: &str,
-) -> Result<Vec<OrgRepository>, String> {
+) -> Result<Vec<OrgRepository>, Reason> {
     let route = routes::org_repositories(org);
     let list = get(api, &route, Shape::Array).await?;
-    serde_json::from_value(list).map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)))
+    serde_json::from_value(list)
+        .map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)).into())
 }
 
 #[derive(Deserialize)]
@@ -166,7 +168,7 @@ async fn tree<S: ApiSource>(
     repo: &str,
     sha: &str,
     recursive: bool,
-) -> Result<Tree, String> {
+) -> Result<Tree, Reason> {
     let route = routes::git_tree(repo, sha, recursive);
     let v = get(api, &route, Shape::Object).await?;
     let tree: Tree =
@@ -175,7 +177,8 @@ async fn tree<S: ApiSource>(
         return Err(format!(
             "GET /{}: the tree is too large for one answer",
             routes::path_of(&route)
-        ));
+        )
+        .into());
     }
     Ok(tree)
 }
@@ -224,14 +227,14 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
     api: &S,
     repo: &str,
     dest: &Path,
-) -> Result<AuditFiles, String> {
+) -> Result<AuditFiles, Reason> {
     let root_route = routes::git_tree(repo, "HEAD", false);
     let root = match api.get(&root_route, Shape::Object).await {
         Fetched::Ok(v) => serde_json::from_value::<Tree>(v)
             .map_err(|e| format!("GET /{}: {e}", routes::path_of(&root_route)))?,
         // 409: "Git Repository is empty".
         Fetched::Failed { status: 409, .. } => return Ok(AuditFiles::default()),
-        other => return Err(failed_read(&root_route, other)),
+        other => return Err(failed_read(&root_route, other).into()),
     };
     let mut files: Vec<TreeEntry> = Vec::new();
     for dir in root.tree.iter().filter(|e| e.kind == "tree") {
@@ -253,27 +256,26 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
         return Err(format!(
             "{} files under .github/ and keys/: more than {MAX_FILES}, not fetched",
             files.len()
-        ));
+        )
+        .into());
     }
     let total: u64 = files.iter().map(|e| e.size).sum();
     if total > TOTAL_CAP {
         return Err(format!(
             "{total} bytes under .github/ and keys/: more than {} MiB, not fetched",
             TOTAL_CAP >> 20
-        ));
+        )
+        .into());
     }
     // Every path is checked before anything is fetched or written.
     if let Some(e) = files.iter().find(|e| {
         !crate::files::paths::is_repo_relative(&e.path) || e.path.chars().any(char::is_control)
     }) {
-        return Err(format!(
-            "{:?}: not a plain path inside the repository",
-            e.path
-        ));
+        return Err(format!("{:?}: not a plain path inside the repository", e.path).into());
     }
     let reads = files.iter().map(|e| async move {
         if e.size > FILE_CAP {
-            return Ok::<_, String>(Err((e.path.clone(), e.size)));
+            return Ok::<_, Reason>(Err((e.path.clone(), e.size)));
         }
         let route = routes::git_blob(repo, &e.sha);
         let blob = get(api, &route, Shape::Object).await?;

@@ -399,7 +399,8 @@ pub(crate) async fn download_counted<S: ApiSource>(
                     "not complete after {} s, the most warden waits for {listed} bytes (at least {} KiB/s)",
                     limit.as_secs(),
                     MIN_DOWNLOAD_RATE >> 10
-                ))
+                )
+                .into())
             });
             drop(tx);
             let written = writer
@@ -410,7 +411,7 @@ pub(crate) async fn download_counted<S: ApiSource>(
                 (_, Err(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
                     return Err(failed(e.to_string()))
                 }
-                (Err(e), _) => return Err(failed(e)),
+                (Err(e), _) => return Err(failed(e.into())),
                 (Ok(_), Err(e)) => return Err(Error::io("writing", &target, e)),
                 (Ok(_), Ok(done)) => done,
             };

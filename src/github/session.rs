@@ -46,7 +46,7 @@ impl Session {
                 ..RetryPolicy::default()
             };
             LiveApi::new(endpoint.url, endpoint.token, retry)
-                .map_err(Error::Usage)?
+                .map_err(|e| Error::Usage(e.into()))?
                 .with_cache(endpoint.cache.clone())
                 .with_url_source(endpoint.url_source)
                 .with_wait_notice(notice)

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::api::{ApiSource, Fetched, Shape, RECORDED_ASSET_CAP};
 use super::routes;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::files::{atomic, guarded};
 
 /// One recorded API response: a page of an organisation's repositories is well under 1 MiB.
@@ -153,7 +153,7 @@ impl<S: ApiSource> ApiSource for Recorder<'_, S> {
         &self,
         route: &str,
         out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, Reason> {
         use base64::Engine as _;
         let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
         let inner = async move { self.inner.download(route, &tx).await };
@@ -161,10 +161,10 @@ impl<S: ApiSource> ApiSource for Recorder<'_, S> {
             let mut kept = Vec::new();
             while let Some(chunk) = rx.recv().await {
                 if (kept.len() + chunk.len()) as u64 > RECORDED_ASSET_CAP {
-                    return Err(format!(
+                    return Err(Reason::from(format!(
                         "GET /{route}: larger than {} MiB, the most --record keeps of an asset (record the small ones with --only)",
                         RECORDED_ASSET_CAP >> 20
-                    ));
+                    )));
                 }
                 kept.extend_from_slice(&chunk);
                 out.send(chunk)
@@ -209,7 +209,7 @@ mod tests {
             &self,
             _route: &str,
             out: &tokio::sync::mpsc::Sender<bytes::Bytes>,
-        ) -> std::result::Result<u64, String> {
+        ) -> std::result::Result<u64, Reason> {
             let mut left = self.size;
             while left > 0 {
                 let n = left.min(1 << 20);
@@ -224,7 +224,7 @@ mod tests {
 
     /// Records a download of `size` bytes: how many reached the reader, what the download
     /// returned, and how many answers were recorded.
-    fn record(size: usize) -> (usize, std::result::Result<u64, String>, usize) {
+    fn record(size: usize) -> (usize, std::result::Result<u64, Reason>, usize) {
         let api = Assets { size };
         let recorder = Recorder::new(&api);
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -257,7 +257,7 @@ mod tests {
         let (_, result, recorded) = record((RECORDED_ASSET_CAP as usize) + 1);
         assert_eq!(
             result,
-            Err("GET /repos/o/r/releases/assets/1: larger than 40 MiB, the most --record keeps of an asset (record the small ones with --only)".to_string())
+            Err("GET /repos/o/r/releases/assets/1: larger than 40 MiB, the most --record keeps of an asset (record the small ones with --only)".into())
         );
         assert_eq!(recorded, 0, "a partial asset is not recorded");
     }

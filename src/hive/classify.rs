@@ -13,7 +13,7 @@ use super::outcome::{CaseResult, HiveReport, Outcome, SuiteSummary};
 use super::pins::{self, RunSources};
 use super::stream::{failure_text, open_details_log, suite_files};
 use super::suite::{read_suite, HiveCase, SuiteError, SuiteSources, SuiteVisitor};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::known_issues::matcher::{Matcher, Rule};
 use crate::known_issues::schema::Expect;
 use crate::known_issues::Registry;
@@ -250,7 +250,7 @@ impl SuiteState<'_, '_> {
     }
 
     /// Classifies what waited for the end of the file, reading failure text from the details log.
-    fn finish(&mut self, dir: &Path) -> std::result::Result<(), String> {
+    fn finish(&mut self, dir: &Path) -> std::result::Result<(), Reason> {
         let pending = std::mem::take(&mut self.pending);
         let mut log = match self.details_log.as_deref() {
             None | Some("") => None,

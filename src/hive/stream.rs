@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::pins::{self, RunSources};
 use super::suite::{read_suite_one_core, HiveCase, SuiteError, SuiteSources, SuiteVisitor};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 
 /// Files in a results directory that are not suite files (hiveview skips the same).
 const NOT_SUITES: [&str; 3] = ["hive.json", "errorReport.json", "containerErrorReport.json"];
@@ -22,11 +22,11 @@ const TEXT_BYTES: u64 = 64 * 1024;
 pub(crate) fn open_details_log(
     dir: &Path,
     name: &str,
-) -> std::result::Result<Option<File>, String> {
+) -> std::result::Result<Option<File>, Reason> {
     if !crate::files::paths::is_plain_relative(name) {
-        return Err(format!(
-            "testDetailsLog {name:?} is not a path inside the results directory"
-        ));
+        return Err(
+            format!("testDetailsLog {name:?} is not a path inside the results directory").into(),
+        );
     }
     let path = dir.join(name);
     let (Ok(real), Ok(root)) = (fs::canonicalize(&path), fs::canonicalize(dir)) else {
@@ -36,11 +36,12 @@ pub(crate) fn open_details_log(
         return Err(format!(
             "testDetailsLog {name:?} resolves to {}, outside the results directory",
             real.display()
-        ));
+        )
+        .into());
     }
     crate::files::guarded::open_regular(&real)
         .map(Some)
-        .map_err(|e| format!("testDetailsLog {name:?}: {e}"))
+        .map_err(|e| format!("testDetailsLog {name:?}: {e}").into())
 }
 
 pub(crate) fn read_slice(f: &mut File, begin: u64, end: u64) -> Option<String> {
@@ -194,7 +195,7 @@ pub(crate) fn stream_run(dir: &Path, visitor: &mut impl RunVisitor) -> Result<Ru
         }
         let mut log = match cases.details_log.as_deref() {
             None | Some("") => None,
-            Some(name) => open_details_log(dir, name).map_err(bad)?,
+            Some(name) => open_details_log(dir, name).map_err(|e| bad(e.into()))?,
         };
         visitor.file_end(log.as_mut());
     }

@@ -2,6 +2,7 @@
 //! (ethrex's `KNOWN_EXCLUDED_TESTS`), plain lines, JSON, reth's YAML, and an include regex for
 //! hive's `--sim.limit` (which has no exclude).
 
+use crate::error::Reason;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -104,7 +105,7 @@ pub fn render(
     registry: &Registry,
     format: ExclusionFormat,
     query: &Query,
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<String>), Reason> {
     let matcher = Matcher::new(registry).map_err(|errs| {
         errs.iter()
             .map(|(e, i, m)| format!("{}: exclude[{i}]: {m}", e.path.display()))
@@ -158,14 +159,14 @@ pub fn render(
 /// would merge, and a glob or prefix gated on a failure signature would lose its gate (a
 /// `test = "*"` rule would skip every test). Both are refused, saying what to do. (An exact name
 /// gated on a signature names one test, as the registry's doc says it is excluded.)
-fn flat_list_fits(rules: &[&Rule], query: &Query) -> Result<(), String> {
+fn flat_list_fits(rules: &[&Rule], query: &Query) -> Result<(), Reason> {
     let suites: BTreeSet<&str> = rules.iter().map(|r| r.exclusion.suite.as_str()).collect();
     if query.suite.is_none() && suites.len() > 1 {
         return Err(format!(
             "the rules cover {} suites ({}): a bash array or lines name tests of one suite; pass --suite NAME, or --format json / reth-yaml, which keep the suites",
             suites.len(),
             suites.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+        ).into());
     }
     for r in rules.iter().filter(|r| r.exclusion.signature.is_some()) {
         if r.exclusion.match_kind != MatchKind::Exact {
@@ -174,7 +175,7 @@ fn flat_list_fits(rules: &[&Rule], query: &Query) -> Result<(), String> {
                 r.entry.id,
                 r.exclusion.match_kind.name(),
                 bash_quote(r.pattern())
-            ));
+            ).into());
         }
     }
     Ok(())
@@ -208,7 +209,7 @@ fn bash(rules: &[&Rule], query: &Query) -> String {
     s
 }
 
-fn json(rules: &[&Rule], query: &Query) -> Result<String, String> {
+fn json(rules: &[&Rule], query: &Query) -> Result<String, Reason> {
     let doc: Vec<JsonRule> = rules
         .iter()
         .map(|r| JsonRule {
@@ -226,7 +227,7 @@ fn json(rules: &[&Rule], query: &Query) -> Result<String, String> {
 }
 
 /// reth's expected-failures YAML: suite → full names with the client suffix.
-fn reth_yaml(rules: &[&Rule], query: &Query) -> Result<String, String> {
+fn reth_yaml(rules: &[&Rule], query: &Query) -> Result<String, Reason> {
     if query.tests_from.is_none() {
         if let Some(r) = rules
             .iter()
@@ -236,7 +237,7 @@ fn reth_yaml(rules: &[&Rule], query: &Query) -> Result<String, String> {
                 "{}: a {} rule cannot be listed as exact names without the upstream list: pass --tests-from FILE",
                 r.entry.id,
                 r.exclusion.match_kind.name()
-            ));
+            ).into());
         }
     }
     let mut s = header("#");
@@ -256,7 +257,8 @@ fn reth_yaml(rules: &[&Rule], query: &Query) -> Result<String, String> {
                 return Err(format!(
                     "{}: no clients to suffix the names with: pass --client NAME or set clients",
                     r.entry.id
-                ));
+                )
+                .into());
             }
             for n in names(r, query) {
                 for c in &clients {
@@ -278,7 +280,7 @@ fn reth_yaml(rules: &[&Rule], query: &Query) -> Result<String, String> {
 
 /// hive's `--sim.limit` has no exclude: an include regex of every upstream test but the `skip`
 /// rules of one suite.
-fn sim_limit(rules: &[&Rule], query: &Query) -> Result<String, String> {
+fn sim_limit(rules: &[&Rule], query: &Query) -> Result<String, Reason> {
     let list = query
         .tests_from
         .as_ref()

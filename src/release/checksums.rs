@@ -6,6 +6,7 @@
 //! `SHA256 (name) = hex` lines. Names that escape the release directory (absolute, `..`, NUL) are
 //! rejected, as is a raw CR (a CRLF file was not written by warden and is treated as malformed).
 
+use crate::error::Reason;
 use crate::util::to_hex;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,7 +20,7 @@ pub struct ChecksumFile {
 }
 
 /// A name is safe when it stays inside the directory of the checksum file.
-pub fn check_relative_name(name: &str) -> Result<(), String> {
+pub fn check_relative_name(name: &str) -> Result<(), Reason> {
     if name.is_empty() {
         return Err("missing file name".into());
     }
@@ -29,24 +30,24 @@ pub fn check_relative_name(name: &str) -> Result<(), String> {
     if name.starts_with('/') {
         return Err(format!(
             "{name:?} is an absolute path; names must be relative to the checksum file"
-        ));
+        )
+        .into());
     }
     if name.split('/').any(|c| c == "..") {
         return Err(format!(
             "{name:?} contains \"..\"; names must stay inside the release directory"
-        ));
+        )
+        .into());
     }
     Ok(())
 }
 
 /// `./a/./b` → `a/b`: the same file under one name (found by the checksums fuzzer, which showed
 /// that stripping a single `./` did not round-trip). Empty components (`a//b`) are refused.
-fn normalize(name: &str) -> Result<String, String> {
+fn normalize(name: &str) -> Result<String, Reason> {
     let parts: Vec<&str> = name.split('/').filter(|c| *c != ".").collect();
     if parts.is_empty() || parts.iter().any(|c| c.is_empty()) {
-        return Err(format!(
-            "{name:?} is not a file name (empty path component)"
-        ));
+        return Err(format!("{name:?} is not a file name (empty path component)").into());
     }
     Ok(parts.join("/"))
 }
@@ -83,12 +84,12 @@ impl ChecksumFile {
     /// Builds the file from (name, digest) pairs. Names must be relative and unique.
     pub(crate) fn new(
         entries: impl IntoIterator<Item = (String, [u8; 32])>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Reason> {
         let mut map = BTreeMap::new();
         for (name, digest) in entries {
             check_relative_name(&name)?;
             if map.insert(name.clone(), digest).is_some() {
-                return Err(format!("{name:?} is listed twice"));
+                return Err(format!("{name:?} is listed twice").into());
             }
         }
         Ok(ChecksumFile { entries: map })
@@ -136,7 +137,7 @@ impl ChecksumFile {
 
 const EXPECTED_LINE: &str = "expected \"<64 hex digits>  <file name>\"";
 
-fn parse_line(line: &str) -> Result<(String, [u8; 32]), String> {
+fn parse_line(line: &str) -> Result<(String, [u8; 32]), Reason> {
     let (escaped, rest) = match line.strip_prefix('\\') {
         Some(rest) => (true, rest),
         None => (false, line),
@@ -175,7 +176,7 @@ fn parse_line(line: &str) -> Result<(String, [u8; 32]), String> {
         raw_name.to_string()
     };
     if name.is_empty() {
-        return Err(format!("{EXPECTED_LINE}: missing file name"));
+        return Err(format!("{EXPECTED_LINE}: missing file name").into());
     }
     Ok((name, digest))
 }

@@ -5,6 +5,7 @@
 //! any text the minisign CLI would accept (including leading/trailing spaces) is kept byte
 //! for byte, because the global signature covers those exact bytes.
 
+use crate::error::Reason;
 use std::fmt;
 
 /// minisign C: 8192-byte buffer minus the prefix, the newline and the NUL.
@@ -31,7 +32,7 @@ pub(crate) const DRY_RUN_MARKER: &str = "dry-run";
 impl ReleaseMeta {
     /// Rejects values that would break the TAB-separated layout or be ambiguous after a
     /// trimming parser (the minisign crate trims the comment).
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), Reason> {
         for (flag, value) in [
             ("--tag", &self.tag),
             ("--commit", &self.commit),
@@ -63,7 +64,7 @@ fn check_field_value(v: &str) -> Result<(), &'static str> {
 
 impl TrustedComment {
     /// Accepts what the minisign CLI accepts on load: anything without CR/LF, within its size limit.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, Reason> {
         if text.contains(['\r', '\n']) {
             return Err("trusted comment contains a line break".into());
         }
@@ -71,7 +72,8 @@ impl TrustedComment {
             return Err(format!(
                 "trusted comment is {} bytes, minisign's limit is {MAX_TRUSTED_COMMENT_BYTES}",
                 text.len()
-            ));
+            )
+            .into());
         }
         Ok(TrustedComment(text.to_string()))
     }
@@ -84,12 +86,12 @@ impl TrustedComment {
         file_name: &str,
         path: Option<&str>,
         meta: &ReleaseMeta,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Reason> {
         for name in std::iter::once(file_name).chain(path) {
             if name.chars().any(char::is_control) {
                 return Err(format!(
                     "file name {name:?} contains a TAB, line break or control character and cannot be bound in a trusted comment"
-                ));
+                ).into());
             }
         }
         meta.validate()?;
@@ -131,20 +133,21 @@ impl TrustedComment {
     }
 
     /// The single value of `key:`; `Err` when the key appears more than once with different values.
-    pub fn value<'a>(&'a self, key: &'a str) -> Result<Option<&'a str>, String> {
+    pub fn value<'a>(&'a self, key: &'a str) -> Result<Option<&'a str>, Reason> {
         let mut values = self.values(key);
         let first = values.next();
         if let Some(other) = values.find(|v| Some(*v) != first) {
             return Err(format!(
                 "trusted comment has conflicting {key}: fields ({:?} and {other:?})",
                 first.unwrap_or_default()
-            ));
+            )
+            .into());
         }
         Ok(first)
     }
 
     /// The workflow run the comment binds (`None`: none); an error when partial or malformed.
-    pub(crate) fn run(&self) -> Result<Option<super::provenance::RunBinding>, String> {
+    pub(crate) fn run(&self) -> Result<Option<super::provenance::RunBinding>, Reason> {
         super::provenance::RunBinding::from_comment(|k| self.value(k))
     }
 

@@ -92,7 +92,7 @@ pub fn cosign(
         run,
     };
     let comment = TrustedComment::for_release(timestamp, &opts.checksums_name, None, &meta)
-        .map_err(Error::Usage)?;
+        .map_err(|e| Error::Usage(e.into()))?;
     let prehash = hash_bytes(text.as_bytes()).blake2b512;
     let sig = SignatureFile::sign_prehashed(key, &prehash, comment);
     sig.verify_comment(&public)

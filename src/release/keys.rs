@@ -11,7 +11,7 @@ use blake2::{Blake2b, Digest};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use zeroize::Zeroizing;
 
-use crate::error::{Error, ParseError};
+use crate::error::{Error, ParseError, Reason};
 use crate::files::guarded::{self, SMALL_FILE_CAP};
 
 const UNTRUSTED_PREFIX: &str = "untrusted comment: ";
@@ -118,7 +118,7 @@ impl PublicKey {
     }
 
     /// Parses the base64 line alone (what `minisign -P` takes).
-    pub(crate) fn from_base64(encoded: &str) -> Result<Self, String> {
+    pub(crate) fn from_base64(encoded: &str) -> Result<Self, Reason> {
         if encoded.len() != 56 {
             // The length alone says what was given instead; nothing of it is quoted.
             let hint = if encoded.len() == 212 {
@@ -129,13 +129,14 @@ impl PublicKey {
             return Err(format!(
                 "expected 56 base64 characters, found {}{hint}",
                 encoded.chars().count()
-            ));
+            )
+            .into());
         }
         let bytes = BASE64
             .decode(encoded)
             .map_err(|_| "expected 56 base64 characters: not valid base64".to_string())?;
         if bytes.len() != PUBLIC_KEY_BYTES {
-            return Err(format!("decodes to {} bytes, expected 42", bytes.len()));
+            return Err(format!("decodes to {} bytes, expected 42", bytes.len()).into());
         }
         if bytes[..2] != SIG_ALG_ED {
             return Err("not an Ed25519 minisign public key (must start with \"RW\")".into());

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::keys::KeyId;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 
 /// The policy file, inside the keys folder.
 pub(crate) const POLICY_FILE: &str = "policy.toml";
@@ -273,7 +273,7 @@ impl Policy {
 
 /// The first second a key is no longer trusted: the instant given (with its offset), or the
 /// midnight (UTC) after a bare date. A time without an offset is ambiguous and refused.
-fn end_of_validity(v: &toml::value::Datetime) -> std::result::Result<u64, String> {
+fn end_of_validity(v: &toml::value::Datetime) -> std::result::Result<u64, Reason> {
     use toml::value::Offset;
     let date = v.date.ok_or("a time without a date")?;
     let days = crate::util::days_from_civil(i64::from(date.year), date.month, date.day);
@@ -294,7 +294,7 @@ fn end_of_validity(v: &toml::value::Datetime) -> std::result::Result<u64, String
                 - minutes * 60
         }
     };
-    u64::try_from(secs).map_err(|_| "before 1970".to_string())
+    u64::try_from(secs).map_err(|_| "before 1970".into())
 }
 
 #[cfg(test)]

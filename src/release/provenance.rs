@@ -8,6 +8,7 @@
 //!
 //! This file is the pure judgement; `github::runs` reads the records.
 
+use crate::error::Reason;
 use std::fmt;
 
 /// Seconds of clock difference allowed between the signer's clock (the signature's timestamp)
@@ -41,7 +42,7 @@ impl RunBinding {
         attempt: Option<&str>,
         workflow_ref: Option<&str>,
         environment: Option<&str>,
-    ) -> Result<RunBinding, String> {
+    ) -> Result<RunBinding, Reason> {
         let need = |name: &str, v: Option<&str>| {
             v.filter(|v| !v.is_empty()).map(str::to_string).ok_or_else(|| {
                 format!("{name} is not set: a run cannot be bound (pass --no-run-binding to sign without one)")
@@ -51,7 +52,7 @@ impl RunBinding {
         let attempt = need("GITHUB_RUN_ATTEMPT", attempt)?;
         let workflow = need("GITHUB_WORKFLOW_REF", workflow_ref)?;
         RunBinding::from_fields(&run_id, &attempt, &workflow, environment)
-            .map_err(|e| format!("the runner's {e}"))
+            .map_err(|e| format!("the runner's {e}").into())
     }
 
     /// From the four field values; every one checked.
@@ -60,21 +61,20 @@ impl RunBinding {
         attempt: &str,
         workflow: &str,
         environment: Option<&str>,
-    ) -> Result<RunBinding, String> {
-        let number = |name: &str, v: &str| -> Result<u64, String> {
+    ) -> Result<RunBinding, Reason> {
+        let number = |name: &str, v: &str| -> Result<u64, Reason> {
             if v.is_empty() || v.len() > 20 || !v.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(format!(
-                    "{name} {} is not a number",
-                    crate::markup::text_value(v)
-                ));
+                return Err(
+                    format!("{name} {} is not a number", crate::markup::text_value(v)).into(),
+                );
             }
             v.parse()
-                .map_err(|_| format!("{name} {v:?} is out of range"))
+                .map_err(|_| format!("{name} {v:?} is out of range").into())
         };
         let run_id = number("run id", run_id)?;
         let attempt = u32::try_from(number("run attempt", attempt)?)
             .map_err(|_| format!("run attempt {attempt:?} is out of range"))?;
-        let plain = |name: &str, v: &str| -> Result<String, String> {
+        let plain = |name: &str, v: &str| -> Result<String, Reason> {
             let bad = v.is_empty()
                 || v.len() > MAX_WORKFLOW_REF
                 || v.trim() != v
@@ -83,7 +83,7 @@ impl RunBinding {
                 return Err(format!(
                     "{name} {} is empty, over {MAX_WORKFLOW_REF} bytes, or holds spaces or control characters",
                     crate::markup::text_value(v)
-                ));
+                ).into());
             }
             Ok(v.to_string())
         };
@@ -92,7 +92,8 @@ impl RunBinding {
             return Err(format!(
                 "workflow reference {} is not OWNER/REPO/PATH@REF",
                 crate::markup::text_value(&workflow)
-            ));
+            )
+            .into());
         }
         let environment = environment.map(|e| plain("environment", e)).transpose()?;
         Ok(RunBinding {
@@ -107,8 +108,8 @@ impl RunBinding {
     /// `run:`; an error when it is partial or malformed (a signature that half-binds a run binds
     /// none).
     pub(crate) fn from_comment<'c>(
-        value: impl Fn(&'static str) -> Result<Option<&'c str>, String>,
-    ) -> Result<Option<RunBinding>, String> {
+        value: impl Fn(&'static str) -> Result<Option<&'c str>, Reason>,
+    ) -> Result<Option<RunBinding>, Reason> {
         let run = value("run")?;
         let attempt = value("attempt")?;
         let workflow = value("workflow")?;
@@ -117,7 +118,7 @@ impl RunBinding {
             (None, None, None) if environment.is_none() => Ok(None),
             (Some(r), Some(a), Some(w)) => RunBinding::from_fields(r, a, w, environment)
                 .map(Some)
-                .map_err(|e| format!("the trusted comment's {e}")),
+                .map_err(|e| format!("the trusted comment's {e}").into()),
             _ => Err(
                 "the trusted comment binds a run only in part (run:, attempt: and workflow: go together)"
                     .into(),

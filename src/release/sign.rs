@@ -254,7 +254,7 @@ pub fn sign(
             )));
         }
     }
-    opts.meta.validate().map_err(Error::Usage)?;
+    opts.meta.validate().map_err(|e| Error::Usage(e.into()))?;
     let (artifacts, checksums_path, skipped, other_file_at_checksums) = plan_outputs(opts)?;
     // Validate every name and refuse clashing or existing outputs before any hashing.
     let mut names = Vec::with_capacity(artifacts.len());
@@ -280,7 +280,7 @@ pub fn sign(
             name.bound_path.as_deref(),
             &opts.meta,
         )
-        .map_err(Error::Usage)?;
+        .map_err(|e| Error::Usage(e.into()))?;
         names.push(name);
     }
     refuse_clashing_outputs(&artifacts, checksums_path.as_deref())?;
@@ -576,7 +576,7 @@ fn hash_and_sign(
             n.bound_path.as_deref(),
             &opts.meta,
         )
-        .map_err(Error::Usage)?;
+        .map_err(|e| Error::Usage(e.into()))?;
         let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
         Ok::<_, Error>((i, digests, sig))
     });
@@ -624,12 +624,12 @@ fn stage_outputs(
             .iter()
             .map(|(i, d, _)| (names[*i].listed.clone().unwrap_or_default(), d.sha256)),
     )
-    .map_err(Error::Usage)?;
+    .map_err(|e| Error::Usage(e.into()))?;
     let text = list.to_string();
     let digests = hash_bytes(text.as_bytes());
     let comment =
         TrustedComment::for_release(opts.timestamp, file_name_str(&cp)?, None, &opts.meta)
-            .map_err(Error::Usage)?;
+            .map_err(|e| Error::Usage(e.into()))?;
     let sig = SignatureFile::sign_prehashed(key, &digests.blake2b512, comment);
     let sig_path = signature_path(&cp);
     staged.push(atomic::stage(&cp, text.as_bytes(), 0o644)?);

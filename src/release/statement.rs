@@ -43,7 +43,7 @@ pub(crate) fn parse<T: DeserializeOwned>(file: &Path, text: &str, what: &str) ->
 
 /// `text` signed with `key` (prehashed, trusted comment `comment`), as a `.minisig` file's text.
 pub(crate) fn sign(text: &str, key: &SecretKey, comment: &str) -> Result<String> {
-    let comment = TrustedComment::parse(comment).map_err(Error::Usage)?;
+    let comment = TrustedComment::parse(comment).map_err(|e| Error::Usage(e.into()))?;
     let prehash = hash_bytes(text.as_bytes()).blake2b512;
     Ok(SignatureFile::sign_prehashed(key, &prehash, comment).to_string())
 }

@@ -8,6 +8,7 @@
 //! expired or revoked, it fails the file, whatever co-signatures sit beside it. Every counted
 //! signature must meet the run policy (offline: a binding present and consistent with it).
 
+use crate::error::Reason;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -176,7 +177,7 @@ impl SignedName {
 /// downloaded (a published release's signature assets, by the path they would have).
 pub(crate) enum SignatureFiles<'a> {
     Disk,
-    Memory(&'a std::collections::BTreeMap<PathBuf, Result<String, String>>),
+    Memory(&'a std::collections::BTreeMap<PathBuf, Result<String, Reason>>),
 }
 
 impl SignatureFiles<'_> {
@@ -230,7 +231,7 @@ impl SignatureFiles<'_> {
 /// A legacy signature signs the bytes themselves, and its algorithm bytes are not covered by the
 /// global signature: relabelling a prehashed `ED` signature as `Ed` makes a 64-byte file equal to
 /// the original's BLAKE2b-512 verify as the original. No legacy signature over 64 bytes is taken.
-fn legacy_size_check(sig: &SignatureFile, size: u64) -> Result<(), String> {
+fn legacy_size_check(sig: &SignatureFile, size: u64) -> Result<(), Reason> {
     if !sig.is_prehashed() && size == 64 {
         return Err("a legacy signature over exactly 64 bytes: refused, as it may be a relabelled prehashed signature (see SECURITY.md)".into());
     }
@@ -243,25 +244,25 @@ fn check_bindings(
     comment: &super::comment::TrustedComment,
     name: &SignedName,
     checks: &Checks<'_>,
-) -> Result<(), String> {
+) -> Result<(), Reason> {
     let files: Vec<&str> = comment.values("file").collect();
     match files.as_slice() {
         [signed] if *signed != name.file_name => {
             return Err(format!(
                 "the signature is for file:{signed}, not {} (renamed or swapped artifact)",
                 name.file_name
-            ))
+            ).into())
         }
         [_] => {}
         _ if checks.allow_unbound => {
             if let Some(signed) = comment.value("file")? {
                 if signed != name.file_name {
-                    return Err(format!("the signature is for file:{signed}, not {}", name.file_name));
+                    return Err(format!("the signature is for file:{signed}, not {}", name.file_name).into());
                 }
             }
         }
         [] => return Err("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it".into()),
-        _ => return Err(format!("the trusted comment has {} file: fields, not one; pass --allow-unbound to accept it", files.len())),
+        _ => return Err(format!("the trusted comment has {} file: fields, not one; pass --allow-unbound to accept it", files.len()).into()),
     }
     if let Some(bound) = comment.value("path")? {
         let ends = crate::files::paths::is_plain_relative(bound)
@@ -275,7 +276,7 @@ fn check_bindings(
                 name.resolved
                     .as_ref()
                     .map_or(name.file_name.clone(), |p| p.display().to_string())
-            ));
+            ).into());
         }
     }
     Ok(())
@@ -373,15 +374,15 @@ pub(crate) fn check_signature_text<'k>(
     let (key, key_file) = signing_key(&sig, keys)?;
     out.key_file = Some(key_file.to_path_buf());
     let comment = &sig.trusted_comment;
-    let field = |k: &'static str| comment.value(k).map_err(|e| (Cause::Invalid, e));
+    let field = |k: &'static str| comment.value(k).map_err(|e| (Cause::Invalid, e.into()));
     out.tag = field("tag")?.map(str::to_string);
     out.commit = field("commit")?.map(str::to_string);
     out.repo = field("repo")?.map(str::to_string);
     out.file = field("file")?.map(str::to_string);
     out.path = field("path")?.map(str::to_string);
     out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
-    out.run = comment.run().map_err(|e| (Cause::Invalid, e))?;
-    check_bindings(comment, name, checks).map_err(|e| (Cause::Invalid, e))?;
+    out.run = comment.run().map_err(|e| (Cause::Invalid, e.into()))?;
+    check_bindings(comment, name, checks).map_err(|e| (Cause::Invalid, e.into()))?;
     let signed = SignedRelease {
         tag: out.tag.clone(),
         repo: out.repo.clone(),
@@ -512,7 +513,7 @@ pub(crate) fn verify_signature_set(
     (digests, whole): (&Digests, Option<&[u8]>),
     (keys, need): (&TrustedKeys, usize),
     out: &mut Judged,
-) -> Result<(), String> {
+) -> Result<(), Reason> {
     let mut counted: Vec<&PublicKey> = Vec::new();
     let mut entries = Vec::new();
     for (path, c) in set {
@@ -528,7 +529,7 @@ pub(crate) fn verify_signature_set(
         } else {
             whole.unwrap_or_default()
         };
-        legacy_size_check(&c.sig, digests.size).map_err(prefix)?;
+        legacy_size_check(&c.sig, digests.size).map_err(|e| prefix(e.into()))?;
         c.sig
             .verify_data(c.key, message)
             .map_err(|e| prefix(e.to_string()))?;
@@ -566,7 +567,7 @@ pub(crate) fn verify_signature_set(
         out.required_signatures = Some(need);
     }
     if counted.len() < need {
-        return Err(below_threshold(counted.len(), need, keys, out));
+        return Err(below_threshold(counted.len(), need, keys, out).into());
     }
     Ok(())
 }

@@ -9,6 +9,7 @@
 //! What the verdict says is a [`VerifyReport`] (a line per file, signature and run) and the same
 //! failures as typed [`Problem`]s, which the audit's rules are chosen by.
 
+use crate::error::Reason;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +48,7 @@ pub(crate) struct ReleaseEvidence {
     pub(crate) published: Published,
     /// The records of each run a counted signature of the list names (`Err`: they could not be
     /// read). A run not here was not read: its signature's provenance is unverifiable.
-    pub(crate) runs: BTreeMap<RunKey, std::result::Result<RunEvidence, String>>,
+    pub(crate) runs: BTreeMap<RunKey, std::result::Result<RunEvidence, Reason>>,
 }
 
 /// One failure of the verdict: why (as a type), what it is about, and the words.

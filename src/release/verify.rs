@@ -25,7 +25,7 @@ use super::trust::{
 };
 pub(crate) use super::trust::{Cause, SignerEntry};
 use super::trusted_keys::TrustedKeys;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::files::guarded;
 use crate::util::{cores_to_spare, parallel_map};
 
@@ -348,9 +348,9 @@ pub(crate) struct Published {
     pub(crate) on_disk: bool,
     pub(crate) assets: BTreeSet<String>,
     /// The checksum list's bytes, when it was read (`Err`: why it could not be).
-    pub(crate) list: Option<std::result::Result<Vec<u8>, String>>,
+    pub(crate) list: Option<std::result::Result<Vec<u8>, Reason>>,
     /// The text of every signature asset read, by path (`Err`: why it could not be).
-    pub(crate) signatures: BTreeMap<PathBuf, std::result::Result<String, String>>,
+    pub(crate) signatures: BTreeMap<PathBuf, std::result::Result<String, Reason>>,
     pub(crate) bytes: BTreeMap<PathBuf, AssetBytes>,
     /// Signature assets that were not read (an artifact's own signature, to the default audit).
     pub(crate) unread: BTreeSet<PathBuf>,
@@ -361,7 +361,7 @@ pub(crate) struct Published {
     pub(crate) downloading: bool,
     /// The checksum list's verdict once made ([`judge_list`]): it decides what is read next,
     /// and is not made again.
-    pub(crate) judged_list: Option<(ArtifactResult, std::result::Result<ChecksumFile, String>)>,
+    pub(crate) judged_list: Option<(ArtifactResult, std::result::Result<ChecksumFile, Reason>)>,
 }
 
 /// Where a release directory's files are: on disk (`warden verify DIR`), or a published
@@ -696,7 +696,7 @@ pub(crate) fn judge_list(
     published: &Published,
     opts: &VerifyOptions,
     keys: &TrustedKeys,
-) -> (ArtifactResult, std::result::Result<ChecksumFile, String>) {
+) -> (ArtifactResult, std::result::Result<ChecksumFile, Reason>) {
     let sums = published.dir.join(&opts.checksums_name);
     let (verdict, parsed) = verify_checksum_list(Folder::Published(published), &sums, keys, opts);
     (verdict.into_result(sums.display().to_string()), parsed)
@@ -954,7 +954,7 @@ fn list_verdict(
     sums_path: &Path,
     keys: &TrustedKeys,
     opts: &VerifyOptions,
-) -> (ArtifactResult, std::result::Result<ChecksumFile, String>) {
+) -> (ArtifactResult, std::result::Result<ChecksumFile, Reason>) {
     if let Folder::Published(Published {
         judged_list: Some(judged),
         ..
@@ -997,7 +997,7 @@ fn verify_checksum_list(
     sums_path: &Path,
     keys: &TrustedKeys,
     opts: &VerifyOptions,
-) -> (Verdict, std::result::Result<ChecksumFile, String>) {
+) -> (Verdict, std::result::Result<ChecksumFile, Reason>) {
     let mut out = Verdict::new();
     let main = signature_path(sums_path);
     let need = keys.threshold();
@@ -1017,7 +1017,7 @@ fn verify_checksum_list(
         Err(e) => {
             return (
                 out.error(format!("reading {}: {e}", sums_path.display())),
-                Err(e.to_string()),
+                Err(e.to_string().into()),
             )
         }
     };
@@ -1051,7 +1051,7 @@ fn verify_checksum_list(
             }
         }
     };
-    (out, parsed)
+    (out, parsed.map_err(Reason::from))
 }
 
 /// An entry of a release folder, as the list's accounting sees it.

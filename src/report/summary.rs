@@ -1,6 +1,7 @@
 //! `warden known-issues summary`: the body of the sticky PR comment ("Known issues — intentionally
 //! skipped tests"), optionally with how each excluded test fared in a hive run.
 
+use crate::error::Reason;
 use std::fmt::Write as _;
 
 use crate::hive::history::{History, TestClass};
@@ -64,7 +65,7 @@ pub struct Summary {
 impl Summary {
     /// Adds a link to the full hive report (an uploaded `hive history --format html`), before
     /// the marker: `url` must be `https://`, without spaces, quotes or brackets.
-    pub fn link_report(&mut self, url: &str) -> Result<(), String> {
+    pub fn link_report(&mut self, url: &str) -> Result<(), Reason> {
         let plain = url.starts_with("https://")
             && !url
                 .chars()
@@ -73,7 +74,8 @@ impl Summary {
             return Err(format!(
                 "--report-url {}: an https:// URL without spaces, quotes or brackets",
                 markup::text_value(url)
-            ));
+            )
+            .into());
         }
         let line = format!("[The full hive report]({url}) (heat map of tests × runs).\n\n");
         match self.markdown.rfind(MARKER) {

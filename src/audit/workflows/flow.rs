@@ -3,6 +3,7 @@
 //! flows into verification. Read from the workflow as YAML values (escapes and aliases resolved
 //! as GitHub resolves them), with secret references parsed from the expression language.
 
+use crate::error::Reason;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -253,7 +254,7 @@ struct StepOp {
 /// What a local action (`uses: ./dir`) is, read from `dir/action.yml` under `root`: the steps of
 /// a composite action, `Ok(None)` for another kind (JavaScript, Docker), or why it could not be
 /// read. Read and parsed once per run, however many steps use it.
-type LocalAction = Result<Option<std::sync::Arc<Vec<Value>>>, String>;
+type LocalAction = Result<Option<std::sync::Arc<Vec<Value>>>, Reason>;
 
 fn composite_steps(root: &Path, uses: &str) -> LocalAction {
     use std::collections::HashMap;

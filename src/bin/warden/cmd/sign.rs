@@ -134,5 +134,5 @@ fn run_binding(args: &SignArgs, ctx: &Context) -> anyhow::Result<Option<RunBindi
         args.environment.as_deref(),
     )
     .map(Some)
-    .map_err(|e| release_warden::Error::Usage(e).into())
+    .map_err(|e| release_warden::Error::Usage(e.to_string()).into())
 }
