@@ -147,24 +147,8 @@ async fn read_small<S: ApiSource>(
     published: &mut Published,
 ) -> Result<()> {
     let dir = published.dir.clone();
-    if let Depth::Download {
-        dir: target,
-        progress,
-    } = depth
-    {
-        let files = releases::download_counted(
-            source,
-            repo,
-            small,
-            target,
-            (releases::download_deadline, *progress),
-        )
-        .await?;
-        for (path, digests) in files {
-            published
-                .bytes
-                .insert(path.clone(), AssetBytes::Read(digests));
-        }
+    if let Depth::Download { dir, progress } = depth {
+        download_into(source, repo, small, (dir, *progress), published).await?;
     }
     for a in small {
         let path = dir.join(&a.name);
@@ -201,6 +185,25 @@ async fn read_small<S: ApiSource>(
     Ok(())
 }
 
+/// Downloads `assets` into `dir` (each within its deadline), keeping the digests taken as they
+/// arrived.
+async fn download_into<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    assets: &[Asset],
+    (dir, progress): (&Path, Option<&Progress>),
+    published: &mut Published,
+) -> Result<()> {
+    let deadline = (
+        releases::download_deadline as fn(u64) -> std::time::Duration,
+        progress,
+    );
+    for (path, digests) in releases::download_counted(source, repo, assets, dir, deadline).await? {
+        published.bytes.insert(path, AssetBytes::Read(digests));
+    }
+    Ok(())
+}
+
 /// Reads the other assets: downloaded (`verify --release`), or, deep, those without GitHub's
 /// digest hashed as they stream.
 async fn read_rest<S: ApiSource>(
@@ -213,17 +216,7 @@ async fn read_rest<S: ApiSource>(
     match depth {
         Depth::Signatures => {}
         Depth::Download { dir, progress } => {
-            let files = releases::download_counted(
-                source,
-                repo,
-                rest,
-                dir,
-                (releases::download_deadline, *progress),
-            )
-            .await?;
-            for (path, digests) in files {
-                published.bytes.insert(path, AssetBytes::Read(digests));
-            }
+            download_into(source, repo, rest, (dir, *progress), published).await?;
             for a in rest.iter().filter(|a| a.name.ends_with(SIGNATURE_SUFFIX)) {
                 let path = dir.join(&a.name);
                 let text = crate::files::guarded::read_text_inside(dir, &path, SIGNATURE_CAP)
@@ -333,6 +326,10 @@ pub fn verify_release(req: &ReleaseRequest<'_>, keys: TrustedKeys) -> Result<Ver
         .notes
         .splice(0..0, release_notes(&release, &commit, &req.repo));
     report.warnings.splice(0..0, notes);
+    // The repository's statements were read into a folder that is gone once the command ends.
+    if let RepoKeys::Temp(t) = &repo_keys {
+        report.rename_folder(t.path(), &format!("{}:keys/", req.repo));
+    }
     if req.out.is_none() {
         report.strip_folder(&dir);
     }

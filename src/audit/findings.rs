@@ -163,6 +163,23 @@ impl Finding {
         }
     }
 
+    /// A finding of `rule` about a published release `tag`: the verdict's problem `p`, said as
+    /// `release TAG: SUBJECT: WHY` (a baseline knows it by subject and words).
+    pub(crate) fn of_release(
+        rule: Rule,
+        (at, tag): (&Location, &str),
+        p: &crate::release::verdict::Problem,
+        remediation: &str,
+    ) -> Self {
+        Finding::new(
+            rule,
+            at.clone(),
+            format!("release {tag}: {}: {}", p.subject, p.why),
+            remediation,
+        )
+        .detail(format!("{}: {}", p.subject, p.why))
+    }
+
     /// The same finding, about `subject`.
     pub(crate) fn about(mut self, subject: Subject) -> Self {
         self.subject = subject;

@@ -142,19 +142,23 @@ fn in_expected(rule: &Rule, opts: &UpdateOptions) -> bool {
     })
 }
 
-/// The edit (if any) for rule `i`, with its explanation.
+/// The change to `rule`'s file, said in `message` (`edits`: whether it edits the file).
+fn change_of(rule: &Rule, kind: ChangeKind, message: String, edits: bool) -> Change {
+    Change {
+        kind,
+        file: rule.entry.path.clone(),
+        message,
+        edits,
+    }
+}
+
 /// The edit for a listed test absent from every run: removed with `--prune-missing`, else said.
 fn absent_edit(
     rule: &Rule,
     (history, opts): (&History, &UpdateOptions),
     what: &str,
 ) -> Option<(Edit, Change)> {
-    let change = |kind, message: String, edits| Change {
-        kind,
-        file: rule.entry.path.clone(),
-        message,
-        edits,
-    };
+    let change = |kind, message: String, edits| change_of(rule, kind, message, edits);
     if in_expected(rule, opts) {
         return None;
     }
@@ -185,18 +189,14 @@ fn absent_edit(
     }
 }
 
+/// The edit (if any) for rule `i`, with its explanation.
 fn rule_edit(
     rule: &Rule,
     mine: &[&TestHistory],
     history: &History,
     opts: &UpdateOptions,
 ) -> Option<(Edit, Change)> {
-    let change = |kind, message: String, edits| Change {
-        kind,
-        file: rule.entry.path.clone(),
-        message,
-        edits,
-    };
+    let change = |kind, message: String, edits| change_of(rule, kind, message, edits);
     let what = describe(rule);
     if mine.is_empty() || rule.expect() == Expect::Skip {
         return None;

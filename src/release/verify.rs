@@ -202,17 +202,24 @@ impl VerifyReport {
     /// Names results and reasons after the release's assets instead of `dir`, a temporary
     /// folder that is gone once the command ends.
     pub(crate) fn strip_folder(&mut self, dir: &Path) {
+        self.rename_folder(dir, "");
+    }
+
+    /// Says `dir/` (a temporary folder) as `name` in every line of the report.
+    pub(crate) fn rename_folder(&mut self, dir: &Path, name: &str) {
         let prefix = format!("{}/", dir.display());
-        let strip = |s: &mut String| *s = s.replace(&prefix, "");
+        let rename = |s: &mut String| *s = s.replace(&prefix, name);
         for r in &mut self.results {
-            strip(&mut r.name);
+            rename(&mut r.name);
             if let Some(reason) = r.reason.as_mut() {
-                strip(reason);
+                rename(reason);
             }
         }
         for s in &mut self.skipped {
-            strip(&mut s.name);
+            rename(&mut s.name);
         }
+        self.warnings.iter_mut().for_each(rename);
+        self.notes.iter_mut().for_each(rename);
     }
 
     /// Adds the result of a check made outside the folder (a release's provenance): `name`,

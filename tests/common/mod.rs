@@ -147,6 +147,15 @@ pub(crate) fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `warden keys revoke ID --reason leaked --secret-key KEY` in `dir` (its `keys/`), at a fixed
+/// time.
+pub(crate) fn revoke_key(dir: &Path, id: &str, key: &Path) -> Run {
+    run(warden(dir)
+        .env("SOURCE_DATE_EPOCH", "1764644410")
+        .args(["keys", "revoke", id, "--reason", "leaked", "--secret-key"])
+        .arg(key))
+}
+
 /// The key id the demo key pair shows (README examples use it).
 pub(crate) const DEMO_KEY_ID: &str = "8F457D1A3C3B50B5";
 

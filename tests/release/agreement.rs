@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::verify_release::file_contents;
+use super::verify_release::{file_contents, serve_asset_bytes, serve_revocations};
 use crate::common::*;
 
 const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
@@ -166,18 +166,7 @@ fn make(t: &Path, shape: Shape) -> Vec<(String, Vec<u8>)> {
         .unwrap();
     }
     if shape.first == 2 {
-        run(warden(t)
-            .args([
-                "keys",
-                "revoke",
-                DEMO_KEY_ID,
-                "--reason",
-                "leaked",
-                "--secret-key",
-            ])
-            .arg(&demo)
-            .env("SOURCE_DATE_EPOCH", "1764644410"))
-        .expect(0);
+        revoke_key(t, DEMO_KEY_ID, &demo).expect(0);
     }
     let mut files = super::verify_release::release_files(&t.join("dist"));
     match shape.asset {
@@ -238,20 +227,7 @@ async fn serve(t: &Path, shape: Shape, files: &[(String, Vec<u8>)]) -> (MockServ
         .respond_with(ResponseTemplate::new(200).set_body_json(assets))
         .mount(&api)
         .await;
-    for (i, (_, bytes)) in files.iter().enumerate() {
-        let id = 100 + i;
-        get(format!("/repos/o/r/releases/assets/{id}"))
-            .respond_with(
-                ResponseTemplate::new(302)
-                    .insert_header("location", format!("{}/blob/{id}", storage.uri())),
-            )
-            .mount(&api)
-            .await;
-        get(format!("/blob/{id}"))
-            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
-            .mount(&storage)
-            .await;
-    }
+    serve_asset_bytes(&api, &storage, files).await;
     let tag_commit = if shape.bind == 2 { OTHER } else { COMMIT };
     get("/repos/o/r/commits/v1".into())
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": tag_commit})))
@@ -291,21 +267,8 @@ async fn serve(t: &Path, shape: Shape, files: &[(String, Vec<u8>)]) -> (MockServ
             .mount(&api)
             .await;
     }
-    if let Ok(dir) = std::fs::read_dir(t.join("keys/revoked")) {
-        let mut listing = Vec::new();
-        for e in dir {
-            let e = e.unwrap();
-            let name = e.file_name().to_string_lossy().into_owned();
-            get(format!("/repos/o/r/contents/keys/revoked/{name}"))
-                .respond_with(file_contents(&std::fs::read(e.path()).unwrap()))
-                .mount(&api)
-                .await;
-            listing.push(json!({"name": name, "type": "file"}));
-        }
-        get("/repos/o/r/contents/keys/revoked".into())
-            .respond_with(ResponseTemplate::new(200).set_body_json(listing))
-            .mount(&api)
-            .await;
+    if t.join("keys/revoked").is_dir() {
+        serve_revocations(&api, &t.join("keys/revoked")).await;
     }
     (api, storage)
 }

@@ -298,17 +298,7 @@ async fn a_revoked_key_installs_nothing() {
     let other = t.path().join("other");
     std::fs::create_dir_all(other.join("keys")).unwrap();
     std::fs::copy(t.path().join("keys/demo.pub"), other.join("keys/demo.pub")).unwrap();
-    run(warden(&other)
-        .args([
-            "keys",
-            "revoke",
-            DEMO_KEY_ID,
-            "--reason",
-            "leaked",
-            "--secret-key",
-        ])
-        .arg(t.path().join("secret/demo.key")))
-    .expect(0);
+    revoke_key(&other, DEMO_KEY_ID, &t.path().join("secret/demo.key")).expect(0);
     let server = serve(&good).await;
     for suffix in ["", ".minisig"] {
         let name = format!("{DEMO_KEY_ID}.toml{suffix}");

@@ -97,20 +97,7 @@ async fn serve(r: &Records) -> (MockServer, MockServer) {
         .respond_with(ResponseTemplate::new(200).set_body_json(r.assets.clone()))
         .mount(&api)
         .await;
-    for (i, (_, bytes)) in r.files.iter().enumerate() {
-        let id = 100 + i;
-        get(format!("/repos/o/r/releases/assets/{id}"))
-            .respond_with(
-                ResponseTemplate::new(302)
-                    .insert_header("location", format!("{}/blob/{id}", storage.uri())),
-            )
-            .mount(&api)
-            .await;
-        get(format!("/blob/{id}"))
-            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
-            .mount(&storage)
-            .await;
-    }
+    super::verify_release::serve_asset_bytes(&api, &storage, &r.files).await;
     get("/repos/o/r/commits/v1.2.3".into())
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": COMMIT})))
         .mount(&api)

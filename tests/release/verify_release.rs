@@ -61,6 +61,56 @@ pub(super) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// Each asset's bytes (asset `100 + i`), as GitHub serves them: the API redirects to a storage
+/// host, which answers without the token.
+pub(super) async fn serve_asset_bytes(
+    api: &MockServer,
+    storage: &MockServer,
+    assets: &[(String, Vec<u8>)],
+) {
+    for (i, (_, bytes)) in assets.iter().enumerate() {
+        let id = 100 + i;
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/o/r/releases/assets/{id}")))
+            .respond_with(
+                ResponseTemplate::new(302)
+                    .insert_header("location", format!("{}/blob/{id}?sig=x", storage.uri())),
+            )
+            .mount(api)
+            .await;
+        Mock::given(method("GET"))
+            .and(path(format!("/blob/{id}")))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
+            .mount(storage)
+            .await;
+    }
+}
+
+/// The revocation statements in `revoked` (a keys folder's `revoked/`), as the contents API
+/// gives o/r's `keys/revoked/`.
+pub(super) async fn serve_revocations(api: &MockServer, revoked: &Path) {
+    let mut listing = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(revoked)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for file in entries {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/o/r/contents/keys/revoked/{name}")))
+            .respond_with(file_contents(&std::fs::read(&file).unwrap()))
+            .mount(api)
+            .await;
+        listing.push(json!({"name": name, "type": "file"}));
+    }
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/contents/keys/revoked"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(listing))
+        .mount(api)
+        .await;
+}
+
 /// The API and storage servers for `assets`, with the tag at `commit`.
 pub(super) async fn servers(
     assets: &[(String, Vec<u8>)],
@@ -85,22 +135,7 @@ pub(super) async fn servers(
         .respond_with(ResponseTemplate::new(200).set_body_json(list))
         .mount(&api)
         .await;
-    for (i, (_, bytes)) in assets.iter().enumerate() {
-        let id = 100 + i;
-        Mock::given(method("GET"))
-            .and(path(format!("/repos/o/r/releases/assets/{id}")))
-            .respond_with(
-                ResponseTemplate::new(302)
-                    .insert_header("location", format!("{}/blob/{id}?sig=x", storage.uri())),
-            )
-            .mount(&api)
-            .await;
-        Mock::given(method("GET"))
-            .and(path(format!("/blob/{id}")))
-            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
-            .mount(&storage)
-            .await;
-    }
+    serve_asset_bytes(&api, &storage, assets).await;
     Mock::given(method("GET"))
         .and(path("/repos/o/r/commits/v1.2.3"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": commit})))
@@ -659,36 +694,8 @@ async fn a_key_revoked_in_the_repository_fails_the_release_even_when_pinned() {
         repo.path().join("keys/demo.pub"),
     )
     .unwrap();
-    run(warden(repo.path())
-        .env("SOURCE_DATE_EPOCH", "1764644410")
-        .args([
-            "keys",
-            "revoke",
-            DEMO_KEY_ID,
-            "--reason",
-            "leaked",
-            "--secret-key",
-        ])
-        .arg(t.path().join("secret/demo.key")))
-    .expect(0);
-    let mut listing = Vec::new();
-    for name in [
-        format!("{DEMO_KEY_ID}.toml"),
-        format!("{DEMO_KEY_ID}.toml.minisig"),
-    ] {
-        let bytes = std::fs::read(repo.path().join("keys/revoked").join(&name)).unwrap();
-        listing.push(json!({"name": name, "type": "file"}));
-        Mock::given(method("GET"))
-            .and(path(format!("/repos/o/r/contents/keys/revoked/{name}")))
-            .respond_with(file_contents(&bytes))
-            .mount(&api)
-            .await;
-    }
-    Mock::given(method("GET"))
-        .and(path("/repos/o/r/contents/keys/revoked"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(listing))
-        .mount(&api)
-        .await;
+    revoke_key(repo.path(), DEMO_KEY_ID, &t.path().join("secret/demo.key")).expect(0);
+    serve_revocations(&api, &repo.path().join("keys/revoked")).await;
     let out = verify_release(
         t.path(),
         &api,

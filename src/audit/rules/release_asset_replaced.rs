@@ -15,11 +15,5 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// An asset of release `tag` is not what was signed, or was uploaded outside the run (`p`).
 pub(crate) fn finding(at: &Location, tag: &str, p: &Problem) -> Finding {
-    Finding::new(
-        RULE,
-        at.clone(),
-        format!("release {tag}: {}: {}", p.subject, p.why),
-        "Re-upload the signed artifact (or sign the release again), upload release files only from the release workflow, and find out who changed this one.",
-    )
-    .detail(format!("{}: {}", p.subject, p.why))
+    Finding::of_release(RULE, (at, tag), p, "Re-upload the signed artifact (or sign the release again), upload release files only from the release workflow, and find out who changed this one.")
 }

@@ -14,10 +14,5 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// Release `tag` is signed for another release (`p` says which field).
 pub(crate) fn finding(at: &Location, tag: &str, p: &Problem) -> Finding {
-    Finding::new(
-        RULE,
-        at.clone(),
-        format!("release {tag}: {}: {}", p.subject, p.why),
-        "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.",
-    )
+    Finding::of_release(RULE, (at, tag), p, "Sign each release in its own tag's workflow (`warden sign --tag \"$TAG\" --repo \"$GITHUB_REPOSITORY\" --commit \"$GITHUB_SHA\"`), and never move a release tag.")
 }

@@ -14,11 +14,5 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// A file or signature of release `tag` does not verify against `keys/` (`p` says why).
 pub(crate) fn finding(at: &Location, tag: &str, p: &Problem) -> Finding {
-    Finding::new(
-        RULE,
-        at.clone(),
-        format!("release {tag}: {}: {}", p.subject, p.why),
-        "Re-sign the release with the key in keys/, and find out how this signature or file got there.",
-    )
-    .detail(p.subject.clone())
+    Finding::of_release(RULE, (at, tag), p, "Re-sign the release with the key in keys/, and find out how this signature or file got there.")
 }

@@ -18,13 +18,7 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// A signature of release `tag` is by a revoked key (`p` names it).
 pub(crate) fn release(at: &Location, tag: &str, p: &Problem) -> Finding {
-    Finding::new(
-        RULE,
-        at.clone(),
-        format!("release {tag}: {}: {}", p.subject, p.why),
-        "Treat the release as untrusted until it is checked: re-sign it with a key of keys/ (`warden sign --cosign` adds a signature), or withdraw it; find out who signed it.",
-    )
-    .detail(p.subject.clone())
+    Finding::of_release(RULE, (at, tag), p, "Treat the release as untrusted until it is checked: re-sign it with a key of keys/ (`warden sign --cosign` adds a signature), or withdraw it; find out who signed it.")
 }
 
 /// The signing workflow `rel` names the revoked key `id` (its file or its base64) at `line`.

@@ -16,11 +16,5 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 /// A counted signature of release `tag` was not made by the pipeline: the run it names is
 /// contradicted by GitHub's records, or it names none where the policy requires one (`p`).
 pub(crate) fn finding(at: &Location, tag: &str, p: &Problem) -> Finding {
-    Finding::new(
-        RULE,
-        at.clone(),
-        format!("release {tag}: {}: {}", p.subject, p.why),
-        "Treat the release as signed outside the pipeline: find who holds the key (`warden keys revoke` if it leaked), and re-sign the release in the release workflow.",
-    )
-    .detail(p.subject.clone())
+    Finding::of_release(RULE, (at, tag), p, "Treat the release as signed outside the pipeline: find who holds the key (`warden keys revoke` if it leaked), and re-sign the release in the release workflow.")
 }
