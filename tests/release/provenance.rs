@@ -356,3 +356,44 @@ fn require_run_refuses_an_unbound_signature() {
         "FAIL  dist/SHA256SUMS  the signature binds no workflow run, and keys/policy.toml requires one (made outside the release pipeline?)\nFAIL  dist/app  the signature binds no workflow run, and keys/policy.toml requires one (made outside the release pipeline?)\n0 verified, 2 failed, 0 errors\n"
     );
 }
+
+/// Issue 34: every counted signature's run is checked against GitHub's records, a co-signature's
+/// as well as the first one's: a second key that signs in a run GitHub records otherwise fails
+/// the release, named.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cosignature_s_run_is_checked_against_github_too() {
+    let t = tempfile::tempdir().unwrap();
+    release(t.path());
+    let bob = "B0B00000000000B0";
+    seeded_keypair(
+        &t.path().join("keys/bob.pub"),
+        &t.path().join("bob.key"),
+        b"bob's co-signing key............",
+        bob,
+    );
+    run(warden(t.path())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_RUN_ID", "556")
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env("GITHUB_WORKFLOW_REF", WORKFLOW_REF)
+        .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+        .args(["sign", "--cosign", "dist", "--secret-key", "bob.key"])
+        .args(["--environment", "release"]))
+    .expect(0);
+    let records = good_records(&t.path().join("dist"));
+    let (api, _storage) = serve(&records).await;
+    // Run 556 is the nightly build's, not the release workflow's.
+    let mut nightly = records.run.clone().unwrap();
+    nightly["id"] = json!(556);
+    nightly["path"] = json!(".github/workflows/nightly.yml");
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/actions/runs/556/attempts/1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(nightly))
+        .mount(&api)
+        .await;
+    let out = verify(t.path(), &api, &["--out", "got"]).await.expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  co-signed by {bob}  tag v1.2.3  run 555\nOK    got/app  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555\nOK    {PROVENANCE}  the run and the uploads match GitHub's records\nFAIL  got/SHA256SUMS.{bob}.minisig (run 556 (attempt 1) of .github/workflows/release.yml in environment release)  the signature names .github/workflows/release.yml, but run 556 ran .github/workflows/nightly.yml; no deployment to environment release for commit {COMMIT} points at run 556: its protection rules were not shown to pass\n3 verified, 1 failed, 0 errors\n")
+    );
+}
