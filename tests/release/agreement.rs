@@ -23,7 +23,8 @@ const SIGNED_AT: &str = "1764460800";
 /// One release shape: each field is one way a release can be made.
 #[derive(Clone, Copy, Debug)]
 struct Shape {
-    /// 0 the trusted key, 1 a thief's own key, 2 the trusted key revoked, 3 past its end.
+    /// 0 the trusted key, 1 a thief's own key, 2 the trusted key revoked, 3 past its end, 4 the
+    /// key the folder rotated to (`keys rotate`).
     first: u8,
     /// 0 none, 1 a second trusted key, 2 the first key again on a laptop (a thief with it).
     cosign: u8,
@@ -56,6 +57,13 @@ fn shapes() -> Vec<Shape> {
         out.push(Shape { bind: v, ..base });
         out.push(Shape { asset: v, ..base });
     }
+    out.push(Shape { first: 4, ..base });
+    out.push(Shape {
+        first: 4,
+        cosign: 2,
+        policy: 1,
+        ..base
+    });
     for v in 1..3 {
         out.push(Shape { cosign: v, ..base });
         out.push(Shape { policy: v, ..base });
@@ -85,7 +93,7 @@ fn shapes() -> Vec<Shape> {
             ((seed >> 33) % u64::from(n)) as u8
         };
         out.push(Shape {
-            first: pick(4),
+            first: pick(5),
             cosign: pick(3),
             policy: pick(3),
             bind: pick(4),
@@ -144,7 +152,21 @@ fn make(t: &Path, shape: Shape) -> Vec<(String, Vec<u8>)> {
         write(&t.join("keys/policy.toml"), policy.as_bytes());
     }
     write(&t.join("dist/app"), b"the app");
-    let first = if shape.first == 1 { &thief } else { &demo };
+    let (_, carol) = keypair(t, "carol");
+    if shape.first == 4 {
+        // The folder rotated from the demo key to carol's (both keys stay in it).
+        run(warden(t)
+            .args(["keys", "rotate", "--old-secret-key"])
+            .arg(&demo)
+            .arg("--new-secret-key")
+            .arg(&carol))
+        .expect(0);
+    }
+    let first = match shape.first {
+        1 => &thief,
+        4 => &carol,
+        _ => &demo,
+    };
     sign(t, shape, "dist", first, &[]);
     let cosigner = match shape.cosign {
         1 => Some((&b_key, id_of(&b_pub))),
