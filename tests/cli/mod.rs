@@ -1,6 +1,7 @@
 //! The binary as a whole: help, `check`, `--root`, README examples, bad input, attacks, faults,
 //! whole outputs, and the code's layout.
 
+mod action;
 mod attacks;
 mod bad_corpus;
 mod bad_input;
