@@ -6,7 +6,7 @@ use super::{write_json, Report};
 use crate::hive::diff::{Change, HiveDiff};
 use crate::markup::{count, markdown_cell, markdown_code, text_value};
 
-/// `--format` of the reports over several runs: `hive diff` and `hive history`.
+/// `--format` of `hive history`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum RunsFormat {
     #[default]
@@ -24,6 +24,25 @@ impl From<RunsFormat> for super::Format {
             RunsFormat::Json => super::Format::Json,
             RunsFormat::Markdown => super::Format::Markdown,
             RunsFormat::Html => super::Format::Html,
+        }
+    }
+}
+
+/// `--format` of `hive diff`: the history's page has no counterpart for two runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+}
+
+impl From<DiffFormat> for super::Format {
+    fn from(f: DiffFormat) -> Self {
+        match f {
+            DiffFormat::Text => super::Format::Text,
+            DiffFormat::Json => super::Format::Json,
+            DiffFormat::Markdown => super::Format::Markdown,
         }
     }
 }

@@ -24,7 +24,7 @@ pub(crate) mod verify;
 
 pub use audit::{write_applied, write_fix_plan, AuditFormat};
 pub use hive::HiveCheckFormat;
-pub use hive_diff::RunsFormat;
+pub use hive_diff::{DiffFormat, RunsFormat};
 pub use hive_history::rerun_regex;
 pub use summary::{Summary, SummaryFormat, MARKER};
 
@@ -33,7 +33,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 /// An output format: what a [`Report`] renders. Each report family declares the formats it has
-/// (`TextOrJson`, `audit::AuditFormat`, `hive::HiveCheckFormat`, `hive_diff::RunsFormat`,
+/// (`TextOrJson`, `audit::AuditFormat`, `hive::HiveCheckFormat`, `hive_diff::RunsFormat`, `hive_diff::DiffFormat`,
 /// `summary::SummaryFormat`), and a command's `--format` offers only those.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

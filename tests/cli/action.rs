@@ -198,3 +198,35 @@ fn every_yaml_file_the_repository_ships_parses() {
     let broken = "inputs:\n  audit-sarif:\n    description: upload with `if: always()`.\n";
     assert!(yaml_serde::from_str::<yaml_serde::Value>(broken).is_err());
 }
+
+/// One CI: the GitHub workflow tests the project with `.ci/run` (which installs the tools the
+/// tests require under `CI=true`), not with steps of its own that can drift from it.
+#[test]
+fn the_github_workflow_runs_ci_run() {
+    use github_actions_models::workflow::job::Step;
+    use github_actions_models::workflow::{Job, Workflow};
+    let path = repo_root().join(".github/workflows/ci.yml");
+    let wf: Workflow = yaml_serde::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut runs = Vec::new();
+    for job in wf.jobs.values() {
+        let Job::NormalJob(job) = job else { continue };
+        for step in &job.steps {
+            if let Step::Run(step) = step {
+                runs.push(step.run.trim().to_string());
+            }
+        }
+    }
+    assert_eq!(
+        runs,
+        [".ci/run", "cargo run --release --locked -- check"],
+        "{}",
+        path.display()
+    );
+    let script = std::fs::read_to_string(repo_root().join(".ci/run")).unwrap();
+    for tool in ["minisign", "chromium"] {
+        assert!(
+            script.contains(&format!("apt-get install -y -qq {tool}")),
+            "{tool}"
+        );
+    }
+}

@@ -8,6 +8,7 @@ mod bad_input;
 mod check;
 mod faults;
 mod first_hour;
+mod formats;
 mod fuzz_regressions;
 mod help;
 mod layout;

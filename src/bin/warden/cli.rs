@@ -12,9 +12,9 @@ use release_warden::known_issues::ExclusionFormat;
 use release_warden::known_issues::{Expect, DEFAULT_DIR};
 use release_warden::report::AuditFormat;
 use release_warden::report::HiveCheckFormat;
-use release_warden::report::RunsFormat;
 use release_warden::report::SummaryFormat;
 use release_warden::report::TextOrJson;
+use release_warden::report::{DiffFormat, RunsFormat};
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -620,7 +620,7 @@ pub(crate) struct HiveDiffArgs {
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
     #[arg(long, value_enum, default_value_t)]
-    pub format: RunsFormat,
+    pub format: DiffFormat,
     /// Also append the markdown to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
@@ -963,6 +963,7 @@ mod tests {
         for refused in [
             &["hive", "history", "d", "--format", "junit"][..],
             &["hive", "diff", "a", "b", "--format", "junit"],
+            &["hive", "diff", "a", "b", "--format", "html"],
             &["verify", "x", "--format", "markdown"],
             &["known-issues", "summary", "--format", "json"],
             &["check", "--format", "sarif"],
