@@ -28,6 +28,9 @@ pub struct TrustedKeys {
     now: u64,
     /// Statements noted and not applied (about keys not trusted here), to be said.
     notes: Vec<String>,
+    /// Found where warden looks when no key is named (`./keys`, `./minisign.pub`), not named by
+    /// the user: such keys may not sit beside a file being verified (they came with it).
+    unnamed: bool,
 }
 
 impl TrustedKeys {
@@ -310,6 +313,16 @@ impl TrustedKeys {
     /// The usable key with this id (never a revoked or expired one), and its file.
     pub(crate) fn find(&self, id: KeyId) -> Option<(&PublicKey, &Path)> {
         self.usable().find(|(k, _)| k.key_id == id)
+    }
+
+    /// These keys were found where warden looks when none is named, not named by the user.
+    pub fn found_unnamed(mut self) -> Self {
+        self.unnamed = true;
+        self
+    }
+
+    pub(crate) fn unnamed(&self) -> bool {
+        self.unnamed
     }
 
     /// Where the trust comes from: the keys folders and every key file.

@@ -772,21 +772,40 @@ fn note_offline_runs(report: &mut VerifyReport) {
 }
 
 /// The trust root must not come from what is verified: `cd release && warden verify .` would
-/// otherwise trust a `keys/evil.pub` shipped in the release.
+/// otherwise trust a `keys/evil.pub` shipped in the release, and `cd download && warden verify
+/// app` the `minisign.pub` (or `keys/`) that came with the download, beside the file. A key the
+/// user named beside a file is their word (`minisign -Vm app -p app.pub`); one warden found
+/// there by itself is not.
 fn refuse_trust_from_inputs(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<()> {
-    for input in opts.inputs.iter().filter(|i| i.is_dir()) {
+    let sources: Vec<(&Path, PathBuf)> = keys
+        .sources()
+        .filter_map(|s| Some((s, fs::canonicalize(s).ok()?)))
+        .collect();
+    for input in &opts.inputs {
         let Ok(verified) = fs::canonicalize(input) else {
             continue;
         };
-        for source in keys.sources() {
-            let inside = fs::canonicalize(source).is_ok_and(|s| s.starts_with(&verified));
-            if inside {
+        if verified.is_dir() {
+            if let Some((source, _)) = sources.iter().find(|(_, s)| s.starts_with(&verified)) {
                 return Err(Error::Usage(format!(
                     "the trusted keys {} lie inside {}, which is being verified: a release cannot vouch for itself; pass --keys-dir or --public-key outside it",
                     source.display(),
                     input.display()
                 )));
             }
+            continue;
+        }
+        let folder = verified.parent();
+        if !keys.unnamed() {
+            continue;
+        }
+        if let Some((source, s)) = sources.iter().find(|(_, s)| s.parent() == folder) {
+            let what = if s.is_dir() { "keys folder" } else { "key" };
+            return Err(Error::Usage(format!(
+                "the {what} {} is beside {}, in the folder it came in: a download cannot vouch for itself; name the key you trust (-P KEY, or --public-key FILE)",
+                source.display(),
+                input.display()
+            )));
         }
     }
     Ok(())

@@ -156,6 +156,19 @@ fn keys_inside_the_verified_directory_are_refused() {
     )
     .expect(2);
     assert!(out.stderr.contains("lie inside dist"), "{}", out.stderr);
+    // A file of the download, verified from its own folder: the keys/ that came beside it are
+    // not used either (nor a ./minisign.pub: tests/cli/first_hour.rs).
+    let out = attack(&dist, &["verify", "a.tar.gz"]).expect(2);
+    assert_eq!(
+        out.all(),
+        "warden: the keys folder keys is beside a.tar.gz, in the folder it came in: a download cannot vouch for itself; name the key you trust (-P KEY, or --public-key FILE)\n"
+    );
+    // Named by the user, a key is their word, as with minisign's -p.
+    attack(
+        &dist,
+        &["verify", "a.tar.gz", "--public-key", "../keys/demo.pub"],
+    )
+    .expect(0);
 }
 
 // 3. Nothing may block.

@@ -87,22 +87,44 @@ fn minisign_habits_work() {
     ]))
     .expect(0);
     write(&t.path().join("app"), b"the app");
-    run(warden(t.path())
+    // -m alone is minisign's -Sm: app.minisig and nothing else.
+    let out = run(warden(t.path())
         .env("HOME", &home)
-        .args(["sign", "--no-checksums", "-m", "app"]))
+        .args(["sign", "-m", "app"]))
     .expect(0);
-    // No keys/ here: ./minisign.pub, said; -m names the file as minisign's -Vm does.
-    let out = run(warden(t.path()).args(["verify", "-m", "app"])).expect(0);
     let key =
         release_warden::release::PublicKey::from_file(&t.path().join("minisign.pub")).unwrap();
     let id = key.key_id.to_string();
     assert_eq!(
         out.stdout,
-        format!("OK    app  key {id} (minisign.pub)\n1 verified, 0 failed, 0 errors\n")
+        format!("signed  app  -> app.minisig\n1 artifact signed with key {id}\n")
+    );
+    let mut names: Vec<String> = std::fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["app", "app.minisig", "home", "minisign.pub"]);
+    // No keys/ here: ./minisign.pub, said, for a file in another folder; -m names the file as
+    // minisign's -Vm does.
+    std::fs::create_dir(t.path().join("dist")).unwrap();
+    for f in ["app", "app.minisig"] {
+        std::fs::copy(t.path().join(f), t.path().join("dist").join(f)).unwrap();
+    }
+    let out = run(warden(t.path()).args(["verify", "-m", "dist/app"])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    dist/app  key {id} (minisign.pub)\n1 verified, 0 failed, 0 errors\n")
     );
     assert_eq!(
         out.stderr,
         "warden: warning: no keys/ folder here: trusting ./minisign.pub\n"
+    );
+    // `cd download && warden verify app`: the minisign.pub beside the file came with it.
+    let out = run(warden(t.path()).args(["verify", "-m", "app"])).expect(2);
+    assert_eq!(
+        out.all(),
+        "warden: the key minisign.pub is beside app, in the folder it came in: a download cannot vouch for itself; name the key you trust (-P KEY, or --public-key FILE)\n"
     );
     // The key string inline, as `minisign -P` takes it.
     let text = std::fs::read_to_string(t.path().join("minisign.pub")).unwrap();

@@ -739,7 +739,8 @@ pub(crate) struct SignArgs {
         value_name = "PATH"
     )]
     pub paths: Vec<PathBuf>,
-    /// A file to sign, as `minisign -Sm FILE` takes it (the same as giving it as a PATH).
+    /// A file to sign, as `minisign -Sm FILE` takes it: with no PATH, only FILE.minisig is
+    /// written (a SHA256SUMS too with --checksums).
     #[arg(short = 'm', value_name = "FILE", conflicts_with = "cosign")]
     pub file: Vec<PathBuf>,
     /// Co-sign the release in DIR: verify it against --keys-dir (below its threshold allowed),

@@ -34,6 +34,8 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         checksums: match (args.no_checksums, args.checksums) {
             (true, _) => ChecksumsTarget::Skip,
             (false, Some(p)) => ChecksumsTarget::Path(p),
+            // `-m FILE` alone is minisign's `-Sm FILE`: only FILE.minisig.
+            (false, None) if args.paths.is_empty() => ChecksumsTarget::Skip,
             (false, None) => ChecksumsTarget::Default,
         },
         force: args.force,

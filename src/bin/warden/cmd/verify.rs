@@ -53,10 +53,14 @@ fn trusted_keys(
     {
         // As minisign: with nothing given and no keys/ here, ./minisign.pub.
         notes.push("no keys/ folder here: trusting ./minisign.pub".into());
-        TrustedKeys::load_files(&[here.to_path_buf()])?
+        TrustedKeys::load_files(&[here.to_path_buf()])?.found_unnamed()
     } else if args.public_key.is_empty() {
-        TrustedKeys::load_dir(keys_dir)
-            .context("loading trusted keys (pass --public-key FILE or --keys-dir DIR)")?
+        let keys = TrustedKeys::load_dir(keys_dir)
+            .context("loading trusted keys (pass --public-key FILE or --keys-dir DIR)")?;
+        match args.keys_dir {
+            Some(_) => keys,
+            None => keys.found_unnamed(),
+        }
     } else {
         let mut pinned = TrustedKeys::load_files(&args.public_key)?;
         if args.follow_rotations {
