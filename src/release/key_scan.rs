@@ -12,7 +12,10 @@
 //! A key re-encoded the usual ways is found too: the key file (or its key line) base64-encoded
 //! once more (`base64 minisign.key` into a CI variable), wrapped or not, and JSON-escaped. Those
 //! prefixes and the file's `untrusted comment:` have fixed base64 forms at each of the three
-//! alignments; around such a match the base64 run is decoded and scanned again.
+//! alignments; around such a match the base64 run is decoded and scanned again. The same goes
+//! for hex (`xxd -p minisign.key`, either case, wrapped), of the text or of the key's raw bytes.
+//! Within a key line, JSON's `\/` and `\u002F`, and URL encoding's `%2B`, `%2F` (a key in a
+//! query string or form body) read as the characters they stand for.
 
 use std::io::Read;
 
@@ -124,22 +127,103 @@ fn find_plain(bytes: &[u8]) -> Option<(usize, SecretKeyProtection)> {
 }
 
 /// The 211 base64 characters from `at` on (a UTF-16 match reads every other byte), skipping line
-/// breaks, indentation and a JSON `\n`; `None` when they stop short.
+/// breaks, indentation and a JSON `\n`, and reading JSON and URL escapes of `+` and `/`; `None`
+/// when they stop short.
 fn gather(bytes: &[u8], at: usize, stride: usize) -> Option<String> {
     let mut key = String::with_capacity(KEY_CHARS + 1);
     let mut i = at;
     while key.len() < KEY_CHARS {
-        let b = *bytes.get(i)?;
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' => key.push(char::from(b)),
-            b' ' | b'\t' | b'\r' | b'\n' => {}
-            b'\\' if matches!(bytes.get(i + stride), Some(b'n' | b'r')) => i += stride,
-            _ => return None,
-        }
-        i += stride;
+        let (c, used) = key_char(|k| bytes.get(i + k * stride).copied())?;
+        key.extend(c.map(char::from));
+        i += used * stride;
     }
     key.push('=');
     Some(key)
+}
+
+/// The key character at the start of `at(0), at(1), …` (`None` for a line break or indentation)
+/// and how many units it took; `None` when no key character is there.
+fn key_char(at: impl Fn(usize) -> Option<u8>) -> Option<(Option<u8>, usize)> {
+    let base64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let hex_byte = |from: usize, digits: usize| -> Option<u8> {
+        let text: Vec<u8> = (from..from + digits).map(&at).collect::<Option<_>>()?;
+        u8::from_str_radix(std::str::from_utf8(&text).ok()?, 16).ok()
+    };
+    Some(match at(0)? {
+        b if base64(b) => (Some(b), 1),
+        b' ' | b'\t' | b'\r' | b'\n' => (None, 1),
+        b'\\' => match at(1)? {
+            b'n' | b'r' => (None, 2),
+            b'/' => (Some(b'/'), 2),
+            // `\u002F`, `\u002B`: JSON writers that escape every non-alphanumeric.
+            b'u' if at(2)? == b'0' && at(3)? == b'0' => {
+                let c = hex_byte(4, 2).filter(|&c| base64(c))?;
+                (Some(c), 6)
+            }
+            _ => return None,
+        },
+        b'%' => match hex_byte(1, 2)? {
+            c @ (b'+' | b'/') => (Some(c), 3),
+            b'\r' | b'\n' => (None, 3),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// What a key (or key file) looks like in hex, either case, a line break allowed after the first
+/// four bytes: the
+/// text's prefixes and `untrusted comment:`, and the raw key's first bytes (`Ed`, KDF, `B2`).
+fn hex_prefixes() -> &'static Regex {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        let alternatives: Vec<String> = [
+            &b"RWRTY0Iy"[..],
+            b"RWQAAEIy",
+            b"untrusted comment:",
+            RAW_ENCRYPTED,
+            RAW_UNENCRYPTED,
+        ]
+        .iter()
+        .map(|p| {
+            // The first four bytes unbroken: a literal the regex can look for fast in a file of
+            // hashes. (A key file wrapped there is still found by its `untrusted comment:`.)
+            let digits = hex::encode(p);
+            let (head, tail) = digits.split_at(8);
+            let tail: Vec<String> = tail.chars().map(String::from).collect();
+            format!(r"{head}\s*{}", tail.join(r"\s*"))
+        })
+        .collect();
+        Regex::new(&format!("(?i-u){}", alternatives.join("|"))).expect("static regex")
+    })
+}
+
+/// The first bytes of a secret key, decoded: signature algorithm, KDF (scrypt or none), checksum.
+const RAW_ENCRYPTED: &[u8] = b"EdScB2";
+const RAW_UNENCRYPTED: &[u8] = b"Ed\0\0B2";
+/// The bytes of a secret key.
+const KEY_BYTES: usize = 158;
+
+/// The hex run from `at` (line breaks and spaces between digits allowed), decoded; a key in it,
+/// as text or as the key's raw bytes.
+fn hex_key(bytes: &[u8], at: usize) -> Option<SecretKeyProtection> {
+    use base64::Engine as _;
+    let digits = zeroize::Zeroizing::new(
+        bytes[at..]
+            .iter()
+            .take(2 * ENCODED_RUN)
+            .take_while(|b| b.is_ascii_hexdigit() || b.is_ascii_whitespace())
+            .filter(|b| b.is_ascii_hexdigit())
+            .copied()
+            .collect::<Vec<u8>>(),
+    );
+    let decoded = zeroize::Zeroizing::new(hex::decode(&digits[..digits.len() & !1]).ok()?);
+    if decoded.starts_with(RAW_ENCRYPTED) || decoded.starts_with(RAW_UNENCRYPTED) {
+        let raw = decoded.get(..KEY_BYTES)?;
+        let line = zeroize::Zeroizing::new(base64::engine::general_purpose::STANDARD.encode(raw));
+        return secret_key_line(&line);
+    }
+    find_plain(&decoded).map(|(_, p)| p)
 }
 
 /// The first minisign secret key in `reader` (1-based line of its start) and its protection.
@@ -149,6 +233,7 @@ pub(crate) fn find_secret_key_in(
 ) -> std::io::Result<Option<(usize, SecretKeyProtection)>> {
     let re = prefixes();
     let encoded = encoded_prefixes();
+    let hex = hex_prefixes();
     // Grows with what is read: a small file never costs a 1 MiB buffer.
     let mut buf: Vec<u8> = Vec::new();
     let mut lines_before = 0usize;
@@ -173,6 +258,12 @@ pub(crate) fn find_secret_key_in(
         }
         for m in encoded.find_iter(&buf).take_while(|m| m.start() < limit) {
             if let Some((_, protection)) = decoded_key(&buf, m.start()) {
+                let newlines = buf[..m.start()].iter().filter(|b| **b == b'\n').count();
+                return Ok(Some((lines_before + newlines + 1, protection)));
+            }
+        }
+        for m in hex.find_iter(&buf).take_while(|m| m.start() < limit) {
+            if let Some(protection) = hex_key(&buf, m.start()) {
                 let newlines = buf[..m.start()].iter().filter(|b| **b == b'\n').count();
                 return Ok(Some((lines_before + newlines + 1, protection)));
             }
@@ -290,6 +381,66 @@ mod tests {
             }
             let public = format!("untrusted comment: minisign public key\n{}\n", pair.public);
             assert_eq!(find_secret_key(&b64(public.as_bytes())), None);
+        }
+    }
+
+    #[test]
+    fn escaped_hex_and_url_encoded_keys_are_found() {
+        for (pair, protection) in [
+            (generate(None).unwrap(), SecretKeyProtection::Unencrypted),
+            (
+                generate(Some(&Password::new("pw".into()))).unwrap(),
+                SecretKeyProtection::Encrypted,
+            ),
+        ] {
+            let file = pair.secret_box.as_bytes();
+            let line = bare(&pair.secret_box);
+            let raw =
+                base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &line).unwrap();
+            let wrap = |s: &str, width: usize| {
+                s.as_bytes()
+                    .chunks(width)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let shapes = [
+                // PHP's json_encode and others write `/` as `\/`; some escape `+` and `/` as `\u`.
+                format!("{{\"key\": \"{}\"}}", line.replace('/', "\\/")),
+                format!(
+                    "{{\"key\": \"{}\"}}",
+                    line.replace('+', "\\u002B").replace('/', "\\u002f")
+                ),
+                // In a query string or a form body.
+                format!(
+                    "https://example.invalid/?key={}",
+                    line.replace('+', "%2B")
+                        .replace('/', "%2F")
+                        .replace('=', "%3D")
+                ),
+                format!("key={}", line.replace('+', "%2b").replace('/', "%2f")),
+                // `xxd -p minisign.key` (60 digits a line), upper-case hex, and the raw bytes.
+                wrap(&hex::encode(file), 60),
+                hex::encode_upper(line.as_bytes()),
+                format!("SIGNING_KEY_HEX={}\n", hex::encode(&raw)),
+                format!("0x{}", wrap(&hex::encode_upper(&raw), 32)),
+            ];
+            for shape in &shapes {
+                assert_eq!(
+                    find_secret_key(shape).map(|(_, p)| p),
+                    Some(protection),
+                    "{shape}"
+                );
+            }
+            // The public key, in each encoding, and a key's hex cut short, are not keys.
+            let public = format!("untrusted comment: minisign public key\n{}\n", pair.public);
+            for not_a_key in [
+                hex::encode(public.as_bytes()),
+                hex::encode(&raw[..150]),
+                public.replace('/', "\\/").replace('+', "%2B"),
+            ] {
+                assert_eq!(find_secret_key(&not_a_key), None, "{not_a_key}");
+            }
         }
     }
 
