@@ -270,6 +270,9 @@ struct Job {
     signature: Option<PathBuf>,
     /// Whether a missing signature is a failure (not when a verified SHA256SUMS covers the file).
     require_signature: bool,
+    /// The checksum list that names the file and did not verify: a missing signature of the
+    /// file's own is then the list's failure, said so.
+    failed_list: Option<PathBuf>,
     expected_sha256: Option<[u8; 32]>,
     /// Why the file cannot be trusted even before it is read, e.g. a path leaving the release.
     preset_failure: Option<Rejected>,
@@ -472,6 +475,17 @@ fn run_job(
     let mut out = out;
     let name = SignedName::of(&job.path, &file_name);
     let set = match &job.signature {
+        Some(sig_path) if !folder.exists(sig_path) && job.failed_list.is_some() => {
+            let list = job.failed_list.as_deref().unwrap_or(sig_path);
+            return out.rejected((
+                Cause::Unsigned,
+                format!(
+                    "not verified: {} did not verify, and there is no {}",
+                    list.display(),
+                    sig_path.display()
+                ),
+            ));
+        }
         Some(sig_path) if job.require_signature || folder.exists(sig_path) => {
             // The threshold applies to the signatures that trust the file; an artifact's own
             // signature beside a verified checksum list is an extra check (it must verify).
@@ -786,9 +800,10 @@ fn refuse_trust_from_inputs(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<
             continue;
         };
         if verified.is_dir() {
-            if let Some((source, _)) = sources.iter().find(|(_, s)| s.starts_with(&verified)) {
+            if let Some((source, s)) = sources.iter().find(|(_, s)| s.starts_with(&verified)) {
                 return Err(Error::Usage(format!(
-                    "the trusted keys {} lie inside {}, which is being verified: a release cannot vouch for itself; pass --keys-dir or --public-key outside it",
+                    "the {} {} lies inside {}, which is being verified: a release cannot vouch for itself; pass --keys-dir or --public-key outside it",
+                    source_kind(s),
                     source.display(),
                     input.display()
                 )));
@@ -800,15 +815,24 @@ fn refuse_trust_from_inputs(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<
             continue;
         }
         if let Some((source, s)) = sources.iter().find(|(_, s)| s.parent() == folder) {
-            let what = if s.is_dir() { "keys folder" } else { "key" };
             return Err(Error::Usage(format!(
-                "the {what} {} is beside {}, in the folder it came in: a download cannot vouch for itself; name the key you trust (-P KEY, or --public-key FILE)",
+                "the {} {} is beside {}, in the folder it came in: a download cannot vouch for itself; name the key you trust (-P KEY, or --public-key FILE)",
+                source_kind(s),
                 source.display(),
                 input.display()
             )));
         }
     }
     Ok(())
+}
+
+/// What a trust source is, for a message: a keys folder or a key file.
+fn source_kind(canonical: &Path) -> &'static str {
+    if canonical.is_dir() {
+        "keys folder"
+    } else {
+        "key"
+    }
 }
 
 /// The jobs for a release directory: against its signed checksum list when it has one, else
@@ -874,6 +898,7 @@ impl Job {
         Job {
             signature: Some(signature_path(&path)),
             require_signature: true,
+            failed_list: None,
             expected_sha256: None,
             preset_failure: None,
             path,
@@ -888,6 +913,7 @@ impl Job {
             name: path.display().to_string(),
             signature: None,
             require_signature: false,
+            failed_list: None,
             expected_sha256: None,
             preset_failure: Some(why),
         }
@@ -952,6 +978,7 @@ fn checksum_list_jobs(
             signature: (!folder.unread(&signature)).then_some(signature),
             // Without a verified checksum file, only the artifact's own signature counts.
             require_signature: !trusted_list,
+            failed_list: (!trusted_list).then(|| sums_path.to_path_buf()),
             expected_sha256: trusted_list.then_some(*digest),
             preset_failure: escapes
                 .or_else(|| folder.preset(&path))

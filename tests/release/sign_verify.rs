@@ -288,6 +288,15 @@ fn directory_problems_missing_unlisted_and_unsigned() {
     write(&empty.join("unsigned"), b"u");
     out += &verify_transcript(t.path(), &pk, &["empty"]);
     out += &verify_transcript(t.path(), &pk, &["empty", "--allow-no-checksums"]);
+    // A classic release: a `sha256sum` list and no signature at all. The list is what failed.
+    let classic = t.path().join("classic");
+    fs::create_dir(&classic).unwrap();
+    write(&classic.join("app"), b"app");
+    write(
+        &classic.join("SHA256SUMS"),
+        b"a6a75ccf8dc6ae4b3e3bb1e51e6a1bb8ee43bb3dbb35ac11c5b4d1d6de1e7c17  app\n",
+    );
+    out += &verify_transcript(t.path(), &pk, &["classic"]);
     insta::assert_snapshot!(out);
 }
 

@@ -79,7 +79,7 @@ fn a_cosignature_does_not_carry_a_laptop_signature_past_require_run() {
     let out = warden_in(t.path(), &["verify", "dist"]).expect(1);
     assert_eq!(
         out.stdout,
-        format!("FAIL  dist/SHA256SUMS  signed by key {THIEF}, which is not trusted (trusted: {DEMO_KEY_ID})\nFAIL  dist/app  missing signature dist/app.minisig\n0 verified, 2 failed, 0 errors\n")
+        format!("FAIL  dist/SHA256SUMS  signed by key {THIEF}, which is not trusted (trusted: {DEMO_KEY_ID})\nFAIL  dist/app  not verified: dist/SHA256SUMS did not verify, and there is no dist/app.minisig\n0 verified, 2 failed, 0 errors\n")
     );
     // Without a run policy, a first signature by a key nobody trusts still fails the list: the
     // pipeline's signature is the first one, and a stranger's in its place is not a co-signer.
