@@ -6,7 +6,7 @@
 //! and `coverage` are human knowledge); a `fail` exclusion whose test both passed and failed
 //! becomes `flaky`; exclusions that matched nothing are reported (and removed with
 //! `--prune-missing`); the last run's unlisted failures become draft entries, one file per suite
-//! and failure signature; and a pin the run does not match moves when nothing is left unexcused.
+//! and distinct failure text; and a pin the run does not match moves when nothing is left unexcused.
 //!
 //! Files are edited with `toml_edit`, so comments, key order and formatting outside the edited
 //! lines stay byte for byte; a file with no edit is not rewritten.
@@ -385,18 +385,38 @@ fn edit_entry(entry: &Entry, edits: &BTreeMap<usize, Edit>) -> Result<(String, b
     Ok((doc.to_string(), emptied))
 }
 
-/// A short, stable name for a failure: its first line with numbers and hex blurred, so failures
-/// that differ only in values group together.
-fn signature(text: Option<&str>) -> String {
-    let first: String = text
-        .and_then(|t| t.lines().map(str::trim).find(|l| !l.is_empty()))
+/// A failure's (label, grouping key): tests whose failure texts are the same but for numbers
+/// and hashes fail the same way and share one draft; different texts are different failures,
+/// even when they begin alike (hive's rpc suite starts every failure with the request it sent,
+/// `>> {…}`, so a first line alone would put unrelated failures together). The label is the
+/// first line that is not such a request or response (all the text's lines are when every one
+/// is).
+fn failure(text: Option<&str>) -> (String, String) {
+    static NUMBERS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let numbers = NUMBERS.get_or_init(|| {
+        regex::Regex::new(r"0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]{8,}\b|[0-9]+(?:\.[0-9]+)?")
+            .expect("a valid regex")
+    });
+    let lines: Vec<&str> = text
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let transcript = |l: &&str| l.starts_with(">>") || l.starts_with("<<");
+    let mut message: Vec<&str> = lines.iter().copied().filter(|l| !transcript(l)).collect();
+    if message.is_empty() {
+        message = lines;
+    }
+    let label: String = message
+        .first()
+        .copied()
         .unwrap_or("no failure text")
         .chars()
         .take(200)
         .collect();
-    let numbers = regex::Regex::new(r"0[xX][0-9a-fA-F]+|\b[0-9a-fA-F]{8,}\b|[0-9]+(?:\.[0-9]+)?")
-        .expect("a valid regex");
-    numbers.replace_all(&first, "N").into_owned()
+    let key = numbers.replace_all(&message.join("\n"), "N").into_owned();
+    (numbers.replace_all(&label, "N").into_owned(), key)
 }
 
 /// `rpc-compat` → `rpc-compat`; `eels/consume-engine` → `eels-consume-engine` (kebab-case ids).
@@ -512,15 +532,16 @@ fn draft_text(
     (out, count - listed)
 }
 
-/// Draft entries for the last run's failures that no entry lists.
-fn drafts(
+/// The last run's failures that no entry lists, by (suite, failure key): (label, tests). Those
+/// that cannot be drafted (timeouts, names that cannot be listed) are noted.
+type FailureGroups<'a> = BTreeMap<(String, String), (String, Vec<&'a TestHistory>)>;
+
+fn new_failures<'a>(
     registry: &Registry,
-    history: &History,
-    opts: &UpdateOptions,
+    history: &'a History,
     changes: &mut Vec<Change>,
-    files: &mut Vec<FileEdit>,
-) {
-    let mut groups: BTreeMap<(String, String), Vec<&TestHistory>> = BTreeMap::new();
+) -> FailureGroups<'a> {
+    let mut groups: FailureGroups<'a> = BTreeMap::new();
     for t in &history.tests {
         if t.rule.is_some() || t.marks.last() != Some(&Mark::Fail) {
             continue;
@@ -549,14 +570,28 @@ fn drafts(
             )));
             continue;
         }
+        let (label, key) = failure(t.text.as_deref());
         groups
-            .entry((t.suite.clone(), signature(t.text.as_deref())))
-            .or_default()
+            .entry((t.suite.clone(), key))
+            .or_insert_with(|| (label, Vec::new()))
+            .1
             .push(t);
     }
+    groups
+}
+
+/// Draft entries for the last run's failures that no entry lists: one per distinct failure.
+fn drafts(
+    registry: &Registry,
+    history: &History,
+    opts: &UpdateOptions,
+    changes: &mut Vec<Change>,
+    files: &mut Vec<FileEdit>,
+) {
+    let groups = new_failures(registry, history, changes);
     let mut planned: HashSet<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
     let total = groups.len();
-    for (n, ((suite, sig), tests)) in groups.into_iter().enumerate() {
+    for (n, ((suite, key), (sig, tests))) in groups.into_iter().enumerate() {
         if n == MAX_DRAFTS {
             changes.push(Change {
                 kind: ChangeKind::Note,
@@ -569,7 +604,7 @@ fn drafts(
             });
             break;
         }
-        let hash = Sha256::digest(format!("{suite}\n{sig}").as_bytes());
+        let hash = Sha256::digest(format!("{suite}\n{key}").as_bytes());
         let mut id = format!(
             "draft-{}-{:02x}{:02x}{:02x}{:02x}",
             slug(&suite),
@@ -893,12 +928,40 @@ exclude = [
     #[test]
     fn failure_signatures_blur_numbers_and_hashes_and_slugs_are_kebab_case() {
         assert_eq!(
-            signature(Some(
+            failure(Some(
                 "\n  block 0x1f2e at height 12 hash deadbeefcafe\nmore"
             )),
-            "block N at height N hash N"
+            (
+                "block N at height N hash N".to_string(),
+                "block N at height N hash N\nmore".to_string()
+            )
         );
-        assert_eq!(signature(None), "no failure text");
+        assert_eq!(failure(None).0, "no failure text");
+        // hive's rpc suite: the request first, the failure after it. The same failure of two
+        // requests is one group; two failures after the same request are two.
+        let rpc = |request: &str, message: &str| {
+            failure(Some(&format!(
+                ">>  {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"{request}\"}}\n<<  {{\"result\":\"0x\"}}\n{message}"
+            )))
+        };
+        let funding = rpc(
+            "eth_sendRawTransaction",
+            "unable to send funding transaction: nonce 7",
+        );
+        assert_eq!(funding.0, "unable to send funding transaction: nonce N");
+        assert_eq!(
+            funding.1,
+            rpc("eth_call", "unable to send funding transaction: nonce 12").1
+        );
+        assert_ne!(
+            rpc("eth_call", "no contract code at given address").1,
+            rpc("eth_call", "unexpected code, want 0x6001").1
+        );
+        // Only a transcript: its lines are the failure.
+        assert_eq!(
+            failure(Some(">>  {\"method\":\"eth_chainId\"}")).0,
+            ">>  {\"method\":\"eth_chainId\"}"
+        );
         assert_eq!(slug("eels/consume-engine"), "eels-consume-engine");
         assert_eq!(slug("RPC Compat!!"), "rpc-compat");
         for text in ["a \"b\"\n", "it's", "tab\there", "\u{202e}x"] {

@@ -112,6 +112,7 @@ pub fn render(
             .collect::<Vec<_>>()
             .join("; ")
     })?;
+    known_filter(registry, &matcher, query)?;
     let wanted = |r: &Rule| {
         query
             .suite
@@ -153,6 +154,45 @@ pub fn render(
         ExclusionFormat::SimLimit => sim_limit(&rules, query)?,
     };
     Ok((text, warnings))
+}
+
+/// A `--suite` or `--client` the registry does not know is a typo, not an empty list: the
+/// suites and clients it knows are those of `registry.toml` and those its entries name.
+fn known_filter(registry: &Registry, matcher: &Matcher, query: &Query) -> Result<(), Reason> {
+    let suites: BTreeSet<&str> = (registry.settings.suites.iter().map(String::as_str))
+        .chain(matcher.rules.iter().map(|r| r.exclusion.suite.as_str()))
+        .collect();
+    if let Some(suite) = query.suite.as_deref().filter(|s| !suites.contains(s)) {
+        return Err(unknown("--suite", suite, "suite", &suites, "suites").into());
+    }
+    let clients: BTreeSet<&str> = (registry.settings.clients.iter().map(String::as_str))
+        .chain(
+            matcher
+                .rules
+                .iter()
+                .flat_map(|r| r.clients.iter().map(String::as_str)),
+        )
+        .collect();
+    if let Some(client) = query.client.as_deref().filter(|c| !clients.contains(c)) {
+        return Err(unknown("--client", client, "client", &clients, "clients").into());
+    }
+    Ok(())
+}
+
+fn unknown(flag: &str, value: &str, what: &str, known: &BTreeSet<&str>, key: &str) -> String {
+    let known = if known.is_empty() {
+        "none".to_string()
+    } else {
+        known.iter().copied().collect::<Vec<_>>().join(", ")
+    };
+    let mut why = format!(
+        "{flag} {}: the registry knows no {what} of that name (its {key}: {known})",
+        crate::markup::text_value(value)
+    );
+    if key == "suites" {
+        why.push_str("; a suite with no entry yet goes in registry.toml's `suites`");
+    }
+    why
 }
 
 /// A bash array or plain lines are bare names of one suite: several suites without `--suite`

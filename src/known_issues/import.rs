@@ -310,6 +310,9 @@ pub fn init(registry: &Path, clients: &[String]) -> Result<Vec<PathBuf>> {
          # The clients hive runs (the suffix of test names, `name (client)`).\n\
          clients = [{}]\n\
          \n\
+         # The hive suites you run that no entry names yet: `exclusions --suite` accepts them.\n\
+         # suites = [\"rpc-compat\"]\n\
+         \n\
          # Where `warden known-issues render` writes the human-readable list.\n\
          doc = \"docs/known_issues.md\"\n\
          \n\

@@ -24,6 +24,11 @@ pub(crate) struct Settings {
     /// Clients an exclusion applies to when it names none, e.g. `["ethrex"]`.
     #[serde(default)]
     pub(crate) clients: Vec<String>,
+    /// The hive suites the project runs, e.g. `["rpc-compat", "engine-cancun"]`, besides those an
+    /// entry excludes tests of: a `--suite` names one of them (a typo is an error, not an empty
+    /// list).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) suites: Vec<String>,
     /// Where `known-issues render` writes, relative to the repository root.
     #[serde(default = "default_doc")]
     pub(crate) doc: String,
@@ -40,6 +45,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             clients: Vec::new(),
+            suites: Vec::new(),
             doc: default_doc(),
             upstream: BTreeMap::new(),
         }

@@ -444,6 +444,46 @@ fn update_and_history_escape_what_the_run_says() {
     );
 }
 
+/// One draft per distinct failure: hive's rpc suite begins every failure text with the request
+/// it sent, so failures are told apart by what follows it (numbers and hashes aside), not by
+/// their first line.
+#[test]
+fn update_drafts_one_entry_per_distinct_failure() {
+    let t = tempfile::tempdir().unwrap();
+    write(
+        &t.path().join("known_issues/registry.toml"),
+        b"clients = [\"polard\"]\n",
+    );
+    let request = |method: &str, id: u32| {
+        format!(">>  {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"{method}\"}}\n<<  {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":\"0x\"}}\n")
+    };
+    let case = |name: &str, details: String| serde_json::json!({"name": format!("{name} (polard)"), "summaryResult": {"pass": false, "details": details}});
+    let suite = serde_json::json!({
+        "name": "rpc",
+        "testCases": {
+            "1": case("http/ABICall", format!("{}Unable to fetch `ui` variable: no contract code at given address", request("eth_call", 1))),
+            "2": case("http/CodeAt", format!("{}Unexpected code, want 0x6001", request("eth_call", 1))),
+            "3": case("http/BalanceAndNonceAt", format!("{}unable to send funding transaction: account 0x1a2b does not exist", request("eth_sendRawTransaction", 4))),
+            "4": case("http/TransactionReceipt", format!("{}unable to send funding transaction: account 0x3c4d does not exist", request("eth_sendRawTransaction", 9))),
+        }
+    });
+    write(
+        &t.path().join("run/1-rpc.json"),
+        suite.to_string().as_bytes(),
+    );
+    let out = run(warden(t.path())
+        .env("SOURCE_DATE_EPOCH", "1764644410")
+        .args(["known-issues", "update", "--from-results", "run", "--write"]))
+    .expect(0);
+    insta::assert_snapshot!(out.stdout);
+    let drafts: Vec<String> = std::fs::read_dir(t.path().join("known_issues"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("draft-"))
+        .collect();
+    assert_eq!(drafts.len(), 3, "{drafts:?}");
+}
+
 /// The sticky comment's body gains each excluded test's strip over the earlier runs.
 #[test]
 fn summary_shows_the_history_strip() {

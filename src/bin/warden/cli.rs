@@ -348,7 +348,7 @@ pub(crate) enum KnownIssuesCommand {
 /// Exclusions whose tests pass are removed as fixed (an entry left without one is marked
 /// status = "fixed" for review); a listed `fail` test that both passed and failed becomes
 /// `flaky`; exclusions that matched no test are reported (removed with --prune-missing); the last
-/// run's unlisted failures become draft entries, one file per suite and failure signature; a pin
+/// run's unlisted failures become draft entries, one file per suite and distinct failure text; a pin
 /// the run does not match moves when every failure is listed. Prints a unified diff; --write
 /// applies it. Comments and formatting outside the edited lines are kept byte for byte.
 #[derive(Debug, Args)]
