@@ -482,7 +482,7 @@ fn draft_text(
         sig
     );
     out.push_str(&format!("title = {}\n", toml_string(&comment_line(&title))));
-    out.push_str("status = \"draft\"\n");
+    out.push_str("status = \"draft\"\ndrafted_by = \"update\"\n");
     out.push_str(&format!("added = {}\n", opts.today));
     out.push_str("why = \"\"\nremoval = \"\"\n");
     // One exclusion per test name, listing the clients it failed for.

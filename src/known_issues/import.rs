@@ -253,7 +253,7 @@ pub fn import(
         }
         let id = entry_id(&suite);
         let mut body = format!(
-            "# Imported by `warden known-issues import` from {origin}: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = {}\nwhy = {}\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\n",
+            "# Imported by `warden known-issues import` from {origin}: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = {}\nwhy = {}\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\ndrafted_by = \"import\"\n",
             toml_string(&format!("{suite}: tests listed in {origin}")),
             toml_string(&format!("Listed in {origin} before the registry existed; its comments say why."))
         );
@@ -323,7 +323,10 @@ pub fn init(registry: &Path, clients: &[String]) -> Result<Vec<PathBuf>> {
     );
     let example =
         "# One known issue: why a test fails, and what ends it. Edit, or delete this file.\n\
+         # A draft until `status = \"draft\"` goes: lint refuses it, summaries leave it out.\n\
          title = \"Example: eth_getLogs returns logs without blockTimestamp\"\n\
+         status = \"draft\"\n\
+         drafted_by = \"init\"\n\
          why = \"\"\"\n\
          The response omits the field the spec added; the test compares the whole object.\n\
          \"\"\"\n\

@@ -113,7 +113,11 @@ pub fn lint(
                 .map(|(i, _)| i)
                 .find(|&i| i == 0 || entry.source[..i].ends_with('\n'))
                 .unwrap_or(0);
-            at(at_status, "a draft written by `warden known-issues update`: fill in title, why and removal, then set status = \"open\" (or lint with --allow-draft on a work branch)".into());
+            let by = match entry.data.drafted_by {
+                Some(by) => format!("a draft written by `{}`", by.command()),
+                None => "a draft".to_string(),
+            };
+            at(at_status, format!("{by}: fill in title, why and removal, then set status = \"open\" (or lint with --allow-draft on a work branch)"));
         }
         lint_where(entry, root, &tracked, &mut at);
         lint_coverage(entry, root, &tracked, &mut at);

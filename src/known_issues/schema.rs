@@ -59,8 +59,9 @@ pub(crate) enum IssueStatus {
     Open,
     /// Not temporary: the entry documents a deliberate, lasting difference.
     Permanent,
-    /// Written by `known-issues update` for new failures: `why` and `removal` are still to be
-    /// written. Lint refuses it unless `--allow-draft`.
+    /// Written by `known-issues init`, `import` or `update` (its `drafted_by`): `why` and
+    /// `removal` are still to be written. Lint refuses it unless `--allow-draft`; summaries
+    /// leave it out.
     Draft,
     /// `known-issues update` removed its last exclusion because the tests pass: close the issue
     /// and delete the entry, or keep it as documentation with another status.
@@ -75,6 +76,25 @@ impl IssueStatus {
             IssueStatus::Permanent => "permanent",
             IssueStatus::Draft => "draft",
             IssueStatus::Fixed => "fixed",
+        }
+    }
+}
+
+/// The command that wrote a draft (`drafted_by = "update"`), which lint names.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum DraftedBy {
+    Init,
+    Import,
+    Update,
+}
+
+impl DraftedBy {
+    pub(crate) fn command(self) -> &'static str {
+        match self {
+            DraftedBy::Init => "warden known-issues init",
+            DraftedBy::Import => "warden known-issues import",
+            DraftedBy::Update => "warden known-issues update",
         }
     }
 }
@@ -146,6 +166,8 @@ pub(crate) struct EntryFile {
     pub(crate) title: String,
     #[serde(default)]
     pub(crate) status: IssueStatus,
+    /// What wrote a draft: `init`, `import` or `update`.
+    pub(crate) drafted_by: Option<DraftedBy>,
     pub(crate) why: String,
     pub(crate) removal: String,
     #[serde(rename = "where", default)]

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::hive::history::{History, TestClass};
 use crate::hive::outcome::{CaseResult, HiveReport, Outcome};
 use crate::hive::pins::PinStatus;
-use crate::known_issues::schema::Registry;
+use crate::known_issues::schema::{IssueStatus, Registry};
 use crate::markup::{self, count as n_of, markdown_code, markdown_prose, text_value};
 
 /// `warden known-issues summary --format`: markdown (the comment) or text.
@@ -127,7 +127,14 @@ pub(crate) fn render(
 ) -> String {
     let esc = Escape { markdown };
     let mut out = String::new();
-    let total: usize = registry.entries.iter().map(|e| e.data.exclude.len()).sum();
+    // Drafts are not known issues yet (their why is unwritten): left out, and counted.
+    let entries: Vec<_> = registry
+        .entries
+        .iter()
+        .filter(|e| e.data.status != IssueStatus::Draft)
+        .collect();
+    let drafts = registry.entries.len() - entries.len();
+    let total: usize = entries.iter().map(|e| e.data.exclude.len()).sum();
     let (h2, h3) = if markdown {
         ("## ", "### ")
     } else {
@@ -136,9 +143,16 @@ pub(crate) fn render(
     let _ = writeln!(out, "{h2}{HEADING}\n");
     let _ = writeln!(
         out,
-        "{}, {}.",
-        n_of(registry.entries.len(), "known issue", "known issues"),
-        n_of(total, "excluded test", "excluded tests")
+        "{}, {}{}.",
+        n_of(entries.len(), "known issue", "known issues"),
+        n_of(total, "excluded test", "excluded tests"),
+        match drafts {
+            0 => String::new(),
+            n => format!(
+                " ({} not shown until written up)",
+                n_of(n, "draft", "drafts")
+            ),
+        }
     );
     if let Some(r) = results {
         run_line(&mut out, r, esc);
@@ -147,7 +161,7 @@ pub(crate) fn render(
         history_line(&mut out, h);
     }
     pins(&mut out, registry, results, esc);
-    for e in &registry.entries {
+    for e in entries {
         let n = e.data.exclude.len();
         let _ = writeln!(
             out,

@@ -296,7 +296,18 @@ fn a_project_moves_its_lists_into_the_registry_in_one_command() {
         out.stdout,
         "wrote known_issues/registry.toml\nwrote known_issues/example.toml\nNext: edit known_issues/example.toml, then `warden known-issues lint`.\n"
     );
-    ki(&["lint"]).expect(0);
+    // The example is a draft, named as init's: lint refuses it, the PR summary leaves it out.
+    let out = ki(&["lint"]).expect(1);
+    assert_eq!(
+        out.stdout,
+        "known_issues/example.toml:4:1: a draft written by `warden known-issues init`: fill in title, why and removal, then set status = \"open\" (or lint with --allow-draft on a work branch)\nknown-issues lint: 1 entry, 1 problem\n"
+    );
+    let out = ki(&["summary", "--format", "text"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        "Known issues — intentionally skipped tests\n\n0 known issues, 0 excluded tests (1 draft not shown until written up).\n"
+    );
+    ki(&["lint", "--allow-draft"]).expect(0);
     ki(&["init", "--client", "reth"]).expect(2);
     let list = repo_root().join("tests/fixtures/reth-lists/expected_failures.yaml");
     let out = ki(&[
