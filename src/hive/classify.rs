@@ -97,6 +97,8 @@ struct SuiteState<'m, 'r> {
     sources: Vec<SuiteSources>,
     /// Clients of cases `--client` left out: said when it leaves nothing.
     other_clients: BTreeSet<String>,
+    /// Cases `--client` kept (all of them without it).
+    kept: usize,
 }
 
 impl SuiteVisitor for SuiteState<'_, '_> {
@@ -113,6 +115,7 @@ impl SuiteVisitor for SuiteState<'_, '_> {
                 return;
             }
         }
+        self.kept += 1;
         // Failures wait for the details log path (it follows testCases in hive's files).
         if !case.pass || self.name.is_none() {
             self.pending.push(case.into_owned());
@@ -276,6 +279,9 @@ struct RunState {
     /// (suite, client) pairs whose client failed to launch.
     not_launched: HashSet<(String, String)>,
     sources: RunSources,
+    /// Cases `--client` kept, over every suite, and the clients it left out.
+    kept: usize,
+    other_clients: BTreeSet<String>,
 }
 
 /// Classifies every case of every suite file in `dir` against `registry`, then reports listed
@@ -302,6 +308,22 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
     run.sources.hive = pins::hive_commit(dir);
     for file in &files {
         classify_suite_file(file, dir, &matcher, opts, &mut run, &mut report)?;
+    }
+    if let Some(c) = opts.client.as_deref().filter(|_| run.kept == 0) {
+        if !run.other_clients.is_empty() {
+            // A filter that matches nothing is a typo or the wrong run, not an empty run.
+            return Err(Error::Usage(format!(
+                "--client {}: the run in {} has no cases of client {}; its clients: {}",
+                c,
+                dir.display(),
+                c,
+                run.other_clients
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
     }
     report.pins = pins::check(&registry.settings.upstream, &run.sources);
     report.pin_mismatches = report
@@ -362,6 +384,7 @@ fn classify_suite_file(
         real_cases: 0,
         sources: Vec::new(),
         other_clients: BTreeSet::new(),
+        kept: 0,
     };
     let reader =
         crate::files::guarded::open_regular(file).map_err(|e| Error::io("reading", file, e))?;
@@ -416,6 +439,8 @@ fn classify_suite_file(
     for s in &state.sources {
         run.sources.add(s);
     }
+    run.kept += state.kept;
+    run.other_clients.extend(state.other_clients);
     run.hits.extend(state.rule_hits);
     run.expected_seen.extend(state.expected_seen);
     run.not_launched.extend(

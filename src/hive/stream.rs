@@ -76,6 +76,15 @@ pub(crate) fn no_suites_hint(dir: &Path) -> String {
 
 pub(crate) fn suite_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let root = fs::canonicalize(dir).map_err(|e| Error::io("reading", dir, e))?;
+    if !root.is_dir() {
+        // A run is its folder: the suite files, hive.json's pins and the details logs together.
+        let folder = crate::files::paths::parent_dir(dir);
+        return Err(Error::Usage(format!(
+            "{}: a file; a hive run is read from its results folder (the one holding every suite file): pass {}",
+            dir.display(),
+            folder.display()
+        )));
+    }
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| Error::io("reading", dir, e))? {
         let entry = entry.map_err(|e| Error::io("reading", dir, e))?;

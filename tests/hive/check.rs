@@ -234,3 +234,16 @@ fn malformed_suite_file_is_exit_2_with_file_and_offset() {
     out += &check();
     insta::assert_snapshot!(out);
 }
+
+/// A suite file passed where the run's folder belongs is a usage error naming the folder.
+#[test]
+fn a_suite_file_instead_of_its_folder_is_exit_2_naming_the_folder() {
+    let reg = fixtures().join("registry-current");
+    let out = hive(
+        "current-format/1780000000-0123456789abcdef0123456789abcdef.json",
+        &reg,
+        &[],
+        Path::new("/nonexistent"),
+    );
+    insta::assert_snapshot!(out);
+}
