@@ -85,6 +85,7 @@ pub fn run(root: &Path, online: Option<Online>) -> Result<CheckReport> {
         secrets: SigningSecrets::default(),
         fallback_tag_patterns: vec!["v*".into()],
         repository,
+        repository_from: None,
         settings,
         releases: 0,
         deep: false,

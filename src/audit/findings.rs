@@ -239,6 +239,9 @@ pub struct AuditReport {
     pub(crate) baseline: Option<BaselineOutcome>,
     /// What the workflow audit read.
     pub(crate) coverage: Coverage,
+    /// Where the workflows and the settings were read from ("workflows from the checkout (.);
+    /// settings of o/r through the API"), for the text report.
+    pub(crate) sources: Option<String>,
 }
 
 /// What the workflow audit read, so that a report says what its verdict covers.

@@ -35,11 +35,9 @@ pub use secrets::SigningSecrets;
 pub use settings::{audit as audit_settings, SettingsInput};
 pub use workflows::{audit_workflows, SigningJob};
 
-use crate::audit::rules::unverifiable;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
-use crate::github::repository::repository_route;
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
 
@@ -48,7 +46,7 @@ use crate::github::snapshot::{Recorder, SnapshotSource};
 pub enum SettingsSource<'a> {
     /// Not audited, on purpose (`--offline`): no finding about them.
     Offline,
-    /// Not audited for want of a token: one `unverifiable` finding says so.
+    /// Not audited for want of a token, none being asked for (no `--repo`): the report says so.
     NoToken,
     /// A snapshot folder (`--snapshot DIR`).
     Snapshot(PathBuf),
@@ -68,6 +66,8 @@ pub struct AuditRequest<'a> {
     pub fallback_tag_patterns: Vec<String>,
     /// `OWNER/NAME`, needed by every source but `Offline` and `NoToken`.
     pub repository: Option<String>,
+    /// Where `repository` came from (`--repo`, `GITHUB_REPOSITORY`, the origin remote), for errors.
+    pub repository_from: Option<&'static str>,
     pub settings: SettingsSource<'a>,
     pub fail_on: Severity,
     /// How many of the latest published releases to check online (`--releases N`).
@@ -126,6 +126,7 @@ impl Prepared {
             suppressed: Vec::new(),
             baseline: None,
             coverage: std::mem::take(&mut wf.coverage),
+            sources: None,
         };
         Ok(Prepared {
             root: root.to_path_buf(),
@@ -185,48 +186,148 @@ impl Prepared {
 
 /// Audits the workflows, then the settings from the request's source; findings sorted.
 pub fn run(req: &AuditRequest) -> Result<AuditReport> {
-    let prepared = Prepared::new(
-        &req.root,
-        &req.secrets,
-        &req.fallback_tag_patterns,
-        req.fail_on,
-    )?;
     let repo = match (&req.settings, &req.repository) {
-        (SettingsSource::Offline, _) => None,
-        (SettingsSource::NoToken, repo) => {
-            let finding = no_token(repo.as_deref());
-            return Ok(prepared.finish(None, vec![finding]));
-        }
+        (SettingsSource::Offline | SettingsSource::NoToken, _) => None,
         (_, Some(repo)) => Some(repo.as_str()),
         (source, None) => return Err(Error::Usage(needs_repository(source).into())),
     };
     let Some(repo) = repo else {
-        return Ok(prepared.finish(None, Vec::new()));
+        let prepared = Prepared::new(
+            &req.root,
+            &req.secrets,
+            &req.fallback_tag_patterns,
+            req.fail_on,
+        )?;
+        let settings = match req.settings {
+            SettingsSource::NoToken => "settings not audited: no GH_TOKEN or GITHUB_TOKEN (set one to audit them through the API)",
+            _ => "settings not audited (--offline)",
+        };
+        let mut report = prepared.finish(None, Vec::new());
+        report.sources = Some(format!("{}; {settings}", checkout_words(&req.root)));
+        return Ok(report);
     };
-    let input = prepared.settings_input(repo, req.releases, req.deep);
     let mut snapshot = None;
-    let found = match &req.settings {
-        SettingsSource::Snapshot(dir) => futures::executor::block_on(settings::audit(
-            &SnapshotSource { dir: dir.clone() },
-            &input,
-        )),
+    let (found, sources) = match &req.settings {
+        SettingsSource::Snapshot(dir) => {
+            let prepared = Prepared::new(
+                &req.root,
+                &req.secrets,
+                &req.fallback_tag_patterns,
+                req.fail_on,
+            )?;
+            let input = prepared.settings_input(repo, req.releases, req.deep);
+            let found = futures::executor::block_on(settings::audit(
+                &SnapshotSource { dir: dir.clone() },
+                &input,
+            ));
+            let sources = format!(
+                "{}; settings of {repo} from the snapshot {}",
+                checkout_words(&req.root),
+                dir.display()
+            );
+            (prepared.finish(Some(repo), found), sources)
+        }
         SettingsSource::Live(session) => {
-            let found = session.block_on(settings::audit(session.api(), &input));
-            session.check_api()?;
-            found
+            let (report, sources) = live(req, repo, session, session.api())?;
+            (report, sources)
         }
         SettingsSource::Record(session, out) => {
             let recorder = Recorder::new(session.api());
-            let found = session.block_on(settings::audit(&recorder, &input));
-            session.check_api()?;
+            let (report, sources) = live(req, repo, session, &recorder)?;
             snapshot = Some((out.clone(), recorder.save(out)?));
-            found
+            (report, sources)
         }
-        SettingsSource::Offline | SettingsSource::NoToken => Vec::new(),
+        SettingsSource::Offline | SettingsSource::NoToken => unreachable!("handled above"),
     };
-    let mut report = prepared.finish(Some(repo), found);
+    let mut report = found;
     report.snapshot = snapshot;
+    report.sources = Some(sources);
     Ok(report)
+}
+
+/// "workflows from the checkout (DIR)".
+fn checkout_words(root: &std::path::Path) -> String {
+    format!("workflows from the checkout ({})", root.display())
+}
+
+/// The audit of `repo` through `api`: the repository must exist for the token; its workflows
+/// come from the checkout when the checkout is of `repo`, else from its default branch.
+fn live<S: crate::github::ApiSource>(
+    req: &AuditRequest,
+    repo: &str,
+    session: &Session,
+    api: &S,
+) -> Result<(AuditReport, String)> {
+    let seen = session.block_on(crate::github::repository::read_repository(api, repo));
+    session.check_api()?;
+    let default_branch = match seen {
+        Ok(r) => r.default_branch,
+        Err(e) if e.status == 404 => {
+            return Err(Error::Usage(format!(
+                "no repository {repo}, or the token cannot see it: check the name{}, or the token's repository access",
+                req.repository_from
+                    .map(|from| format!(" (from {from})"))
+                    .unwrap_or_default()
+            )))
+        }
+        // Anything else is for the settings reads to report, each with what it needs.
+        Err(_) => None,
+    };
+    let fetched;
+    let (root, workflows_words, oversized) = match checkout_of(&req.root, repo) {
+        Ok(()) => (req.root.clone(), checkout_words(&req.root), Vec::new()),
+        Err(why) => {
+            fetched = tempfile::Builder::new()
+                .prefix(".warden-repo-")
+                .tempdir()
+                .map_err(|e| Error::Usage(format!("a temporary folder: {e}")))?;
+            let files = session.block_on(crate::github::org::fetch_audit_files(
+                api,
+                repo,
+                fetched.path(),
+            ));
+            session.check_api()?;
+            let files =
+                files.map_err(|e| Error::Usage(format!("reading the workflows of {repo}: {e}")))?;
+            let branch = default_branch.unwrap_or_else(|| "HEAD".into());
+            (
+                fetched.path().to_path_buf(),
+                format!("workflows of {repo}'s default branch ({branch}) through the API, {why}"),
+                files.oversized,
+            )
+        }
+    };
+    let prepared = Prepared::new(&root, &req.secrets, &req.fallback_tag_patterns, req.fail_on)?;
+    let input = prepared.settings_input(repo, req.releases, req.deep);
+    let mut found = session.block_on(settings::audit(api, &input));
+    session.check_api()?;
+    found.extend(
+        oversized
+            .iter()
+            .map(|(path, size)| rules::unverifiable::oversized(path, *size)),
+    );
+    let sources = format!("{workflows_words}; settings of {repo} through the API");
+    Ok((prepared.finish(Some(repo), found), sources))
+}
+
+/// Whether `root` is a checkout of `repo` (it has `.git`, `.github/` or `keys/`, and its origin
+/// remote, if it says, names `repo`), else why not.
+fn checkout_of(root: &std::path::Path, repo: &str) -> std::result::Result<(), String> {
+    if ![".git", ".github", "keys"]
+        .iter()
+        .any(|d| root.join(d).exists())
+    {
+        return Err(format!(
+            "as {} is not a checkout (no .git, .github or keys)",
+            root.display()
+        ));
+    }
+    match crate::github::repository_name(None, root) {
+        Some(origin) if !origin.eq_ignore_ascii_case(repo) => {
+            Err(format!("as the checkout {} is of {origin}", root.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn needs_repository(source: &SettingsSource) -> &'static str {
@@ -235,17 +336,4 @@ fn needs_repository(source: &SettingsSource) -> &'static str {
         SettingsSource::Record(..) => "pass --repo OWNER/NAME",
         _ => "cannot tell which repository to audit: pass --repo OWNER/NAME (or --offline)",
     }
-}
-
-fn no_token(repo: Option<&str>) -> Finding {
-    unverifiable::finding(
-        Severity::Medium,
-        Location::api(&repository_route(repo.unwrap_or("OWNER/NAME"))),
-        "the repository settings (tag rulesets, environments, secrets) were not audited: no GH_TOKEN or GITHUB_TOKEN",
-        "Set GH_TOKEN (or GITHUB_TOKEN) to a token that can read the repository settings, audit a snapshot with --snapshot DIR, or pass --offline to audit the workflows only.",
-    )
-    .about(Subject {
-        repository: repo.map(str::to_string),
-        ..Subject::default()
-    })
 }

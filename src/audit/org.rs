@@ -229,37 +229,13 @@ async fn audit_one<S: ApiSource>(
         files
             .oversized
             .iter()
-            .map(|(path, size)| oversized(path, *size)),
+            .map(|(path, size)| super::rules::unverifiable::oversized(path, *size)),
     );
     // The API stopped during this repository: its answers are not about the repository.
     if let Some(line) = (state.stopped)() {
         return Outcome::NotStarted(line);
     }
     Outcome::Audited(Box::new(prepared.finish(Some(repo), found)))
-}
-
-/// A file over the size cap, not fetched: a workflow is `workflow-unparseable` (as the offline
-/// audit reports it), anything else (a local action, the configuration, a key) `unverifiable`.
-fn oversized(path: &str, size: u64) -> Finding {
-    let why = format!(
-        "{size} bytes, more than the {} MiB warden reads of one file: not fetched",
-        crate::github::org::FILE_CAP >> 20
-    );
-    let rel = std::path::Path::new(path);
-    if path.starts_with(".github/workflows/") {
-        return super::rules::workflow_unparseable::finding(rel, (1, 1), &why);
-    }
-    super::rules::unverifiable::finding(
-        Severity::High,
-        Location::Workflow {
-            path: rel.to_path_buf(),
-            line: 1,
-            column: 1,
-            job: None,
-        },
-        format!("{path} could not be audited ({why}): whatever a workflow hands it is not followed"),
-        "Keep workflow files and local actions under 1 MiB, or audit a checkout (`warden audit` in the repository) to see what it does.",
-    )
 }
 
 /// Lists the organisation and audits what the request covers; `rate_limit` says what is left.
@@ -444,6 +420,7 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, Reason> {
         suppressed: Vec::new(),
         baseline: None,
         coverage: o.coverage,
+        sources: None,
     };
     for f in o.findings {
         let finding = Finding {

@@ -404,24 +404,26 @@ impl fmt::Debug for LiveApi {
 
 impl LiveApi {
     pub fn new(base_url: &str, token: Option<&Token>, retry: RetryPolicy) -> Result<Self, Reason> {
-        let client = |accept: &str, token: Option<&Token>| -> Result<Octocrab, Reason> {
-            let mut b = Octocrab::builder()
-                .base_uri(base_url)
-                .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
-                // Our own retry loop honours retry-after and x-ratelimit-reset.
-                .add_retry_config(RetryConfig::None)
-                .set_connect_timeout(Some(Duration::from_secs(10)))
-                .set_read_timeout(Some(retry.read_timeout))
-                .add_header(http::header::ACCEPT, accept.into());
-            if let Some(t) = token {
-                b = b.personal_token(t.0.clone());
-            }
-            b.build()
-                .map_err(|e| format!("building the GitHub client: {e}").into())
-        };
-        let crab = client("application/vnd.github+json", token)?;
-        let bytes = client("application/octet-stream", token)?;
-        let anonymous = client("application/octet-stream", None)?;
+        let client =
+            |accept: &str, token: Option<&Token>, read: Duration| -> Result<Octocrab, Reason> {
+                let mut b = Octocrab::builder()
+                    .base_uri(base_url)
+                    .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
+                    // Our own retry loop honours retry-after and x-ratelimit-reset.
+                    .add_retry_config(RetryConfig::None)
+                    .set_connect_timeout(Some(Duration::from_secs(10)))
+                    .set_read_timeout(Some(read))
+                    .add_header(http::header::ACCEPT, accept.into());
+                if let Some(t) = token {
+                    b = b.personal_token(t.0.clone());
+                }
+                b.build()
+                    .map_err(|e| format!("building the GitHub client: {e}").into())
+            };
+        // API answers have their own deadline (`get_once`), which must come first.
+        let crab = client("application/vnd.github+json", token, retry.read_timeout * 2)?;
+        let bytes = client("application/octet-stream", token, retry.read_timeout)?;
+        let anonymous = client("application/octet-stream", None, retry.read_timeout)?;
         let base_path = base_url
             .split_once("://")
             .map(|(_, rest)| rest.find('/').map_or("", |i| &rest[i..]))
@@ -644,6 +646,7 @@ impl LiveApi {
         etag: Option<&str>,
     ) -> Result<(u16, HeaderMap, String), Reason> {
         let mut attempt = 0;
+        let first_try = tokio::time::Instant::now();
         let mut conditional = HeaderMap::new();
         if let Some(v) = etag.and_then(|e| http::HeaderValue::from_str(e).ok()) {
             conditional.insert(http::header::IF_NONE_MATCH, v);
@@ -653,54 +656,9 @@ impl LiveApi {
             if let Some((status, line)) = self.stopped.get() {
                 // The token was refused, the limit is spent or the API is unreachable: nothing
                 // more is sent.
-                return Ok((*status, HeaderMap::new(), line.clone()));
+                return Ok((*status, HeaderMap::new(), stopped_answer(line)));
             }
-            let permit = self.in_flight.acquire().await;
-            self.usage
-                .sent
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            // A relative route (`/repos/…`): octocrab adds the base URL and, only then, the token.
-            let result = self
-                .crab
-                ._get_with_headers(
-                    format!("/{}", route.trim_start_matches('/')),
-                    Some(conditional.clone()),
-                )
-                .await;
-            let (status, headers, body) = match result {
-                Ok(resp) => {
-                    let status = resp.status().as_u16();
-                    let headers = resp.headers().clone();
-                    match read_answer(resp.into_body()).await {
-                        Ok(body) => (status, headers, body),
-                        Err(Oversize) => {
-                            return Err(format!(
-                                "GET /{}: the answer is larger than {} MiB, the most warden reads of one answer: refusing it",
-                                route.trim_start_matches('/'),
-                                ANSWER_CAP >> 20
-                            ).into())
-                        }
-                        Err(Unreadable(e)) => {
-                            (0, HeaderMap::new(), format!("reading the response: {e}"))
-                        }
-                    }
-                }
-                Err(e) => {
-                    // No server answers: one more try, not the whole backoff.
-                    if cannot_connect(&e) && attempt >= self.retry.attempts.min(2) {
-                        let line = format!(
-                            "cannot connect to the GitHub API at {} (from {}): {}; check the URL and the network",
-                            self.base_url,
-                            self.url_source,
-                            root_cause(&e)
-                        );
-                        self.stop(0, line.clone());
-                        return Err(line.into());
-                    }
-                    (0, HeaderMap::new(), e.to_string())
-                }
-            };
-            drop(permit);
+            let (status, headers, body) = self.try_once(route, &conditional, attempt).await?;
             self.note_usage(&headers);
             if status == 401 {
                 self.note_refusal(&body);
@@ -716,17 +674,174 @@ impl LiveApi {
                     continue;
                 }
                 let (status, line) = self.stopped.get().cloned().unwrap_or_default();
-                return Ok((status, HeaderMap::new(), line));
+                return Ok((status, HeaderMap::new(), stopped_answer(&line)));
             }
             let retryable = status == 0 || status >= 500;
             if !retryable || attempt >= self.retry.attempts {
-                if status == 0 {
-                    return Err(body.into());
+                if status == 0 || status >= 500 {
+                    // A GitHub that keeps failing says nothing about the repository.
+                    let line = self.keeps_failing(route, status, &headers, &body, first_try);
+                    self.stop(status, line.clone());
+                    if status == 0 {
+                        return Err(line.into());
+                    }
                 }
                 return Ok((status, headers, body));
             }
-            tokio::time::sleep(self.wait(attempt, &headers)).await;
+            let wait = self.wait(attempt, &headers);
+            if status >= 500 {
+                self.tell_retry(route, status, attempt, wait).await;
+            } else {
+                tokio::time::sleep(wait).await;
+            }
         }
+    }
+
+    /// One attempt of a GET: the answer, or `Err` when no more attempts are to be made (the
+    /// answer is too large, too slow, or no server answers).
+    async fn try_once(
+        &self,
+        route: &str,
+        conditional: &HeaderMap,
+        attempt: u32,
+    ) -> Result<(u16, HeaderMap, String), Reason> {
+        let permit = self.in_flight.acquire().await;
+        self.usage
+            .sent
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // A relative route (`/repos/…`): octocrab adds the base URL and, only then, the token.
+        let started = tokio::time::Instant::now();
+        let first = self.retry.read_timeout;
+        let result = tokio::time::timeout(
+            first,
+            self.crab._get_with_headers(
+                format!("/{}", route.trim_start_matches('/')),
+                Some(conditional.clone()),
+            ),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(octocrab::Error::Other {
+                source: Box::new(Silent),
+                backtrace: std::backtrace::Backtrace::disabled(),
+            })
+        });
+        let answer = match result {
+            Ok(resp) => {
+                let status = resp.status().as_u16();
+                let headers = resp.headers().clone();
+                match read_answer(resp.into_body(), started, first).await {
+                    Ok(body) => (status, headers, body),
+                    Err(Oversize) => {
+                        return Err(format!(
+                            "GET /{}: the answer is larger than {} MiB, the most warden reads of one answer: refusing it",
+                            route.trim_start_matches('/'),
+                            ANSWER_CAP >> 20
+                        ).into())
+                    }
+                    Err(TooSlow(received)) => {
+                        let line = self.too_slow(route, Some(received), started.elapsed());
+                        self.stop(0, line.clone());
+                        return Err(line.into());
+                    }
+                    Err(Unreadable(e)) => {
+                        (0, HeaderMap::new(), format!("reading the response: {e}"))
+                    }
+                }
+            }
+            Err(e) if is_silent(&e) => {
+                // An answer that does not start in time is not retried: the next would
+                // wait as long, and every request of the command after it.
+                let line = self.too_slow(route, None, started.elapsed());
+                self.stop(0, line.clone());
+                return Err(line.into());
+            }
+            Err(e) => {
+                // No server answers: one more try, not the whole backoff.
+                if cannot_connect(&e) && attempt >= self.retry.attempts.min(2) {
+                    let line = format!(
+                        "cannot connect to the GitHub API at {} (from {}): {}; check the URL and the network",
+                        self.base_url,
+                        self.url_source,
+                        root_cause(&e)
+                    );
+                    self.stop(0, line.clone());
+                    return Err(line.into());
+                }
+                (0, HeaderMap::new(), e.to_string())
+            }
+        };
+        drop(permit);
+        Ok(answer)
+    }
+
+    /// Waits `wait` before attempt `attempt + 1`, telling the notice what failed and how long
+    /// is left (once a second).
+    async fn tell_retry(&self, route: &str, status: u16, attempt: u32, wait: Duration) {
+        let why = format!(
+            "GET /{} answered {status}: trying again ({} of {})",
+            super::routes::path_of(route.trim_start_matches('/')),
+            attempt + 1,
+            self.retry.attempts
+        );
+        let mut left = wait;
+        while !left.is_zero() {
+            if let Some(notice) = &self.wait_notice {
+                notice(&Waiting {
+                    why: why.clone(),
+                    left: Duration::from_secs(left.as_secs_f64().ceil() as u64),
+                    first: left == wait,
+                });
+            }
+            let step = left.min(Duration::from_secs(1));
+            tokio::time::sleep(step).await;
+            left -= step;
+        }
+    }
+
+    /// The line a GitHub that keeps answering 5xx stops the command with.
+    fn keeps_failing(
+        &self,
+        route: &str,
+        status: u16,
+        headers: &HeaderMap,
+        body: &str,
+        first_try: tokio::time::Instant,
+    ) -> String {
+        let message = match failure(status, headers, body) {
+            Fetched::Failed { message, .. } => message.chars().take(200).collect::<String>(),
+            Fetched::Ok(_) => String::new(),
+        };
+        let answered = match status {
+            0 => format!("failed ({message})"),
+            s => format!("answered {s} ({message})"),
+        };
+        format!(
+            "the GitHub API at {} (from {}) keeps failing: GET /{} {answered} {} times in {} s; this is not about the repository: try again later (https://www.githubstatus.com for github.com)",
+            self.base_url,
+            self.url_source,
+            super::routes::path_of(route.trim_start_matches('/')),
+            self.retry.attempts,
+            first_try.elapsed().as_secs_f64().ceil() as u64,
+        )
+    }
+
+    /// The line an answer that did not arrive in time stops the command with.
+    fn too_slow(&self, route: &str, received: Option<u64>, took: Duration) -> String {
+        let route = super::routes::path_of(route.trim_start_matches('/'));
+        let first = self.retry.read_timeout.as_secs_f64();
+        let what = match received {
+            None => format!("no answer within {first} s"),
+            Some(n) => format!(
+                "the answer arrived too slowly ({n} bytes in {} s; warden waits {first} s for it to start, then needs {} KiB/s)",
+                took.as_secs(),
+                MIN_ANSWER_RATE >> 10
+            ),
+        };
+        format!(
+            "GET /{route}: {what} from the GitHub API at {} (from {}): it is down or too slow; try again later",
+            self.base_url, self.url_source
+        )
     }
 
     /// How long to wait before attempt `attempt + 1` after a failure that is not a rate limit:
@@ -834,6 +949,12 @@ impl LiveApi {
     }
 }
 
+/// The answer every request gets once the API is stopped: the stop line, whole, as GitHub's
+/// `message` (a server's own text is cut to 200 characters; this one is warden's).
+fn stopped_answer(line: &str) -> String {
+    serde_json::json!({ "message": line }).to_string()
+}
+
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -914,17 +1035,50 @@ fn item_id(v: &Value) -> Option<String> {
 /// refused before it fills memory.
 pub(crate) const ANSWER_CAP: u64 = 64 << 20;
 
+/// The slowest an API answer may arrive once it has started: a trickle holds a command as long
+/// as a silent server, so the body must keep this average rate after the first `read_timeout`.
+pub(crate) const MIN_ANSWER_RATE: u64 = 16 << 10;
+
 /// Why an answer's body was not read.
 enum AnswerError {
     Oversize,
+    /// Slower than [`MIN_ANSWER_RATE`]: the bytes received by then.
+    TooSlow(u64),
     Unreadable(String),
 }
-use AnswerError::{Oversize, Unreadable};
+use AnswerError::{Oversize, TooSlow, Unreadable};
 
-/// The body of an answer as text, read frame by frame up to [`ANSWER_CAP`].
-async fn read_answer(mut body: AssetBody) -> Result<String, AnswerError> {
+/// No answer started within the read timeout (an error for octocrab's `Other`).
+#[derive(Debug)]
+struct Silent;
+
+impl fmt::Display for Silent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no answer in time")
+    }
+}
+
+impl std::error::Error for Silent {}
+
+fn is_silent(e: &octocrab::Error) -> bool {
+    matches!(e, octocrab::Error::Other { source, .. } if source.is::<Silent>())
+}
+
+/// The body of an answer as text, read frame by frame up to [`ANSWER_CAP`], within the time
+/// `grace` after `started` plus what has arrived at [`MIN_ANSWER_RATE`].
+async fn read_answer(
+    mut body: AssetBody,
+    started: tokio::time::Instant,
+    grace: Duration,
+) -> Result<String, AnswerError> {
     let mut bytes = Vec::new();
-    while let Some(chunk) = next_chunk(&mut body).await {
+    loop {
+        let allowed = grace + Duration::from_secs_f64(bytes.len() as f64 / MIN_ANSWER_RATE as f64);
+        let chunk = match tokio::time::timeout_at(started + allowed, next_chunk(&mut body)).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(_) => return Err(TooSlow(bytes.len() as u64)),
+        };
         let chunk = chunk.map_err(|e| Unreadable(e.into()))?;
         if (bytes.len() + chunk.len()) as u64 > ANSWER_CAP {
             return Err(Oversize);

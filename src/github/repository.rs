@@ -10,6 +10,30 @@ pub(crate) fn repository_route(repo: &str) -> String {
     super::routes::repository(repo)
 }
 
+/// The repository as the API shows it to the token: what an audit needs of it.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct RepositoryView {
+    pub(crate) default_branch: Option<String>,
+}
+
+/// `GET /repos/OWNER/NAME`: a 404 means no such repository, or none the token can see.
+pub(crate) async fn read_repository<S: super::api::ApiSource>(
+    api: &S,
+    repo: &str,
+) -> Result<RepositoryView, super::api::ApiError> {
+    let route = repository_route(repo);
+    match api.get(&route, super::api::Shape::Object).await {
+        super::api::Fetched::Ok(v) => serde_json::from_value(v).map_err(|e| super::api::ApiError {
+            route: route.clone(),
+            status: 0,
+            message: format!("unexpected response: {e}"),
+            permission: None,
+        }),
+        failed => Err(super::api::ApiError::from_fetched(&route, failed)),
+    }
+}
+
 /// `named` when it has the `OWNER/NAME` shape, else the GitHub origin remote in `root/.git/config`.
 pub fn repository_name(named: Option<&str>, root: &Path) -> Option<String> {
     if let Some(r) = named.filter(|r| r.contains('/')) {

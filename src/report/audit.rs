@@ -174,6 +174,9 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             crate::audit::config::CONFIG_FILE
         )
     };
+    if let Some(sources) = &r.sources {
+        writeln!(w, "audited: {}", text_value(sources))?;
+    }
     if !r.workflows.is_empty() {
         writeln!(w, "{}", text_value(&coverage))?;
     }

@@ -275,7 +275,12 @@ async fn an_oversized_answer_is_refused_not_read_whole() {
         .expect(1)
         .mount(&server)
         .await;
-    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), quick()).unwrap();
+    // Time enough to serve 64 MiB on a loaded machine: the size is what is judged.
+    let policy = RetryPolicy {
+        read_timeout: Duration::from_secs(30),
+        ..quick()
+    };
+    let api = LiveApi::new(&server.uri(), Token::new("t".into()).as_ref(), policy).unwrap();
     assert_eq!(
         api.get("repos/o/r/rulesets", Shape::Array).await,
         Fetched::Failed {
@@ -284,4 +289,82 @@ async fn an_oversized_answer_is_refused_not_read_whole() {
             permission: None,
         }
     );
+}
+
+/// A server that accepts and then sends its answer one byte every 100 ms (or nothing at all).
+fn slow_server(bytes_per_tick: Option<&'static [u8]>) -> std::net::SocketAddr {
+    use std::io::Write as _;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        // Bounded: a few connections, each held for at most five seconds.
+        for mut s in listener.incoming().take(4).flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let Some(answer) = bytes_per_tick else {
+                    std::thread::sleep(Duration::from_secs(5));
+                    return;
+                };
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 50\r\n\r\n");
+                for b in answer.iter().take(50) {
+                    if s.write_all(&[*b]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// An answer that trickles, or never starts, ends the command within its deadline (the read
+/// timeout to start, then a minimum rate), with the line that says so; every later request is
+/// answered at once with it, nothing more is sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trickling_or_silent_answer_is_cut_off_at_its_deadline() {
+    for (answer, said) in [
+        (
+            Some(&b"[                                                 ]"[..]),
+            "the answer arrived too slowly (",
+        ),
+        (None, "no answer within 0.3 s from the GitHub API at"),
+    ] {
+        let addr = slow_server(answer);
+        let api = LiveApi::new(
+            &format!("http://{addr}"),
+            Token::new("t".into()).as_ref(),
+            quick(),
+        )
+        .unwrap();
+        let start = std::time::Instant::now();
+        let first = api.get("repos/o/r/rulesets", Shape::Array).await;
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        let Fetched::Failed {
+            status: 0, message, ..
+        } = first
+        else {
+            panic!("expected a failure, got {first:?}")
+        };
+        assert!(
+            message.starts_with("GET /repos/o/r/rulesets: ") && message.contains(said),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("(from the default): it is down or too slow; try again later"),
+            "{message}"
+        );
+        // Stopped: the next read is answered with the same line, without a request.
+        let start = std::time::Instant::now();
+        let next = api
+            .get("repos/o/r/environments", Shape::Items("environments"))
+            .await;
+        assert!(start.elapsed() < Duration::from_millis(100));
+        assert!(matches!(next, Fetched::Failed { status: 0, message: m, .. } if m == message));
+    }
 }

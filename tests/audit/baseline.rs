@@ -74,7 +74,7 @@ fn baseline_shows_new_and_gone_findings_and_ignores_moves() {
         let out = audit(t.path(), &["--baseline", "base.json"]).expect(0);
         assert_eq!(
             out.stdout,
-            format!("read 1 workflow file, {jobs}; 1 signing job: sign-pr.yml `sign` (MINISIGN_SECRET_KEY)\nnew 0 findings: 0 high, 0 medium, 0 low, 0 info; baseline base.json: {findings} unchanged, 0 gone (--fail-on medium: ok)\n")
+            format!("audited: workflows from the checkout (repo); settings not audited (--offline)\nread 1 workflow file, {jobs}; 1 signing job: sign-pr.yml `sign` (MINISIGN_SECRET_KEY)\nnew 0 findings: 0 high, 0 medium, 0 low, 0 info; baseline base.json: {findings} unchanged, 0 gone (--fail-on medium: ok)\n")
         );
     }
 

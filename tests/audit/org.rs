@@ -715,3 +715,31 @@ fn an_organisation_audit_reads_the_whole_keys_folder_as_the_repository_audit_doe
         );
     }
 }
+
+/// `audit --repo` with no checkout reads the repository's workflows through the API, as `--org`
+/// does, and says so; a repository the token cannot see is exit 2, not findings.
+#[test]
+fn a_repository_without_its_checkout_is_read_through_the_api() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Without the organisation's secrets, as a token for one repository would be.
+    let (server, _) = serve(&rt, 2, OrgServer::without_org_secrets);
+    let t = tempfile::tempdir().unwrap();
+    let audit = |repo: &str| {
+        let mut cmd = warden(t.path());
+        cmd.env("GH_TOKEN", "ghs_test").args([
+            "audit",
+            "--repo",
+            repo,
+            "--api-url",
+            &server.uri(),
+            "--releases",
+            "0",
+        ]);
+        transcript(&mut cmd, t.path()).replace(&server.uri(), "[API]")
+    };
+    let mut out = audit("acme/repo-001");
+    out += &audit("acme/nope");
+    insta::assert_snapshot!(out);
+    // Nothing was written where it ran.
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+}

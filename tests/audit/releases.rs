@@ -508,7 +508,7 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
         "good",
         &["--tag", "v4", "--repo", "o/r", "--commit", COMMIT],
     );
-    let api = MockServer::start().await;
+    let api = github_with_repository("o/r").await;
     let storage = MockServer::start().await;
     let get = |p: &str| Mock::given(method("GET")).and(path(p.to_string()));
     get("/repos/o/r/releases")

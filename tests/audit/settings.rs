@@ -148,7 +148,7 @@ fn messages(r: &Run) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn fully_protected_repository_has_no_findings() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     mount(&server, &protected()).await;
     let out = audit(&server, "clean-release", &[]).await.expect(0);
     assert_eq!(ids(&out), Vec::<String>::new(), "{}", out.stdout);
@@ -169,7 +169,7 @@ async fn fully_protected_repository_has_no_findings() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn github_examples_branch_rulesets_only_and_no_release_environment() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     // GitHub's own examples: two branch rulesets (enforcement "enabled"), a `staging` environment.
     s.rulesets = fixture("repos-rulesets-list.json");
@@ -265,7 +265,7 @@ async fn one_finding_per_ruleset_problem() {
     // ruleset, a release tag it misses).
     let mut texts = String::new();
     for (expected, change) in cases {
-        let server = MockServer::start().await;
+        let server = github_with_repository("o/r").await;
         let mut s = protected();
         change(&mut s.ruleset);
         mount(&server, &s).await;
@@ -276,7 +276,7 @@ async fn one_finding_per_ruleset_problem() {
     }
     insta::assert_snapshot!(texts);
     // ~ALL covers every tag; a write-role bypass only "for pull requests" is not a bypass.
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     s.ruleset["conditions"]["ref_name"]["include"] = json!(["~ALL"]);
     s.ruleset["bypass_actors"] =
@@ -296,7 +296,7 @@ async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
             .mount_as_scoped(server)
             .await
     }
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     s.rulesets = json!([]);
     mount(&server, &s).await;
@@ -336,7 +336,7 @@ async fn legacy_tag_protection_is_read_when_no_ruleset_covers_the_tags() {
         assert_eq!(ids(&out), ["no-tag-ruleset"]);
     }
     // With a covering ruleset the legacy endpoint is not asked at all.
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     mount(&server, &protected()).await;
     Mock::given(method("GET"))
         .and(path("/repos/o/r/tags/protection"))
@@ -391,14 +391,14 @@ async fn one_finding_per_environment_problem() {
     ];
     let mut texts = String::new();
     for (expected, s) in cases {
-        let server = MockServer::start().await;
+        let server = github_with_repository("o/r").await;
         mount(&server, &s).await;
         let out = audit(&server, "clean-release", &[]).await;
         assert_eq!(ids(&out), [expected], "{}", out.stdout);
         texts += &audit_text(&server, "clean-release", &[]).await;
     }
     // GitHub's own environment example: no can_admins_bypass field → unverifiable (low), plus self-review.
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     let mut e = fixture("environment-get.json");
     e["name"] = json!("release");
@@ -418,7 +418,7 @@ async fn one_finding_per_environment_problem() {
 #[tokio::test(flavor = "multi_thread")]
 async fn one_finding_per_secret_problem() {
     let named = |n: &str| json!({"total_count": 1, "secrets": [{"name": n, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}]});
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     s.repo_secrets = named("MINISIGN_SECRET_KEY");
     mount(&server, &s).await;
@@ -431,7 +431,7 @@ async fn one_finding_per_secret_problem() {
     );
     let mut texts = audit_text(&server, "clean-release", &[]).await;
 
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     s.org_secrets = named("MINISIGN_SECRET_KEY");
     s.env_secrets = json!({"total_count": 0, "secrets": []});
@@ -444,7 +444,7 @@ async fn one_finding_per_secret_problem() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_failures_are_unverifiable_with_the_permission_named() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     Mock::given(method("GET"))
         .and(path("/repos/o/r/rulesets"))
         .respond_with(
@@ -475,9 +475,28 @@ async fn permission_failures_are_unverifiable_with_the_permission_named() {
     insta::assert_snapshot!(audit_text(&server, "clean-release", &[]).await);
 }
 
+/// A GitHub that keeps answering 500 is said once, with each wait before the next try: exit 2,
+/// not findings about the repository.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_github_that_keeps_failing_is_exit_2_not_findings() {
+    let server = github_with_repository("o/r").await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/rulesets"))
+        .respond_with(ResponseTemplate::new(502).set_body_json(json!({"message": "Server Error"})))
+        .mount(&server)
+        .await;
+    mount(&server, &protected()).await;
+    let out = audit_text(&server, "clean-release", &[]).await;
+    // How long it took, to the second, depends on the machine.
+    let out = regex::Regex::new(r"4 times in \d+ s")
+        .unwrap()
+        .replace(&out, "4 times in [N] s");
+    insta::assert_snapshot!(out);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn server_errors_and_rate_limits_are_retried() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     // 500 once, then the real answer.
     Mock::given(method("GET"))
         .and(path("/repos/o/r/environments"))
@@ -520,7 +539,7 @@ async fn server_errors_and_rate_limits_are_retried() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_page_of_a_list_is_read() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let s = protected();
     let release = s.environments["environments"][0].clone();
     let page = |n: u64, envs: Value, next: Option<u64>| {
@@ -579,7 +598,7 @@ async fn every_page_of_a_list_is_read() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn snapshot_round_trip_and_fix_plan() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     s.repo_secrets = json!({"total_count": 1, "secrets": [{"name": "MINISIGN_SECRET_KEY", "created_at": "x", "updated_at": "x"}]});
     s.environments["environments"][0]["can_admins_bypass"] = json!(true);
@@ -606,7 +625,7 @@ async fn snapshot_round_trip_and_fix_plan() {
     .unwrap()
     .expect(0);
     assert!(
-        saved.stdout.contains("saved 8 responses for o/r"),
+        saved.stdout.contains("saved 9 responses for o/r"),
         "{}",
         saved.stdout
     );
@@ -658,21 +677,33 @@ async fn snapshot_round_trip_and_fix_plan() {
     assert!(out.stdout.contains("not in the snapshot"), "{}", out.stdout);
 }
 
+/// Without a token, `warden audit` is the offline audit and says so (no request, no finding);
+/// `--repo` asks for the settings, which cannot be read without one: exit 2, not a finding.
 #[test]
-fn without_a_token_settings_are_unverifiable_not_passed() {
-    let out = run(warden(&workflows("clean-release")).args(["audit", "--repo", REPO])).expect(1);
-    assert!(
-        out.stdout
-            .contains("were not audited: no GH_TOKEN or GITHUB_TOKEN"),
-        "{}",
-        out.stdout
+fn without_a_token_the_audit_is_offline_unless_settings_are_asked_for() {
+    let plain = || {
+        let mut cmd = warden(&workflows("clean-release"));
+        cmd.env_remove("GITHUB_REPOSITORY")
+            // Nothing listens here: a request would fail the run.
+            .env("GITHUB_API_URL", "http://127.0.0.1:9");
+        cmd
+    };
+    let out = run(plain().arg("audit")).expect(0);
+    assert_eq!(
+        out.stdout,
+        "audited: workflows from the checkout (.); settings not audited: no GH_TOKEN or GITHUB_TOKEN (set one to audit them through the API)\nread 1 workflow file, 2 jobs; 1 signing job: release.yml `sign` (MINISIGN_SECRET_KEY)\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
     );
-    run(warden(&workflows("clean-release")).args(["audit", "--offline"])).expect(0);
+    assert_eq!(out.stderr, "");
+    let asked = run(plain().args(["audit", "--repo", REPO])).expect(2);
+    assert_eq!(
+        asked.all(),
+        "warden: --repo o/r: a repository's settings (and, without its checkout, its workflows) are read through the API, with a token: set GH_TOKEN (or GITHUB_TOKEN), or drop --repo to audit the checkout's workflows alone\n"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn apply_sends_the_ruleset_and_environment_changes_and_keeps_reviewers() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     let mut s = protected();
     s.rulesets = json!([]);
     s.environments["environments"][0]["protection_rules"][0]["prevent_self_review"] = json!(false);
@@ -782,7 +813,7 @@ async fn apply_sends_the_ruleset_and_environment_changes_and_keeps_reviewers() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn check_runs_the_settings_audit_when_a_token_is_present() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     mount(&server, &protected()).await;
     let uri = server.uri();
     let check = move |uri: String| {
@@ -796,7 +827,7 @@ async fn check_runs_the_settings_audit_when_a_token_is_present() {
     };
     let out = check(uri.clone()).await.unwrap();
     assert!(out.stdout.contains("ok    settings     o/r: tag ruleset, signing environments and secrets: no finding at medium or above"), "{}", out.stdout);
-    let server2 = MockServer::start().await;
+    let server2 = github_with_repository("o/r").await;
     let mut s = protected();
     s.rulesets = json!([]);
     mount(&server2, &s).await;
@@ -833,8 +864,8 @@ async fn a_refused_token_stops_the_audit_with_one_line() {
         "warden: GitHub refused the token in GH_TOKEN (401 Bad credentials): it is expired, revoked or mistyped; make a new one (`gh auth token`, or a fine-grained token under Settings → Developer settings) and set GH_TOKEN to it\n"
     );
     let first = server.received_requests().await.unwrap();
-    // The first wave of reads went out together; nothing after the refusal.
-    assert!(first.len() <= 4, "{} requests", first.len());
+    // The repository is asked for first; nothing after the refusal.
+    assert_eq!(first.len(), 1, "{} requests", first.len());
 }
 
 fn epoch_now() -> u64 {
@@ -880,20 +911,20 @@ async fn a_spent_rate_limit_stops_the_audit_and_says_when_it_resets() {
         .and_then(|r| r.split(')').next())
         .unwrap_or_default()
         .to_string();
-    assert!(route.starts_with("repos/o/r/"), "{}", out.stderr);
+    assert_eq!(route, "repos/o/r", "{}", out.stderr);
     assert_eq!(
         out.stderr,
         format!("warden: GitHub's rate limit for this token is spent (GET /{route}); it resets at {}, in 60 min: longer than warden waits (60 s, WARDEN_RATE_LIMIT_WAIT): run again after the reset, or with a token that has requests left (`gh api rate_limit` shows them)\n", at.trim())
     );
     let sent = server.received_requests().await.unwrap();
-    assert!(sent.len() <= 4, "{} requests", sent.len());
+    assert_eq!(sent.len(), 1, "{} requests", sent.len());
 }
 
 /// A limit that resets within the wait is waited out, with a countdown on stderr, and the audit
 /// then goes on as if nothing happened.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rate_limit_that_resets_soon_is_waited_out_with_a_countdown() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     Mock::given(method("GET"))
         .and(path("/repos/o/r/rulesets"))
         .respond_with(

@@ -335,6 +335,7 @@ fn suppressions_and_extra_names_from_the_config_file() {
     LOW    suppression-unmatched  .github/warden.toml:13:1
            the suppression of signing-job-cache-restore in .github/workflows/release.yml matches no finding
            fix: Remove the suppression: what it excused is gone (or the rule, path or job is misspelt).
+    audited: workflows from the checkout (.); settings not audited (--offline)
     read 1 workflow file, 2 jobs; 2 signing jobs: release.yml `sign` (ORG_KEY); release.yml `other` (HOUSE_KEY)
     3 findings: 1 high, 1 medium, 1 low, 0 info, 2 suppressed by .github/warden.toml (--fail-on medium: FAILED)
     ");
@@ -389,7 +390,7 @@ fn a_missing_root_is_bad_input_and_no_workflows_is_said() {
     let out = run(warden(t.path()).args(["audit", "--offline", "--allow-empty"])).expect(0);
     assert_eq!(
         out.stdout,
-        "no workflow files in .github/workflows/: no signing job to audit\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
+        "no workflow files in .github/workflows/: no signing job to audit\naudited: workflows from the checkout (.); settings not audited (--offline)\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
     );
     // Workflows without a signing job: said plainly.
     write(
@@ -399,7 +400,7 @@ fn a_missing_root_is_bad_input_and_no_workflows_is_said() {
     let out = run(warden(t.path()).args(["audit", "--offline"])).expect(0);
     assert_eq!(
         out.stdout,
-        "read 1 workflow file, 1 job; no job holds a signing key\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
+        "audited: workflows from the checkout (.); settings not audited (--offline)\nread 1 workflow file, 1 job; no job holds a signing key\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
     );
 }
 
@@ -425,7 +426,7 @@ fn an_alias_bomb_is_unparseable_not_expanded() {
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
     assert_eq!(
         out.stdout,
-        "HIGH   workflow-unparseable  .github/workflows/bomb.yml:1:1\n       this workflow could not be parsed, so it was not audited: more than 200000 YAML nodes once its aliases are expanded: not audited\n       fix: Fix the YAML (GitHub would reject it too) and run the audit again.\nread 1 workflow file, 0 jobs; no job holds a signing key\n1 finding: 1 high, 0 medium, 0 low, 0 info (--fail-on medium: FAILED)\n"
+        "HIGH   workflow-unparseable  .github/workflows/bomb.yml:1:1\n       this workflow could not be parsed, so it was not audited: more than 200000 YAML nodes once its aliases are expanded: not audited\n       fix: Fix the YAML (GitHub would reject it too) and run the audit again.\naudited: workflows from the checkout (.); settings not audited (--offline)\nread 1 workflow file, 0 jobs; no job holds a signing key\n1 finding: 1 high, 0 medium, 0 low, 0 info (--fail-on medium: FAILED)\n"
     );
 }
 

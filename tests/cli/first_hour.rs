@@ -417,11 +417,13 @@ fn hive_check_rolls_up_excused_failures_and_names_the_runs_clients() {
         .arg("--registry")
         .arg(fixtures.join("registry-current"))
         .args(["--client", "reth"]))
-    .expect(1);
-    assert!(
-        out.stdout.contains("EMPTY RUN        engine-withdrawals/1688067318-5e31acb29a787171b1737761cccdb41e.json: suite engine-withdrawals has no cases of client reth (--client); the run has: erigon\n"),
-        "{}",
-        out.stdout
+    .expect(2);
+    assert_eq!(
+        out.all(),
+        format!(
+            "warden: --client reth: the run in {} has no cases of client reth; its clients: erigon\n",
+            fixtures.join("withdrawals-fail").display()
+        )
     );
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::*;
 use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -131,7 +131,7 @@ fn audit_reads_the_workflows_under_the_root() {
     let out = in_elsewhere(&t, &["audit", "--offline", "--root", "../repo"]).expect(0);
     assert_eq!(
         out.stdout,
-        "read 1 workflow file, 2 jobs; 1 signing job: tag_release.yaml `sign` (MINISIGN_SECRET_KEY)\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
+        "audited: workflows from the checkout (../repo); settings not audited (--offline)\nread 1 workflow file, 2 jobs; 1 signing job: tag_release.yaml `sign` (MINISIGN_SECRET_KEY)\n0 findings: 0 high, 0 medium, 0 low, 0 info (--fail-on medium: ok)\n"
     );
     // Without --root, the working directory's own workflow.
     let out = in_elsewhere(&t, &["audit", "--offline"]).expect(1);
@@ -146,7 +146,7 @@ fn audit_reads_the_workflows_under_the_root() {
 /// not the working directory's).
 #[tokio::test(flavor = "multi_thread")]
 async fn audit_snapshot_reads_the_environments_the_root_workflows_name() {
-    let server = MockServer::start().await;
+    let server = github_with_repository("o/r").await;
     Mock::given(method("GET"))
         .respond_with(
             ResponseTemplate::new(404).set_body_json(serde_json::json!({"message": "Not Found"})),

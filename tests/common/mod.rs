@@ -293,3 +293,18 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
 
 /// A local server playing an organisation of 200 repositories (also used by the org bench).
 pub(crate) mod org_server;
+
+/// A local GitHub API that knows the repository `repo` (`GET /repos/{repo}`, as an audit asks
+/// first); the caller mounts the rest.
+pub(crate) async fn github_with_repository(repo: &str) -> wiremock::MockServer {
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(format!("/repos/{repo}")))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(
+            serde_json::json!({"full_name": repo, "default_branch": "main", "private": false}),
+        ))
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    server
+}

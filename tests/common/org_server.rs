@@ -244,6 +244,10 @@ impl OrgServer {
         ]);
         let gh_tree = tree_id(&[("40000", "workflows", &wf_tree)]);
         match &parts[3..] {
+            [] => (
+                200,
+                json!({"full_name": repo, "default_branch": "main", "archived": shape == Shape::Archived}),
+            ),
             ["git", "trees", "HEAD"] => {
                 if i == FLAKY
                     && !self

@@ -211,7 +211,7 @@ fn id_of(file: &Path) -> String {
 /// folder as the contents API gives it.
 async fn serve(t: &Path, shape: Shape, files: &[(String, Vec<u8>)]) -> (MockServer, MockServer) {
     use sha2::Digest as _;
-    let api = MockServer::start().await;
+    let api = github_with_repository("o/r").await;
     let storage = MockServer::start().await;
     let get = |p: String| Mock::given(method("GET")).and(path(p));
     let uploader = if shape.upload == 1 {

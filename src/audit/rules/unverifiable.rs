@@ -113,3 +113,27 @@ pub(crate) fn check(v: &SettingsView) -> Vec<Finding> {
     }
     out
 }
+
+/// A file over the size cap, not fetched: a workflow is `workflow-unparseable` (as the offline
+/// audit reports it), anything else (a local action, the configuration, a key) `unverifiable`.
+pub(crate) fn oversized(path: &str, size: u64) -> Finding {
+    let why = format!(
+        "{size} bytes, more than the {} MiB warden reads of one file: not fetched",
+        crate::github::org::FILE_CAP >> 20
+    );
+    let rel = std::path::Path::new(path);
+    if path.starts_with(".github/workflows/") {
+        return super::workflow_unparseable::finding(rel, (1, 1), &why);
+    }
+    finding(
+        Severity::High,
+        Location::Workflow {
+            path: rel.to_path_buf(),
+            line: 1,
+            column: 1,
+            job: None,
+        },
+        format!("{path} could not be audited ({why}): whatever a workflow hands it is not followed"),
+        "Keep workflow files and local actions under 1 MiB, or audit a checkout (`warden audit` in the repository) to see what it does.",
+    )
+}

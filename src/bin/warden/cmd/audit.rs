@@ -47,7 +47,17 @@ pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow
         _ if args.offline => SettingsSource::Offline,
         (Some(dir), _) => SettingsSource::Snapshot(dir.clone()),
         (None, Some(session)) => SettingsSource::Live(session),
-        (None, None) => SettingsSource::NoToken,
+        (None, None) => match &args.target.repo {
+            // Asked for by name: the settings cannot be read, which is not a finding.
+            Some(repo) => {
+                return Err(release_warden::Error::Usage(format!(
+                    "--repo {}: a repository's settings (and, without its checkout, its workflows) are read through the API, with a token: set GH_TOKEN (or GITHUB_TOKEN), or drop --repo to audit the checkout's workflows alone",
+                    release_warden::markup::text_value(repo)
+                ))
+                .into())
+            }
+            None => SettingsSource::NoToken,
+        },
     };
     let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on))?;
     if report.workflows.is_empty() && !args.allow_empty {
@@ -247,6 +257,11 @@ fn request<'a>(
         secrets: target.signing_secrets(),
         fallback_tag_patterns: target.release_tag_pattern.clone(),
         repository: repository_name(ctx.repository(target.repo.as_deref()), &target.root),
+        repository_from: Some(match (&target.repo, ctx.repository(None)) {
+            (Some(_), _) => "--repo",
+            (None, Some(_)) => "GITHUB_REPOSITORY",
+            (None, None) => "the checkout's origin remote",
+        }),
         settings,
         fail_on,
         releases: target.releases,
