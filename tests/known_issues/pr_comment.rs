@@ -306,3 +306,27 @@ async fn forbidden_falls_back_to_the_step_summary() {
     let out = post(&server, &[], &["--pr", "7"]).await.expect(2);
     assert!(out.stderr.contains("GITHUB_STEP_SUMMARY"), "{}", out.stderr);
 }
+
+/// A post GitHub refuses prints the error and no body: the summary went nowhere.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_post_prints_the_error_not_the_body() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/issues/7/comments"))
+        .respond_with(
+            ResponseTemplate::new(422).set_body_json(json!({"message": "Validation Failed"})),
+        )
+        .mount(&server)
+        .await;
+    let out = post(&server, &[], &["--pr", "7"]).await.expect(2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "warden: --post: commenting on o/r#7 failed: 422 Validation Failed\n"
+    );
+}

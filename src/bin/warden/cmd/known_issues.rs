@@ -162,11 +162,11 @@ fn summary(args: SummaryArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Res
     if let Some(url) = &args.report_url {
         summary.link_report(url).map_err(anyhow::Error::msg)?;
     }
-    let code = ctx.emit(out, &summary, args.format.into(), args.step_summary)?;
+    // Posted first: a post that fails prints its error, not a body that went nowhere.
     if let Some(target) = target {
         post_comment(&args, ctx, &target, &summary.markdown)?;
     }
-    Ok(code)
+    ctx.emit(out, &summary, args.format.into(), args.step_summary)
 }
 
 /// Where `--post` writes: the repository, the pull request and the token.
