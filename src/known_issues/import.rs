@@ -251,7 +251,22 @@ pub fn import(
         if tests.is_empty() {
             continue;
         }
-        let id = entry_id(&suite);
+        // Two suites can make one id ("a/b", "a_b"): each gets its own file, planned here,
+        // before anything is written.
+        let base = entry_id(&suite);
+        let id = (1..)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}-{n}"),
+            })
+            .find(|id| {
+                !files
+                    .iter()
+                    .any(|(f, ..): &(PathBuf, String, usize, String)| {
+                        f.file_stem().is_some_and(|s| s == id.as_str())
+                    })
+            })
+            .unwrap_or(base);
         let mut body = format!(
             "# Imported by `warden known-issues import` from {origin}: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = {}\nwhy = {}\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\ndrafted_by = \"import\"\n",
             toml_string(&format!("{suite}: tests listed in {origin}")),

@@ -373,6 +373,25 @@ fn a_project_moves_its_lists_into_the_registry_in_one_command() {
         out.stderr,
         "warden: known_issues/imported-rpc-compat.toml exists already: nothing written (move it away to import again)\n"
     );
+    // Suites whose ids collide get a file each, planned before anything is written.
+    write(
+        &t.path().join("colliding.yaml"),
+        b"eels/consume-rlp:\n  - a (reth)\neels_consume-rlp:\n  - b (reth)\n",
+    );
+    let out = ki(&[
+        "import",
+        "--format",
+        "reth-yaml",
+        "--client",
+        "reth",
+        "colliding.yaml",
+    ])
+    .expect(0);
+    assert_eq!(
+        out.stdout,
+        "wrote known_issues/imported-eels-consume-rlp.toml: 1 exclusion of eels/consume-rlp (status = \"draft\": review, then lint)\nwrote known_issues/imported-eels-consume-rlp-2.toml: 1 exclusion of eels_consume-rlp (status = \"draft\": review, then lint)\n2 tests imported into 2 entries, 0 not imported\n"
+    );
+    ki(&["lint", "--allow-draft"]).expect(0);
 }
 
 /// hive output: excused failures one line per registry entry (`--verbose` lists them), and a
