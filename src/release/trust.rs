@@ -397,7 +397,7 @@ pub(crate) fn check_signature_text<'k>(
                 && mismatch.signed.as_deref().is_some_and(is_full_commit);
             let why = match (&mismatch.signed, moved) {
                 (Some(signed), true) => format!(
-                    "signed for commit {signed}, but tag {} now names {} (moved or recreated after signing)",
+                    "tag {} now points at {}; the signatures bind {signed}: the tag was moved after signing",
                     release.tag, mismatch.expected
                 ),
                 _ => mismatch.to_string(),

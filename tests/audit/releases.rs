@@ -141,7 +141,7 @@ fn each_release_problem_is_a_finding() {
     assert_eq!(
         release_findings(&out),
         [
-            "release-binding-mismatch release v1: SHA256SUMS: signed for commit 3470838ef50e566f292860fb1d8aee4937d11849, but tag v1 now names ffffffffffffffffffffffffffffffffffffffff (moved or recreated after signing)",
+            "release-binding-mismatch release v1: SHA256SUMS: tag v1 now points at ffffffffffffffffffffffffffffffffffffffff; the signatures bind 3470838ef50e566f292860fb1d8aee4937d11849: the tag was moved after signing",
             "release-binding-mismatch release v2: SHA256SUMS: signed for repository fork/r, expected o/r",
             "release-unsigned release v3: this release is not signed: it has no SHA256SUMS and no .minisig among its 1 assets",
             "release-mutable release v1 is not immutable: its assets and tag can still be changed",

@@ -233,7 +233,7 @@ async fn an_altered_missing_or_extra_asset_and_a_moved_tag_fail() {
     let out = verify_release(t.path(), &api, &[]).await.expect(1);
     assert!(
         out.stdout.contains(&format!(
-            "signed for commit {COMMIT}, but tag v1.2.3 now names ffffffffffffffffffffffffffffffffffffffff (moved or recreated after signing)"
+            "tag v1.2.3 now points at ffffffffffffffffffffffffffffffffffffffff; the signatures bind {COMMIT}: the tag was moved after signing"
         )),
         "{}",
         out.stdout
@@ -901,4 +901,23 @@ pub(super) fn file_contents(bytes: &[u8]) -> ResponseTemplate {
         "encoding": "base64",
         "content": base64::engine::general_purpose::STANDARD.encode(bytes)
     }))
+}
+
+/// A tag moved after signing is named as such before any asset beyond the list and its
+/// signatures is downloaded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_moved_tag_is_named_before_any_download() {
+    let t = tempfile::tempdir().unwrap();
+    let good = signed_release(t.path());
+    let moved = "f".repeat(40);
+    let (api, storage) = servers(&good, &moved).await;
+    let out = verify_release(t.path(), &api, &[]).await;
+    let downloaded: Vec<String> = storage
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.url.path().to_string())
+        .collect();
+    insta::assert_snapshot!(format!("{}{}--- exit {:?}\ndownloaded: {downloaded:?}\n", out.stdout, out.stderr, out.code));
 }
