@@ -19,6 +19,7 @@ use crate::known_issues::schema::{Registry, DEFAULT_DIR};
 use crate::release::key_scan::find_secret_key_in;
 use crate::release::keys::public_key_files;
 use crate::release::keys::{PublicKey, SecretKeyProtection};
+use crate::release::trusted_keys::TrustedKeys;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckLine {
@@ -72,6 +73,7 @@ pub struct Online<'a> {
 pub fn run(root: &Path, online: Option<Online>) -> Result<CheckReport> {
     let mut lines = check_keys(root);
     lines.extend(check_no_secret_keys(root));
+    lines.extend(check_binstall(root));
     lines.extend(check_known_issues(root));
     let (settings, repository) = match &online {
         Some(Online {
@@ -269,6 +271,19 @@ pub(crate) fn check_no_secret_keys(root: &Path) -> Vec<CheckLine> {
         ));
     }
     out
+}
+
+/// `cargo binstall` checks what it installs: a binstall section signs with a key of `keys/`.
+pub(crate) fn check_binstall(root: &Path) -> Vec<CheckLine> {
+    let Some(text) = crate::release::binstall::read_manifest(root) else {
+        return Vec::new();
+    };
+    let dir = under_root(root, "keys");
+    let keys = TrustedKeys::load_dir(&dir).ok();
+    crate::release::binstall::judge(&text, "Cargo.toml", keys.as_ref())
+        .into_iter()
+        .map(|l| CheckLine::new("binstall", l.subject, l.passed, l.detail))
+        .collect()
 }
 
 /// The registry lints clean and the generated doc matches it.

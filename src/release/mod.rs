@@ -1,10 +1,11 @@
 //! Release integrity: minisign formats (`keys`, `signature`, `comment`, `checksums`), how release
-//! files are named (`names`), the keys a verification trusts (`trusted_keys`), hashing
+//! files are named (`names`), cargo-binstall's signing section (`binstall`), the keys a verification trusts (`trusted_keys`), hashing
 //! (`hash`), finding committed secret keys (`key_scan`), what a signature binds (`binding`), the
 //! `keygen`, `sign` and `verify` operations built on them, and the one judgement of a published
 //! release (`published`).
 
 pub(crate) mod binding;
+pub(crate) mod binstall;
 pub(crate) mod checksums;
 pub(crate) mod comment;
 pub(crate) mod cosign;

@@ -16,7 +16,14 @@ fn this_repository_passes() {
         out.stdout
     );
     assert!(
-        out.stdout.ends_with("check: 5 passed, 0 failed\n"),
+        out.stdout.contains(
+            "ok    binstall     Cargo.toml [package.metadata.binstall.signing]: binstall checks each binary's { url }.minisig against keys/minisign.pub (key 981DB189DCB6BB54)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.ends_with("check: 6 passed, 0 failed\n"),
         "{}",
         out.stdout
     );
@@ -129,4 +136,81 @@ fn a_secret_key_anywhere_in_the_repository_fails_the_check() {
     let line = String::from_utf8(secret).unwrap();
     let b64 = line.lines().nth(1).unwrap();
     assert!(!out.all().contains(&b64[..20]), "{}", out.all());
+}
+
+/// The `binstall` lines of `warden check` in `root`, after writing `manifest` as its Cargo.toml.
+fn binstall_lines(root: &Path, manifest: &str) -> String {
+    write(&root.join("Cargo.toml"), manifest.as_bytes());
+    let out = run(warden(root).arg("check"));
+    out.stdout
+        .lines()
+        .filter(|l| l.contains(" binstall "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn cargo_binstall_must_check_with_a_key_of_keys() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    demo_keys(root);
+    let demo = fs::read_to_string(root.join("keys/demo.pub")).unwrap();
+    let demo = demo.lines().nth(1).unwrap();
+    let head = "[package]\nname = \"app\"\nversion = \"1.0.0\"\n\n[package.metadata.binstall]\npkg-url = \"{ repo }/releases/download/v{ version }/app\"\npkg-fmt = \"bin\"\n";
+    let safe = "disabled-strategies = [\"quick-install\", \"compile\"]\n";
+    // No binstall metadata: nothing installs, nothing to say.
+    assert_eq!(binstall_lines(root, "[package]\nname = \"app\"\n"), "");
+    // Metadata without a signing section: binaries installed unchecked.
+    assert_eq!(
+        binstall_lines(root, &format!("{head}{safe}")),
+        "FAIL  binstall     Cargo.toml [package.metadata.binstall]: `cargo binstall` installs this crate's binaries unchecked: add [package.metadata.binstall.signing] with algorithm = \"minisign\", pubkey = the key of keys/ (its second line) and file = \"{ url }.minisig\"\n"
+    );
+    let signing = |pubkey: &str, file: &str| {
+        format!("{head}{safe}\n[package.metadata.binstall.signing]\nalgorithm = \"minisign\"\npubkey = \"{pubkey}\"\n{file}")
+    };
+    // The key of keys/, at the signature warden writes: checked.
+    assert_eq!(
+        binstall_lines(root, &signing(demo, "file = \"{ url }.minisig\"\n")),
+        format!("ok    binstall     Cargo.toml [package.metadata.binstall.signing]: binstall checks each binary's {{ url }}.minisig against keys/demo.pub (key {DEMO_KEY_ID})\n")
+    );
+    // binstall's default `{ url }.sig` is a file warden never writes: every install would fail.
+    assert_eq!(
+        binstall_lines(root, &signing(demo, "")),
+        "FAIL  binstall     Cargo.toml [package.metadata.binstall.signing]: file = \"{ url }.sig\": binstall would fetch that, and warden writes FILE.minisig: set file = \"{ url }.minisig\"\n"
+    );
+    // Without disabled-strategies, a failed signature falls back to a third-party build.
+    let open = signing(demo, "file = \"{ url }.minisig\"\n").replace(safe, "");
+    assert_eq!(
+        binstall_lines(root, &open),
+        "ok    binstall     Cargo.toml [package.metadata.binstall.signing]: binstall checks each binary's { url }.minisig against keys/demo.pub (key 8F457D1A3C3B50B5)\nFAIL  binstall     Cargo.toml [package.metadata.binstall]: a binary that fails its signature is not the end: binstall then installs a third-party build (quick-install) that no key here signed; add disabled-strategies = [\"quick-install\", \"compile\"]\n"
+    );
+    // A key with the demo key's id and other bytes is not the demo key: a key is its bytes.
+    seeded_keypair(
+        &root.join("look-alike.pub"),
+        &root.join("look-alike.key"),
+        &[7; 32],
+        DEMO_KEY_ID,
+    );
+    let look_alike = fs::read_to_string(root.join("look-alike.pub")).unwrap();
+    let look_alike = look_alike.lines().nth(1).unwrap().to_string();
+    fs::remove_file(root.join("look-alike.key")).unwrap();
+    assert_eq!(
+        binstall_lines(root, &signing(&look_alike, "file = \"{ url }.minisig\"\n")),
+        "FAIL  binstall     Cargo.toml [package.metadata.binstall.signing]: pubkey is key 8F457D1A3C3B50B5, which is not a key of keys/ (a key there has its id, and other bytes)\n"
+    );
+    // A per-target override with its own key is judged too.
+    let with_override = format!(
+        "{}\n[package.metadata.binstall.overrides.aarch64-apple-darwin.signing]\nalgorithm = \"minisign\"\npubkey = \"{look_alike}\"\nfile = \"{{ url }}.minisig\"\n",
+        signing(demo, "file = \"{ url }.minisig\"\n")
+    );
+    assert_eq!(
+        binstall_lines(root, &with_override),
+        "ok    binstall     Cargo.toml [package.metadata.binstall.signing]: binstall checks each binary's { url }.minisig against keys/demo.pub (key 8F457D1A3C3B50B5)\nFAIL  binstall     Cargo.toml [package.metadata.binstall.overrides.aarch64-apple-darwin.signing]: pubkey is key 8F457D1A3C3B50B5, which is not a key of keys/ (a key there has its id, and other bytes)\n"
+    );
+    // A revoked key: binstall would go on accepting what the thief signs.
+    revoke_key(root, DEMO_KEY_ID, &root.join("secret/demo.key")).expect(0);
+    assert_eq!(
+        binstall_lines(root, &signing(demo, "file = \"{ url }.minisig\"\n")),
+        "FAIL  binstall     Cargo.toml [package.metadata.binstall.signing]: pubkey is key 8F457D1A3C3B50B5, revoked by keys/revoked/8F457D1A3C3B50B5.toml: binstall would accept binaries signed with it; put the current key\n"
+    );
 }

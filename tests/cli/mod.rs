@@ -11,6 +11,7 @@ mod first_hour;
 mod formats;
 mod fuzz_regressions;
 mod help;
+mod install;
 mod layout;
 mod readme;
 mod root;

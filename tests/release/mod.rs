@@ -9,4 +9,4 @@ mod provenance;
 mod revocation;
 mod sign_verify;
 mod trust;
-mod verify_release;
+pub(crate) mod verify_release;

@@ -46,7 +46,7 @@ fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// The files of a signed release folder (name, bytes), sorted: the assets to serve.
-pub(super) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
         .unwrap()
         .map(|e| {
@@ -919,5 +919,8 @@ async fn a_moved_tag_is_named_before_any_download() {
         .iter()
         .map(|r| r.url.path().to_string())
         .collect();
-    insta::assert_snapshot!(format!("{}{}--- exit {:?}\ndownloaded: {downloaded:?}\n", out.stdout, out.stderr, out.code));
+    insta::assert_snapshot!(format!(
+        "{}{}--- exit {:?}\ndownloaded: {downloaded:?}\n",
+        out.stdout, out.stderr, out.code
+    ));
 }
