@@ -93,12 +93,14 @@ fn judge_signing(signing: &Value, keys: Option<&TrustedKeys>) -> (bool, String) 
     let field = |k: &str| signing.get(k).and_then(Value::as_str);
     match field("algorithm") {
         Some("minisign") => {}
-        Some(other) => return (
-            false,
-            format!(
+        Some(other) => {
+            return (
+                false,
+                format!(
                 "algorithm = {other:?}: binstall knows only \"minisign\", which warden signs with"
             ),
-        ),
+            )
+        }
         None => return (false, "no algorithm: set algorithm = \"minisign\"".into()),
     }
     let Some(text) = field("pubkey") else {

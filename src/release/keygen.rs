@@ -17,6 +17,10 @@ pub struct KeygenOptions {
     pub force: bool,
     /// When the revocation statement made now would take effect, if installed (RFC 3339).
     pub revoked_at: String,
+    /// The variable the password came from (`--password-env`), for the hint that stores it.
+    pub password_env: Option<String>,
+    /// The home folder, to suggest only a place for the secret key that is not refused.
+    pub home: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -29,6 +33,9 @@ pub struct KeygenReport {
     /// The revocation statement made now, beside the secret key: installed later with
     /// `warden keys revoke KEYID --statement FILE` if the key is lost or stolen.
     pub(crate) revocation: PathBuf,
+    /// The variable the password came from, when it came from one.
+    #[serde(skip)]
+    pub(crate) password_env: Option<String>,
 }
 
 fn create_dir(dir: &Path, mode: u32) -> Result<()> {
@@ -56,6 +63,24 @@ fn landing(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The refusal of a secret key inside the work tree `tree`, suggesting only a place that is not
+/// refused in turn: the home folder's `.minisign/` unless the home folder is in the tree too.
+fn outside_work_tree(tree: &Path, home: Option<&Path>) -> String {
+    let home_inside = home.and_then(paths::enclosing_git_work_tree).is_some();
+    let hint = if home_inside {
+        format!(
+            "choose a path outside it (the home folder {} is inside a git work tree too, so ~/.minisign/ will not do)",
+            home.unwrap_or(Path::new("~")).display()
+        )
+    } else {
+        "choose a path outside it, e.g. --secret-key ~/.minisign/minisign.key".to_string()
+    };
+    format!(
+        "refusing to write the secret key inside the git work tree {}: {hint}",
+        tree.display()
+    )
+}
+
 pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
     if opts.password.as_ref().is_some_and(Password::is_empty) {
         return Err(Error::Usage(
@@ -70,13 +95,18 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
         )));
     }
     let secret_dir = paths::parent_dir(&opts.secret_key);
-    create_dir(secret_dir, 0o700)?;
-    if let Some(tree) = paths::enclosing_git_work_tree(secret_dir) {
-        return Err(Error::Refused(format!(
-            "refusing to write the secret key inside the git work tree {}: choose a path outside it, e.g. --secret-key ~/.minisign/minisign.key",
-            tree.display()
+    // Judged on the folder that exists: nothing is created inside a work tree before refusing.
+    let existing = secret_dir
+        .ancestors()
+        .find(|d| d.is_dir())
+        .unwrap_or(Path::new("."));
+    if let Some(tree) = paths::enclosing_git_work_tree(existing) {
+        return Err(Error::Refused(outside_work_tree(
+            &tree,
+            opts.home.as_deref(),
         )));
     }
+    create_dir(secret_dir, 0o700)?;
     if !opts.force {
         for p in [&opts.public_key, &opts.secret_key] {
             if p.exists() {
@@ -116,5 +146,6 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
         secret_key: opts.secret_key.clone(),
         encrypted: opts.password.is_some(),
         revocation: statement_path,
+        password_env: opts.password_env.clone(),
     })
 }

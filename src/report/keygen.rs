@@ -10,6 +10,7 @@ use crate::release::keygen::KeygenReport;
 impl Report for KeygenReport {
     fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
         let sk = text_value(&self.secret_key.display().to_string()).into_owned();
+        let rev = text_value(&self.revocation.display().to_string()).into_owned();
         let protection = if self.encrypted {
             "encrypted"
         } else {
@@ -27,8 +28,7 @@ impl Report for KeygenReport {
         )?;
         writeln!(
             w,
-            "revocation  {}  (mode 0600; keep it offline with the backup: if the key is lost or stolen, `warden keys revoke {} --statement` it)",
-            text_value(&self.revocation.display().to_string()),
+            "revocation  {rev}  (mode 0600; keep it offline with the backup: if the key is lost or stolen, `warden keys revoke {} --statement {rev}`)",
             self.key_id
         )?;
         writeln!(
@@ -39,8 +39,19 @@ impl Report for KeygenReport {
             w,
             "  gh secret set MINISIGN_SECRET_KEY --env release < {sk}"
         )?;
-        if self.encrypted {
-            writeln!(w, "  gh secret set MINISIGN_PASSWORD --env release")?;
+        // The commands of docs/release.md's runbook: a password from a variable is piped as it is
+        // (printf is a shell builtin: the password is on no process's command line).
+        match (&self.password_env, self.encrypted) {
+            (Some(var), true) => writeln!(
+                w,
+                "  printf '%s' \"${}\" | gh secret set MINISIGN_PASSWORD --env release",
+                text_value(var)
+            )?,
+            (None, true) => writeln!(
+                w,
+                "  gh secret set MINISIGN_PASSWORD --env release   (it asks for the password)"
+            )?,
+            _ => {}
         }
         writeln!(
             w,

@@ -6,10 +6,9 @@
 
 use std::path::Path;
 
-use serde_json::json;
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
+use crate::common::release_server::serve_release;
 use crate::common::*;
 
 const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
@@ -37,49 +36,6 @@ fn key_bytes(line: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
         .decode(line.trim())
         .unwrap()
-}
-
-/// A release of `slug` at `tag` served as GitHub does (the API redirects assets to storage).
-async fn serve_release(api: &MockServer, storage: &MockServer, slug: &str, tag: &str, dist: &Path) {
-    let assets = crate::release::verify_release::release_files(dist);
-    Mock::given(method("GET"))
-        .and(path(format!("/repos/{slug}/releases/tags/{tag}")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"id": 7, "tag_name": tag, "draft": false, "prerelease": false, "immutable": true}),
-        ))
-        .mount(api)
-        .await;
-    let list: Vec<_> = assets
-        .iter()
-        .enumerate()
-        .map(|(i, (name, bytes))| json!({"id": 100 + i, "name": name, "size": bytes.len()}))
-        .collect();
-    Mock::given(method("GET"))
-        .and(path(format!("/repos/{slug}/releases/7/assets")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(list))
-        .mount(api)
-        .await;
-    for (i, (_, bytes)) in assets.iter().enumerate() {
-        let id = 100 + i;
-        Mock::given(method("GET"))
-            .and(path(format!("/repos/{slug}/releases/assets/{id}")))
-            .respond_with(
-                ResponseTemplate::new(302)
-                    .insert_header("location", format!("{}/blob/{id}", storage.uri())),
-            )
-            .mount(api)
-            .await;
-        Mock::given(method("GET"))
-            .and(path(format!("/blob/{id}")))
-            .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes.clone()))
-            .mount(storage)
-            .await;
-    }
-    Mock::given(method("GET"))
-        .and(path(format!("/repos/{slug}/commits/{tag}")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": COMMIT})))
-        .mount(api)
-        .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -128,7 +84,7 @@ async fn readme_install_lines_work_from_an_empty_folder() {
         .args(["--tag", &tag, "--repo", slug, "--commit", COMMIT]))
     .expect(0);
     let (api, storage) = (MockServer::start().await, MockServer::start().await);
-    serve_release(&api, &storage, slug, &tag, &t.path().join("dist")).await;
+    serve_release(&api, &storage, (slug, &tag, COMMIT), &t.path().join("dist")).await;
 
     // README's line, word for word but the key, from an empty folder.
     let demo = std::fs::read_to_string(t.path().join("demo.pub")).unwrap();
@@ -167,7 +123,7 @@ async fn readme_install_lines_work_from_an_empty_folder() {
     assert_eq!(out.stdout, expected, "{}", out.stderr);
     assert_eq!(
         out.stderr,
-        format!("warden: note: release {tag} of {slug}: 10 assets, tag at commit {COMMIT}\nwarden: note: GitHub says the release is immutable (its tag and assets cannot change)\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
+        format!("warden: note: release {tag} of {slug}: 10 assets, tag at commit {COMMIT}\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
     );
 
     // What `cargo binstall` fetches for each target (pkg-url, then `file` for the signature),

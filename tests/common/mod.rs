@@ -293,6 +293,7 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
 
 /// A local server playing an organisation of 200 repositories (also used by the org bench).
 pub(crate) mod org_server;
+pub(crate) mod release_server;
 
 /// A local GitHub API that knows the repository `repo` (`GET /repos/{repo}`, as an audit asks
 /// first); the caller mounts the rest.

@@ -89,7 +89,7 @@ fn keygen_writes_0600_key_and_prints_id_and_gh_command() {
 key id      {id}
 public key  keys/minisign.pub  (commit this file)
 secret key  secret/ci.key  (unencrypted, mode 0600; never commit it)
-revocation  secret/ci.key.revoke.toml  (mode 0600; keep it offline with the backup: if the key is lost or stolen, `warden keys revoke {id} --statement` it)
+revocation  secret/ci.key.revoke.toml  (mode 0600; keep it offline with the backup: if the key is lost or stolen, `warden keys revoke {id} --statement secret/ci.key.revoke.toml`)
 
 Store the secret key in the GitHub environment that signs releases (e.g. \"release\"):
   gh secret set MINISIGN_SECRET_KEY --env release < secret/ci.key
@@ -133,6 +133,20 @@ fn keygen_refuses_a_secret_key_inside_a_git_work_tree() {
     );
     assert!(!t.path().join("repo/keys/minisign.key").exists());
     assert!(!t.path().join("repo/keys/minisign.pub").exists());
+    // A home folder inside the tree: the default ~/.minisign/ is refused, and not suggested.
+    fs::create_dir_all(t.path().join("repo/home")).unwrap();
+    let out = run(warden(&t.path().join("repo"))
+        .env("HOME", t.path().join("repo/home"))
+        .args(["keygen", "--unencrypted"]))
+    .expect(2);
+    assert_eq!(
+        filter_dir(&out.stderr, t.path()),
+        "warden: refusing to write the secret key inside the git work tree [DIR]/repo: choose a path outside it (the home folder [DIR]/repo/home is inside a git work tree too, so ~/.minisign/ will not do)\n"
+    );
+    assert!(
+        !t.path().join("repo/home/.minisign").exists(),
+        "nothing is created before the refusal"
+    );
     // Outside the tree is fine, with the public key inside it.
     run(warden(&t.path().join("repo"))
         .args(["keygen", "--unencrypted", "--secret-key"])
@@ -184,7 +198,7 @@ fn secret_never_appears_in_any_output() {
         keygen.stdout.ends_with(
             "\
   gh secret set MINISIGN_SECRET_KEY --env release < enc.key
-  gh secret set MINISIGN_PASSWORD --env release
+  printf '%s' \"$PW\" | gh secret set MINISIGN_PASSWORD --env release
 then remove the local copy once it is backed up offline.
 "
         ),

@@ -7,6 +7,7 @@ mod keygen_secrets;
 mod minisign_interop;
 mod provenance;
 mod revocation;
+mod runbook;
 mod sign_verify;
 mod trust;
-pub(crate) mod verify_release;
+mod verify_release;

@@ -46,7 +46,7 @@ fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// The files of a signed release folder (name, bytes), sorted: the assets to serve.
-pub(crate) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
+pub(super) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
         .unwrap()
         .map(|e| {

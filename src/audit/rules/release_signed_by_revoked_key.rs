@@ -18,7 +18,7 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// A signature of release `tag` is by a revoked key (`p` names it).
 pub(crate) fn release(at: &Location, tag: &str, p: &Problem) -> Finding {
-    Finding::of_release(RULE, (at, tag), p, "Treat the release as untrusted until it is checked: re-sign it with a key of keys/ (`warden sign --cosign` adds a signature), or withdraw it; find out who signed it.")
+    Finding::of_release(RULE, (at, tag), p, "Treat the release as untrusted until it is re-signed with a key of keys/, as the runbook does (docs/release.md, \"The key leaked\"): `gh release download TAG --dir TAG`, `warden sign TAG --force --secret-key NEW.key --tag TAG --commit SHA --repo OWNER/NAME`, `gh release upload TAG TAG/SHA256SUMS TAG/*.minisig --clobber`; or withdraw it, and find out who signed it.")
 }
 
 /// The signing workflow `rel` names the revoked key `id` (its file or its base64) at `line`.
@@ -32,6 +32,19 @@ pub(crate) fn workflow(rel: &Path, line: usize, id: KeyId, named: &str) -> Findi
             job: None,
         },
         format!("this signing workflow names {named}, the public key of key {id}, which is revoked"),
-        "Rotate the CI secret to the new key (`warden keys rotate`), and point the workflow at the new public key.",
+        replace_key(id, named),
     )
+}
+
+/// The runbook's commands (docs/release.md, "The key leaked") for the key the workflow names:
+/// the new key takes the revoked key's file, so the workflow needs no edit; a key written inline
+/// is replaced in the workflow.
+fn replace_key(id: KeyId, named: &str) -> String {
+    let keygen = "warden keygen --secret-key ~/.minisign/release-2.key";
+    let store = "`gh secret set MINISIGN_SECRET_KEY --env release < ~/.minisign/release-2.key`";
+    if named.ends_with(".pub") {
+        format!("Replace the key as the runbook does (docs/release.md, \"The key leaked\"): `git mv keys/{named} keys/{id}.pub`, `{keygen} --public-key keys/{named}`, then {store}.")
+    } else {
+        format!("Replace the key as the runbook does (docs/release.md, \"The key leaked\"): `{keygen} --public-key keys/minisign.pub`, put the new key in the workflow in place of this one, then {store}.")
+    }
 }

@@ -39,6 +39,8 @@ pub(crate) fn run(args: KeygenArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         password,
         force: args.force,
         revoked_at: release_warden::util::rfc3339(ctx.timestamp()?),
+        password_env: args.password_env.filter(|_| !args.unencrypted),
+        home: ctx.home.clone(),
     })?;
     ctx.emit(out, &report, Format::Text, false)
 }
