@@ -28,7 +28,7 @@ pub use apply::{apply, requests};
 pub use baseline::Baseline;
 pub use findings::{AuditReport, Finding, Location, Severity, Subject};
 pub use fix_plan::plan;
-pub use org::{run_org, OrgReport, OrgRequest, OrgSource, Resume};
+pub use org::{run_org, OrgProgress, OrgReport, OrgRequest, OrgSource, Resume};
 pub use rule::Rule;
 pub use rules::{settings_checks, workflow_checks, ALL as RULES};
 pub use secrets::SigningSecrets;

@@ -5,6 +5,7 @@
 //! run out, no further repository starts, and the report names those left.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 use futures::StreamExt as _;
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -44,6 +45,16 @@ pub struct OrgRequest {
     pub reserve: u64,
     /// `--resume`: an earlier run of the same organisation that stopped early.
     pub resume: Option<Resume>,
+    /// Repositories audited so far and how many will be (set once the listing is read), for a
+    /// progress display.
+    pub progress: Option<OrgProgress>,
+}
+
+/// Repositories done, and the total once known.
+#[derive(Clone, Debug, Default)]
+pub struct OrgProgress {
+    pub done: crate::release::Progress,
+    pub total: crate::release::Progress,
 }
 
 /// What an earlier, interrupted run leaves: the repositories it audited, kept as they are.
@@ -266,9 +277,15 @@ async fn audit_all<S: ApiSource>(
             .collect();
         repos.retain(|r| !audited.contains(r.as_str()));
     }
+    if let Some(p) = &req.progress {
+        p.total.store(repos.len() as u64, Ordering::Relaxed);
+    }
     let outcomes = futures::stream::iter(repos)
         .map(|repo| async move {
             let outcome = audit_one(api, state, &repo, req).await;
+            if let Some(p) = &req.progress {
+                p.done.fetch_add(1, Ordering::Relaxed);
+            }
             (repo, outcome)
         })
         .buffer_unordered(req.jobs.max(1))

@@ -41,6 +41,8 @@ pub struct SignOptions {
     pub timestamp: u64,
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
+    /// The bytes of every artifact, set once they are known (before hashing starts).
+    pub total: Option<super::hash::Progress>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -564,6 +566,9 @@ fn hash_and_sign(
         .map(|a| fs::metadata(a).map(|m| m.len()).unwrap_or(0))
         .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    if let Some(total) = &opts.total {
+        total.store(sizes.iter().sum(), std::sync::atomic::Ordering::Relaxed);
+    }
     let split = cores_to_spare(order.len());
     let hashed = parallel_map(&order, |&i| {
         let path = &artifacts[i];
@@ -656,6 +661,7 @@ mod tests {
             meta: ReleaseMeta::default(),
             timestamp: 0,
             progress: None,
+            total: None,
         }
     }
 

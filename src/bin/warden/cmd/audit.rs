@@ -9,7 +9,7 @@ use release_warden::audit::plan;
 use release_warden::audit::Baseline;
 use release_warden::audit::{self, AuditRequest, SettingsSource};
 use release_warden::audit::{apply, requests};
-use release_warden::audit::{run_org, OrgRequest, OrgSource, Resume};
+use release_warden::audit::{run_org, OrgProgress, OrgRequest, OrgSource, Resume};
 use release_warden::audit::{AuditReport, Severity};
 use release_warden::github::repository_name;
 use release_warden::github::Session;
@@ -20,6 +20,7 @@ use release_warden::report::{write_applied, write_fix_plan};
 
 use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;
+use crate::progress::{ProgressDisplay, Unit};
 
 pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     if let Some(persona) = &args.persona {
@@ -117,7 +118,17 @@ fn organisation(
     if let Some(file) = &args.org_filter.resume {
         req.resume = Some(Resume::load(file, org)?);
     }
+    let progress = OrgProgress::default();
+    req.progress = Some(progress.clone());
+    let bar = ProgressDisplay::counting(
+        Some(progress.done),
+        Some(progress.total),
+        Unit::Repositories,
+        ctx.progress,
+        format!("auditing {}", release_warden::markup::text_value(org)),
+    );
     let report = run_org(&source, &req, baseline)?;
+    drop(bar);
     if !report.not_started.is_empty() {
         let file = resume_file(org, args.cache.as_deref());
         let mut json = Vec::new();
@@ -203,6 +214,7 @@ fn org_request_of(
         deep: target.deep,
         reserve: ORG_RESERVE,
         resume: None,
+        progress: None,
     })
 }
 

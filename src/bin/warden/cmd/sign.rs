@@ -48,8 +48,14 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         },
         timestamp: ctx.timestamp()?,
         progress: Some(Progress::default()),
+        total: Some(Progress::default()),
     };
-    let bar = ProgressDisplay::start(opts.progress.clone(), ctx.progress, "signing");
+    let bar = ProgressDisplay::start_with_total(
+        opts.progress.clone(),
+        opts.total.clone(),
+        ctx.progress,
+        "signing",
+    );
     let report = sign(
         &opts,
         &key,
