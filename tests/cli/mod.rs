@@ -13,6 +13,7 @@ mod fuzz_regressions;
 mod help;
 mod install;
 mod layout;
+mod quick_starts;
 mod readme;
 mod root;
 mod whole_output;
