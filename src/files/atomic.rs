@@ -76,8 +76,9 @@ impl StagedFile {
         };
         result.map_err(|e| {
             if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                // Commands with --force say so before staging; here the file appeared since.
                 Error::Refused(format!(
-                    "{} already exists (use --force to replace it)",
+                    "{} already exists: it was kept as it is, and nothing was replaced",
                     target.display()
                 ))
             } else {

@@ -959,11 +959,33 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// How a failed answer that is a web page begins.
+pub(crate) const WEB_PAGE: &str = "a web page, not a GitHub API answer";
+
+/// What a failed answer that is not GitHub's JSON says, on one line: a web page (a proxy, or an
+/// `--api-url` that is not the API) by its type and size, other text as its first 120
+/// characters with whitespace collapsed.
+fn not_json(headers: &HeaderMap, body: &str) -> String {
+    let kind = header(headers, "content-type").unwrap_or_default();
+    if kind.starts_with("text/html") || body.trim_start().starts_with('<') {
+        return format!(
+            "{WEB_PAGE} ({} bytes of {}): is the API URL right?",
+            body.len(),
+            kind.split(';')
+                .next()
+                .filter(|k| !k.is_empty())
+                .unwrap_or("HTML")
+        );
+    }
+    let text: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    text.chars().take(120).collect()
+}
+
 pub(crate) fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
     let message = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
-        .unwrap_or_else(|| body.chars().take(200).collect());
+        .unwrap_or_else(|| not_json(headers, body));
     let message = if message.trim().is_empty() {
         "(no message)".to_string()
     } else {

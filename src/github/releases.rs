@@ -287,7 +287,22 @@ pub(crate) async fn by_tag<S: ApiSource>(
     let route = routes::release_by_tag(repo, tag);
     let body = match source.get(&route, Shape::Object).await {
         Fetched::Ok(v) => v,
-        f => return Err(failed(&what, &route, f)),
+        f => {
+            let github_404 = matches!(&f, Fetched::Failed { status: 404, message, .. }
+                if !message.starts_with(super::api::WEB_PAGE));
+            let e = failed(&what, &route, f);
+            // A release that is not found may be a repository that is not: say which.
+            if github_404
+                && super::repository::read_repository(source, repo)
+                    .await
+                    .is_err_and(|r| r.status == 404)
+            {
+                return Err(Error::Usage(format!(
+                    "no repository {repo}, or the token cannot see it: check the name (from --repo), or the token's repository access"
+                )));
+            }
+            return Err(e);
+        }
     };
     let id = body["id"]
         .as_u64()

@@ -249,6 +249,11 @@ async fn an_unknown_tag_or_a_hostile_asset_name_is_bad_input() {
         .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
         .mount(&api)
         .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"full_name": "o/r"})))
+        .mount(&api)
+        .await;
     demo_keys(t.path());
     let out = verify_release(t.path(), &api, &[]).await.expect(2);
     assert_eq!(
@@ -923,4 +928,53 @@ async fn a_moved_tag_is_named_before_any_download() {
         "{}{}--- exit {:?}\ndownloaded: {downloaded:?}\n",
         out.stdout, out.stderr, out.code
     ));
+}
+
+/// A typo'd repository, a tag with no release, and an API URL that serves web pages are each
+/// one line, exit 2, saying which.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_typo_d_repository_or_tag_is_named_as_such() {
+    let t = tempfile::tempdir().unwrap();
+    demo_keys(t.path());
+    let api = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"full_name": "o/r"})))
+        .mount(&api)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+        .mount(&api)
+        .await;
+    let (dir, uri) = (t.path().to_path_buf(), api.uri());
+    let out = tokio::task::spawn_blocking(move || {
+        run(warden(&dir)
+            .args(["verify", "--release", "v1.2.3", "--repo", "o/nope"])
+            .args(["--keys-dir", "keys", "--api-url", &uri]))
+    })
+    .await
+    .unwrap()
+    .expect(2);
+    assert_eq!(
+        (out.stdout.as_str(), out.stderr.as_str()),
+        ("", "warden: no repository o/nope, or the token cannot see it: check the name (from --repo), or the token's repository access\n")
+    );
+    let out = verify_release(t.path(), &api, &[]).await.expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: release v1.2.3 of o/r: not found (GET /repos/o/r/releases/tags/v1.2.3 answered 404: Not Found)\n"
+    );
+    let web = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(404).set_body_raw(
+            "<!DOCTYPE html>\n<html>\n<body>\n<h1>Not here</h1>\n</body></html>\n",
+            "text/html; charset=utf-8",
+        ))
+        .mount(&web)
+        .await;
+    let out = verify_release(t.path(), &web, &[]).await.expect(2);
+    assert_eq!(
+        filter_dir(&out.stderr, t.path()).replace(&web.uri(), "[API]"),
+        "warden: release v1.2.3 of o/r: not found (GET /repos/o/r/releases/tags/v1.2.3 answered 404: a web page, not a GitHub API answer (63 bytes of text/html): is the API URL right?)\n"
+    );
 }
