@@ -117,9 +117,60 @@ const EXPOSING: [&str; 4] = [
     "secrets-context-to-untrusted-code",
 ];
 
-/// The labelled corpus (74 repositories' workflows, modelled on public ones and labelled by
-/// hand): recall of exposed signing jobs found by the right secret, and precision. Printed; the
-/// floor is what issue 24 asks on repositories never seen in development.
+/// What warden said about one labelled job: the secrets of the findings that expose it, whether
+/// an `unverifiable` finding names its expression environment, and every key finding at it.
+#[derive(Default)]
+struct Said {
+    exposing: Option<Vec<String>>,
+    expression: bool,
+    about_keys: Vec<String>,
+}
+
+/// The findings of `doc` per (workflow file name, job).
+fn said_per_job(doc: &serde_json::Value) -> BTreeMap<(String, String), Said> {
+    let mut said: BTreeMap<(String, String), Said> = BTreeMap::new();
+    for f in doc["findings"].as_array().unwrap() {
+        let loc = &f["location"];
+        let Some(job) = loc["job"].as_str() else {
+            continue;
+        };
+        let file = Path::new(loc["path"].as_str().unwrap_or_default())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let id = f["id"].as_str().unwrap();
+        let secrets: Vec<String> = f["secrets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect();
+        let entry = said.entry((file, job.to_string())).or_default();
+        let message = f["message"].as_str().unwrap_or_default();
+        if EXPOSING.contains(&id) {
+            entry
+                .exposing
+                .get_or_insert_with(Vec::new)
+                .extend(secrets.clone());
+        }
+        if id == "unverifiable" && message.contains("its environment is the expression") {
+            entry.expression = true;
+        }
+        // A finding about the job's key: a signing rule, or one that names the secrets it holds.
+        if id.starts_with("signing-") || EXPOSING.contains(&id) || !secrets.is_empty() {
+            entry
+                .about_keys
+                .push(format!("{id} ({})", secrets.join(", ")));
+        }
+    }
+    said
+}
+
+/// The labelled corpus (repositories' workflows modelled on public ones and labelled by hand),
+/// every label scored: an `exposed` job needs a finding that exposes it by the right secret, an
+/// `expression` job the `unverifiable` finding that names its environment's expression; a
+/// `protected` job may not be called exposed, and a `not-signing` job may get no finding about a
+/// key. Recall and precision are printed; the floors are issue 36's, on corpora never seen.
 #[test]
 fn labelled_corpus_recall_and_precision() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/labelled-corpus");
@@ -130,7 +181,8 @@ fn labelled_corpus_recall_and_precision() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 74, "{} cases", cases.len());
-    let (mut found, mut missed, mut false_positive) = (0usize, Vec::new(), Vec::new());
+    let (mut found, mut missed, mut forbidden) = (0usize, Vec::new(), Vec::new());
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for case in &cases {
         let labels: Labels =
             toml::from_str(&std::fs::read_to_string(case.join("labels.toml")).unwrap()).unwrap();
@@ -143,84 +195,67 @@ fn labelled_corpus_recall_and_precision() {
             out.stderr
         );
         let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-        // (workflow file name, job) → the secrets of the findings that expose it.
-        let mut flagged: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-        for f in doc["findings"].as_array().unwrap() {
-            if !EXPOSING.contains(&f["id"].as_str().unwrap()) {
-                continue;
-            }
-            let loc = &f["location"];
-            let file = Path::new(loc["path"].as_str().unwrap_or_default())
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let secrets = f["secrets"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|s| s.as_str().map(str::to_string));
-            flagged
-                .entry((file, loc["job"].as_str().unwrap_or_default().to_string()))
-                .or_default()
-                .extend(secrets);
-        }
+        let said = said_per_job(&doc);
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let nothing = Said::default();
         for l in &labels.job {
-            let key = (l.workflow.clone(), l.job.clone());
-            if l.label != "exposed" {
-                continue;
+            *counts.entry(l.label.clone()).or_default() += 1;
+            let s = said
+                .get(&(l.workflow.clone(), l.job.clone()))
+                .unwrap_or(&nothing);
+            let at = format!("{name}: {}/{} ({})", l.workflow, l.job, l.label);
+            let right_secret = |secrets: &Vec<String>| {
+                secrets.is_empty()
+                    || l.keys
+                        .iter()
+                        .any(|k| k.contains('(') || secrets.contains(k))
+            };
+            match l.label.as_str() {
+                "exposed" => match &s.exposing {
+                    Some(secrets) if right_secret(secrets) => found += 1,
+                    _ => missed.push(format!("{at}: keys {}", l.keys.join(", "))),
+                },
+                "expression" if s.expression => found += 1,
+                "expression" => missed.push(format!("{at}: keys {}", l.keys.join(", "))),
+                "protected" | "not-signing" => {}
+                other => panic!("{at}: unknown label {other}"),
             }
-            match flagged.get(&key) {
-                // By the right secret: one the label names, or every secret (no name to match).
-                Some(secrets)
-                    if secrets.is_empty()
-                        || l.keys
-                            .iter()
-                            .any(|k| k.contains('(') || secrets.contains(k)) =>
-                {
-                    found += 1
-                }
-                _ => missed.push(format!(
-                    "{name}: {}/{} ({})",
-                    l.workflow,
-                    l.job,
-                    l.keys.join(", ")
-                )),
+            if l.label != "exposed" && s.exposing.is_some() {
+                forbidden.push(format!("{at}: called exposed"));
+            } else if l.label == "not-signing" && !s.about_keys.is_empty() {
+                forbidden.push(format!("{at}: {}", s.about_keys.join("; ")));
             }
         }
-        for key in flagged.keys() {
-            let label = labels.job.iter().find(|l| {
-                (l.workflow.as_str(), l.job.as_str()) == (key.0.as_str(), key.1.as_str())
-            });
-            if label.is_none_or(|l| l.label != "exposed") {
-                false_positive.push(format!(
-                    "{name}: {}/{} labelled {}",
-                    key.0,
-                    key.1,
-                    label.map_or("nothing", |l| l.label.as_str())
-                ));
+        // A job warden exposes that nobody labelled is a false alarm too.
+        for ((file, job), s) in &said {
+            let labelled = labels
+                .job
+                .iter()
+                .any(|l| (&l.workflow, &l.job) == (file, job));
+            if s.exposing.is_some() && !labelled {
+                forbidden.push(format!("{name}: {file}/{job} (unlabelled): called exposed"));
             }
         }
     }
-    let exposed = found + missed.len();
-    let recall = found as f64 / exposed as f64;
-    let precision = found as f64 / (found + false_positive.len()) as f64;
+    let required = found + missed.len();
+    let recall = found as f64 / required as f64;
+    let precision = found as f64 / (found + forbidden.len()) as f64;
     println!(
-        "labelled corpus: {} cases; exposed jobs found {found}/{exposed} (recall {:.1}%), {} false positives (precision {:.1}%)",
+        "labelled corpus: {} cases, labels {counts:?}; required findings {found}/{required} (recall {:.1}%), {} forbidden (precision {:.1}%)",
         cases.len(),
         recall * 100.0,
-        false_positive.len(),
+        forbidden.len(),
         precision * 100.0
     );
     for m in &missed {
         println!("  missed {m}");
     }
-    for f in &false_positive {
-        println!("  false positive {f}");
+    for f in &forbidden {
+        println!("  forbidden {f}");
     }
     assert!(recall >= 0.95, "recall {recall:.3}: {missed:#?}");
     assert!(
-        precision >= 0.97,
-        "precision {precision:.3}: {false_positive:#?}"
+        forbidden.is_empty(),
+        "findings a label forbids: {forbidden:#?}"
     );
 }

@@ -105,6 +105,7 @@ pub fn workflow_checks() -> Checks {
         job: hooks.iter().filter_map(|h| h.0).collect(),
         workflow: hooks.iter().filter_map(|h| h.1).collect(),
         unparseable: workflow_unparseable::finding,
+        unread: signing_secret_outside_environment::unread,
     }
 }
 

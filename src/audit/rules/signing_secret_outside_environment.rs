@@ -46,6 +46,13 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
             known.iter().next().cloned().unwrap_or_default(),
             known.clone(),
         ),
+        // No key is known here (the workflows name none), yet the job reads them all: whatever
+        // key the repository's secrets hold is among them.
+        (None, Some((expr, _))) => (
+            format!("every secret (`{expr}`), any signing key the repository holds among them,"),
+            "only the secrets it needs".to_string(),
+            BTreeSet::new(),
+        ),
         _ => return None,
     };
     match &v.environment {
@@ -68,6 +75,7 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
                 loc,
                 format!("job `{id}` holds {what} and has no `environment:`: any run of this job can read the key"),
                 match v.first() {
+                    None if names.is_empty() => format!("Pass job `{id}` only the secrets it needs (`secrets.NAME`), not every secret, and keep signing keys in an environment (`environment: release`) with required reviewers that this job does not use."),
                     Some(f) if matches!(f.why, Why::Fetched { .. }) => format!("Add `environment: release` to job `{id}`, let only that environment's runs read {first} (the store's trust policy on the environment's OIDC subject, not on a ref anyone who pushes a tag can make), and require reviewers on it."),
                     _ => format!("Add `environment: release` to job `{id}`, store {first} only in that environment (not as a repository secret), and require reviewers on it."),
                 },
@@ -75,4 +83,40 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
             .about(Subject::secrets(names)),
         ),
     }
+}
+
+/// A job whose only secrets go to a local action that could not be read, with no environment
+/// (or one decided at run time): whether the action signs with them cannot be checked, so the
+/// job is `unverifiable`, naming what could not be read. Nothing more is said about the secrets:
+/// they are no key here, nor anywhere else.
+pub(crate) fn unread(v: &JobView) -> Option<Finding> {
+    let (what, _, spot) = v.secrets.unread.first()?;
+    let protection = match &v.environment {
+        Environment::Named(_) => return None,
+        Environment::Expression(expr) => {
+            format!("its environment is the expression `{expr}`, decided at run time")
+        }
+        Environment::None => "it has no `environment:`".to_string(),
+    };
+    let id = v.id;
+    let names: BTreeSet<String> = v
+        .secrets
+        .unread
+        .iter()
+        .flat_map(|(_, s, _)| s.iter().cloned())
+        .collect();
+    let list = names.iter().cloned().collect::<Vec<_>>().join(", ");
+    let line = v.line(spot);
+    Some(
+        super::unverifiable::finding(
+            Severity::High,
+            v.src.loc(v.key, Some(id)),
+            format!(
+                "job `{id}` hands {list} (line {line}) to {what}, and {protection}: whether that action signs with {} cannot be checked",
+                if names.len() == 1 { "it" } else { "them" }
+            ),
+            format!("Make the action readable (a valid action.yml in the repository), or run the job in a protected environment (`environment: release`) if {list} can sign."),
+        )
+        .about(Subject::secrets(names)),
+    )
 }

@@ -61,4 +61,6 @@ pub struct Checks {
     pub(crate) job: Vec<JobCheck>,
     pub(crate) workflow: Vec<WorkflowCheck>,
     pub(crate) unparseable: fn(&Path, (usize, usize), &str) -> Finding,
+    /// How it reports a job whose only secrets go to a local action it could not read.
+    pub(crate) unread: fn(&JobView) -> Option<Finding>,
 }

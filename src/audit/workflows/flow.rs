@@ -77,6 +77,9 @@ pub(crate) struct JobSecrets {
     /// Every named secret the job reads (not the known non-keys), and where first: a secret
     /// shown to be a key in another job is a key here too.
     pub(crate) reads: Vec<(String, Spot)>,
+    /// Secrets handed to a local action that could not be read: what it is (and why it could
+    /// not be read), the secrets, and the step.
+    pub(crate) unread: Vec<(String, Vec<String>, Spot)>,
 }
 
 impl JobSecrets {
@@ -249,6 +252,9 @@ struct StepOp {
     touched: Vec<String>,
     /// The repository's scripts and local actions read to judge the step.
     followed: Vec<String>,
+    /// A local action the step hands secrets to could not be read: what and why. Not a key
+    /// (nothing shows it signs), and not safe either: the job is `unverifiable`.
+    unread: Option<String>,
 }
 
 /// What a local action (`uses: ./dir`) is, read from `dir/action.yml` under `root`: the steps of
@@ -328,6 +334,7 @@ fn no_op() -> StepOp {
         key_files: Vec::new(),
         touched: Vec::new(),
         followed: Vec::new(),
+        unread: None,
     }
 }
 
@@ -430,12 +437,11 @@ fn uses_op(
             steps
         }
         Ok(None) => return op,
-        // Not followed is not safe: secrets handed to an action that cannot be read are taken
-        // to sign (fail closed), and the finding says why.
+        // Not followed is not safe, and not evidence either: the job is `unverifiable` (what
+        // could not be read, and the secrets it was handed), and no secret becomes a key by it.
         Err(why) => {
             if !op.touched.is_empty() {
-                op.op = Some((format!("{uses}, which could not be read ({why})"), None));
-                op.flowing = op.touched.clone();
+                op.unread = Some(format!("{uses}, which could not be read ({why})"));
             }
             return op;
         }
@@ -489,6 +495,9 @@ fn follow_composite(
         }
         let inner_op = step_op(inner, &v, inner_inputs, (root, given), depth + 1);
         op.followed.extend(inner_op.followed.iter().cloned());
+        if op.unread.is_none() && !op.touched.is_empty() {
+            op.unread = inner_op.unread.clone();
+        }
         op.key_files.extend(inner_op.key_files.iter().cloned());
         if let Some((label, _)) = inner_op.op {
             op.op = Some((label, Some(uses.to_string())));
@@ -931,6 +940,10 @@ fn scan_steps(
             out.add(given, name, why.clone(), Spot::Step(i), false);
         }
         touched.extend(op.touched.iter().map(|n| (n.clone(), i)));
+        if let Some(what) = &op.unread {
+            out.unread
+                .push((what.clone(), op.touched.clone(), Spot::Step(i)));
+        }
         match op.op {
             Some((label, within)) => {
                 if out.signs.is_none() {
@@ -1060,6 +1073,25 @@ pub(crate) fn job_secrets(
 }
 
 impl Why {
+    /// Whether this is evidence enough to call the secret a key in every other job that reads
+    /// it: it reaches a signing sink (a signing command or action, a key file a build tool signs
+    /// with, a tool's key variable), or a person or a caller said so. A guess (read beside a
+    /// signing step, named like a key, every secret, a store's secret) holds in its own job only.
+    pub(crate) fn propagates(&self) -> bool {
+        match self {
+            Why::FlowsInto { .. }
+            | Why::Convention { .. }
+            | Why::KeyFile { .. }
+            | Why::NamedAs { .. }
+            | Why::Given
+            | Why::Passed { .. }
+            | Why::Name => true,
+            Why::Beside { .. } | Why::Context { .. } | Why::KeyElsewhere | Why::Fetched { .. } => {
+                false
+            }
+        }
+    }
+
     /// Why the secret is a key, for a finding: "flows into `gpg --import` at line 157".
     pub(crate) fn describe(&self, line: usize) -> String {
         match self {

@@ -98,8 +98,9 @@ fn jobs_with_keys(
         let mut kept = Vec::new();
         for (id, mut s) in of_file {
             s.add_known(shown);
-            // Neither a key nor every secret: nothing for the rules.
-            if s.keys.is_empty() && s.every.is_none() {
+            // Neither a key nor every secret nor an action that could not be read: nothing for
+            // the rules.
+            if s.keys.is_empty() && s.every.is_none() && s.unread.is_empty() {
                 continue;
             }
             if !s.keys.is_empty() {
@@ -163,12 +164,13 @@ pub fn audit_workflows(
         }
         all.push(of_file);
     }
-    // A secret one job shows to be a key is a key in every job that reads it.
+    // A secret one job shows to be a key, by evidence (not a guess), is a key in every job
+    // that reads it.
     let shown: BTreeSet<String> = all
         .iter()
         .flatten()
         .flat_map(|(_, s)| s.keys.iter())
-        .filter(|k| !matches!(k.why, flow::Why::Context { .. }))
+        .filter(|k| k.why.propagates())
         .map(|k| crate::audit::catalogue::Catalogue::normal(&k.name))
         .collect();
     let (jobs, exposed) = jobs_with_keys(&parsed, all, &shown, &mut audit.coverage);
@@ -241,6 +243,12 @@ fn file_findings(
             if let Some(c) = caller {
                 tags.extend(c.tag_patterns.iter().cloned());
             }
+        }
+        // Only secrets handed to a local action that could not be read: that is all there is
+        // to say (no rule about what runs beside a key applies to a job that holds none).
+        if !v.holds_key() && v.secrets.every.is_none() {
+            findings.extend((cx.checks.unread)(&v));
+            continue;
         }
         for check in &cx.checks.job {
             findings.extend(check(&v, &job_cx));
