@@ -50,6 +50,9 @@ struct RawKeyFiles {
 pub(crate) struct Convention {
     pub(crate) tool: String,
     vars: RegexSet,
+    /// The same names under a prefix of the project's (`MYAPP_AZURE_CLIENT_SECRET`,
+    /// `MAS_CSC_LINK`): how a secret is named when it is mapped into the variable.
+    prefixed: RegexSet,
     /// What the job must run for the variables to mean this tool's key.
     runs: Option<Regex>,
 }
@@ -58,6 +61,11 @@ impl Convention {
     /// Whether `var` (any spelling) is one of the tool's key variables.
     pub(crate) fn reads(&self, var: &str) -> bool {
         self.vars.is_match(&Catalogue::normal(var))
+    }
+
+    /// Whether a secret's name is one of the tool's key variables, under a prefix or not.
+    pub(crate) fn names(&self, secret: &str) -> bool {
+        self.prefixed.is_match(&Catalogue::normal(secret))
     }
 
     /// Whether a job whose steps run `job_text` (scripts and `uses:`) runs the tool, when the
@@ -166,8 +174,12 @@ impl Catalogue {
                 .map(|c| {
                     let anchored: Vec<String> =
                         c.vars.iter().map(|v| format!("^(?:{v})$")).collect();
+                    let prefixed: Vec<String> =
+                        c.vars.iter().map(|v| format!("(?:^|_)(?:{v})$")).collect();
                     Ok(Convention {
                         vars: RegexSet::new(&anchored).map_err(|e| format!("{}: {e}", c.tool))?,
+                        prefixed: RegexSet::new(&prefixed)
+                            .map_err(|e| format!("{}: {e}", c.tool))?,
                         runs: c
                             .runs
                             .map(|r| Regex::new(&r))
@@ -196,6 +208,11 @@ impl Catalogue {
     /// The convention whose tool reads `var`, if any.
     pub(crate) fn convention(&self, var: &str) -> Option<&Convention> {
         self.conventions.iter().find(|c| c.reads(var))
+    }
+
+    /// The tool whose key variable a secret is named after (under any prefix), if any.
+    pub(crate) fn convention_named(&self, secret: &str) -> Option<&Convention> {
+        self.conventions.iter().find(|c| c.names(secret))
     }
 
     /// The secret store a script reads from, as a finding names it ("AWS Secrets Manager

@@ -619,6 +619,46 @@ fn local_scripts(root: &Path, run: &str) -> Vec<(Option<String>, ScriptClass)> {
 /// Environment variables → the secrets their values read.
 type Env = BTreeMap<String, Vec<SecretRef>>;
 
+/// What a job's steps run, for a convention's `runs`: scripts, `uses:`, step names, and the
+/// literal values of `with:` and `env:` (a tool is often named only there: `DLIB_PATH:
+/// …\Azure.CodeSigning.Dlib.dll`).
+fn job_text(steps: &[Value]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for s in steps {
+        for k in ["run", "uses", "name"] {
+            parts.extend(s.get(k).and_then(scalar));
+        }
+        for k in ["with", "env"] {
+            if let Some(Value::Mapping(m)) = s.get(k) {
+                // The literal text: expressions (`${{ secrets.X }}`) say nothing of the tool.
+                parts.extend(m.values().filter_map(scalar).map(|v| {
+                    super::expr::expressions(&v)
+                        .fold(v.clone(), |text, (_, e)| text.replace(e, " "))
+                }));
+            }
+        }
+    }
+    parts.join("\n")
+}
+
+/// The secrets a job reads that are named after a tool's key variable (`MYAPP_AZURE_CLIENT_SECRET`
+/// in a job that signs with Azure's signing service, `MAS_CSC_LINK` for electron-builder): keys,
+/// whatever variable they are mapped into.
+fn named_after_convention(steps: &[Value], seen: &[(String, Spot)]) -> Vec<(String, Why, Spot)> {
+    let cat = Catalogue::get();
+    let text = job_text(steps);
+    seen.iter()
+        .filter_map(|(name, spot)| {
+            let c = cat.convention_named(name).filter(|c| c.applies(&text))?;
+            let why = Why::Convention {
+                tool: c.tool.clone(),
+                var: name.clone(),
+            };
+            Some((name.clone(), why, spot.clone()))
+        })
+        .collect()
+}
+
 /// The secrets a job hands to a build tool's key by convention: an environment variable the tool
 /// reads (`CSC_LINK`, in the workflow's, the job's or a step's `env:`), a key file a script
 /// writes, or a variable set through `$GITHUB_ENV`.
@@ -629,15 +669,7 @@ fn conventional_keys(
 ) -> Vec<(String, Why, Spot)> {
     let cat = Catalogue::get();
     let mut found = Vec::new();
-    let job_text: String = steps
-        .iter()
-        .filter_map(|s| {
-            s.get("run")
-                .and_then(scalar)
-                .or_else(|| s.get("uses").and_then(Value::as_str).map(str::to_string))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let job_text = job_text(steps);
     let mut conventional = |env: &BTreeMap<String, Vec<SecretRef>>, spot: Spot| {
         for (var, refs) in env {
             let Some(c) = cat.convention(var).filter(|c| c.applies(&job_text)) else {
@@ -1035,6 +1067,9 @@ pub(crate) fn job_secrets(
         // A key file's name (`server.key`) may be TLS's: only a variable is definite.
         let definite = matches!(why, Why::Convention { .. });
         out.add(given, &name, why, spot, definite);
+    }
+    for (name, why, spot) in named_after_convention(&steps, &seen) {
+        out.add(given, &name, why, spot, true);
     }
     if !given.only_given() {
         out.add_fetched(&steps);
