@@ -142,6 +142,33 @@ pub struct Finding {
     pub(crate) subject: Subject,
     pub message: String,
     pub(crate) remediation: String,
+    /// Why each secret the finding calls a key is one (the one decision of key-ness).
+    pub(crate) evidence: Vec<Evidence>,
+}
+
+/// What shows a secret to be a signing key, as the workflow audit decided it once for the job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Evidence {
+    pub(crate) secret: String,
+    /// The kind of evidence: `flows-into` (a signing command or action), `convention` (a tool's
+    /// key variable), `key-file`, `named-as`, `given`, `passed`, `name`, `beside`,
+    /// `every-secret`, `elsewhere`, `fetched`.
+    pub(crate) kind: String,
+    /// The line of the workflow where it shows.
+    pub(crate) line: usize,
+    /// In words, as the message says it.
+    pub(crate) detail: String,
+    /// `strong`: evidence that makes the secret a key in every job that reads it; `weak`: a
+    /// guess that holds in this job only.
+    pub(crate) strength: Strength,
+}
+
+/// How far a secret's evidence reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Strength {
+    Strong,
+    Weak,
 }
 
 impl Finding {
@@ -160,6 +187,7 @@ impl Finding {
             subject: Subject::default(),
             message: message.into(),
             remediation: remediation.into(),
+            evidence: Vec::new(),
         }
     }
 

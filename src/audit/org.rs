@@ -422,6 +422,8 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, Reason> {
         message: String,
         remediation: String,
         suppressed: Option<Suppression>,
+        #[serde(default)]
+        evidence: Vec<crate::audit::findings::Evidence>,
     }
     let o = Owned::deserialize(v).map_err(|e| e.to_string())?;
     if o.version != 1 {
@@ -453,6 +455,7 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, Reason> {
             },
             message: f.message,
             remediation: f.remediation,
+            evidence: f.evidence,
         };
         match f.suppressed {
             Some(s) => report.suppressed.push((finding, s)),

@@ -11,7 +11,8 @@ use super::{unsupported, write_json, Format, Report};
 use crate::audit::apply::Applied;
 use crate::audit::baseline::FindingKey;
 use crate::audit::findings::{
-    AuditReport, BaselineOutcome, Confidence, Coverage, Finding, Location, Severity, Suppression,
+    AuditReport, BaselineOutcome, Confidence, Coverage, Evidence, Finding, Location, Severity,
+    Suppression,
 };
 use crate::audit::fix_plan;
 use crate::audit::rule::Rule;
@@ -236,6 +237,9 @@ struct V1Finding<'a> {
     subject: Option<&'a str>,
     message: &'a str,
     remediation: &'a str,
+    /// Why each secret it calls a key is one: which sink, which line, how strong.
+    #[serde(skip_serializing_if = "<[Evidence]>::is_empty")]
+    evidence: &'a [Evidence],
     /// Present on a finding `.github/warden.toml` suppresses (it does not count).
     #[serde(skip_serializing_if = "Option::is_none")]
     suppressed: Option<&'a Suppression>,
@@ -265,6 +269,7 @@ fn v1(r: &AuditReport) -> V1<'_> {
                 subject: f.subject.detail.as_deref(),
                 message: &f.message,
                 remediation: &f.remediation,
+                evidence: &f.evidence,
                 suppressed,
             })
             .collect(),

@@ -1127,6 +1127,23 @@ impl Why {
         }
     }
 
+    /// The kind of evidence, as the JSON finding names it.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Why::FlowsInto { .. } => "flows-into",
+            Why::Beside { .. } => "beside",
+            Why::Name => "name",
+            Why::Given => "given",
+            Why::Passed { .. } => "passed",
+            Why::Context { .. } => "every-secret",
+            Why::Convention { .. } => "convention",
+            Why::KeyFile { .. } => "key-file",
+            Why::NamedAs { .. } => "named-as",
+            Why::KeyElsewhere => "elsewhere",
+            Why::Fetched { .. } => "fetched",
+        }
+    }
+
     /// Why the secret is a key, for a finding: "flows into `gpg --import` at line 157".
     pub(crate) fn describe(&self, line: usize) -> String {
         match self {

@@ -251,7 +251,11 @@ fn file_findings(
             continue;
         }
         for check in &cx.checks.job {
-            findings.extend(check(&v, &job_cx));
+            // Every finding about the job's keys carries the one decision of what they are.
+            findings.extend(check(&v, &job_cx).into_iter().map(|mut f| {
+                f.evidence = v.evidence(&f.subject.secrets);
+                f
+            }));
         }
     }
     let view = WorkflowView {

@@ -163,6 +163,30 @@ impl<'a> JobView<'a> {
     }
 
     /// Whether the job holds a signing key (not only every secret through an expression).
+    /// The evidence for each of `secrets` the job holds as a key (its first use).
+    pub(crate) fn evidence(&self, secrets: &[String]) -> Vec<crate::audit::findings::Evidence> {
+        use crate::audit::findings::{Evidence, Strength};
+        self.secrets
+            .keys
+            .iter()
+            .filter(|k| secrets.iter().any(|s| s.eq_ignore_ascii_case(&k.name)))
+            .map(|k| {
+                let line = self.line(&k.spot);
+                Evidence {
+                    secret: k.name.clone(),
+                    kind: k.why.kind().to_string(),
+                    line,
+                    detail: k.why.describe(line),
+                    strength: if k.why.propagates() {
+                        Strength::Strong
+                    } else {
+                        Strength::Weak
+                    },
+                }
+            })
+            .collect()
+    }
+
     pub(crate) fn holds_key(&self) -> bool {
         !self.secrets.keys.is_empty()
     }
