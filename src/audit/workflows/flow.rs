@@ -54,6 +54,9 @@ pub(crate) enum Why {
     /// Read from a secret store outside GitHub (`aws secretsmanager get-secret-value`) in a job
     /// that signs with `op`: the use's name is the store and the secret's name there.
     Fetched { op: String },
+    /// Another job of the workflow hands it over (`via`: "artifact `signing` of job `build`",
+    /// "output `key` of job `prepare`").
+    Travelled { via: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +83,9 @@ pub(crate) struct JobSecrets {
     /// Secrets handed to a local action that could not be read: what it is (and why it could
     /// not be read), the secrets, and the step.
     pub(crate) unread: Vec<(String, Vec<String>, Spot)>,
+    /// Keys the job writes to a file it uploads as an artifact: the artifact's name, the key,
+    /// and the upload step.
+    pub(crate) uploads: Vec<(String, String, usize)>,
 }
 
 impl JobSecrets {
@@ -166,7 +172,7 @@ impl JobSecrets {
 }
 
 /// `env:` of a mapping: variable name → the secrets its value reads.
-fn env_secrets(map: &Value) -> BTreeMap<String, Vec<SecretRef>> {
+pub(super) fn env_secrets(map: &Value) -> BTreeMap<String, Vec<SecretRef>> {
     let mut out = BTreeMap::new();
     if let Some(Value::Mapping(env)) = map.get("env") {
         for (k, v) in env {
@@ -179,7 +185,7 @@ fn env_secrets(map: &Value) -> BTreeMap<String, Vec<SecretRef>> {
 }
 
 /// A scalar as text (numbers and booleans as YAML writes them).
-fn scalar(v: &Value) -> Option<String> {
+pub(crate) fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
@@ -209,7 +215,7 @@ fn all_refs(v: &Value, out: &mut Vec<SecretRef>) {
     }
 }
 
-fn names(refs: &[SecretRef]) -> impl Iterator<Item = &str> {
+pub(super) fn names(refs: &[SecretRef]) -> impl Iterator<Item = &str> {
     refs.iter().filter_map(|r| match r {
         SecretRef::Named(n) => Some(n.as_str()),
         SecretRef::Every(_) => None,
@@ -225,7 +231,7 @@ fn script_vars() -> &'static Regex {
     })
 }
 
-fn vars_read(script: &str) -> BTreeSet<String> {
+pub(super) fn vars_read(script: &str) -> BTreeSet<String> {
     script_vars()
         .captures_iter(script)
         .filter_map(|c| {
@@ -748,6 +754,16 @@ fn conventional_keys(
     found
 }
 
+/// Where a line of a script writes (`> file`, `tee file`, `-o file`, `Out-File file`): the
+/// path, as group 1.
+pub(super) fn write_target() -> &'static Regex {
+    static TARGET: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    TARGET.get_or_init(|| {
+        Regex::new(r#"(?:>>?|\btee\s+(?:-a\s+)?|\s-out\s+|\s-o\s*|--output[= ]|\bof=|(?i:\bOut-File\s+(?:-FilePath\s+)?|\bSet-Content\s+(?:-Path\s+)?|-OutFile\s+|\bWriteAll(?:Bytes|Text)\(\s*))\s*["']?([^\s"'|;&<>(),]+)"#)
+            .expect("static regex")
+    })
+}
+
 /// The secrets a `run:` script writes where a build tool takes its key: into a key file
 /// (`echo "$KEYSTORE" | base64 -d > release.jks`, a heredoc into `key.properties`), or into a
 /// conventional variable through `$GITHUB_ENV` (`echo "CSC_LINK=$CERT" >> $GITHUB_ENV`).
@@ -757,11 +773,7 @@ fn written_keys(
     inputs: &BTreeMap<String, Vec<String>>,
     job_text: &str,
 ) -> Vec<(String, Why)> {
-    static TARGET: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    let target = TARGET.get_or_init(|| {
-        Regex::new(r#"(?:>>?|\btee\s+(?:-a\s+)?|\s-out\s+|\s-o\s*|--output[= ]|\bof=|(?i:\bOut-File\s+(?:-FilePath\s+)?|\bSet-Content\s+(?:-Path\s+)?|-OutFile\s+|\bWriteAll(?:Bytes|Text)\(\s*))\s*["']?([^\s"'|;&<>(),]+)"#)
-            .expect("static regex")
-    });
+    let target = write_target();
     let cat = Catalogue::get();
     let lines: Vec<&str> = run.lines().collect();
     let mut out = Vec::new();
@@ -1120,6 +1132,7 @@ impl Why {
             | Why::NamedAs { .. }
             | Why::Given
             | Why::Passed { .. }
+            | Why::Travelled { .. }
             | Why::Name => true,
             Why::Beside { .. } | Why::Context { .. } | Why::KeyElsewhere | Why::Fetched { .. } => {
                 false
@@ -1141,6 +1154,7 @@ impl Why {
             Why::NamedAs { .. } => "named-as",
             Why::KeyElsewhere => "elsewhere",
             Why::Fetched { .. } => "fetched",
+            Why::Travelled { .. } => "travelled",
         }
     }
 
@@ -1174,6 +1188,7 @@ impl Why {
                     "read at line {line} in a job that runs `{op}`, with the job's own credentials"
                 )
             }
+            Why::Travelled { via } => format!("handed over through {via}, line {line}"),
         }
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod expr;
 pub(crate) mod flow;
 pub(crate) mod signing_job;
 pub(crate) mod source;
+pub(crate) mod travel;
 pub(crate) mod triggers;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -162,6 +163,8 @@ pub fn audit_workflows(
             audit.coverage.followed.extend(s.followed.iter().cloned());
             of_file.push((id.clone(), s));
         }
+        // Keys handed from job to job (artifacts, outputs) reach the jobs that take them.
+        travel::follow(value, &mut of_file);
         all.push(of_file);
     }
     // A secret one job shows to be a key, by evidence (not a guess), is a key in every job
