@@ -1080,8 +1080,10 @@ pub(crate) fn job_secrets(
         let definite = matches!(why, Why::Convention { .. });
         out.add(given, &name, why, spot, definite);
     }
+    // By its name alone (not handed to the variable): a name of another service's credential
+    // (`GH_APP_PRIVATE_KEY`) stays out.
     for (name, why, spot) in named_after_convention(&steps, &seen) {
-        out.add(given, &name, why, spot, true);
+        out.add(given, &name, why, spot, false);
     }
     if !given.only_given() {
         out.add_fetched(&steps);
