@@ -1,5 +1,6 @@
 //! `signing-secret-to-remote-workflow`: a key handed to a reusable workflow in another repository
-//! (or to a local one this checkout does not have: out of sight all the same).
+//! (or to a local one this checkout does not have: out of sight all the same), or to one of this
+//! checkout whose job holds it without an environment.
 
 use yamlpath::route;
 
@@ -14,7 +15,7 @@ pub(crate) const RULE: Rule = Rule(&Meta {
     id: "signing-secret-to-remote-workflow",
     severity: Severity::High,
     description: "The signing key is passed to a reusable workflow in another repository",
-    explanation: "the key is passed (`secrets: { x: ${{ secrets.KEY }} }`) to a reusable workflow in another repository",
+    explanation: "the key is passed (`secrets: { x: ${{ secrets.KEY }} }`) to a reusable workflow in another repository, or to one of this repository whose job holds it without an environment",
 });
 
 /// The check (the workflow hook): each call of a remote workflow whose explicit `secrets:` read a
@@ -22,7 +23,11 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
     let mut out = Vec::new();
     for (id, uses, job) in call_jobs(w.value) {
-        if inherits(job) || w.reads_callee(&uses) {
+        if inherits(job) {
+            continue;
+        }
+        if w.reads_callee(&uses) {
+            out.extend(to_exposing_callee(w, &id, &uses, job));
             continue;
         }
         let whose = if local(&uses).is_some() {
@@ -54,4 +59,44 @@ pub(crate) fn check(w: &WorkflowView) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// A call that passes a key (`secrets: { X: ${{ secrets.KEY }} }`) to a reusable workflow of
+/// this checkout whose job holds it without an environment: the caller hands the key over, so it
+/// is named at the call too (the callee's job has its own finding).
+fn to_exposing_callee(
+    w: &WorkflowView,
+    id: &str,
+    uses: &str,
+    job: &yaml_serde::Value,
+) -> Option<Finding> {
+    let callee = local(uses)?;
+    let exposed = w.exposed.get(&callee)?;
+    let keys: Vec<String> = explicit(job)
+        .into_iter()
+        .filter(|(name, _)| {
+            exposed
+                .iter()
+                .any(|e| e.split([' ', ',']).any(|w| w.eq_ignore_ascii_case(name)))
+        })
+        .flat_map(|(_, from)| from)
+        .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let at = w.src.loc(w.src.key(&route!("jobs", id)), Some(id));
+    Some(
+        Finding::new(
+            RULE,
+            at,
+            format!(
+                "job `{id}` passes {} to {uses}, and there {}: the key reaches it without an environment",
+                keys.join(", "),
+                exposed.join("; ")
+            ),
+            "Give the job that signs in the called workflow an environment with required reviewers (`environment: release`), and store the key only there.",
+        )
+        .about(Subject::secrets(&keys))
+        .detail(uses.to_string()),
+    )
 }
