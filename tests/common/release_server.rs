@@ -9,7 +9,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The files of `dist` (name, bytes), sorted: the assets to serve.
-fn assets_of(dist: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
         .unwrap()
         .map(|e| {
@@ -32,7 +32,7 @@ pub(crate) async fn serve_release(
     (slug, tag, commit): (&str, &str, &str),
     dist: &Path,
 ) {
-    let assets = assets_of(dist);
+    let assets = release_files(dist);
     Mock::given(method("GET"))
         .and(path(format!("/repos/{slug}/releases/tags/{tag}")))
         .respond_with(ResponseTemplate::new(200).set_body_json(

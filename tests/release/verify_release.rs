@@ -45,21 +45,7 @@ fn signed_release(t: &Path) -> Vec<(String, Vec<u8>)> {
     release_files(&t.join("dist"))
 }
 
-/// The files of a signed release folder (name, bytes), sorted: the assets to serve.
-pub(super) fn release_files(dist: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dist)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
+pub(super) use crate::common::release_server::release_files;
 
 /// Each asset's bytes (asset `100 + i`), as GitHub serves them: the API redirects to a storage
 /// host, which answers without the token.
