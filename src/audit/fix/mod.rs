@@ -1,0 +1,332 @@
+//! `warden audit --fix`: the remedy of `signing-secret-outside-environment` as an edit of the
+//! workflow files. A job that exists to sign gets `environment:`; a job that builds and signs
+//! is split (`split`), its key's steps (`steps`) moved to a job behind the environment. Edits
+//! are whole lines of the original text (`text`): what they do not name stays byte for byte.
+//! Where no rewrite is safe, the job is left as it is, with the reason.
+
+mod split;
+mod steps;
+mod text;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use yaml_serde::Value;
+
+use crate::audit::config::AuditConfig;
+use crate::audit::findings::Location;
+use crate::audit::rules::{self, signing_secret_outside_environment};
+use crate::audit::secrets::SigningSecrets;
+use crate::audit::workflows::audit_workflows;
+use crate::audit::workflows::signing_job::JobView;
+use crate::error::{Error, Result};
+use split::JobFix;
+
+/// A workflow file `--fix` changes: its text as read and as fixed, and what changed, in words.
+#[derive(Clone, Debug)]
+pub struct FixedFile {
+    /// Relative to the repository root.
+    pub path: PathBuf,
+    pub(crate) old: String,
+    pub(crate) new: String,
+    pub changes: Vec<String>,
+}
+
+/// A job `--fix` leaves as it is, and why.
+#[derive(Clone, Debug)]
+pub struct NotFixed {
+    pub path: PathBuf,
+    pub job: String,
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What `--fix` does to a checkout.
+#[derive(Clone, Debug, Default)]
+pub struct WorkflowFixes {
+    pub environment: String,
+    pub files: Vec<FixedFile>,
+    pub not_fixed: Vec<NotFixed>,
+    /// The keys that now belong to the environment (to be stored there, not in the repository).
+    pub secrets: BTreeSet<String>,
+}
+
+/// An environment name `--fix` writes unquoted into YAML (letters, digits, `-`, `_`, `.`).
+pub fn check_environment_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 255
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with(['-', '.']);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--fix-environment {}: an environment name of letters, digits, `-`, `_` and `.` (it is written into the workflows)",
+            crate::markup::text_value(name)
+        )))
+    }
+}
+
+/// The fixes of every job of `root`'s workflows that holds a key outside an environment.
+pub fn fix_workflows(
+    root: &Path,
+    secrets: &SigningSecrets,
+    environment: &str,
+) -> Result<WorkflowFixes> {
+    check_environment_name(environment)?;
+    let config = AuditConfig::load(root)?;
+    let mut secrets = secrets.clone();
+    secrets.extra.extend(config.secrets.iter().cloned());
+    secrets.only.extend(config.only_secrets.iter().cloned());
+    secrets.actions.extend(config.actions.iter().cloned());
+    let audit = audit_workflows(root, &secrets, &rules::workflow_checks())?;
+    let (y, m, d) = crate::util::today();
+    let (active, _) = config.apply(audit.findings, &format!("{y:04}-{m:02}-{d:02}"));
+    let mut out = WorkflowFixes {
+        environment: environment.to_string(),
+        ..WorkflowFixes::default()
+    };
+    // A workflow the parser refuses is left as it is, and named.
+    for f in active
+        .iter()
+        .filter(|f| f.rule == rules::workflow_unparseable::RULE)
+    {
+        if let Location::Workflow { path, line, .. } = &f.location {
+            out.not_fixed.push(NotFixed {
+                path: path.clone(),
+                job: String::new(),
+                line: *line,
+                reason: "the workflow does not parse: not changed".into(),
+            });
+        }
+    }
+    let mut by_file: BTreeMap<PathBuf, Vec<(String, usize, BTreeSet<String>)>> = BTreeMap::new();
+    for f in active
+        .iter()
+        .filter(|f| f.rule == signing_secret_outside_environment::RULE)
+    {
+        if let Location::Workflow {
+            path,
+            line,
+            job: Some(job),
+            ..
+        } = &f.location
+        {
+            let keys = f
+                .subject
+                .secrets
+                .iter()
+                .map(|s| s.to_ascii_uppercase())
+                .collect();
+            by_file
+                .entry(path.clone())
+                .or_default()
+                .push((job.clone(), *line, keys));
+        }
+    }
+    for (path, jobs) in by_file {
+        fix_file(root, &path, &jobs, &secrets, &mut out);
+    }
+    Ok(out)
+}
+
+/// The fixes of one file's jobs; a file warden cannot read again is named and left.
+fn fix_file(
+    root: &Path,
+    rel: &Path,
+    jobs: &[(String, usize, BTreeSet<String>)],
+    secrets: &SigningSecrets,
+    out: &mut WorkflowFixes,
+) {
+    let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
+        out.not_fixed.push(NotFixed {
+            path: rel.to_path_buf(),
+            job: job.to_string(),
+            line,
+            reason,
+        })
+    };
+    let text = match crate::files::guarded::read_text_inside(root, &root.join(rel), 1 << 20) {
+        Ok(t) => t,
+        Err(e) => return refuse(out, "", 1, format!("cannot read: {e}")),
+    };
+    let (value, doc) = match (
+        crate::yaml::parse(&text),
+        yamlpath::Document::new(text.as_str()),
+    ) {
+        (Ok(v), Ok(d)) => (v, d),
+        _ => return refuse(out, "", 1, "the YAML cannot be read again".into()),
+    };
+    if doc.has_anchors() {
+        for (job, line, _) in jobs {
+            refuse(out, job, *line, "the workflow uses YAML anchors (`&`, `*`): a moved line could lose what it refers to".into());
+        }
+        return;
+    }
+    let lines = text::Lines::new(&text);
+    let on_release = value.get("on").is_some_and(|on| {
+        on.get("release").is_some()
+            || on.as_str() == Some("release")
+            || on
+                .as_sequence()
+                .is_some_and(|s| s.iter().any(|e| e.as_str() == Some("release")))
+    });
+    let mut edits = text::Edits::default();
+    let mut changes = Vec::new();
+    let mut keys_fixed = BTreeSet::new();
+    for (id, line, keys) in jobs {
+        let Some(job) = value.get("jobs").and_then(|j| j.get(id.as_str())) else {
+            continue;
+        };
+        let fix = JobFix {
+            id,
+            job,
+            workflow: &value,
+            keys: keys.clone(),
+            signs: JobView::secrets_of(&value, id, root, secrets)
+                .signs
+                .map(|(_, i)| i),
+            environment: &out.environment,
+            on_release,
+        };
+        match rewrite(&fix, &doc, &lines) {
+            Ok(r) => {
+                edits.extend(r.edits);
+                changes.extend(r.words);
+                keys_fixed.extend(keys.iter().cloned());
+            }
+            Err(reason) => refuse(out, id, *line, reason),
+        }
+    }
+    if edits.is_empty() {
+        return;
+    }
+    let new = edits.apply(&lines);
+    // The rewrite must read as a workflow again, or nothing is written.
+    let parses = crate::yaml::parse(&new)
+        .ok()
+        .and_then(|v| yaml_serde::from_value::<github_actions_models::workflow::Workflow>(v).ok())
+        .is_some();
+    if !parses {
+        let line = jobs.first().map_or(1, |j| j.1);
+        return refuse(
+            out,
+            "",
+            line,
+            "warden's rewrite does not parse as a workflow: nothing written (please report it)"
+                .into(),
+        );
+    }
+    out.secrets.extend(keys_fixed);
+    out.files.push(FixedFile {
+        path: rel.to_path_buf(),
+        old: text,
+        new,
+        changes,
+    });
+}
+
+/// The rewrite of one job, or why there is none.
+fn rewrite(
+    fix: &JobFix,
+    doc: &yamlpath::Document,
+    lines: &text::Lines,
+) -> std::result::Result<split::Rewrite, String> {
+    if fix
+        .workflow
+        .get("on")
+        .is_some_and(|on| on.get("workflow_call").is_some() || on.as_str() == Some("workflow_call"))
+    {
+        return Err("a reusable workflow: its callers decide what it receives (`secrets: inherit` hands it every secret); add `environment:` to this job and store the key in that environment, then check each caller".into());
+    }
+    if fix
+        .workflow
+        .get("env")
+        .is_some_and(|env| steps::reads_secret(env, &fix.keys))
+    {
+        return Err("the workflow's `env:` holds the key, so every job of the workflow does: move it into the step that signs".into());
+    }
+    let runs_on = steps::all_strings(fix.job.get("runs-on").unwrap_or(&Value::Null)).join(" ");
+    let step_values = fix
+        .job
+        .get("steps")
+        .and_then(Value::as_sequence)
+        .cloned()
+        .unwrap_or_default();
+    for (i, step) in step_values.iter().enumerate() {
+        let uses = step.get("uses").and_then(Value::as_str).unwrap_or_default();
+        if uses.starts_with("./") && steps::reads_secret(step, &fix.keys) {
+            return Err(format!("step {} hands the key to the local action `{uses}`: what it does with it is not this workflow's to split", i + 1));
+        }
+    }
+    let keys: Vec<String> = fix
+        .job
+        .as_mapping()
+        .map(|m| {
+            m.keys()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let job = text::job_lines(doc, lines, fix.id, &keys, step_values.len())?;
+    if split::exists_to_sign(fix.workflow, fix.job) {
+        return Ok(split::add_environment(fix, &job));
+    }
+    if runs_on.contains("self-hosted") {
+        return Err("a self-hosted runner: the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
+    }
+    split::split(fix, doc, lines, &job)
+}
+
+impl WorkflowFixes {
+    /// A unified diff of every fixed file.
+    pub fn diff(&self) -> String {
+        let mut out = String::new();
+        for f in &self.files {
+            let path = f.path.display().to_string();
+            let diff = similar::TextDiff::from_lines(&f.old, &f.new);
+            out.push_str(
+                &diff
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{path}"), &format!("b/{path}"))
+                    .to_string(),
+            );
+        }
+        out
+    }
+
+    /// Writes every fixed file under `root` (a temporary file, then a rename); a file that
+    /// changed on disk since it was read is left, named in the result.
+    pub fn write(&self, root: &Path) -> Vec<(PathBuf, std::result::Result<(), String>)> {
+        self.files
+            .iter()
+            .map(|f| {
+                let target = root.join(&f.path);
+                let result = match std::fs::read_to_string(&target) {
+                    Ok(now) if now == f.old => {
+                        let mode = file_mode(&target);
+                        crate::files::atomic::write_atomic(&target, f.new.as_bytes(), mode, true)
+                            .map_err(|e| e.to_string())
+                    }
+                    Ok(_) => Err("it changed on disk since warden read it: not overwritten (run --fix again)".into()),
+                    Err(e) => Err(format!("cannot read it again: {e}")),
+                };
+                (f.path.clone(), result)
+            })
+            .collect()
+    }
+}
+
+#[cfg(unix)]
+fn file_mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn file_mode(_: &Path) -> u32 {
+    0o644
+}
