@@ -320,3 +320,34 @@ fn fix_on_every_corpus_case_keeps_every_step_and_closes_the_finding() {
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert!(fixed_cases >= 30, "only {fixed_cases} cases fixed");
 }
+
+#[test]
+fn fix_flags_are_checked_before_anything_is_read_or_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix-corpus/mixed-minisign");
+    copy_dir(&case, dir.path());
+    let before = workflows(dir.path());
+    let bad = run(warden(dir.path()).args([
+        "audit",
+        "--offline",
+        "--fix",
+        "--fix-environment",
+        "two words",
+    ]))
+    .expect(2);
+    assert_eq!(bad.stdout, "");
+    assert_eq!(
+        bad.stderr,
+        "warden: --fix-environment two words: an environment name of letters, digits, `-`, `_` and `.` (it is written into the workflows)\n"
+    );
+    let no_fix = run(warden(dir.path()).args(["audit", "--offline", "--dry-run"])).expect(2);
+    assert!(
+        no_fix
+            .stderr
+            .starts_with("error: the following required arguments were not provided:\n  --fix\n"),
+        "{}",
+        no_fix.stderr
+    );
+    assert_eq!(workflows(dir.path()), before);
+}

@@ -239,7 +239,7 @@ fn rewrite(
         .get("on")
         .is_some_and(|on| on.get("workflow_call").is_some() || on.as_str() == Some("workflow_call"))
     {
-        return Err("a reusable workflow: its callers decide what it receives (`secrets: inherit` hands it every secret); add `environment:` to this job and store the key in that environment, then check each caller".into());
+        return Err("a reusable workflow (`on: workflow_call`): what it runs on and what it receives are its callers' to say; add `environment:` to this job (an environment's secret takes the place of the one a caller passes), store the key there, and check each caller".into());
     }
     if fix
         .workflow
@@ -248,19 +248,12 @@ fn rewrite(
     {
         return Err("the workflow's `env:` holds the key, so every job of the workflow does: move it into the step that signs".into());
     }
-    let runs_on = steps::all_strings(fix.job.get("runs-on").unwrap_or(&Value::Null)).join(" ");
     let step_values = fix
         .job
         .get("steps")
         .and_then(Value::as_sequence)
         .cloned()
         .unwrap_or_default();
-    for (i, step) in step_values.iter().enumerate() {
-        let uses = step.get("uses").and_then(Value::as_str).unwrap_or_default();
-        if uses.starts_with("./") && steps::reads_secret(step, &fix.keys) {
-            return Err(format!("step {} hands the key to the local action `{uses}`: what it does with it is not this workflow's to split", i + 1));
-        }
-    }
     let keys: Vec<String> = fix
         .job
         .as_mapping()
@@ -273,6 +266,13 @@ fn rewrite(
     let job = text::job_lines(doc, lines, fix.id, &keys, step_values.len())?;
     if split::exists_to_sign(fix.workflow, fix.job) {
         return Ok(split::add_environment(fix, &job));
+    }
+    let runs_on = steps::all_strings(fix.job.get("runs-on").unwrap_or(&Value::Null)).join(" ");
+    for (i, step) in step_values.iter().enumerate() {
+        let uses = step.get("uses").and_then(Value::as_str).unwrap_or_default();
+        if uses.starts_with("./") && steps::reads_secret(step, &fix.keys) {
+            return Err(format!("step {} hands the key to the local action `{uses}`: what it does with it is not this workflow's to split", i + 1));
+        }
     }
     if runs_on.contains("self-hosted") {
         return Err("a self-hosted runner: the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
@@ -329,4 +329,74 @@ fn file_mode(path: &Path) -> u32 {
 #[cfg(not(unix))]
 fn file_mode(_: &Path) -> u32 {
     0o644
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixes(old: &str, new: &str) -> WorkflowFixes {
+        WorkflowFixes {
+            environment: "release".into(),
+            files: vec![FixedFile {
+                path: PathBuf::from("w.yml"),
+                old: old.into(),
+                new: new.into(),
+                changes: Vec::new(),
+            }],
+            ..WorkflowFixes::default()
+        }
+    }
+
+    #[test]
+    fn a_file_that_changed_since_it_was_read_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("w.yml");
+        std::fs::write(&file, "edited meanwhile\n").unwrap();
+        let written = fixes("as read\n", "fixed\n").write(dir.path());
+        assert!(written[0]
+            .1
+            .as_ref()
+            .unwrap_err()
+            .contains("changed on disk"));
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "edited meanwhile\n"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fixed_file_is_replaced_whole_with_its_mode_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("w.yml");
+        std::fs::write(&file, "as read\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let written = fixes("as read\n", "fixed\n").write(dir.path());
+        assert!(written[0].1.is_ok());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "fixed\n");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        // No temporary file left beside it.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_environment_name_is_one_warden_can_write_unquoted() {
+        for ok in ["release", "prod-signing", "v1.release_env"] {
+            assert!(check_environment_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "two words",
+            "x: y",
+            "-x",
+            "a\nb",
+            "${{ x }}",
+            "rel#ease",
+        ] {
+            assert!(check_environment_name(bad).is_err(), "{bad:?}");
+        }
+    }
 }

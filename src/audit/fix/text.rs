@@ -252,3 +252,58 @@ impl Edits {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORKFLOW: &str = "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest # here\n    steps:\n      # first\n      - run: a\n\n      # second, with\n      # two comment lines\n      - name: b\n        run: |\n          b1\n          b2\n      # trailing\n\n  other:\n    runs-on: x\n    steps:\n      - run: c";
+
+    fn lines_of(doc: &Document, lines: &Lines) -> JobLines {
+        let keys = vec!["runs-on".to_string(), "steps".to_string()];
+        job_lines(doc, lines, "build", &keys, 2).unwrap()
+    }
+
+    #[test]
+    fn a_step_takes_the_comments_above_it_and_leaves_those_below_the_last_step() {
+        let doc = Document::new(WORKFLOW).unwrap();
+        let lines = Lines::new(WORKFLOW);
+        let job = lines_of(&doc, &lines);
+        assert_eq!(job.key_line, 2);
+        assert_eq!(job.body_indent, 4);
+        assert_eq!(job.step_indent, 6);
+        // "# first" + "- run: a"; then the blank line, both comments and the whole `run: |`.
+        assert_eq!(job.steps, vec![(5, 7), (7, 14)]);
+        assert_eq!(lines.slice(7, 14).lines().last(), Some("          b2"));
+        assert_eq!(job.entry("runs-on"), Some((3, 4)));
+    }
+
+    #[test]
+    fn edits_replace_whole_lines_and_keep_the_rest_byte_for_byte() {
+        let doc = Document::new(WORKFLOW).unwrap();
+        let lines = Lines::new(WORKFLOW);
+        let job = lines_of(&doc, &lines);
+        let mut edits = Edits::default();
+        let (a, b) = job.steps[0];
+        edits.delete(a, b);
+        edits.insert(
+            job.entry("runs-on").unwrap().1,
+            "    environment: release\n".into(),
+        );
+        let out = edits.apply(&lines);
+        assert_eq!(
+            out,
+            "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest # here\n    environment: release\n    steps:\n\n      # second, with\n      # two comment lines\n      - name: b\n        run: |\n          b1\n          b2\n      # trailing\n\n  other:\n    runs-on: x\n    steps:\n      - run: c"
+        );
+        // No edit: the text as it was, its missing last line break included.
+        assert_eq!(Edits::default().apply(&lines), WORKFLOW);
+    }
+
+    #[test]
+    fn flow_style_is_seen_after_the_key_not_in_an_expression() {
+        assert!(flow_value("    env: { A: b }"));
+        assert!(flow_value("    steps: [ ]"));
+        assert!(!flow_value("      KEY: ${{ secrets.K }}"));
+        assert!(!flow_value("    env:"));
+    }
+}
