@@ -1025,3 +1025,85 @@ fn an_unreachable_api_names_the_url_and_its_flag() {
         out.stderr
     );
 }
+
+/// `--fix --apply`: the workflow is fixed in the checkout, then the settings of the fixed files
+/// are audited and the plan sent: the environment the fix names is created with the release tags
+/// as its deployment policy.
+#[tokio::test(flavor = "multi_thread")]
+async fn fix_then_apply_creates_the_environment_the_fix_names() {
+    let server = github_with_repository("o/r").await;
+    let mut s = protected();
+    s.environments = json!({"total_count": 0, "environments": []});
+    mount(&server, &s).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/environments/release"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+        .mount(&server)
+        .await;
+    for (m, p) in [
+        ("PUT", "/repos/o/r/environments/release"),
+        (
+            "POST",
+            "/repos/o/r/environments/release/deployment-branch-policies",
+        ),
+    ] {
+        Mock::given(method(m))
+            .and(path(p))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!({})))
+            .mount(&server)
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix-corpus/mixed-minisign");
+    copy_dir(&case, dir.path());
+    let (uri, root) = (server.uri(), dir.path().to_path_buf());
+    let out = tokio::task::spawn_blocking(move || {
+        run(warden(&root)
+            .env("GH_TOKEN", "ghp_test_token_value")
+            .args([
+                "audit",
+                "--repo",
+                REPO,
+                "--api-url",
+                &uri,
+                "--releases",
+                "0",
+            ])
+            .args(["--format", "json", "--fix", "--apply", "--yes"]))
+    })
+    .await
+    .unwrap();
+    let fixed = std::fs::read_to_string(dir.path().join(".github/workflows/build.yml")).unwrap();
+    assert!(fixed.contains("  build-sign:\n"), "{fixed}");
+    assert!(
+        !out.stderr.starts_with("--- a/.github/workflows/build.yml"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("fixed .github/workflows/build.yml:\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("applied  PUT repos/o/r/environments/release (201)"),
+        "{}",
+        out.stderr
+    );
+    let writes: Vec<_> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .collect();
+    let policy = writes
+        .iter()
+        .find(|r| r.url.path() == "/repos/o/r/environments/release/deployment-branch-policies")
+        .expect("a tag policy was sent");
+    let body: Value = serde_json::from_slice(&policy.body).unwrap();
+    assert_eq!(body, json!({"name": "v*", "type": "tag"}));
+    assert!(!out.all().contains("ghp_test_token_value"));
+}
