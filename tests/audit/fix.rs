@@ -246,6 +246,13 @@ fn check_case(case: &Path, name: &str, lint_dir: &Path) -> (String, Vec<String>,
             left(&fixed.stderr)
         ));
     }
+    // Nothing left: no job that holds a key is within reach of outside code either.
+    let dangerous = fixed
+        .stdout
+        .contains("\"signing-secret-dangerous-trigger\"");
+    if left(&fixed.stderr).is_empty() && !changed.is_empty() && dangerous {
+        problems.push("after the fix, signing-secret-dangerous-trigger".into());
+    }
     let again = run(warden(root).args(json).arg("--fix"));
     if workflows(root) != after || again.stderr.lines().any(|l| l.starts_with("fixed ")) {
         problems.push(format!(
@@ -350,4 +357,26 @@ fn fix_flags_are_checked_before_anything_is_read_or_written() {
         no_fix.stderr
     );
     assert_eq!(workflows(dir.path()), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_workflow_that_is_a_link_is_named_and_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix-corpus/mixed-minisign");
+    copy_dir(&case, dir.path());
+    let wf = dir.path().join(".github/workflows");
+    std::fs::rename(wf.join("build.yml"), dir.path().join("build.yml")).unwrap();
+    std::os::unix::fs::symlink("../../build.yml", wf.join("build.yml")).unwrap();
+    let out =
+        run(warden(dir.path()).args(["audit", "--offline", "--fix", "--format", "json"])).expect(1);
+    assert_eq!(
+        out.stderr,
+        "not fixed .github/workflows/build.yml:1: a symbolic link: not changed (edit the file it points to)\n"
+    );
+    assert!(std::fs::symlink_metadata(wf.join("build.yml"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }

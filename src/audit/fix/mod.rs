@@ -148,6 +148,15 @@ fn fix_file(
             reason,
         })
     };
+    // A link is not replaced by a file: the workflow it points to is edited there, by hand.
+    if std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
+        return refuse(
+            out,
+            "",
+            1,
+            "a symbolic link: not changed (edit the file it points to)".into(),
+        );
+    }
     let text = match crate::files::guarded::read_text_inside(root, &root.join(rel), 1 << 20) {
         Ok(t) => t,
         Err(e) => return refuse(out, "", 1, format!("cannot read: {e}")),
@@ -234,6 +243,16 @@ fn rewrite(
     doc: &yamlpath::Document,
     lines: &text::Lines,
 ) -> std::result::Result<split::Rewrite, String> {
+    // warden writes job ids into new keys and `needs:`: only ids GitHub accepts.
+    let needs: Vec<String> = steps::all_strings(fix.job.get("needs").unwrap_or(&Value::Null));
+    if let Some(bad) = std::iter::once(fix.id)
+        .chain(needs.iter().map(String::as_str))
+        .find(|id| !job_id(id))
+    {
+        return Err(format!(
+            "`{bad}` is not a job id GitHub accepts (a letter or `_`, then letters, digits, `-`, `_`)"
+        ));
+    }
     if fix
         .workflow
         .get("on")
@@ -278,6 +297,15 @@ fn rewrite(
         return Err("a self-hosted runner: the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
     }
     split::split(fix, doc, lines, &job)
+}
+
+/// A job id as GitHub accepts it.
+fn job_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 impl WorkflowFixes {

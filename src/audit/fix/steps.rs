@@ -95,15 +95,7 @@ fn leaves(step: &Value) -> Vec<String> {
     out
 }
 
-/// An `if:` that admits only tags or releases (no `||` that could admit something else).
-pub(crate) fn tag_only_if(cond: &str) -> bool {
-    let c = cond.replace(' ', "");
-    !c.contains("||")
-        && (c.contains("refs/tags/")
-            || c.contains("ref_type=='tag'")
-            || c.contains("ref_type==\"tag\"")
-            || c.contains("event_name=='release'"))
-}
+pub(crate) use crate::audit::workflows::triggers::admits_only_tags as tag_only_if;
 
 /// A step that publishes what the job made (an artifact, a release).
 fn publishes(step: &Value) -> bool {
@@ -217,15 +209,17 @@ pub(crate) fn permissions(steps: &[&Value]) -> Vec<(&'static str, &'static str)>
         publishes(s) && !uses.starts_with("actions/upload-artifact")
     }) || has(&["goreleaser", "git push", "git tag ", "gh release"]);
     let mut out = vec![("contents", if release { "write" } else { "read" })];
-    if has(&[
-        "id-token",
-        "sigstore",
-        "cosign sign",
-        "attest",
-        "configure-aws-credentials",
-        "azure/login",
-        "google-github-actions/auth",
-    ]) {
+    // Keyless signing (cosign without a key, Sigstore) and cloud logins use the run's OIDC token.
+    let keyless = text.contains("cosign sign") && !text.contains("--key");
+    if keyless
+        || has(&[
+            "sigstore/",
+            "actions/attest",
+            "configure-aws-credentials",
+            "azure/login",
+            "google-github-actions/auth",
+        ])
+    {
         out.push(("id-token", "write"));
     }
     if has(&["actions/attest"]) {

@@ -240,7 +240,12 @@ fn file_findings(
         };
         let v = JobView::new(&src, (wf, value), (&id, job), secrets);
         if v.holds_key() {
-            file_keys.extend(v.names());
+            // A job that runs only on tags is out of reach of the events that carry outside
+            // code (none runs on a tag ref).
+            let tag_only = matches!(&job.r#if, Some(github_actions_models::common::If::Expr(c)) if triggers::admits_only_tags(c));
+            if !tag_only {
+                file_keys.extend(v.names());
+            }
             signing_jobs.push(v.signing_job());
             tags.extend(triggers::release_tag_patterns(wf));
             if let Some(c) = caller {
