@@ -168,8 +168,11 @@ async fn every_quick_start_runs_from_a_newcomer_s_folder() {
         .mount(&github)
         .await;
     let env = [("GITHUB_API_URL", github.uri())];
-    for (i, line) in blocks[2].iter().enumerate() {
-        let dir = if i == 0 { &checkout } else { &security };
+    for line in &blocks[2] {
+        // The checkout's own lines run in it; those naming a repository or an organisation
+        // from a folder that is no checkout.
+        let remote = line.contains("--repo") || line.contains("--org");
+        let dir = if remote { &security } else { &checkout };
         let (code, shown) = shell(dir, &fill(line, &key), &env, t).await;
         transcript += &shown.replace(&github.uri(), "[API]");
         assert!(

@@ -126,8 +126,20 @@ pub fn fix_workflows(
                 .push((job.clone(), *line, keys));
         }
     }
-    for (path, jobs) in by_file {
-        fix_file(root, &path, &jobs, &secrets, &mut out);
+    // Each file on its own, both cores.
+    let files: Vec<_> = by_file.into_iter().collect();
+    let per_file = crate::util::parallel_map(&files, |(path, jobs)| {
+        let mut one = WorkflowFixes {
+            environment: environment.to_string(),
+            ..WorkflowFixes::default()
+        };
+        fix_file(root, path, jobs, &secrets, &mut one);
+        one
+    });
+    for one in per_file {
+        out.files.extend(one.files);
+        out.not_fixed.extend(one.not_fixed);
+        out.secrets.extend(one.secrets);
     }
     Ok(out)
 }
@@ -150,12 +162,8 @@ fn fix_file(
     };
     // A link is not replaced by a file: the workflow it points to is edited there, by hand.
     if std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
-        return refuse(
-            out,
-            "",
-            1,
-            "a symbolic link: not changed (edit the file it points to)".into(),
-        );
+        let why = "a symbolic link: not changed (edit the file it points to)";
+        return refuse(out, "", 1, why.into());
     }
     let text = match crate::files::guarded::read_text_inside(root, &root.join(rel), 1 << 20) {
         Ok(t) => t,
@@ -175,13 +183,7 @@ fn fix_file(
         return;
     }
     let lines = text::Lines::new(&text);
-    let on_release = value.get("on").is_some_and(|on| {
-        on.get("release").is_some()
-            || on.as_str() == Some("release")
-            || on
-                .as_sequence()
-                .is_some_and(|s| s.iter().any(|e| e.as_str() == Some("release")))
-    });
+    let on_release = runs_on_release(&value);
     let mut edits = text::Edits::default();
     let mut changes = Vec::new();
     let mut keys_fixed = BTreeSet::new();
@@ -194,9 +196,14 @@ fn fix_file(
             job,
             workflow: &value,
             keys: keys.clone(),
-            signs: JobView::secrets_of(&value, id, root, secrets)
-                .signs
-                .map(|(_, i)| i),
+            // The audit's signing step, only for a split (it reads the job's flow again).
+            signs: if split::exists_to_sign(&value, job) {
+                None
+            } else {
+                JobView::secrets_of(&value, id, root, secrets)
+                    .signs
+                    .map(|(_, i)| i)
+            },
             environment: &out.environment,
             on_release,
         };
@@ -209,32 +216,47 @@ fn fix_file(
             Err(reason) => refuse(out, id, *line, reason),
         }
     }
-    if edits.is_empty() {
-        return;
+    if !edits.is_empty() {
+        let line = jobs.first().map_or(1, |j| j.1);
+        match checked(edits.apply(&lines)) {
+            Some(new) => {
+                out.secrets.extend(keys_fixed);
+                out.files.push(FixedFile {
+                    path: rel.to_path_buf(),
+                    old: text,
+                    new,
+                    changes,
+                });
+            }
+            None => refuse(
+                out,
+                "",
+                line,
+                "warden's rewrite does not parse as a workflow: nothing written (please report it)"
+                    .into(),
+            ),
+        }
     }
-    let new = edits.apply(&lines);
+}
+
+/// Whether the workflow runs on `release` events.
+fn runs_on_release(workflow: &Value) -> bool {
+    workflow.get("on").is_some_and(|on| {
+        on.get("release").is_some()
+            || on.as_str() == Some("release")
+            || on
+                .as_sequence()
+                .is_some_and(|s| s.iter().any(|e| e.as_str() == Some("release")))
+    })
+}
+
+/// The rewrite, if it reads as a workflow again.
+fn checked(new: String) -> Option<String> {
     // The rewrite must read as a workflow again, or nothing is written.
-    let parses = crate::yaml::parse(&new)
+    crate::yaml::parse(&new)
         .ok()
         .and_then(|v| yaml_serde::from_value::<github_actions_models::workflow::Workflow>(v).ok())
-        .is_some();
-    if !parses {
-        let line = jobs.first().map_or(1, |j| j.1);
-        return refuse(
-            out,
-            "",
-            line,
-            "warden's rewrite does not parse as a workflow: nothing written (please report it)"
-                .into(),
-        );
-    }
-    out.secrets.extend(keys_fixed);
-    out.files.push(FixedFile {
-        path: rel.to_path_buf(),
-        old: text,
-        new,
-        changes,
-    });
+        .map(|_| new)
 }
 
 /// The rewrite of one job, or why there is none.
@@ -282,10 +304,12 @@ fn rewrite(
                 .collect()
         })
         .unwrap_or_default();
-    let job = text::job_lines(doc, lines, fix.id, &keys, step_values.len())?;
+    // Adding `environment:` needs the job's keys, not its steps' lines.
     if split::exists_to_sign(fix.workflow, fix.job) {
+        let job = text::job_lines(doc, lines, fix.id, &keys, 0)?;
         return Ok(split::add_environment(fix, &job));
     }
+    let job = text::job_lines(doc, lines, fix.id, &keys, step_values.len())?;
     let runs_on = steps::all_strings(fix.job.get("runs-on").unwrap_or(&Value::Null)).join(" ");
     for (i, step) in step_values.iter().enumerate() {
         let uses = step.get("uses").and_then(Value::as_str).unwrap_or_default();

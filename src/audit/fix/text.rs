@@ -8,6 +8,8 @@ use yamlpath::{route, Document};
 pub(crate) struct Lines<'t> {
     pub(crate) text: &'t str,
     starts: Vec<usize>,
+    /// The file's lines end with `\r\n`: so do the lines warden writes.
+    crlf: bool,
 }
 
 impl<'t> Lines<'t> {
@@ -16,7 +18,9 @@ impl<'t> Lines<'t> {
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .filter(|&s| s < text.len())
             .collect();
-        Lines { text, starts }
+        let crlf =
+            text.split('\n').next().is_some_and(|l| l.ends_with('\r')) && text.contains('\n');
+        Lines { text, starts, crlf }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -46,9 +50,17 @@ impl<'t> Lines<'t> {
         let end = self.starts.get(b).copied().unwrap_or(self.text.len());
         let mut s = self.text[start..end].to_string();
         if !s.ends_with('\n') {
-            s.push('\n');
+            s.push_str(self.newline());
         }
         s
+    }
+
+    fn newline(&self) -> &'static str {
+        if self.crlf {
+            "\r\n"
+        } else {
+            "\n"
+        }
     }
 }
 
@@ -239,13 +251,17 @@ impl Edits {
         let mut at = 0;
         for (a, b, text) in self.0 {
             out.push_str(&lines.slice(at.min(a), a));
-            out.push_str(&text);
+            // What warden writes has `\n` line ends; moved lines keep their own.
+            match lines.crlf {
+                true => out.push_str(&text.replace("\r\n", "\n").replace('\n', "\r\n")),
+                false => out.push_str(&text),
+            }
             at = at.max(b);
         }
         let rest = lines.slice(at, lines.len());
         // The file's last line keeps its lack of a line break.
         if at < lines.len() && !lines.text.ends_with('\n') {
-            out.push_str(rest.strip_suffix('\n').unwrap_or(&rest));
+            out.push_str(rest.strip_suffix(lines.newline()).unwrap_or(&rest));
         } else {
             out.push_str(&rest);
         }
@@ -297,6 +313,19 @@ mod tests {
         );
         // No edit: the text as it was, its missing last line break included.
         assert_eq!(Edits::default().apply(&lines), WORKFLOW);
+    }
+
+    #[test]
+    fn a_file_with_crlf_line_ends_keeps_them_in_what_warden_writes() {
+        let text = WORKFLOW.replace('\n', "\r\n");
+        let doc = Document::new(text.as_str()).unwrap();
+        let lines = Lines::new(&text);
+        let job = lines_of(&doc, &lines);
+        let mut edits = Edits::default();
+        edits.insert(job.end, "\n  new:\n    runs-on: x\n".into());
+        let out = edits.apply(&lines);
+        assert_eq!(out.matches('\n').count(), out.matches("\r\n").count());
+        assert!(out.contains("\r\n  new:\r\n    runs-on: x\r\n"));
     }
 
     #[test]
