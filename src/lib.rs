@@ -30,6 +30,7 @@ pub mod published;
 pub mod release;
 pub mod repo_check;
 pub mod report;
+pub mod tlog;
 pub mod util;
 mod yaml;
 

@@ -152,7 +152,8 @@ fn finding(at: &Location, tag: &str, p: &Problem) -> Option<Finding> {
         | Cause::Invalid
         | Cause::Mismatch
         | Cause::Unlisted
-        | Cause::Missing => release_signature_invalid::finding(at, tag, p),
+        | Cause::Missing
+        | Cause::Unlogged => release_signature_invalid::finding(at, tag, p),
         Cause::Unverifiable => unverifiable::finding(
             Severity::High,
             at.clone(),

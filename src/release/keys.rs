@@ -408,7 +408,7 @@ impl SecretKey {
         })
     }
 
-    pub(crate) fn public_key(&self) -> PublicKey {
+    pub fn public_key(&self) -> PublicKey {
         PublicKey {
             key_id: self.key_id,
             key: self.signing.verifying_key(),

@@ -13,6 +13,7 @@ pub(crate) mod hash;
 pub(crate) mod key_scan;
 pub(crate) mod keygen;
 pub(crate) mod keys;
+pub(crate) mod logged;
 pub(crate) mod names;
 pub(crate) mod policy;
 pub(crate) mod provenance;
@@ -36,6 +37,7 @@ pub use keys::{
     secret_key_protection, KeyId, Password, PublicKey, SecretKey, SecretKeyProtection,
     SecretKeyText,
 };
+pub use logged::LogRequirement;
 pub use provenance::RunBinding;
 pub use revocation::{install as install_revocation, revoke, RevokeOptions};
 pub use rotation::{rotate, RotateOptions};

@@ -34,9 +34,13 @@ pub(crate) fn cosigned_file(name: &str) -> Option<(&str, super::keys::KeyId)> {
     (!file.is_empty()).then_some((file, id))
 }
 
-/// Files that are never artifacts: signatures, warden's temp files, hidden files.
+/// Files that are never artifacts: signatures and their log proofs, warden's temp files, hidden
+/// files.
 pub(crate) fn is_release_candidate(name: &str) -> bool {
-    !name.ends_with(SIGNATURE_SUFFIX) && !name.starts_with('.') && !name.starts_with(TEMP_PREFIX)
+    !name.ends_with(SIGNATURE_SUFFIX)
+        && !name.ends_with(crate::tlog::proof::PROOF_SUFFIX)
+        && !name.starts_with('.')
+        && !name.starts_with(TEMP_PREFIX)
 }
 
 #[cfg(test)]

@@ -79,6 +79,13 @@ fn display<T: std::fmt::Display, S: serde::Serializer>(
     s.collect_str(v)
 }
 
+impl SignReport {
+    /// The checksum list this run wrote, if any.
+    pub fn checksums_path(&self) -> Option<&Path> {
+        self.checksums.as_ref().map(|c| c.path.as_path())
+    }
+}
+
 /// Directory entries passed over by a walk, with the reason.
 pub(crate) type Skipped = Vec<(PathBuf, String)>;
 

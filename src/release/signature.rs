@@ -229,14 +229,39 @@ fn global_message(signature: &[u8; 64], comment: &TrustedComment) -> Vec<u8> {
     m
 }
 
-impl fmt::Display for SignatureFile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl SignatureFile {
+    /// The signature line (algorithm, key id, signature) as base64, as in the file.
+    pub(crate) fn signature_line(&self) -> String {
         let mut sig = Vec::with_capacity(74);
         sig.extend_from_slice(&self.algorithm.to_bytes());
         sig.extend_from_slice(&self.key_id.0);
         sig.extend_from_slice(&self.signature);
+        BASE64.encode(sig)
+    }
+
+    /// The signed part of the file (signature line, trusted comment, global signature): what
+    /// a transparency log entry records.
+    pub(crate) fn signed_lines(&self) -> String {
+        format!(
+            "{}\n{TRUSTED_PREFIX}{}\n{}\n",
+            self.signature_line(),
+            self.trusted_comment,
+            BASE64.encode(self.global_signature)
+        )
+    }
+
+    /// Parses the three signed lines back, under a fixed untrusted comment.
+    pub(crate) fn from_signed_lines(lines: &str) -> Result<Self, ParseError> {
+        Self::parse(&format!(
+            "{UNTRUSTED_PREFIX}{DEFAULT_UNTRUSTED_COMMENT}\n{lines}"
+        ))
+    }
+}
+
+impl fmt::Display for SignatureFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{UNTRUSTED_PREFIX}{}", self.untrusted_comment)?;
-        writeln!(f, "{}", BASE64.encode(sig))?;
+        writeln!(f, "{}", self.signature_line())?;
         writeln!(f, "{TRUSTED_PREFIX}{}", self.trusted_comment)?;
         writeln!(f, "{}", BASE64.encode(self.global_signature))
     }

@@ -88,6 +88,9 @@ pub(crate) enum Cause {
     Missing,
     /// A record the judgement needs is not there (the API leaves out who uploaded an asset).
     Unverifiable,
+    /// A counted signature is not in the transparency log the verifier requires, or the log
+    /// does not prove it (`verify --require-log`).
+    Unlogged,
 }
 
 pub(crate) type Rejected = (Cause, String);
@@ -188,7 +191,7 @@ impl SignatureFiles<'_> {
         }
     }
 
-    fn read(&self, path: &Path) -> Result<String, Rejected> {
+    pub(crate) fn read(&self, path: &Path) -> Result<String, Rejected> {
         let missing = || {
             (
                 Cause::Unsigned,

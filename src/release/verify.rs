@@ -32,6 +32,8 @@ use crate::util::{cores_to_spare, parallel_map};
 /// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
 const SUMS_CAP: u64 = 256 << 20;
 
+use crate::tlog::proof::PROOF_SUFFIX;
+
 #[derive(Clone, Debug, Default)]
 pub struct VerifyOptions {
     pub inputs: Vec<PathBuf>,
@@ -61,6 +63,8 @@ pub struct VerifyOptions {
     pub signature_file: Option<PathBuf>,
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
+    /// `--require-log`: every counted signature of the checksum list must be in this log.
+    pub log: Option<super::logged::LogRequirement>,
 }
 
 impl VerifyOptions {
@@ -505,6 +509,22 @@ fn run_job(
     };
     if set.is_none() && job.expected_sha256.is_none() {
         return out.fail("no signature and no checksum cover this file");
+    }
+    // The log holds checksum lists' signatures: a file trusted by its own signature alone would
+    // let an unlogged signature through.
+    if opts.log.is_some() && job.expected_sha256.is_none() {
+        let key = set
+            .as_ref()
+            .and_then(|(_, s, _)| s.first())
+            .map(|(_, c)| c.key.key_id.to_string())
+            .unwrap_or_default();
+        return out.rejected((
+            Cause::Unlogged,
+            format!(
+                "signature by key {key} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds {})",
+                opts.checksums_name
+            ),
+        ));
     }
     let legacy = set
         .as_ref()
@@ -1098,7 +1118,17 @@ fn verify_checksum_list(
             match verify_signature_set(&set, &main, bytes, (keys, need), &mut out.judged) {
                 Ok(()) => {
                     out.checked.push("signature");
-                    out
+                    let Some(req) = &opts.log else {
+                        return (out, parsed.map_err(Reason::from));
+                    };
+                    let listed = (opts.checksums_name.as_str(), digests.sha256);
+                    match super::logged::check_logged(req, &set, listed, &folder.signatures()) {
+                        Ok(()) => {
+                            out.checked.push("log");
+                            out
+                        }
+                        Err(rejected) => out.rejected(rejected),
+                    }
                 }
                 Err(e) => out.fail(e),
             }
@@ -1217,6 +1247,16 @@ fn unlisted_entries(
     }
     accounted.insert(opts.checksums_name.clone());
     accounted.insert(format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name));
+    // The list's signatures' log proofs (`--require-log` checks them; they sign nothing).
+    accounted.insert(format!("{}{PROOF_SUFFIX}", opts.checksums_name));
+    let cosignature_proof = |n: &str| {
+        n.strip_suffix(PROOF_SUFFIX)
+            .and_then(|stem| {
+                cosigned_file(&format!("{stem}{SIGNATURE_SUFFIX}"))
+                    .map(|(f, _)| f == opts.checksums_name)
+            })
+            .unwrap_or(false)
+    };
     for entry in entries(folder, &|n| folders.contains(n))? {
         let name = entry.name.as_deref();
         if entry.is_dir && name.is_some_and(|n| folders.contains(n)) {
@@ -1224,6 +1264,7 @@ fn unlisted_entries(
         }
         let accounted_for = name.is_some_and(|n| {
             accounted.contains(n)
+                || cosignature_proof(n)
                 || cosigned_file(n)
                     .is_some_and(|(file, _)| file == opts.checksums_name || listed.contains(file))
         });

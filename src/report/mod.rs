@@ -16,6 +16,7 @@ pub(crate) mod import;
 pub(crate) mod keygen;
 mod keys;
 pub(crate) mod lint;
+mod log;
 pub(crate) mod org;
 pub(crate) mod sign;
 pub(crate) mod summary;

@@ -66,6 +66,9 @@ impl Report for VerifyReport {
                 if let Some(run) = &r.run {
                     line.push_str(&format!("  run {}", run.run_id));
                 }
+                if r.checked.contains(&"log") {
+                    line.push_str("  in the log");
+                }
             } else if let Some(reason) = &r.reason {
                 line.push_str(&format!("  {}", text_value(reason)));
             }

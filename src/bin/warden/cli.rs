@@ -70,6 +70,8 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Hive(HiveCommand),
     Audit(Box<AuditArgs>),
+    #[command(subcommand)]
+    Log(LogCommand),
     Completions(CompletionsArgs),
     Man(ManArgs),
 }
@@ -814,6 +816,21 @@ pub(crate) struct SignArgs {
     /// Replace existing .minisig and checksum files.
     #[arg(long)]
     pub force: bool,
+    /// Append the checksum list's signature to the transparency log in DIR and write its proof
+    /// beside it (SHA256SUMS.log-proof), signed by --log-key or --log-key-env.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_checksums")]
+    pub log: Option<PathBuf>,
+    /// The log's secret key (`warden log init` writes one).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "log",
+        conflicts_with = "log_key_env"
+    )]
+    pub log_key: Option<PathBuf>,
+    /// The log's secret key, from environment variable VAR.
+    #[arg(long, value_name = "VAR", requires = "log")]
+    pub log_key_env: Option<String>,
     #[arg(long, value_enum, default_value_t)]
     pub format: TextOrJson,
 }
@@ -920,11 +937,148 @@ pub(crate) struct VerifyArgs {
     /// Name of the checksum file inside a release directory.
     #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]
     pub checksums: String,
+    #[command(flatten)]
+    pub log: RequireLogArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: TextOrJson,
     /// Also append a markdown report to $GITHUB_STEP_SUMMARY.
     #[arg(long)]
     pub step_summary: bool,
+}
+
+/// `verify --require-log` and what it checks against.
+#[derive(Debug, Args)]
+pub(crate) struct RequireLogArgs {
+    /// Fail unless every counted signature of the checksum list is in the transparency log:
+    /// its .log-proof verifies against a checkpoint signed by --log-vkey (and --witness-threshold
+    /// of the --witness keys).
+    #[arg(long, requires = "log_vkey")]
+    pub require_log: bool,
+    /// The log's verifier key (`NAME+ID+KEY`, as `warden log init` prints it), or a file holding it.
+    #[arg(long, value_name = "VKEY", requires = "require_log")]
+    pub log_vkey: Option<String>,
+    /// The log itself: the proofs' checkpoints must be consistent with its checkpoint.
+    #[arg(long = "log", value_name = "DIR", requires = "require_log")]
+    pub log_dir: Option<PathBuf>,
+    /// An earlier checkpoint of the log, pinned: the log must extend it (needs --log).
+    #[arg(long, value_name = "FILE", requires = "log_dir")]
+    pub checkpoint: Option<PathBuf>,
+    /// A witness's verifier key (repeatable).
+    #[arg(long = "witness", value_name = "VKEY", requires = "require_log")]
+    pub witnesses: Vec<String>,
+    /// How many of the --witness keys must have cosigned the checkpoint [default: all of them].
+    #[arg(long, value_name = "N", requires = "witnesses")]
+    pub witness_threshold: Option<usize>,
+}
+
+/// A transparency log of release signatures: C2SP tiles served as static files, checkpoints
+/// signed by the log's key and cosigned by witnesses.
+#[derive(Debug, Subcommand)]
+pub(crate) enum LogCommand {
+    Init(LogInitArgs),
+    Append(LogAppendArgs),
+    Verify(LogVerifyArgs),
+    Witness(LogWitnessArgs),
+    WitnessKey(LogWitnessKeyArgs),
+}
+
+/// Create an empty log in DIR, signed by the key in --log-key (created when FILE does not
+/// exist), and print its verifier key.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden log init releases-log --origin example.com/releases-log --log-key ~/.warden/log.key"
+)]
+pub(crate) struct LogInitArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The log's name, in every checkpoint (a URL without its scheme).
+    #[arg(long, value_name = "NAME")]
+    pub origin: String,
+    #[arg(long, value_name = "FILE")]
+    pub log_key: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
+}
+
+/// Append a signed release's checksum-list signatures (those by keys of --keys-dir) to the log
+/// in DIR and write each one's proof beside it; a signature logged before gets its proof renewed
+/// against the log's current checkpoint.
+#[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("key").args(["log_key", "log_key_env"]).required(true)),
+    after_help = "Example:\n  warden log append releases-log --release dist/ --log-key-env WARDEN_LOG_KEY"
+)]
+pub(crate) struct LogAppendArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The signed release folder.
+    #[arg(long, value_name = "RELDIR")]
+    pub release: PathBuf,
+    #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]
+    pub checksums: String,
+    /// The keys whose signatures are logged.
+    #[arg(long, value_name = "DIR", default_value = "keys")]
+    pub keys_dir: PathBuf,
+    #[arg(long, value_name = "FILE")]
+    pub log_key: Option<PathBuf>,
+    #[arg(long, value_name = "VAR")]
+    pub log_key_env: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
+}
+
+/// Check a whole log: its checkpoint's signatures, every entry (signed by the key it names) and
+/// every tile (the one its entries give).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden log verify releases-log --log-vkey \"$(cat log.vkey)\"\n\nExit status: 0 the log verifies, 1 it does not, 2 bad input."
+)]
+pub(crate) struct LogVerifyArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(long, value_name = "VKEY")]
+    pub log_vkey: String,
+    #[arg(long = "witness", value_name = "VKEY")]
+    pub witnesses: Vec<String>,
+    #[arg(long, value_name = "N", requires = "witnesses")]
+    pub witness_threshold: Option<usize>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
+}
+
+/// Cosign the log's checkpoint as a witness: only when the log key signed it and it extends
+/// the last checkpoint this witness cosigned (kept in --state); a fork is refused, kept as
+/// evidence, and exits 1.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden log witness releases-log --log-vkey \"$(cat log.vkey)\" --witness-key ~/.warden/witness.key --state ~/.warden/witness-state"
+)]
+pub(crate) struct LogWitnessArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(long, value_name = "VKEY")]
+    pub log_vkey: String,
+    #[arg(long, value_name = "FILE")]
+    pub witness_key: PathBuf,
+    #[arg(long, value_name = "DIR")]
+    pub state: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
+}
+
+/// Create a witness's key in FILE and print its verifier key (for --witness).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden log witness-key ~/.warden/witness.key --name witness.example.org"
+)]
+pub(crate) struct LogWitnessKeyArgs {
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The witness's name (a URL without its scheme).
+    #[arg(long, value_name = "NAME")]
+    pub name: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
 }
 
 /// Run every check of a repository: keys, no committed secret key, known issues, workflows.

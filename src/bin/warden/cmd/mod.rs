@@ -7,5 +7,6 @@ pub(crate) mod hive;
 pub(crate) mod keygen;
 pub(crate) mod keys;
 pub(crate) mod known_issues;
+pub(crate) mod log;
 pub(crate) mod sign;
 pub(crate) mod verify;

@@ -13,6 +13,8 @@ use release_warden::release::VerifyOptions;
 use release_warden::release::{sign, ChecksumsTarget, SignOptions};
 use release_warden::release::{PublicKey, SecretKey};
 
+use release_warden::report::{Format, TextOrJson};
+
 use crate::cli::SignArgs;
 use crate::context::Context;
 use crate::progress::ProgressDisplay;
@@ -28,6 +30,15 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         None => None,
     };
     let run = run_binding(&args, ctx)?;
+    // The log is checked before anything is signed: a wrong key or folder loses nothing.
+    let log = match &args.log {
+        Some(dir) => {
+            let key = super::log::log_key(args.log_key.as_deref(), args.log_key_env.as_deref())?;
+            release_warden::tlog::check_log_key(dir, &key)?;
+            Some((dir.clone(), key))
+        }
+        None => None,
+    };
     let opts = SignOptions {
         inputs: args.paths.iter().chain(&args.file).cloned().collect(),
         recursive: args.recursive,
@@ -62,7 +73,27 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         expected.as_ref().map(|(k, p)| (k, p.as_path())),
     )?;
     drop(bar);
-    ctx.emit(out, &report, args.format.into(), false)
+    let Some((dir, log_key)) = log else {
+        return ctx.emit(out, &report, args.format.into(), false);
+    };
+    let sums = report.checksums_path().ok_or_else(|| {
+        anyhow::anyhow!("--log logs the checksum list's signature: this run wrote no checksum list")
+    })?;
+    let public = key.public_key();
+    let signer = release_warden::tlog::Signers::Key(&public);
+    let logged = release_warden::tlog::append_release(&dir, &log_key, sums, signer)?;
+    match args.format {
+        // One JSON document: what was signed, and where it went in the log.
+        TextOrJson::Json => {
+            let both = serde_json::json!({ "signed": report, "logged": logged });
+            writeln!(out, "{}", serde_json::to_string_pretty(&both)?)?;
+            Ok(0)
+        }
+        TextOrJson::Text => {
+            ctx.emit(out, &report, Format::Text, false)?;
+            ctx.emit(out, &logged, Format::Text, false)
+        }
+    }
 }
 
 /// The secret key, decrypted with the password from `--password-env` or the terminal. Without

@@ -98,6 +98,7 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         signature_file: args.signature_file.clone(),
         checksums_name: args.checksums.clone(),
         progress: Some(Progress::default()),
+        log: super::log::requirement(&args.log)?,
     };
     let show = ctx.progress && !args.no_progress;
     let mut report = match (&args.release, &args.repo) {

@@ -1,0 +1,111 @@
+//! `warden log …`: a transparency log of release signatures.
+
+use std::io::Write;
+use std::path::Path;
+
+use release_warden::files::{read_small_file, SMALL_FILE_CAP};
+use release_warden::release::{LogRequirement, TrustedKeys};
+use release_warden::tlog::{self, LogKey, LogTrust, Signers, VerifierKeyArg, WitnessKey};
+
+use crate::cli::{LogAppendArgs, LogCommand, LogVerifyArgs, LogWitnessArgs, RequireLogArgs};
+use crate::context::Context;
+
+pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    match cmd {
+        LogCommand::Init(args) => {
+            let report = tlog::init(&args.dir, &args.origin, &args.log_key)?;
+            ctx.emit(out, &report, args.format.into(), false)
+        }
+        LogCommand::Append(args) => append(&args, ctx, out),
+        LogCommand::Verify(args) => verify(&args, ctx, out),
+        LogCommand::Witness(args) => witness(&args, ctx, out),
+        LogCommand::WitnessKey(args) => {
+            let report = tlog::witness_key(&args.file, &args.name)?;
+            ctx.emit(out, &report, args.format.into(), false)
+        }
+    }
+}
+
+/// The log key from `--log-key FILE` or `--log-key-env VAR`.
+pub(crate) fn log_key(file: Option<&Path>, env: Option<&str>) -> anyhow::Result<LogKey> {
+    match (file, env) {
+        (_, Some(var)) => {
+            let value = zeroize::Zeroizing::new(std::env::var(var).map_err(|_| {
+                anyhow::anyhow!(
+                    "environment variable {var} (--log-key-env) is not set or not UTF-8"
+                )
+            })?);
+            Ok(LogKey::parse(&value, &format!("${var}"))?)
+        }
+        (Some(path), None) => {
+            let value =
+                zeroize::Zeroizing::new(read_small_file(path, SMALL_FILE_CAP, "a log secret key")?);
+            Ok(LogKey::parse(&value, &path.display().to_string())?)
+        }
+        (None, None) => anyhow::bail!("no log key: pass --log-key FILE or --log-key-env VAR"),
+    }
+}
+
+/// A verifier key given as its text or as a file holding it.
+fn vkey_text(value: &str) -> anyhow::Result<String> {
+    let path = Path::new(value);
+    if !value.contains('+') && path.is_file() {
+        return Ok(read_small_file(path, SMALL_FILE_CAP, "a verifier key")?
+            .trim()
+            .to_string());
+    }
+    Ok(value.to_string())
+}
+
+fn trust(
+    log_vkey: &str,
+    witnesses: &[String],
+    threshold: Option<usize>,
+) -> anyhow::Result<LogTrust> {
+    let log = tlog::parse_vkey(&vkey_text(log_vkey)?, "--log-vkey")?;
+    let witnesses = witnesses
+        .iter()
+        .map(|w| Ok(tlog::parse_witness_vkey(&vkey_text(w)?, "--witness")?))
+        .collect::<anyhow::Result<Vec<VerifierKeyArg>>>()?;
+    let n = threshold.unwrap_or(witnesses.len());
+    Ok(LogTrust::new(log, witnesses, n)?)
+}
+
+/// What `verify --require-log` asks, from its flags (`None` without --require-log).
+pub(crate) fn requirement(args: &RequireLogArgs) -> anyhow::Result<Option<LogRequirement>> {
+    if !args.require_log {
+        return Ok(None);
+    }
+    let vkey = args.log_vkey.as_deref().unwrap_or_default();
+    Ok(Some(LogRequirement {
+        trust: trust(vkey, &args.witnesses, args.witness_threshold)?,
+        log: args.log_dir.clone(),
+        pinned: args.checkpoint.clone(),
+    }))
+}
+
+fn append(args: &LogAppendArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let key = log_key(args.log_key.as_deref(), args.log_key_env.as_deref())?;
+    let keys = TrustedKeys::load_dir(&args.keys_dir)?;
+    let sums = args.release.join(&args.checksums);
+    let report = tlog::append_release(&args.dir, &key, &sums, Signers::Keys(&keys))?;
+    ctx.emit(out, &report, args.format.into(), false)
+}
+
+fn verify(args: &LogVerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let trust = trust(&args.log_vkey, &args.witnesses, args.witness_threshold)?;
+    let report = tlog::verify_log(&args.dir, &trust)?;
+    ctx.emit(out, &report, args.format.into(), false)
+}
+
+fn witness(args: &LogWitnessArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let log = tlog::parse_vkey(&vkey_text(&args.log_vkey)?, "--log-vkey")?;
+    let text = zeroize::Zeroizing::new(read_small_file(
+        &args.witness_key,
+        SMALL_FILE_CAP,
+        "a witness secret key",
+    )?);
+    let key = WitnessKey::parse(&text, &args.witness_key.display().to_string())?;
+    let report = tlog::witness(&args.dir, &log, key, &args.state, ctx.timestamp()?)?;
+    ctx.emit(out, &report, args.format.into(), false)
+}

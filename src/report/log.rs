@@ -1,0 +1,177 @@
+//! `warden log …`: what a log command did, and what it refused.
+
+use std::io::{self, Write};
+
+use super::Report;
+use crate::markup::{markdown_code, text_value};
+use crate::tlog::{AppendReport, InitReport, LogVerifyReport, WitnessReport};
+
+fn path(p: &std::path::Path) -> String {
+    text_value(&p.display().to_string()).into_owned()
+}
+
+fn entries(n: u64) -> String {
+    format!("{n} {}", if n == 1 { "entry" } else { "entries" })
+}
+
+impl Report for InitReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        match &self.log {
+            Some(dir) => writeln!(
+                w,
+                "log         {}  (empty: checkpoint of size 0)",
+                path(dir)
+            )?,
+            None => writeln!(w, "witness     {}", text_value(&self.origin))?,
+        }
+        writeln!(w, "origin      {}", text_value(&self.origin))?;
+        if let Some(key) = &self.created_key {
+            writeln!(
+                w,
+                "secret key  {}  (new, mode 0600; never commit it)",
+                path(key)
+            )?;
+        }
+        writeln!(w, "vkey        {}", self.vkey)?;
+        match &self.log {
+            Some(_) => writeln!(
+                w,
+                "\nVerifiers pass the vkey: warden verify DIR --require-log --log-vkey '{}'",
+                self.vkey
+            ),
+            None => writeln!(
+                w,
+                "\nVerifiers that require this witness pass: --witness '{}'",
+                self.vkey
+            ),
+        }
+    }
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            w,
+            "Log `{}`: vkey {}",
+            markdown_code(&self.origin),
+            markdown_code(&self.vkey)
+        )
+    }
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}
+
+impl Report for AppendReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        for e in &self.entries {
+            let what = if e.already {
+                "logged before, proof renewed"
+            } else {
+                "logged"
+            };
+            writeln!(
+                w,
+                "entry {:<6} key {}  {}  {what}  → {}",
+                e.index,
+                e.key_id,
+                path(&e.signature),
+                path(&e.proof)
+            )?;
+        }
+        for (p, why) in &self.skipped {
+            writeln!(w, "skipped      {}  {}", path(p), text_value(why))?;
+        }
+        writeln!(w, "log {}: {}", path(&self.log), entries(self.size))
+    }
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        for e in &self.entries {
+            writeln!(w, "- entry {} — key `{}`", e.index, e.key_id)?;
+        }
+        Ok(())
+    }
+    fn warnings(&self) -> Vec<String> {
+        self.skipped
+            .iter()
+            .map(|(p, why)| format!("{}: {why}", p.display()))
+            .collect()
+    }
+    fn exit_code(&self) -> u8 {
+        0
+    }
+}
+
+impl Report for LogVerifyReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        let log = text_value(&self.log);
+        if let Some(problem) = &self.problem {
+            return writeln!(w, "FAILED  log {log}: {}", text_value(problem));
+        }
+        if let Some(s) = &self.summary {
+            writeln!(
+                w,
+                "OK  log {log}: {}, {} tiles, every entry signed by the key it names and every tile the one its entries give",
+                entries(s.size),
+                s.tiles
+            )?;
+            for (key, n) in &s.keys {
+                writeln!(w, "    key {key}: {}", entries(*n))?;
+            }
+        }
+        if !self.cosigned.is_empty() {
+            writeln!(
+                w,
+                "    cosigned by {}",
+                text_value(&self.cosigned.join(", "))
+            )?;
+        }
+        Ok(())
+    }
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        match &self.problem {
+            Some(p) => writeln!(w, "**Log failed:** {}", crate::markup::markdown_text(p)),
+            None => writeln!(
+                w,
+                "Log verified: {} entries",
+                self.summary.as_ref().map_or(0, |s| s.size)
+            ),
+        }
+    }
+    fn exit_code(&self) -> u8 {
+        LogVerifyReport::exit_code(self)
+    }
+}
+
+impl Report for WitnessReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        let log = text_value(&self.log);
+        match (&self.problem, &self.cosignature) {
+            (Some(problem), _) => {
+                writeln!(w, "REFUSED  log {log}: {}", text_value(problem))?;
+                if let Some(e) = &self.evidence {
+                    writeln!(w, "         evidence: {}", path(e))?;
+                }
+                Ok(())
+            }
+            (None, Some(line)) => {
+                writeln!(
+                    w,
+                    "cosigned  log {log}: size {} (this witness cosigned size {} before)",
+                    self.size, self.previous
+                )?;
+                writeln!(w, "{line}")
+            }
+            (None, None) => writeln!(w, "log {log}: size {}", self.size),
+        }
+    }
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        match &self.problem {
+            Some(p) => writeln!(
+                w,
+                "**Witness refused:** {}",
+                crate::markup::markdown_text(p)
+            ),
+            None => writeln!(w, "Witness cosigned size {}", self.size),
+        }
+    }
+    fn exit_code(&self) -> u8 {
+        WitnessReport::exit_code(self)
+    }
+}

@@ -1,0 +1,18 @@
+//! A transparency log of release signatures (C2SP tlog-tiles of static files, checkpoints as
+//! C2SP signed notes, witnesses' cosignatures): every signature a release counts is public in an
+//! append-only log, or refused. `entry` is what one signature records, `proof` the file beside a
+//! signature that proves it is logged, `note` the log's and witnesses' keys and checkpoints,
+//! `tiles` the static files, `log` a log in a folder.
+
+pub(crate) mod entry;
+pub(crate) mod log;
+pub(crate) mod note;
+pub(crate) mod ops;
+pub(crate) mod proof;
+pub(crate) mod tiles;
+
+pub use ops::{
+    append_release, check_log_key, init, parse_vkey, parse_witness_vkey, verify_log, witness,
+    witness_key, AppendReport, InitReport, LogKey, LogTrust, LogVerifyReport, Signers,
+    VerifierKeyArg, WitnessKey, WitnessReport,
+};

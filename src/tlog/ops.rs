@@ -1,0 +1,559 @@
+//! The log commands as library calls: `log init`, appending a release's signatures (`sign
+//! --log`, `log append`) and checking a whole log (`log verify`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use zeroize::Zeroizing;
+
+use super::entry::Entry;
+use super::log::{self, LogError};
+use super::note::{CheckpointPolicy, KeyRole, NoteSigner, VerifierKey};
+use super::proof::{LogProof, MAX_PROOF_BYTES, PROOF_SUFFIX};
+use super::tiles::DirStore;
+use crate::error::{Error, Result};
+use crate::files::{atomic, guarded, paths};
+use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
+use crate::release::{PublicKey, SignatureFile, TrustedKeys};
+
+/// A log's secret key (`PRIVATE+KEY+…`), read from a file or an environment variable. Never
+/// printed; its seed is wiped on drop.
+#[derive(Debug)]
+pub struct LogKey(pub(crate) NoteSigner);
+
+impl LogKey {
+    /// Parses the key's text; `origin` names where it came from (a path, `$VAR`).
+    pub fn parse(text: &str, origin: &str) -> Result<LogKey> {
+        NoteSigner::parse(text, KeyRole::Log)
+            .map(LogKey)
+            .map_err(|e| Error::input(origin, None, e.to_string()))
+    }
+}
+
+/// A witness's secret key, as [`LogKey`].
+#[derive(Debug)]
+pub struct WitnessKey(pub(crate) NoteSigner);
+
+impl WitnessKey {
+    pub fn parse(text: &str, origin: &str) -> Result<WitnessKey> {
+        NoteSigner::parse(text, KeyRole::Witness)
+            .map(WitnessKey)
+            .map_err(|e| Error::input(origin, None, e.to_string()))
+    }
+}
+
+/// What `log init` (and `log witness-key`) made.
+#[derive(Debug, Serialize)]
+pub struct InitReport {
+    pub(crate) log: Option<PathBuf>,
+    pub(crate) origin: String,
+    /// The verifier key to give to `verify --log-vkey` (or a witness's to `--witness`).
+    pub(crate) vkey: String,
+    /// The secret key file, when this run created it.
+    pub(crate) created_key: Option<PathBuf>,
+}
+
+/// Writes a new secret key for `name` to `path`: never over a file, never inside a git work
+/// tree, readable by its owner only.
+fn create_key(path: &Path, name: &str, role: KeyRole) -> Result<NoteSigner> {
+    let dir = paths::parent_dir(path);
+    let existing = dir
+        .ancestors()
+        .find(|d| d.is_dir())
+        .unwrap_or(Path::new("."));
+    if let Some(tree) = paths::enclosing_git_work_tree(existing) {
+        return Err(Error::Refused(format!(
+            "{}: inside the git work tree {}: a secret key is never written where it could be committed (choose a path outside it)",
+            path.display(),
+            tree.display()
+        )));
+    }
+    let (signer, text): (NoteSigner, Zeroizing<String>) =
+        NoteSigner::generate(name, role).map_err(|e| Error::Usage(format!("--origin: {e}")))?;
+    fs::create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
+    atomic::write_atomic(path, text.as_bytes(), 0o600, false)?;
+    Ok(signer)
+}
+
+fn read_key(path: &Path, role: KeyRole) -> Result<NoteSigner> {
+    let text = Zeroizing::new(guarded::read_small_file(
+        path,
+        4096,
+        "a log or witness secret key",
+    )?);
+    NoteSigner::parse(&text, role)
+        .map_err(|e| Error::input(path.display().to_string(), None, e.to_string()))
+}
+
+/// `warden log init DIR --origin NAME --log-key FILE`: an empty log signed by the key in FILE,
+/// which is created when it does not exist.
+pub fn init(dir: &Path, origin: &str, key_file: &Path) -> Result<InitReport> {
+    super::note::check_name(origin).map_err(|e| Error::Usage(format!("--origin: {e}")))?;
+    if fs::symlink_metadata(dir.join(log::CHECKPOINT)).is_ok() {
+        return Err(Error::Refused(format!(
+            "{}: a log is here already; nothing was changed",
+            dir.join(log::CHECKPOINT).display()
+        )));
+    }
+    let (key, created) = if fs::symlink_metadata(key_file).is_ok() {
+        (read_key(key_file, KeyRole::Log)?, None)
+    } else {
+        (
+            create_key(key_file, origin, KeyRole::Log)?,
+            Some(key_file.to_path_buf()),
+        )
+    };
+    if key.public().name != origin {
+        return Err(Error::Usage(format!(
+            "{}: the key is named {:?}, the log's origin is {origin:?}: a log's key carries the log's name",
+            key_file.display(),
+            key.public().name
+        )));
+    }
+    log::init(dir, &key)?;
+    Ok(InitReport {
+        log: Some(dir.to_path_buf()),
+        origin: origin.to_string(),
+        vkey: key.public().to_string(),
+        created_key: created,
+    })
+}
+
+/// `warden log witness-key FILE --name NAME`: a witness's key, its verifier key printed.
+pub fn witness_key(key_file: &Path, name: &str) -> Result<InitReport> {
+    super::note::check_name(name).map_err(|e| Error::Usage(format!("--name: {e}")))?;
+    if fs::symlink_metadata(key_file).is_ok() {
+        return Err(Error::Refused(format!(
+            "{} already exists; nothing was changed",
+            key_file.display()
+        )));
+    }
+    let key = create_key(key_file, name, KeyRole::Witness)?;
+    Ok(InitReport {
+        log: None,
+        origin: name.to_string(),
+        vkey: key.public().to_string(),
+        created_key: Some(key_file.to_path_buf()),
+    })
+}
+
+/// The proof file beside a signature (`X.minisig` → `X.log-proof`).
+pub(crate) fn proof_path(signature: &Path) -> PathBuf {
+    let s = signature.to_string_lossy();
+    let stem = s.strip_suffix(SIGNATURE_SUFFIX).unwrap_or(&s);
+    PathBuf::from(format!("{stem}{PROOF_SUFFIX}"))
+}
+
+/// One signature the append logged, or passed over.
+#[derive(Debug, Serialize)]
+pub(crate) struct AppendedEntry {
+    pub(crate) signature: PathBuf,
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub(crate) key_id: crate::release::KeyId,
+    pub(crate) index: u64,
+    pub(crate) proof: PathBuf,
+    /// Logged before (its proof verified against this log): not appended again.
+    pub(crate) already: bool,
+}
+
+/// What an append did.
+#[derive(Debug, Serialize)]
+pub struct AppendReport {
+    pub(crate) log: PathBuf,
+    pub(crate) size: u64,
+    pub(crate) entries: Vec<AppendedEntry>,
+    /// Signatures beside the list that were not logged, with the reason.
+    pub(crate) skipped: Vec<(PathBuf, String)>,
+}
+
+/// Who may have made the signatures an append logs.
+pub enum Signers<'a> {
+    /// The key `warden sign` just signed with.
+    Key(&'a PublicKey),
+    /// The keys folder's usable keys (`log append`).
+    Keys(&'a TrustedKeys),
+}
+
+impl Signers<'_> {
+    /// The key of `sig`, found by its id and proved by its bytes: the signature verifies with it.
+    fn key_of(&self, sig: &SignatureFile, message: &[u8; 64]) -> Option<PublicKey> {
+        let candidates: Vec<&PublicKey> = match self {
+            Signers::Key(k) => vec![*k],
+            Signers::Keys(keys) => keys.usable().map(|(k, _)| k).collect(),
+        };
+        candidates
+            .into_iter()
+            .find(|k| sig.verify_comment(k).is_ok() && sig.verify_data(k, message).is_ok())
+            .cloned()
+    }
+}
+
+/// Checks, before anything is signed, that `dir` is a log this key signs.
+pub fn check_log_key(dir: &Path, key: &LogKey) -> Result<()> {
+    let store = DirStore {
+        root: dir.to_path_buf(),
+    };
+    log::read_checkpoint(&store, &own_policy(key))
+        .map(|_| ())
+        .map_err(|e| match e {
+            LogError::Input(e) => e,
+            LogError::Failed(why) => {
+                Error::Refused(format!("{why}: --log-key is not this log's key"))
+            }
+        })
+}
+
+fn own_policy(key: &LogKey) -> CheckpointPolicy {
+    CheckpointPolicy {
+        log: key.0.public().clone(),
+        witnesses: Vec::new(),
+        threshold: 0,
+    }
+}
+
+/// Appends the signatures of the checksum list `sums` (its `.minisig` and co-signatures) to the
+/// log in `log_dir`, and writes each one's proof beside it. A signature whose proof already
+/// verifies against this log is not appended again; one that does not verify by a signer is
+/// not logged.
+pub fn append_release(
+    log_dir: &Path,
+    key: &LogKey,
+    sums: &Path,
+    signers: Signers<'_>,
+) -> Result<AppendReport> {
+    let text = guarded::read_small_file(sums, 16 << 20, "a checksum list")?;
+    let digests = crate::release::hash::hash_bytes(text.as_bytes());
+    let name = sums
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::Usage(format!("{}: not a file name", sums.display())))?;
+    let dir = paths::parent_dir(sums);
+    let store = DirStore {
+        root: log_dir.to_path_buf(),
+    };
+    let policy = own_policy(key);
+    let mut report = AppendReport {
+        log: log_dir.to_path_buf(),
+        size: 0,
+        entries: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut todo: Vec<(PathBuf, Entry)> = Vec::new();
+    for sig_path in signature_files(dir, name)? {
+        let sig_text = guarded::read_small_file(&sig_path, 64 * 1024, "a minisign signature")?;
+        let sig = SignatureFile::parse(&sig_text)
+            .map_err(|e| e.in_origin(sig_path.display().to_string()))?;
+        let Some(signer) = signers.key_of(&sig, &digests.blake2b512) else {
+            report.skipped.push((
+                sig_path,
+                format!("not a valid signature of {name} by a trusted key: not logged"),
+            ));
+            continue;
+        };
+        let entry = Entry::new(&signer, name, digests.sha256, &sig)
+            .map_err(|e| Error::input(sig_path.display().to_string(), None, e.to_string()))?;
+        let proof = proof_path(&sig_path);
+        if let Some(index) = already_logged(&store, &policy, &proof, &entry)? {
+            report.entries.push(AppendedEntry {
+                signature: sig_path,
+                key_id: signer.key_id,
+                index,
+                proof,
+                already: true,
+            });
+            continue;
+        }
+        todo.push((sig_path, entry));
+    }
+    if report.entries.is_empty() && todo.is_empty() {
+        return Err(Error::Refused(format!(
+            "{}: no signature by a trusted key beside it: nothing to log",
+            sums.display()
+        )));
+    }
+    let entries: Vec<Entry> = todo.iter().map(|(_, e)| e.clone()).collect();
+    let appended = if entries.is_empty() {
+        None
+    } else {
+        Some(log::append(log_dir, &key.0, &entries).map_err(|e| match e {
+            LogError::Input(e) => e,
+            LogError::Failed(why) => Error::Refused(why.to_string()),
+        })?)
+    };
+    if let Some(appended) = appended {
+        report.size = appended.checkpoint.size;
+        for ((sig_path, entry), proof) in todo.into_iter().zip(appended.proofs) {
+            let path = proof_path(&sig_path);
+            atomic::write_atomic(&path, proof.to_string().as_bytes(), 0o644, true)?;
+            report.entries.push(AppendedEntry {
+                signature: sig_path,
+                key_id: entry.key.key_id,
+                index: proof.index,
+                proof: path,
+                already: false,
+            });
+        }
+    }
+    // Proofs of signatures logged before are renewed against the log's checkpoint as it is now
+    // (with the witnesses' cosignatures it has gathered since).
+    let current =
+        log::read_checkpoint(&store, &policy).map_err(|e| Error::Refused(e.to_string()))?;
+    report.size = current.size;
+    for e in report.entries.iter().filter(|e| e.already) {
+        let hashes = log::prove_inclusion(&store, &current, e.index)
+            .map_err(|e| Error::Refused(e.to_string()))?;
+        let proof = LogProof {
+            index: e.index,
+            hashes,
+            checkpoint: current.note.clone(),
+        };
+        let text = proof.to_string();
+        if fs::read(&e.proof).ok().as_deref() != Some(text.as_bytes()) {
+            atomic::write_atomic(&e.proof, text.as_bytes(), 0o644, true)?;
+        }
+    }
+    report.entries.sort_by(|a, b| a.signature.cmp(&b.signature));
+    Ok(report)
+}
+
+/// `<name>.minisig` and every `<name>.<KEYID>.minisig` in `dir`, in name order.
+fn signature_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let read = fs::read_dir(dir).map_err(|e| Error::io("reading", dir, e))?;
+    for entry in read {
+        let entry = entry.map_err(|e| Error::io("reading", dir, e))?;
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let main = file.strip_suffix(SIGNATURE_SUFFIX) == Some(name);
+        let cosig = cosigned_file(file).is_some_and(|(f, _)| f == name);
+        if (main || cosig) && entry.file_type().is_ok_and(|t| t.is_file()) {
+            found.push(entry.path());
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The index of `entry` when `proof` exists and proves it in this log.
+fn already_logged(
+    store: &DirStore,
+    policy: &CheckpointPolicy,
+    proof: &Path,
+    entry: &Entry,
+) -> Result<Option<u64>> {
+    if fs::symlink_metadata(proof).is_err() {
+        return Ok(None);
+    }
+    let text = guarded::read_small_file(proof, MAX_PROOF_BYTES, "a log proof")?;
+    let parsed = LogProof::parse(&text).map_err(|e| e.in_origin(proof.display().to_string()))?;
+    let name = proof.display().to_string();
+    let cp = log::checked_checkpoint(&parsed.checkpoint, &name, policy).map_err(|e| {
+        Error::Refused(format!(
+            "{e}: it is not a proof of this log; remove it to log the signature here"
+        ))
+    })?;
+    log::check_inclusion(&cp, parsed.index, entry.leaf_hash(), &parsed.hashes).map_err(|e| {
+        Error::Refused(format!("{name}: {e}; remove it to log the signature again"))
+    })?;
+    let current = log::read_checkpoint(store, policy).map_err(|e| Error::Refused(e.to_string()))?;
+    log::check_consistency(store, &cp, &current).map_err(|e| Error::Refused(e.to_string()))?;
+    Ok(Some(parsed.index))
+}
+
+/// What `log verify` found.
+#[derive(Debug, Serialize)]
+pub struct LogVerifyReport {
+    pub(crate) log: String,
+    pub(crate) summary: Option<log::LogSummary>,
+    pub(crate) cosigned: Vec<String>,
+    pub(crate) problem: Option<String>,
+}
+
+impl LogVerifyReport {
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.problem.is_some())
+    }
+}
+
+/// Parses a log's verifier key given with `flag`.
+pub fn parse_vkey(text: &str, flag: &str) -> Result<VerifierKeyArg> {
+    VerifierKey::parse(text, KeyRole::Log)
+        .map(VerifierKeyArg)
+        .map_err(|e| Error::Usage(format!("{flag}: {e}")))
+}
+
+/// Parses a witness's verifier key given with `flag`.
+pub fn parse_witness_vkey(text: &str, flag: &str) -> Result<VerifierKeyArg> {
+    VerifierKey::parse(text, KeyRole::Witness)
+        .map(VerifierKeyArg)
+        .map_err(|e| Error::Usage(format!("{flag}: {e}")))
+}
+
+/// A parsed verifier key.
+#[derive(Clone, Debug)]
+pub struct VerifierKeyArg(pub(crate) VerifierKey);
+
+/// Who must sign a log's checkpoints: its key and `threshold` of `witnesses`.
+#[derive(Clone, Debug)]
+pub struct LogTrust {
+    pub(crate) policy: CheckpointPolicy,
+}
+
+impl LogTrust {
+    pub fn new(
+        log: VerifierKeyArg,
+        witnesses: Vec<VerifierKeyArg>,
+        threshold: usize,
+    ) -> Result<Self> {
+        if threshold > witnesses.len() {
+            return Err(Error::Usage(format!(
+                "--witness-threshold {threshold}: only {} --witness keys are given",
+                witnesses.len()
+            )));
+        }
+        Ok(LogTrust {
+            policy: CheckpointPolicy {
+                log: log.0,
+                witnesses: witnesses.into_iter().map(|w| w.0).collect(),
+                threshold,
+            },
+        })
+    }
+}
+
+/// `warden log verify DIR`: every entry and tile against the checkpoint.
+pub fn verify_log(dir: &Path, trust: &LogTrust) -> Result<LogVerifyReport> {
+    let store = DirStore {
+        root: dir.to_path_buf(),
+    };
+    let mut report = LogVerifyReport {
+        log: dir.display().to_string(),
+        summary: None,
+        cosigned: Vec::new(),
+        problem: None,
+    };
+    let result = log::read_checkpoint(&store, &trust.policy).and_then(|cp| {
+        report.cosigned = cp.cosigned.iter().map(|(n, _)| n.clone()).collect();
+        log::verify_all(&store, &cp)
+    });
+    match result {
+        Ok(summary) => report.summary = Some(summary),
+        Err(LogError::Input(e)) => return Err(e),
+        Err(LogError::Failed(why)) => report.problem = Some(why.to_string()),
+    }
+    Ok(report)
+}
+
+/// What `log witness` did.
+#[derive(Debug, Serialize)]
+pub struct WitnessReport {
+    pub(crate) log: String,
+    pub(crate) origin: String,
+    pub(crate) size: u64,
+    /// The size this witness cosigned before (0 when never).
+    pub(crate) previous: u64,
+    /// The cosignature line added, when the checkpoint was cosigned.
+    pub(crate) cosignature: Option<String>,
+    /// Why it was refused: a fork or a bad log signature (exit 1).
+    pub(crate) problem: Option<String>,
+    /// Where a refused checkpoint was kept as evidence.
+    pub(crate) evidence: Option<PathBuf>,
+}
+
+impl WitnessReport {
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.problem.is_some())
+    }
+}
+
+/// `warden log witness DIR`: cosigns the log's checkpoint when the log key signed it and it
+/// extends the last checkpoint this witness cosigned (kept in `state`); a fork is refused, kept
+/// as evidence, and never cosigned. The cosigned checkpoint replaces the log's when the log has
+/// not moved on meanwhile.
+pub fn witness(
+    dir: &Path,
+    log_key: &VerifierKeyArg,
+    key: WitnessKey,
+    state: &Path,
+    now: u64,
+) -> Result<WitnessReport> {
+    let policy = CheckpointPolicy {
+        log: log_key.0.clone(),
+        witnesses: Vec::new(),
+        threshold: 0,
+    };
+    let store = DirStore {
+        root: dir.to_path_buf(),
+    };
+    fs::create_dir_all(state).map_err(|e| Error::io("creating", state, e))?;
+    let _lock = atomic::DirLock::acquire(state)?;
+    let origin = policy.log.name.clone();
+    let state_file = state.join(crate::util::to_hex(
+        &crate::release::hash::hash_bytes(origin.as_bytes()).sha256,
+    ));
+    let mut report = WitnessReport {
+        log: dir.display().to_string(),
+        origin,
+        size: 0,
+        previous: 0,
+        cosignature: None,
+        problem: None,
+        evidence: None,
+    };
+    let cp = match log::read_checkpoint(&store, &policy) {
+        Ok(cp) => cp,
+        Err(LogError::Input(e)) => return Err(e),
+        Err(LogError::Failed(why)) => {
+            report.problem = Some(format!("{why}: not cosigned"));
+            return Ok(report);
+        }
+    };
+    report.size = cp.size;
+    let last = if fs::symlink_metadata(&state_file).is_ok() {
+        let bytes =
+            guarded::read_bytes_inside(state, &state_file, super::note::MAX_CHECKPOINT_BYTES)
+                .map_err(|e| Error::io("reading", &state_file, e))?;
+        let last = log::checked_checkpoint(&bytes, &state_file.display().to_string(), &policy)
+            .map_err(|e| Error::Refused(format!("the witness's state: {e}")))?;
+        report.previous = last.size;
+        Some(last)
+    } else {
+        None
+    };
+    if let Some(last) = &last {
+        match log::check_consistency(&store, last, &cp) {
+            Ok(()) => {}
+            Err(LogError::Input(e)) => return Err(e),
+            Err(LogError::Failed(why)) => {
+                let evidence = state.join(format!(
+                    "refused-{}-{}",
+                    cp.size,
+                    crate::util::to_hex(&cp.root.0[..8])
+                ));
+                atomic::write_atomic(&evidence, &cp.note, 0o644, true)?;
+                report.problem = Some(format!(
+                    "{why}: not cosigned; the checkpoint is kept as evidence"
+                ));
+                report.evidence = Some(evidence);
+                return Ok(report);
+            }
+        }
+    }
+    let signer = key.0.at(now.max(1));
+    let line = super::note::cosignature_line(&cp.note, &signer)
+        .map_err(|e| Error::Refused(e.to_string()))?;
+    let cosigned =
+        super::note::cosign(&cp.note, &signer).map_err(|e| Error::Refused(e.to_string()))?;
+    atomic::write_atomic(&state_file, &cosigned, 0o644, true)?;
+    // Back into the log, unless an append moved it on meanwhile (its checkpoint is then newer,
+    // and this witness cosigns it on its next run).
+    if let Ok(_log_lock) = atomic::DirLock::acquire(dir) {
+        let path = dir.join(log::CHECKPOINT);
+        if fs::read(&path).is_ok_and(|now| now == cp.note) {
+            atomic::write_atomic(&path, &cosigned, 0o644, true)?;
+        }
+    }
+    report.cosignature = Some(line.trim_end().to_string());
+    Ok(report)
+}
