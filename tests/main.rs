@@ -8,4 +8,5 @@ mod audit;
 mod cli;
 mod hive;
 mod known_issues;
+mod log;
 mod release;

@@ -107,9 +107,10 @@ impl Report for LogVerifyReport {
         if let Some(s) = &self.summary {
             writeln!(
                 w,
-                "OK  log {log}: {}, {} tiles, every entry signed by the key it names and every tile the one its entries give",
+                "OK  log {log}: {}, {} tile{}, every entry signed by the key it names and every tile the one its entries give",
                 entries(s.size),
-                s.tiles
+                s.tiles,
+                if s.tiles == 1 { "" } else { "s" }
             )?;
             for (key, n) in &s.keys {
                 writeln!(w, "    key {key}: {}", entries(*n))?;

@@ -1,0 +1,3 @@
+//! Hostile logs and proofs.
+
+use super::*;

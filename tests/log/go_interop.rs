@@ -1,0 +1,3 @@
+//! Go interop.
+
+use super::*;

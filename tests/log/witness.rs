@@ -1,0 +1,3 @@
+//! Witnesses.
+
+use super::*;
