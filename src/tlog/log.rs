@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tlog_tiles::{stored_hash_index, stored_hashes, HashReader, Tile, TileHashReader};
+use tlog_tiles::{stored_hash_index, stored_hashes, HashReader, Tile};
 
 use super::entry::Entry;
 use super::note::{
@@ -14,7 +14,7 @@ use super::note::{
     VerifiedCheckpoint, MAX_CHECKPOINT_BYTES,
 };
 use super::proof::{inclusion_proof_len, LogProof};
-use super::tiles::{tile_path, DirStore, Overlay, Store, Tiles, HEIGHT, TILE_WIDTH};
+use super::tiles::{tile_path, DirStore, Overlay, Store, Tiles, TreeReader, HEIGHT, TILE_WIDTH};
 use crate::error::{Error, Reason};
 use crate::files::atomic;
 
@@ -96,7 +96,7 @@ pub(crate) fn prove_inclusion(
     index: u64,
 ) -> Result<Vec<tlog_tiles::Hash>, LogError> {
     let tiles = Tiles::new(store);
-    let reader = TileHashReader::new(cp.size, cp.root, &tiles);
+    let reader = TreeReader::new(cp.size, cp.root, &tiles);
     tlog_tiles::prove_record(cp.size, index, &reader)
         .map_err(|e| tree_error(&tiles, e, &format!("proving entry {index}")))
 }
@@ -144,14 +144,14 @@ pub(crate) fn check_consistency(
     if old.size > new.size {
         return Err(LogError::Failed(
             format!(
-                "the log shrank: its checkpoint has {} entries, an earlier one had {} (a rolled-back or forked log)",
+                "the log shrank: its checkpoint is of size {}, an earlier one was of size {} (a rolled-back or forked log)",
                 new.size, old.size
             )
             .into(),
         ));
     }
     let tiles = Tiles::new(store);
-    let reader = TileHashReader::new(new.size, new.root, &tiles);
+    let reader = TreeReader::new(new.size, new.root, &tiles);
     let proof = tlog_tiles::prove_tree(new.size, old.size, &reader)
         .map_err(|e| tree_error(&tiles, e, "proving consistency"))?;
     tlog_tiles::check_tree(&proof, new.size, new.root, old.size, old.root).map_err(|_| {
@@ -177,7 +177,7 @@ pub(crate) fn entry_at(
     let bytes = tiles
         .bundle(n, width)?
         .swap_remove((index % TILE_WIDTH) as usize);
-    let reader = TileHashReader::new(cp.size, cp.root, &tiles);
+    let reader = TreeReader::new(cp.size, cp.root, &tiles);
     let stored = reader
         .read_hashes(&[stored_hash_index(0, index)])
         .map_err(|e| tree_error(&tiles, e, &format!("reading entry {index}")))?;
@@ -191,6 +191,29 @@ pub(crate) fn entry_at(
         ));
     }
     Ok(bytes)
+}
+
+/// Reads what appending to the log in `dir` will need (its checkpoint, the right edge of its
+/// tree and the last entry bundle), so that a command that signs first and logs after fails
+/// before signing.
+pub(crate) fn check_appendable(dir: &Path, key: &NoteSigner) -> Result<(), LogError> {
+    let store = DirStore { root: dir.to_path_buf() };
+    let policy = CheckpointPolicy {
+        log: key.public().clone(),
+        witnesses: Vec::new(),
+        threshold: 0,
+    };
+    let cp = read_checkpoint(&store, &policy)?;
+    let tiles = Tiles::new(&store);
+    let reader = TreeReader::new(cp.size, cp.root, &tiles);
+    tlog_tiles::tree_hash(cp.size, &reader)
+        .and_then(|_| stored_hashes(cp.size, b"", &reader))
+        .map_err(|e| tree_error(&tiles, e, "reading the log"))?;
+    let kept = cp.size % TILE_WIDTH;
+    if kept > 0 {
+        tiles.bundle(cp.size / TILE_WIDTH, kept as u32)?;
+    }
+    Ok(())
 }
 
 /// Creates an empty log in `dir` (which must not hold one): its checkpoint of size 0.
@@ -284,7 +307,7 @@ pub(crate) fn append(
     };
     let old = read_checkpoint(&store, &policy)?;
     let tiles = Tiles::new(&store);
-    let base = TileHashReader::new(old.size, old.root, &tiles);
+    let base = TreeReader::new(old.size, old.root, &tiles);
     let mut tree = Overlay {
         base: &base,
         new: HashMap::new(),
@@ -409,8 +432,8 @@ pub(crate) fn verify_all(
             .read_data(&tree)
             .map_err(|e| LogError::Failed(format!("{e}").into()))?;
         let path = tile_path(t);
-        let have = store.read(&path, want.len() as u64)?;
-        if have.as_deref() != Some(want.as_slice()) {
+        let have = tiles.tile(t)?;
+        if have != want {
             return Err(LogError::Failed(
                 format!(
                     "{}: not the tile the log's entries give (altered, truncated or missing)",

@@ -191,12 +191,7 @@ impl Signers<'_> {
 
 /// Checks, before anything is signed, that `dir` is a log this key signs.
 pub fn check_log_key(dir: &Path, key: &LogKey) -> Result<()> {
-    let store = DirStore {
-        root: dir.to_path_buf(),
-    };
-    log::read_checkpoint(&store, &own_policy(key))
-        .map(|_| ())
-        .map_err(|e| match e {
+    log::check_appendable(dir, &key.0).map_err(|e| match e {
             LogError::Input(e) => e,
             LogError::Failed(why) => {
                 Error::Refused(format!("{why}: --log-key is not this log's key"))

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use tlog_tiles::{HashReader, Tile, TileReader, HASH_SIZE};
+use tlog_tiles::{HashReader, Tile, TileHashReader, TileReader, HASH_SIZE};
 
 use super::entry::MAX_ENTRY_BYTES;
 use crate::error::Error;
@@ -134,6 +134,11 @@ impl<'s> Tiles<'s> {
         Ok(data)
     }
 
+    /// The tile `t`'s bytes (of its width).
+    pub(crate) fn tile(&self, t: &Tile) -> Result<Vec<u8>, Error> {
+        self.read_one(t)
+    }
+
     /// The entries of bundle `n` with `width` entries.
     pub(crate) fn bundle(&self, n: u64, width: u32) -> Result<Vec<Vec<u8>>, Error> {
         let t = Tile::new(HEIGHT, 0, n, width, true);
@@ -203,6 +208,34 @@ impl TileReader for Tiles<'_> {
             .collect()
     }
     fn save_tiles(&self, _tiles: &[Tile], _data: &[Vec<u8>]) {}
+}
+
+/// The hashes of the tree of a verified checkpoint, read from its tiles and authenticated
+/// against its root (`TileHashReader`, which must not be asked about an empty tree).
+pub(crate) struct TreeReader<'a> {
+    size: u64,
+    inner: TileHashReader<'a>,
+}
+
+impl<'a> TreeReader<'a> {
+    pub(crate) fn new(size: u64, root: tlog_tiles::Hash, tiles: &'a Tiles<'a>) -> Self {
+        TreeReader {
+            size,
+            inner: TileHashReader::new(size, root, tiles),
+        }
+    }
+}
+
+impl HashReader for TreeReader<'_> {
+    fn read_hashes(&self, indexes: &[u64]) -> Result<Vec<tlog_tiles::Hash>, tlog_tiles::Error> {
+        if indexes.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.size == 0 {
+            return Err(tlog_tiles::Error::IndexesNotInTree);
+        }
+        self.inner.read_hashes(indexes)
+    }
 }
 
 /// Hashes of a tree being appended to: the new ones in memory over the stored tree.
