@@ -197,7 +197,9 @@ pub(crate) fn entry_at(
 /// tree and the last entry bundle), so that a command that signs first and logs after fails
 /// before signing.
 pub(crate) fn check_appendable(dir: &Path, key: &NoteSigner) -> Result<(), LogError> {
-    let store = DirStore { root: dir.to_path_buf() };
+    let store = DirStore {
+        root: dir.to_path_buf(),
+    };
     let policy = CheckpointPolicy {
         log: key.public().clone(),
         witnesses: Vec::new(),

@@ -192,11 +192,9 @@ impl Signers<'_> {
 /// Checks, before anything is signed, that `dir` is a log this key signs.
 pub fn check_log_key(dir: &Path, key: &LogKey) -> Result<()> {
     log::check_appendable(dir, &key.0).map_err(|e| match e {
-            LogError::Input(e) => e,
-            LogError::Failed(why) => {
-                Error::Refused(format!("{why}: --log-key is not this log's key"))
-            }
-        })
+        LogError::Input(e) => e,
+        LogError::Failed(why) => Error::Refused(format!("{why}: --log-key is not this log's key")),
+    })
 }
 
 fn own_policy(key: &LogKey) -> CheckpointPolicy {

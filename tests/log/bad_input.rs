@@ -9,7 +9,12 @@ fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().display().to_string(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.path().display().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     files
@@ -27,7 +32,10 @@ fn a_truncated_tile_stops_every_command_before_it_writes() {
 
     let out = run(warden(r.dir()).args(["log", "verify", "log", "--log-vkey", &r.vkey])).expect(2);
     assert_eq!(out.stderr, "warden: log/tile/0/000.p/2: 40 bytes, a tile of width 2 has 64 (truncated or altered tile)\n");
-    let out = run(warden(r.dir()).args(["log", "append", "log", "--release", "dist-v1", "--log-key"]).arg(r.log_key())).expect(2);
+    let out = run(warden(r.dir())
+        .args(["log", "append", "log", "--release", "dist-v1", "--log-key"])
+        .arg(r.log_key()))
+    .expect(2);
     assert_eq!(out.stderr, "warden: log/tile/0/000.p/2: 40 bytes, a tile of width 2 has 64 (truncated or altered tile)\n");
     let out = r.verify("dist-v1", &["--log", "log"]).expect(2);
     assert_eq!(
@@ -46,7 +54,11 @@ fn a_truncated_tile_stops_every_command_before_it_writes() {
     let mut after = files_of(r.dir());
     after.retain(|(p, _)| !p.contains("dist-v3"));
     assert_eq!(after, before, "nothing written");
-    assert_eq!(std::fs::read_dir(r.dir().join("dist-v3")).unwrap().count(), 1, "nothing signed");
+    assert_eq!(
+        std::fs::read_dir(r.dir().join("dist-v3")).unwrap().count(),
+        1,
+        "nothing signed"
+    );
 }
 
 #[test]
@@ -64,10 +76,16 @@ fn hostile_checkpoints_are_named_and_refused() {
         assert_eq!(out.stderr, format!("warden: log/checkpoint: {why}\n"));
     }
     write(&checkpoint, &vec![b'a'; 70_000]);
-    assert_eq!(verify_log().expect(2).stderr, "warden: reading log/checkpoint: larger than 64 KiB\n");
+    assert_eq!(
+        verify_log().expect(2).stderr,
+        "warden: reading log/checkpoint: larger than 64 KiB\n"
+    );
     // A FIFO in its place does not block.
     std::fs::remove_file(&checkpoint).unwrap();
-    let status = std::process::Command::new("mkfifo").arg(&checkpoint).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&checkpoint)
+        .status()
+        .unwrap();
     assert!(status.success());
     let out = verify_log().expect(2);
     assert_eq!(out.stderr, "warden: reading log/checkpoint: not a regular file (FIFOs, devices and directories are never read)\n");
@@ -88,6 +106,13 @@ fn a_proof_hash_of_the_wrong_length_is_bad_input() {
         format!("ERROR dist-v1/SHA256SUMS  dist-v1/SHA256SUMS.log-proof: line 3: expected a base64 SHA-256 hash (44 characters)\nFAIL  dist-v1/app  signature by key {} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 1 failed, 1 errors\n", r.key_id)
     );
     // A vkey that is not one is a usage error, named by its flag.
-    let out = run(warden(r.dir()).args(["verify", "dist-v1", "--require-log", "--log-vkey", "example.org+1234+AAAA"])).expect(2);
+    let out = run(warden(r.dir()).args([
+        "verify",
+        "dist-v1",
+        "--require-log",
+        "--log-vkey",
+        "example.org+1234+AAAA",
+    ]))
+    .expect(2);
     assert_eq!(out.stderr, "warden: --log-vkey: not a log key: expected NAME+ID+KEY (8 hex digits, then base64 of the type byte and the Ed25519 key)\n");
 }

@@ -34,7 +34,16 @@ impl LogRepo {
         std::fs::copy(&pk, repo.path().join("keys/release.pub")).unwrap();
         let key_id = PublicKey::from_file(&pk).unwrap().key_id.to_string();
         let out = run(warden(repo.path())
-            .args(["log", "init", "log", "--origin", ORIGIN, "--format", "json", "--log-key"])
+            .args([
+                "log",
+                "init",
+                "log",
+                "--origin",
+                ORIGIN,
+                "--format",
+                "json",
+                "--log-key",
+            ])
             .arg(secrets.path().join("log.key")))
         .expect(0);
         let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
@@ -59,7 +68,10 @@ impl LogRepo {
     /// `dist-<tag>/` with one artifact, signed for `tag` (and logged unless `log` is false).
     pub(crate) fn release(&self, tag: &str, log: bool) -> Run {
         let dist = format!("dist-{tag}");
-        write(&self.dir().join(&dist).join("app"), format!("app {tag}").as_bytes());
+        write(
+            &self.dir().join(&dist).join("app"),
+            format!("app {tag}").as_bytes(),
+        );
         let mut cmd = warden(self.dir());
         cmd.env("SOURCE_DATE_EPOCH", "1780000000")
             .args(["sign", &dist, "--tag", tag, "--secret-key"])

@@ -20,7 +20,9 @@ fn a_logged_release_verifies_and_an_older_checkpoint_is_proved_consistent() {
         out.stdout,
         format!("OK    dist-v2/SHA256SUMS  key {k} (keys/release.pub)  tag v2  in the log\nOK    dist-v2/app  key {k} (keys/release.pub)  tag v2\n2 verified, 0 failed, 0 errors\n")
     );
-    let out = r.verify("dist-v1", &["--log", "log", "--checkpoint", "pinned"]).expect(0);
+    let out = r
+        .verify("dist-v1", &["--log", "log", "--checkpoint", "pinned"])
+        .expect(0);
     assert_eq!(
         out.stdout,
         format!("OK    dist-v1/SHA256SUMS  key {k} (keys/release.pub)  tag v1  in the log\nOK    dist-v1/app  key {k} (keys/release.pub)  tag v1\n2 verified, 0 failed, 0 errors\n")
@@ -40,8 +42,15 @@ fn a_logged_release_verifies_and_an_older_checkpoint_is_proved_consistent() {
         format!("entry 0      key {k}  dist-v1/SHA256SUMS.minisig  logged before, proof renewed  → dist-v1/SHA256SUMS.log-proof\nlog log: 2 entries\n")
     );
     let proof = std::fs::read_to_string(r.dir().join("dist-v1/SHA256SUMS.log-proof")).unwrap();
-    assert!(proof.starts_with("c2sp.org/tlog-proof@v1\nindex 0\n"), "{proof}");
-    assert_eq!(proof.lines().filter(|l| l.len() == 44).count(), 2, "one proof hash and the root: {proof}");
+    assert!(
+        proof.starts_with("c2sp.org/tlog-proof@v1\nindex 0\n"),
+        "{proof}"
+    );
+    assert_eq!(
+        proof.lines().filter(|l| l.len() == 44).count(),
+        2,
+        "one proof hash and the root: {proof}"
+    );
 }
 
 #[test]
@@ -63,7 +72,11 @@ fn a_signature_that_is_not_in_the_log_is_refused() {
         format!("FAIL  dist-evil/app  signature by key {k} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 1 failed, 0 errors\n")
     );
     // The proof of a real release, copied beside the thief's: it proves another entry.
-    std::fs::copy(r.dir().join("dist-v1/SHA256SUMS.log-proof"), r.dir().join("dist-evil/SHA256SUMS.log-proof")).unwrap();
+    std::fs::copy(
+        r.dir().join("dist-v1/SHA256SUMS.log-proof"),
+        r.dir().join("dist-evil/SHA256SUMS.log-proof"),
+    )
+    .unwrap();
     let out = r.verify("dist-evil", &[]).expect(1);
     assert_eq!(
         out.stdout,
@@ -72,7 +85,9 @@ fn a_signature_that_is_not_in_the_log_is_refused() {
     // With the log at hand, what differs is said.
     let sha = |d: &str| {
         use sha2::Digest;
-        hex::encode(sha2::Sha256::digest(std::fs::read(r.dir().join(d).join("SHA256SUMS")).unwrap()))
+        hex::encode(sha2::Sha256::digest(
+            std::fs::read(r.dir().join(d).join("SHA256SUMS")).unwrap(),
+        ))
     };
     let out = r.verify("dist-evil", &["--log", "log"]).expect(1);
     assert_eq!(
@@ -88,16 +103,23 @@ fn a_log_rewritten_at_the_same_size_is_a_fork() {
     std::fs::copy(r.dir().join("log/checkpoint"), r.dir().join("pinned")).unwrap();
     // A thief holding the log key starts the log again and logs their own release at size 1.
     std::fs::remove_dir_all(r.dir().join("log")).unwrap();
-    run(warden(r.dir()).args(["log", "init", "log", "--origin", ORIGIN, "--log-key"]).arg(r.log_key())).expect(0);
+    run(warden(r.dir())
+        .args(["log", "init", "log", "--origin", ORIGIN, "--log-key"])
+        .arg(r.log_key()))
+    .expect(0);
     r.release("evil", true).expect(0);
-    let out = r.verify("dist-evil", &["--log", "log", "--checkpoint", "pinned"]).expect(1);
+    let out = r
+        .verify("dist-evil", &["--log", "log", "--checkpoint", "pinned"])
+        .expect(1);
     assert_eq!(
         out.stdout,
         format!("FAIL  dist-evil/SHA256SUMS  the log forked at size 1: two signed checkpoints of that size have different roots\nFAIL  dist-evil/app  signature by key {} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n", r.key_id)
     );
     // Grown past the pinned size, the fork still shows: the log does not extend the pin.
     r.release("evil2", true).expect(0);
-    let out = r.verify("dist-evil2", &["--log", "log", "--checkpoint", "pinned"]).expect(1);
+    let out = r
+        .verify("dist-evil2", &["--log", "log", "--checkpoint", "pinned"])
+        .expect(1);
     assert_eq!(
         out.stdout,
         format!("FAIL  dist-evil2/SHA256SUMS  the log forked at size 1: its tree of size 2 does not extend the earlier checkpoint\nFAIL  dist-evil2/app  signature by key {} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n", r.key_id)
@@ -114,7 +136,10 @@ fn a_checkpoint_the_log_key_did_not_sign_is_refused() {
     let (head, sig) = proof.rsplit_once(' ').unwrap();
     let mut bytes = base64_decode(sig.trim_end());
     bytes[10] ^= 1;
-    write(&proof_path, format!("{head} {}\n", base64_encode(&bytes)).as_bytes());
+    write(
+        &proof_path,
+        format!("{head} {}\n", base64_encode(&bytes)).as_bytes(),
+    );
     let id = &r.vkey.split('+').nth(1).unwrap();
     let out = r.verify("dist-v1", &[]).expect(1);
     assert_eq!(
@@ -124,12 +149,23 @@ fn a_checkpoint_the_log_key_did_not_sign_is_refused() {
     // A log of the same name under another key (a thief's own): not this log.
     write(&proof_path, proof.as_bytes());
     let out = run(warden(r.dir())
-        .args(["log", "init", "thief-log", "--origin", ORIGIN, "--format", "json", "--log-key"])
+        .args([
+            "log",
+            "init",
+            "thief-log",
+            "--origin",
+            ORIGIN,
+            "--format",
+            "json",
+            "--log-key",
+        ])
         .arg(r.secrets.path().join("thief.key")))
     .expect(0);
     let thief: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let thief = thief["vkey"].as_str().unwrap();
-    let out = run(warden(r.dir()).args(["verify", "dist-v1", "--require-log", "--log-vkey", thief])).expect(1);
+    let out =
+        run(warden(r.dir()).args(["verify", "dist-v1", "--require-log", "--log-vkey", thief]))
+            .expect(1);
     assert_eq!(
         out.stdout,
         format!("FAIL  dist-v1/SHA256SUMS  dist-v1/SHA256SUMS.log-proof: the checkpoint is not signed by the log key {thief}\nFAIL  dist-v1/app  signature by key {} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n", r.key_id)

@@ -18,7 +18,14 @@ fn witness_key(r: &LogRepo, name: &str) -> (PathBuf, String) {
 fn witness(r: &LogRepo, key: &Path, state: &str) -> Run {
     run(warden(r.dir())
         .env("SOURCE_DATE_EPOCH", "1780000100")
-        .args(["log", "witness", "log", "--log-vkey", &r.vkey, "--witness-key"])
+        .args([
+            "log",
+            "witness",
+            "log",
+            "--log-vkey",
+            &r.vkey,
+            "--witness-key",
+        ])
         .arg(key)
         .arg("--state")
         .arg(r.secrets.path().join(state)))
@@ -32,7 +39,12 @@ fn renew(r: &LogRepo, dist: &str) {
 }
 
 fn last_line(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap().lines().last().unwrap().to_string()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -52,7 +64,10 @@ fn verifiers_count_the_witnesses_that_cosigned() {
     let out = witness(&r, &one, "one-state").expect(0);
     let line = last_line(&r.dir().join("log/checkpoint"));
     assert!(line.starts_with("— witness-one.example "), "{line}");
-    assert_eq!(out.stdout, format!("cosigned  log log: size 1 (this witness cosigned size 0 before)\n{line}\n"));
+    assert_eq!(
+        out.stdout,
+        format!("cosigned  log log: size 1 (this witness cosigned size 0 before)\n{line}\n")
+    );
     // The proof is renewed against the cosigned checkpoint: one of two.
     renew(&r, "dist-v1");
     let out = r.verify("dist-v1", &both).expect(1);
@@ -66,7 +81,12 @@ fn verifiers_count_the_witnesses_that_cosigned() {
 
     witness(&r, &two, "two-state").expect(0);
     // With the log at hand its checkpoint carries the cosignatures; the proof need not.
-    assert_eq!(r.verify("dist-v1", &[&both[..], &["--log", "log"]].concat()).expect(0).stdout, ok);
+    assert_eq!(
+        r.verify("dist-v1", &[&both[..], &["--log", "log"]].concat())
+            .expect(0)
+            .stdout,
+        ok
+    );
     renew(&r, "dist-v1");
     assert_eq!(r.verify("dist-v1", &both).expect(0).stdout, ok);
 }
@@ -80,18 +100,30 @@ fn a_witness_refuses_a_fork_and_keeps_it_as_evidence() {
     r.release("v2", true).expect(0);
     let out = witness(&r, &one, "state").expect(0);
     let line = last_line(&r.dir().join("log/checkpoint"));
-    assert_eq!(out.stdout, format!("cosigned  log log: size 2 (this witness cosigned size 1 before)\n{line}\n"));
+    assert_eq!(
+        out.stdout,
+        format!("cosigned  log log: size 2 (this witness cosigned size 1 before)\n{line}\n")
+    );
 
     // The log key's holder starts the log over: size 1 again, another root.
     std::fs::remove_dir_all(r.dir().join("log")).unwrap();
-    run(warden(r.dir()).args(["log", "init", "log", "--origin", ORIGIN, "--log-key"]).arg(r.log_key())).expect(0);
+    run(warden(r.dir())
+        .args(["log", "init", "log", "--origin", ORIGIN, "--log-key"])
+        .arg(r.log_key()))
+    .expect(0);
     r.release("evil", true).expect(0);
     let before = r.log_files();
     let out = witness(&r, &one, "state").expect(1);
     let evidence: Vec<PathBuf> = std::fs::read_dir(r.secrets.path().join("state"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("refused-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("refused-")
+        })
         .collect();
     assert_eq!(evidence.len(), 1);
     assert_eq!(
@@ -101,8 +133,15 @@ fn a_witness_refuses_a_fork_and_keeps_it_as_evidence() {
             evidence[0].file_name().unwrap().to_str().unwrap()
         )
     );
-    assert_eq!(std::fs::read(&evidence[0]).unwrap(), std::fs::read(r.dir().join("log/checkpoint")).unwrap());
-    assert_eq!(r.log_files(), before, "a refused checkpoint is not cosigned");
+    assert_eq!(
+        std::fs::read(&evidence[0]).unwrap(),
+        std::fs::read(r.dir().join("log/checkpoint")).unwrap()
+    );
+    assert_eq!(
+        r.log_files(),
+        before,
+        "a refused checkpoint is not cosigned"
+    );
     // Grown to the size the witness saw, the forked log is still refused.
     r.release("evil2", true).expect(0);
     let out = witness(&r, &one, "state").expect(1);
