@@ -39,6 +39,13 @@ struct PolicyFile {
     workflow: Option<toml::Spanned<String>>,
     /// The deployment environment it must have run in.
     environment: Option<toml::Spanned<String>>,
+    /// Every counted signature must be in the transparency log `log_vkey` names (issue 38).
+    #[serde(default)]
+    require_log: Option<toml::Spanned<bool>>,
+    log_vkey: Option<toml::Spanned<String>>,
+    #[serde(default)]
+    witnesses: Vec<toml::Spanned<String>>,
+    witness_threshold: Option<toml::Spanned<u64>>,
     #[serde(default)]
     keys: BTreeMap<String, toml::Spanned<KeyEntry>>,
 }
@@ -62,6 +69,9 @@ pub(crate) struct Policy {
     pub(crate) file: Option<PathBuf>,
     /// What the run that signs must be (`require_run`, `workflow`, `environment`).
     pub(crate) run: super::provenance::RunPolicy,
+    /// `require_log = true`: the log every counted signature must be in.
+    #[serde(skip)]
+    pub(crate) log: Option<super::logged::LogRequirement>,
 }
 
 impl Default for Policy {
@@ -71,6 +81,7 @@ impl Default for Policy {
             keys: Vec::new(),
             file: None,
             run: super::provenance::RunPolicy::default(),
+            log: None,
         }
     }
 }
@@ -189,11 +200,19 @@ impl Policy {
                 *slot = Some(text.clone());
             }
         }
+        let log = log_requirement(
+            &parsed.require_log,
+            &parsed.log_vkey,
+            &parsed.witnesses,
+            &parsed.witness_threshold,
+        )
+        .map_err(|(span, why)| bad(span, why))?;
         Ok(Policy {
             threshold,
             keys,
             file: Some(file.to_path_buf()),
             run,
+            log,
         })
     }
 
@@ -236,6 +255,9 @@ impl Policy {
                 mine.expires_at = k.expires_at;
                 mine.valid_until = k.valid_until;
             }
+        }
+        if self.log.is_none() {
+            self.log = theirs.log;
         }
         // Messages name where a requirement came from: the repository's file when this policy
         // has none of its own.
@@ -381,4 +403,57 @@ mod tests {
             assert_eq!(parse(text).unwrap_err().to_string(), message, "{text}");
         }
     }
+}
+
+type Spanned<T> = toml::Spanned<T>;
+
+/// `require_log`, `log_vkey`, `witnesses` and `witness_threshold`, checked together.
+fn log_requirement(
+    require: &Option<Spanned<bool>>,
+    vkey: &Option<Spanned<String>>,
+    witnesses: &[Spanned<String>],
+    threshold: &Option<Spanned<u64>>,
+) -> std::result::Result<Option<super::logged::LogRequirement>, (std::ops::Range<usize>, String)> {
+    use crate::tlog::{parse_vkey, parse_witness_vkey, LogTrust};
+    let required = require.as_ref().is_some_and(|r| *r.get_ref());
+    let Some(vkey) = vkey else {
+        return match (required, require, witnesses.first()) {
+            (true, Some(r), _) => Err((
+                r.span(),
+                "require_log = true needs log_vkey, the log's verifier key".into(),
+            )),
+            (_, _, Some(w)) => Err((
+                w.span(),
+                "witnesses without log_vkey: witnesses cosign a log's checkpoints".into(),
+            )),
+            _ => Ok(None),
+        };
+    };
+    let log = parse_vkey(vkey.get_ref(), "log_vkey").map_err(|e| (vkey.span(), e.to_string()))?;
+    let mut keys = Vec::new();
+    for w in witnesses {
+        keys.push(
+            parse_witness_vkey(w.get_ref(), "witnesses").map_err(|e| (w.span(), e.to_string()))?,
+        );
+    }
+    let n = threshold
+        .as_ref()
+        .map_or(keys.len() as u64, |t| *t.get_ref()) as usize;
+    let trust = LogTrust::new(log, keys, n).map_err(|e| {
+        let span = threshold.as_ref().map_or(vkey.span(), |t| t.span());
+        (
+            span,
+            e.to_string()
+                .replace("--witness-threshold", "witness_threshold")
+                .replace("--witness keys", "witnesses"),
+        )
+    })?;
+    if !required {
+        return Ok(None);
+    }
+    Ok(Some(super::logged::LogRequirement {
+        trust,
+        log: None,
+        pinned: None,
+    }))
 }

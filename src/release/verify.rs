@@ -512,7 +512,7 @@ fn run_job(
     }
     // The log holds checksum lists' signatures: a file trusted by its own signature alone would
     // let an unlogged signature through.
-    if opts.log.is_some() && job.expected_sha256.is_none() {
+    if log_requirement(opts, keys).is_some() && job.expected_sha256.is_none() {
         let key = set
             .as_ref()
             .and_then(|(_, s, _)| s.first())
@@ -554,6 +554,15 @@ fn run_job(
         out.checked.insert(0, "signature");
     }
     out
+}
+
+/// The log every counted signature must be in: `--require-log`'s, else the keys folder's
+/// `require_log`.
+fn log_requirement<'a>(
+    opts: &'a VerifyOptions,
+    keys: &'a TrustedKeys,
+) -> Option<&'a super::logged::LogRequirement> {
+    opts.log.as_ref().or(keys.policy().log.as_ref())
 }
 
 /// What the file's bytes are (its digests, and the bytes themselves for a legacy signature), as
@@ -1118,7 +1127,7 @@ fn verify_checksum_list(
             match verify_signature_set(&set, &main, bytes, (keys, need), &mut out.judged) {
                 Ok(()) => {
                     out.checked.push("signature");
-                    let Some(req) = &opts.log else {
+                    let Some(req) = log_requirement(opts, keys) else {
                         return (out, parsed.map_err(Reason::from));
                     };
                     let listed = (opts.checksums_name.as_str(), digests.sha256);

@@ -199,3 +199,34 @@ pub(crate) fn base64_encode(b: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(b)
 }
+
+#[test]
+fn the_keys_folder_s_policy_can_require_the_log() {
+    let r = LogRepo::new();
+    let k = &r.key_id;
+    r.release("v1", true).expect(0);
+    r.release("evil", false).expect(0);
+    let policy = r.dir().join("keys/policy.toml");
+    write(
+        &policy,
+        format!("require_log = true\nlog_vkey = \"{}\"\n", r.vkey).as_bytes(),
+    );
+    let out = run(warden(r.dir()).args(["verify", "dist-v1"])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    dist-v1/SHA256SUMS  key {k} (keys/release.pub)  tag v1  in the log\nOK    dist-v1/app  key {k} (keys/release.pub)  tag v1\n2 verified, 0 failed, 0 errors\n")
+    );
+    let out = run(warden(r.dir()).args(["verify", "dist-evil"])).expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("FAIL  dist-evil/SHA256SUMS  signature by key {k} is not in the log: no dist-evil/SHA256SUMS.log-proof beside dist-evil/SHA256SUMS.minisig (sign with --log, or run `warden log append`)\nFAIL  dist-evil/app  signature by key {k} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n")
+    );
+    for (text, why) in [
+        ("threshold = 1\nrequire_log = true\n", "keys/policy.toml: line 2: require_log = true needs log_vkey, the log's verifier key"),
+        ("require_log = true\nlog_vkey = \"nope\"\n", "keys/policy.toml: line 2: log_vkey: not a log key: expected NAME+ID+KEY (8 hex digits, then base64 of the type byte and the Ed25519 key)"),
+    ] {
+        write(&policy, text.as_bytes());
+        let out = run(warden(r.dir()).args(["verify", "dist-v1"])).expect(2);
+        assert_eq!(out.stderr, format!("warden: loading trusted keys (pass --public-key FILE or --keys-dir DIR): {why}\n"));
+    }
+}
