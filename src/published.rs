@@ -12,6 +12,7 @@ use crate::github::releases::{self, Asset, Release, ReleaseSource};
 use crate::release::binding::ReleaseIdentity;
 use crate::release::hash::Progress;
 use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
+use crate::tlog::proof::PROOF_SUFFIX;
 use crate::release::trusted_keys::TrustedKeys;
 use crate::release::verdict::{self, ReleaseEvidence, ReleaseVerdict};
 use crate::release::verify::{AssetBytes, Published, VerifyOptions, VerifyReport};
@@ -122,11 +123,19 @@ fn split_small(
 ) -> (Vec<Asset>, Vec<Asset>) {
     let sums = opts.checksums_name.as_str();
     let known = keys.known_ids();
+    let logged = crate::release::verify::log_requirement(opts, keys).is_some();
     release.assets.iter().cloned().partition(|a| {
         let name = a.name.as_str();
-        name == sums
-            || name.strip_suffix(SIGNATURE_SUFFIX) == Some(sums)
-            || cosigned_file(name).is_some_and(|(f, id)| f == sums && known.contains(&id))
+        let signature = |name: &str| {
+            name.strip_suffix(SIGNATURE_SUFFIX) == Some(sums)
+                || cosigned_file(name).is_some_and(|(f, id)| f == sums && known.contains(&id))
+        };
+        // With a log required, the proofs of the list's signatures are read with them.
+        let proof = logged
+            && name
+                .strip_suffix(PROOF_SUFFIX)
+                .is_some_and(|stem| signature(&format!("{stem}{SIGNATURE_SUFFIX}")));
+        name == sums || signature(name) || proof
     })
 }
 
@@ -154,6 +163,8 @@ async fn read_small<S: ApiSource>(
         let path = dir.join(&a.name);
         let cap = if a.name.ends_with(SIGNATURE_SUFFIX) {
             SIGNATURE_CAP
+        } else if a.name.ends_with(PROOF_SUFFIX) {
+            crate::tlog::proof::MAX_PROOF_BYTES
         } else {
             LIST_CAP
         };
@@ -166,9 +177,9 @@ async fn read_small<S: ApiSource>(
                 .await
                 .map_err(|e| e.to_string()),
         };
-        if a.name.ends_with(SIGNATURE_SUFFIX) {
+        if a.name.ends_with(SIGNATURE_SUFFIX) || a.name.ends_with(PROOF_SUFFIX) {
             let text = bytes.and_then(|b| {
-                String::from_utf8(b).map_err(|_| "not a minisign signature (not UTF-8)".into())
+                String::from_utf8(b).map_err(|_| "not a minisign signature or log proof (not UTF-8)".into())
             });
             published
                 .signatures

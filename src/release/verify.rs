@@ -558,7 +558,7 @@ fn run_job(
 
 /// The log every counted signature must be in: `--require-log`'s, else the keys folder's
 /// `require_log`.
-fn log_requirement<'a>(
+pub(crate) fn log_requirement<'a>(
     opts: &'a VerifyOptions,
     keys: &'a TrustedKeys,
 ) -> Option<&'a super::logged::LogRequirement> {

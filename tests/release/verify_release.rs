@@ -964,3 +964,48 @@ async fn a_typo_d_repository_or_tag_is_named_as_such() {
         "warden: release v1.2.3 of o/r: not found (GET /repos/o/r/releases/tags/v1.2.3 answered 404: a web page, not a GitHub API answer (63 bytes of text/html): is the API URL right?)\n"
     );
 }
+
+/// Issue 38: `verify --release --require-log` reads the checksum list's log proof from the
+/// release's assets, and fails a release whose signature was never logged.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_published_release_s_log_proof_is_read_from_its_assets() {
+    let t = tempfile::tempdir().unwrap();
+    let secrets = tempfile::tempdir().unwrap();
+    let out = run(warden(t.path())
+        .args(["log", "init", "log", "--origin", "example.org/log", "--format", "json", "--log-key"])
+        .arg(secrets.path().join("log.key")))
+    .expect(0);
+    let vkey = serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()["vkey"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let unlogged = signed_release(t.path());
+    let (api, _storage) = servers(&unlogged, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--require-log", "--log-vkey", &vkey]).await.expect(1);
+    assert_eq!(
+        out.stdout,
+        "\
+FAIL  SHA256SUMS  signature by key 8F457D1A3C3B50B5 is not in the log: no SHA256SUMS.log-proof beside SHA256SUMS.minisig (sign with --log, or run `warden log append`)
+FAIL  app-linux  not downloaded: SHA256SUMS does not verify (signature by key 8F457D1A3C3B50B5 is not in the log: no SHA256SUMS.log-proof beside SHA256SUMS.minisig (sign with --log, or run `warden log append`))
+FAIL  app.tar.gz  not downloaded: SHA256SUMS does not verify (signature by key 8F457D1A3C3B50B5 is not in the log: no SHA256SUMS.log-proof beside SHA256SUMS.minisig (sign with --log, or run `warden log append`))
+0 verified, 3 failed, 0 errors
+"
+    );
+    run(warden(t.path())
+        .args(["log", "append", "log", "--release", "dist", "--log-key"])
+        .arg(secrets.path().join("log.key")))
+    .expect(0);
+    let logged = release_files(&t.path().join("dist"));
+    assert_eq!(logged.len(), unlogged.len() + 1);
+    let (api, _storage) = servers(&logged, COMMIT).await;
+    let out = verify_release(t.path(), &api, &["--require-log", "--log-vkey", &vkey]).await.expect(0);
+    assert_eq!(
+        out.stdout,
+        "\
+OK    SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  in the log
+OK    app-linux  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+OK    app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
+3 verified, 0 failed, 0 errors
+"
+    );
+}
