@@ -12,10 +12,10 @@ use crate::github::releases::{self, Asset, Release, ReleaseSource};
 use crate::release::binding::ReleaseIdentity;
 use crate::release::hash::Progress;
 use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
-use crate::tlog::proof::PROOF_SUFFIX;
 use crate::release::trusted_keys::TrustedKeys;
 use crate::release::verdict::{self, ReleaseEvidence, ReleaseVerdict};
 use crate::release::verify::{AssetBytes, Published, VerifyOptions, VerifyReport};
+use crate::tlog::proof::PROOF_SUFFIX;
 
 /// The most a checksum list or a signature of a published release may be: read whole, and kept
 /// in a snapshot as one answer.
@@ -179,7 +179,8 @@ async fn read_small<S: ApiSource>(
         };
         if a.name.ends_with(SIGNATURE_SUFFIX) || a.name.ends_with(PROOF_SUFFIX) {
             let text = bytes.and_then(|b| {
-                String::from_utf8(b).map_err(|_| "not a minisign signature or log proof (not UTF-8)".into())
+                String::from_utf8(b)
+                    .map_err(|_| "not a minisign signature or log proof (not UTF-8)".into())
             });
             published
                 .signatures

@@ -278,6 +278,23 @@ fn plain_name(name: &str) -> bool {
 }
 
 /// The release `tag` of `repo` with every asset (paginated), and the commit its tag names.
+/// The release of `tag`, or `None` when GitHub has none (a 404 for the release itself).
+pub(crate) async fn by_tag_if_any<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    tag: &str,
+) -> Result<Option<(Release, String)>> {
+    let route = routes::release_by_tag(repo, tag);
+    match source.get(&route, Shape::Object).await {
+        Fetched::Failed {
+            status: 404,
+            message,
+            ..
+        } if !message.starts_with(super::api::WEB_PAGE) => Ok(None),
+        _ => by_tag(source, repo, tag).await.map(Some),
+    }
+}
+
 pub(crate) async fn by_tag<S: ApiSource>(
     source: &S,
     repo: &str,

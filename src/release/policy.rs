@@ -319,6 +319,59 @@ fn end_of_validity(v: &toml::value::Datetime) -> std::result::Result<u64, Reason
     u64::try_from(secs).map_err(|_| "before 1970".into())
 }
 
+type Spanned<T> = toml::Spanned<T>;
+
+/// `require_log`, `log_vkey`, `witnesses` and `witness_threshold`, checked together.
+fn log_requirement(
+    require: &Option<Spanned<bool>>,
+    vkey: &Option<Spanned<String>>,
+    witnesses: &[Spanned<String>],
+    threshold: &Option<Spanned<u64>>,
+) -> std::result::Result<Option<super::logged::LogRequirement>, (std::ops::Range<usize>, String)> {
+    use crate::tlog::{parse_vkey, parse_witness_vkey, LogTrust};
+    let required = require.as_ref().is_some_and(|r| *r.get_ref());
+    let Some(vkey) = vkey else {
+        return match (required, require, witnesses.first()) {
+            (true, Some(r), _) => Err((
+                r.span(),
+                "require_log = true needs log_vkey, the log's verifier key".into(),
+            )),
+            (_, _, Some(w)) => Err((
+                w.span(),
+                "witnesses without log_vkey: witnesses cosign a log's checkpoints".into(),
+            )),
+            _ => Ok(None),
+        };
+    };
+    let log = parse_vkey(vkey.get_ref(), "log_vkey").map_err(|e| (vkey.span(), e.to_string()))?;
+    let mut keys = Vec::new();
+    for w in witnesses {
+        keys.push(
+            parse_witness_vkey(w.get_ref(), "witnesses").map_err(|e| (w.span(), e.to_string()))?,
+        );
+    }
+    let n = threshold
+        .as_ref()
+        .map_or(keys.len() as u64, |t| *t.get_ref()) as usize;
+    let trust = LogTrust::new(log, keys, n).map_err(|e| {
+        let span = threshold.as_ref().map_or(vkey.span(), |t| t.span());
+        (
+            span,
+            e.to_string()
+                .replace("--witness-threshold", "witness_threshold")
+                .replace("--witness keys", "witnesses"),
+        )
+    })?;
+    if !required {
+        return Ok(None);
+    }
+    Ok(Some(super::logged::LogRequirement {
+        trust,
+        log: None,
+        pinned: None,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,55 +458,3 @@ mod tests {
     }
 }
 
-type Spanned<T> = toml::Spanned<T>;
-
-/// `require_log`, `log_vkey`, `witnesses` and `witness_threshold`, checked together.
-fn log_requirement(
-    require: &Option<Spanned<bool>>,
-    vkey: &Option<Spanned<String>>,
-    witnesses: &[Spanned<String>],
-    threshold: &Option<Spanned<u64>>,
-) -> std::result::Result<Option<super::logged::LogRequirement>, (std::ops::Range<usize>, String)> {
-    use crate::tlog::{parse_vkey, parse_witness_vkey, LogTrust};
-    let required = require.as_ref().is_some_and(|r| *r.get_ref());
-    let Some(vkey) = vkey else {
-        return match (required, require, witnesses.first()) {
-            (true, Some(r), _) => Err((
-                r.span(),
-                "require_log = true needs log_vkey, the log's verifier key".into(),
-            )),
-            (_, _, Some(w)) => Err((
-                w.span(),
-                "witnesses without log_vkey: witnesses cosign a log's checkpoints".into(),
-            )),
-            _ => Ok(None),
-        };
-    };
-    let log = parse_vkey(vkey.get_ref(), "log_vkey").map_err(|e| (vkey.span(), e.to_string()))?;
-    let mut keys = Vec::new();
-    for w in witnesses {
-        keys.push(
-            parse_witness_vkey(w.get_ref(), "witnesses").map_err(|e| (w.span(), e.to_string()))?,
-        );
-    }
-    let n = threshold
-        .as_ref()
-        .map_or(keys.len() as u64, |t| *t.get_ref()) as usize;
-    let trust = LogTrust::new(log, keys, n).map_err(|e| {
-        let span = threshold.as_ref().map_or(vkey.span(), |t| t.span());
-        (
-            span,
-            e.to_string()
-                .replace("--witness-threshold", "witness_threshold")
-                .replace("--witness keys", "witnesses"),
-        )
-    })?;
-    if !required {
-        return Ok(None);
-    }
-    Ok(Some(super::logged::LogRequirement {
-        trust,
-        log: None,
-        pinned: None,
-    }))
-}

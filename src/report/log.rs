@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::Report;
 use crate::markup::{markdown_code, text_value};
-use crate::tlog::{AppendReport, InitReport, LogVerifyReport, WitnessReport};
+use crate::tlog::{AppendReport, InitReport, LogVerifyReport, MonitorReport, WitnessReport};
 
 fn path(p: &std::path::Path) -> String {
     text_value(&p.display().to_string()).into_owned()
@@ -174,5 +174,73 @@ impl Report for WitnessReport {
     }
     fn exit_code(&self) -> u8 {
         WitnessReport::exit_code(self)
+    }
+}
+
+impl Report for MonitorReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        let log = text_value(&self.log);
+        if let Some(problem) = &self.problem {
+            return writeln!(w, "FAILED   log {log}: {}", text_value(problem));
+        }
+        for e in &self.entries {
+            let mut line = format!("entry {}  key {}", e.index, e.key_id);
+            if let Some(tag) = &e.tag {
+                line.push_str(&format!("  tag {}", text_value(tag)));
+            }
+            if let Some(run) = &e.run {
+                line.push_str(&format!("  {}", text_value(run)));
+            }
+            if e.problems.is_empty() {
+                writeln!(w, "OK       {line}")?;
+            } else {
+                writeln!(w, "FLAGGED  {line}: {}", text_value(&e.problems.join("; ")))?;
+            }
+        }
+        let flagged = self
+            .entries
+            .iter()
+            .filter(|e| !e.problems.is_empty())
+            .count();
+        writeln!(
+            w,
+            "log {log}: entries {} to {} read, {} of {} ({} of other repositories), {flagged} flagged",
+            self.from,
+            self.size,
+            self.entries.len(),
+            text_value(&self.repo),
+            self.other_repositories
+        )
+    }
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        for e in self.entries.iter().filter(|e| !e.problems.is_empty()) {
+            writeln!(
+                w,
+                "- **entry {}** (key `{}`): {}",
+                e.index,
+                e.key_id,
+                crate::markup::markdown_text(&e.problems.join("; "))
+            )?;
+        }
+        Ok(())
+    }
+    fn annotations(&self, w: &mut dyn Write) -> io::Result<()> {
+        for e in self.entries.iter().filter(|e| !e.problems.is_empty()) {
+            let message = format!(
+                "log entry {} (key {}): {}",
+                e.index,
+                e.key_id,
+                e.problems.join("; ")
+            );
+            writeln!(
+                w,
+                "{}",
+                crate::markup::github_annotation("error", &[], &message)
+            )?;
+        }
+        Ok(())
+    }
+    fn exit_code(&self) -> u8 {
+        MonitorReport::exit_code(self)
     }
 }

@@ -78,7 +78,6 @@ impl Entry {
         let file = field(3, "file")?.to_string();
         let sha256 = from_hex::<32>(field(4, "sha256")?)
             .ok_or_else(|| ParseError::at(4, "expected 64 hex digits"))?;
-        drop(field);
         let rest: String = lines.collect();
         let signature = SignatureFile::from_signed_lines(&rest).map_err(|e| ParseError {
             line: e.line.map(|l| l + 3),

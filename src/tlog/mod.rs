@@ -6,11 +6,13 @@
 
 pub(crate) mod entry;
 pub(crate) mod log;
+pub(crate) mod monitor;
 pub(crate) mod note;
 pub(crate) mod ops;
 pub(crate) mod proof;
 pub(crate) mod tiles;
 
+pub use monitor::{monitor, MonitorReport, MonitorRequest};
 pub use ops::{
     append_release, check_log_key, init, parse_vkey, parse_witness_vkey, verify_log, witness,
     witness_key, AppendReport, InitReport, LogKey, LogTrust, LogVerifyReport, Signers,

@@ -350,7 +350,11 @@ fn already_logged(
         Error::Refused(format!("{name}: {e}; remove it to log the signature again"))
     })?;
     let current = log::read_checkpoint(store, policy).map_err(|e| Error::Refused(e.to_string()))?;
-    log::check_consistency(store, &cp, &current).map_err(|e| Error::Refused(e.to_string()))?;
+    log::check_consistency(store, &cp, &current).map_err(|e| {
+        Error::Refused(format!(
+            "{name}: {e}: it is not a proof of this log; remove it to log the signature here"
+        ))
+    })?;
     Ok(Some(parsed.index))
 }
 

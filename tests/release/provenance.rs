@@ -397,3 +397,183 @@ async fn a_cosignature_s_run_is_checked_against_github_too() {
         format!("OK    got/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  co-signed by {bob}  tag v1.2.3  run 555\nOK    got/app  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555\nOK    {PROVENANCE}  the run and the uploads match GitHub's records\nFAIL  got/SHA256SUMS.{bob}.minisig (run 556 (attempt 1) of .github/workflows/release.yml in environment release)  the signature names .github/workflows/release.yml, but run 556 ran .github/workflows/nightly.yml; no deployment to environment release for commit {COMMIT} points at run 556: its protection rules were not shown to pass\n3 verified, 1 failed, 0 errors\n")
     );
 }
+
+/// Issue 38: `warden log monitor` flags exactly the entry no release run made — a laptop
+/// signature that was logged — against a local server standing for GitHub.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
+    let t = tempfile::tempdir().unwrap();
+    let secrets = tempfile::tempdir().unwrap();
+    let log_key = secrets.path().join("log.key");
+    let out = run(warden(t.path())
+        .args([
+            "log",
+            "init",
+            "log",
+            "--origin",
+            "example.org/log",
+            "--format",
+            "json",
+            "--log-key",
+        ])
+        .arg(&log_key))
+    .expect(0);
+    let vkey = serde_json::from_str::<Value>(&out.stdout).unwrap()["vkey"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let vkey_text = vkey.clone();
+    demo_keys(t.path());
+    write(&t.path().join("dist/app"), b"the app");
+    let log_flags = ["--log", "log", "--log-key", log_key.to_str().unwrap()];
+    // The release job: run 555 signs and logs.
+    let mut cmd = warden(t.path());
+    cmd.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_RUN_ID", "555")
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env("GITHUB_WORKFLOW_REF", WORKFLOW_REF)
+        .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+        .args([
+            "sign",
+            "dist",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--commit",
+            COMMIT,
+        ])
+        .args(log_flags);
+    run(&mut cmd).expect(0);
+    // A laptop with the key: the same tag, other bytes, logged (so it verifies with --require-log).
+    write(&t.path().join("laptop/app"), b"a backdoored app");
+    run(warden(t.path())
+        .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+        .args([
+            "sign",
+            "laptop",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v1.2.3",
+            "--repo",
+            "o/r",
+            "--commit",
+            COMMIT,
+        ])
+        .args(log_flags))
+    .expect(0);
+    let records = good_records(&t.path().join("dist"));
+    let (api, _storage) = serve(&records).await;
+    let (dir, uri) = (t.path().to_path_buf(), api.uri());
+    let state = secrets.path().join("monitor-state");
+    let monitor = move |state: std::path::PathBuf| {
+        let (dir, uri, vkey) = (dir.clone(), uri.clone(), vkey.clone());
+        async move {
+            tokio::task::spawn_blocking(move || {
+                run(warden(&dir)
+                    .args([
+                        "log",
+                        "monitor",
+                        "log",
+                        "--repo",
+                        "o/r",
+                        "--log-vkey",
+                        &vkey,
+                        "--api-url",
+                        &uri,
+                        "--state",
+                    ])
+                    .arg(&state))
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let out = monitor(state.clone()).await.expect(1);
+    assert_eq!(
+        out.stdout,
+        "\
+OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml
+FLAGGED  entry 1  key 8F457D1A3C3B50B5  tag v1.2.3: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key)
+log log: entries 0 to 2 read, 2 of o/r (0 of other repositories), 1 flagged
+"
+    );
+    assert!(
+        !state.exists(),
+        "a flagged entry does not advance the monitor's state"
+    );
+
+    // A log holding only the release run's entry: nothing flagged, and the state advances.
+    let out = run(warden(t.path())
+        .args([
+            "log",
+            "init",
+            "good-log",
+            "--origin",
+            "example.org/log",
+            "--log-key",
+        ])
+        .arg(&log_key))
+    .expect(0);
+    assert!(
+        out.stdout
+            .starts_with("log         good-log  (empty: checkpoint of size 0)\n"),
+        "{}",
+        out.stdout
+    );
+    // One proof file per signature: the proof of `log` gives way to one of `good-log`.
+    std::fs::remove_file(t.path().join("dist/SHA256SUMS.log-proof")).unwrap();
+    run(warden(t.path())
+        .args([
+            "log",
+            "append",
+            "good-log",
+            "--release",
+            "dist",
+            "--log-key",
+        ])
+        .arg(&log_key))
+    .expect(0);
+    let good = |state: std::path::PathBuf| {
+        let (dir, uri) = (t.path().to_path_buf(), api.uri());
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let vkey = std::fs::read_to_string(dir.join("log.vkey")).unwrap();
+                run(warden(&dir)
+                    .args([
+                        "log",
+                        "monitor",
+                        "good-log",
+                        "--repo",
+                        "o/r",
+                        "--log-vkey",
+                        vkey.trim(),
+                        "--api-url",
+                        &uri,
+                        "--state",
+                    ])
+                    .arg(&state))
+            })
+            .await
+            .unwrap()
+        }
+    };
+    std::fs::write(t.path().join("log.vkey"), &vkey_text).unwrap();
+    let out = good(state.clone()).await.expect(0);
+    assert_eq!(
+        out.stdout,
+        "OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml\nlog good-log: entries 0 to 1 read, 1 of o/r (0 of other repositories), 0 flagged\n"
+    );
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        std::fs::read(t.path().join("good-log/checkpoint")).unwrap()
+    );
+    let out = good(state.clone()).await.expect(0);
+    assert_eq!(
+        out.stdout,
+        "log good-log: entries 1 to 1 read, 0 of o/r (0 of other repositories), 0 flagged\n"
+    );
+}

@@ -972,7 +972,16 @@ async fn a_published_release_s_log_proof_is_read_from_its_assets() {
     let t = tempfile::tempdir().unwrap();
     let secrets = tempfile::tempdir().unwrap();
     let out = run(warden(t.path())
-        .args(["log", "init", "log", "--origin", "example.org/log", "--format", "json", "--log-key"])
+        .args([
+            "log",
+            "init",
+            "log",
+            "--origin",
+            "example.org/log",
+            "--format",
+            "json",
+            "--log-key",
+        ])
         .arg(secrets.path().join("log.key")))
     .expect(0);
     let vkey = serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()["vkey"]
@@ -981,7 +990,9 @@ async fn a_published_release_s_log_proof_is_read_from_its_assets() {
         .to_string();
     let unlogged = signed_release(t.path());
     let (api, _storage) = servers(&unlogged, COMMIT).await;
-    let out = verify_release(t.path(), &api, &["--require-log", "--log-vkey", &vkey]).await.expect(1);
+    let out = verify_release(t.path(), &api, &["--require-log", "--log-vkey", &vkey])
+        .await
+        .expect(1);
     assert_eq!(
         out.stdout,
         "\
@@ -998,7 +1009,9 @@ FAIL  app.tar.gz  not downloaded: SHA256SUMS does not verify (signature by key 8
     let logged = release_files(&t.path().join("dist"));
     assert_eq!(logged.len(), unlogged.len() + 1);
     let (api, _storage) = servers(&logged, COMMIT).await;
-    let out = verify_release(t.path(), &api, &["--require-log", "--log-vkey", &vkey]).await.expect(0);
+    let out = verify_release(t.path(), &api, &["--require-log", "--log-vkey", &vkey])
+        .await
+        .expect(0);
     assert_eq!(
         out.stdout,
         "\

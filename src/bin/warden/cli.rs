@@ -980,6 +980,38 @@ pub(crate) enum LogCommand {
     Verify(LogVerifyArgs),
     Witness(LogWitnessArgs),
     WitnessKey(LogWitnessKeyArgs),
+    Monitor(LogMonitorArgs),
+}
+
+/// Read the entries appended since the last run (--state), check the log grew append-only, and
+/// check each entry of --repo against GitHub's records: the run it binds exists and ran the
+/// bound workflow for that tag and commit, and the release holds the signed file with that
+/// digest. An entry no release run made is reported with its index and run, exit 1.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example (a scheduled workflow):\n  warden log monitor releases-log --log-vkey \"$(cat log.vkey)\" --repo owner/name --state monitor-state/checkpoint\n\nExit status: 0 every entry is backed by a release run, 1 one is not (or the log forked), 2 bad input or an API that refused."
+)]
+pub(crate) struct LogMonitorArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(long, value_name = "VKEY")]
+    pub log_vkey: String,
+    #[arg(long = "witness", value_name = "VKEY")]
+    pub witnesses: Vec<String>,
+    #[arg(long, value_name = "N", requires = "witnesses")]
+    pub witness_threshold: Option<usize>,
+    /// The repository whose entries are checked (others are counted, not judged).
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: String,
+    /// The last checkpoint verified: only newer entries are read, and the log must extend it.
+    /// Advanced when nothing is flagged.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// GitHub's API [default: $GITHUB_API_URL, else https://api.github.com].
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
 }
 
 /// Create an empty log in DIR, signed by the key in --log-key (created when FILE does not

@@ -19,6 +19,17 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
         LogCommand::Append(args) => append(&args, ctx, out),
         LogCommand::Verify(args) => verify(&args, ctx, out),
         LogCommand::Witness(args) => witness(&args, ctx, out),
+        LogCommand::Monitor(args) => {
+            let req = tlog::MonitorRequest {
+                log: args.dir.clone(),
+                trust: trust(&args.log_vkey, &args.witnesses, args.witness_threshold)?,
+                repo: args.repo.clone(),
+                state: args.state.clone(),
+            };
+            let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+            let report = tlog::monitor(&session, &req)?;
+            ctx.emit(out, &report, args.format.into(), false)
+        }
         LogCommand::WitnessKey(args) => {
             let report = tlog::witness_key(&args.file, &args.name)?;
             ctx.emit(out, &report, args.format.into(), false)

@@ -1,0 +1,268 @@
+//! `warden log monitor`: reads the entries appended since its last run, checks that the log
+//! grew append-only, and checks each entry against GitHub's records: the run it binds exists
+//! and ran the bound workflow for that tag and commit, and the release of that tag holds the
+//! signed file with that digest. An entry that no release run made — a laptop signature that
+//! was logged, a stolen key — is reported with its index and run.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use tlog_tiles::stored_hash_index;
+
+use super::entry::Entry;
+use super::log::{self, LogError};
+use super::note::VerifiedCheckpoint;
+use super::ops::LogTrust;
+use super::tiles::{DirStore, Store, Tiles, TreeReader, TILE_WIDTH};
+use crate::error::{Error, Result};
+use crate::files::{atomic, guarded};
+use crate::github::api::ApiSource;
+use crate::github::session::Session;
+use crate::release::provenance::{judge_run, RunPolicy, Signed};
+
+/// What to monitor.
+pub struct MonitorRequest {
+    pub log: PathBuf,
+    pub trust: LogTrust,
+    /// `OWNER/NAME`: entries of other repositories are counted, not judged.
+    pub repo: String,
+    /// The last checkpoint this monitor verified (`--state FILE`), advanced when nothing is flagged.
+    pub state: Option<PathBuf>,
+}
+
+/// One entry as the monitor judged it.
+#[derive(Debug, Serialize)]
+pub(crate) struct EntryVerdict {
+    pub(crate) index: u64,
+    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    pub(crate) key_id: crate::release::KeyId,
+    pub(crate) tag: Option<String>,
+    pub(crate) run: Option<String>,
+    /// Empty: a release run of the repository made it, and the release holds what it signed.
+    pub(crate) problems: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MonitorReport {
+    pub(crate) log: String,
+    pub(crate) repo: String,
+    /// The entries read: `from` (the size last seen) up to `size`.
+    pub(crate) from: u64,
+    pub(crate) size: u64,
+    pub(crate) entries: Vec<EntryVerdict>,
+    /// Entries of other repositories, passed over.
+    pub(crate) other_repositories: u64,
+    /// The log itself failed: a fork, a bad signature.
+    pub(crate) problem: Option<String>,
+}
+
+impl MonitorReport {
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.problem.is_some() || self.entries.iter().any(|e| !e.problems.is_empty()))
+    }
+}
+
+/// Monitors the log of `req` against GitHub through `session`.
+pub fn monitor(session: &Session, req: &MonitorRequest) -> Result<MonitorReport> {
+    let got = session.block_on(monitor_with(session.api(), req));
+    session.check_api()?;
+    got
+}
+
+fn failed(report: &mut MonitorReport, e: LogError) -> Result<()> {
+    match e {
+        LogError::Input(e) => Err(e),
+        LogError::Failed(why) => {
+            report.problem = Some(why.to_string());
+            Ok(())
+        }
+    }
+}
+
+pub(crate) async fn monitor_with<S: ApiSource>(
+    source: &S,
+    req: &MonitorRequest,
+) -> Result<MonitorReport> {
+    let store = DirStore {
+        root: req.log.clone(),
+    };
+    let mut report = MonitorReport {
+        log: req.log.display().to_string(),
+        repo: req.repo.clone(),
+        from: 0,
+        size: 0,
+        entries: Vec::new(),
+        other_repositories: 0,
+        problem: None,
+    };
+    let current = match log::read_checkpoint(&store, &req.trust.policy) {
+        Ok(cp) => cp,
+        Err(e) => return failed(&mut report, e).map(|_| report),
+    };
+    report.size = current.size;
+    let last = match &req.state {
+        Some(path) if std::fs::symlink_metadata(path).is_ok() => {
+            let bytes =
+                guarded::read_small_file(path, super::note::MAX_CHECKPOINT_BYTES, "a checkpoint")?;
+            let mut policy = req.trust.policy.clone();
+            policy.threshold = 0;
+            match log::checked_checkpoint(bytes.as_bytes(), &path.display().to_string(), &policy) {
+                Ok(cp) => Some(cp),
+                Err(e) => return failed(&mut report, e).map(|_| report),
+            }
+        }
+        _ => None,
+    };
+    if let Some(last) = &last {
+        report.from = last.size;
+        if let Err(e) = log::check_consistency(&store, last, &current) {
+            failed(&mut report, e)?;
+            return Ok(report);
+        }
+    }
+    for (index, entry) in new_entries(&store, &current, report.from)? {
+        let tc = &entry.signature.trusted_comment;
+        let repo = tc.value("repo").ok().flatten().map(str::to_string);
+        if repo
+            .as_deref()
+            .is_some_and(|r| !r.eq_ignore_ascii_case(&req.repo))
+        {
+            report.other_repositories += 1;
+            continue;
+        }
+        report
+            .entries
+            .push(judge_entry(source, &req.repo, index, &entry).await?);
+    }
+    if let (Some(path), 0) = (&req.state, report.exit_code()) {
+        atomic::write_atomic(path, &current.note, 0o644, true)?;
+    }
+    Ok(report)
+}
+
+/// The entries `from..` of the tree of `cp`, each checked against its leaf hash.
+fn new_entries(store: &DirStore, cp: &VerifiedCheckpoint, from: u64) -> Result<Vec<(u64, Entry)>> {
+    let tiles = Tiles::new(store);
+    let reader = TreeReader::new(cp.size, cp.root, &tiles);
+    let mut out = Vec::new();
+    let mut n = from / TILE_WIDTH;
+    while n * TILE_WIDTH < cp.size {
+        let first = n * TILE_WIDTH;
+        let width = (cp.size - first).min(TILE_WIDTH) as u32;
+        let bundle = tiles.bundle(n, width)?;
+        let indexes: Vec<u64> = (first..first + u64::from(width))
+            .map(|i| stored_hash_index(0, i))
+            .collect();
+        let leaves = tlog_tiles::HashReader::read_hashes(&reader, &indexes).map_err(|e| {
+            tiles.error.borrow_mut().take().unwrap_or_else(|| {
+                Error::Refused(format!(
+                    "the log's tiles do not hash to its checkpoint: {e}"
+                ))
+            })
+        })?;
+        for (k, bytes) in bundle.iter().enumerate() {
+            let index = first + k as u64;
+            if index < from {
+                continue;
+            }
+            if tlog_tiles::record_hash(bytes) != leaves[k] {
+                return Err(Error::Refused(format!(
+                    "entry {index} of the log does not hash to its leaf: altered entry bundle"
+                )));
+            }
+            let entry = Entry::parse(bytes).map_err(|e| {
+                e.in_origin(format!("{}: entry {index}", store.name("tile/entries")))
+            })?;
+            out.push((index, entry));
+        }
+        n += 1;
+    }
+    Ok(out)
+}
+
+/// Whether a release run of `repo` made `entry`, by GitHub's records.
+async fn judge_entry<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    index: u64,
+    entry: &Entry,
+) -> Result<EntryVerdict> {
+    let tc = &entry.signature.trusted_comment;
+    let tag = tc.value("tag").ok().flatten().map(str::to_string);
+    let commit = tc.value("commit").ok().flatten().map(str::to_string);
+    let timestamp = tc
+        .value("timestamp")
+        .ok()
+        .flatten()
+        .and_then(|t| t.parse().ok());
+    let mut verdict = EntryVerdict {
+        index,
+        key_id: entry.key.key_id,
+        tag: tag.clone(),
+        run: None,
+        problems: Vec::new(),
+    };
+    let binding = match tc.run() {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            verdict.problems.push("its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key)".into());
+            return Ok(verdict);
+        }
+        Err(why) => {
+            verdict
+                .problems
+                .push(format!("its run binding does not parse: {why}"));
+            return Ok(verdict);
+        }
+    };
+    verdict.run = Some(binding.to_string());
+    let Some(tag) = tag else {
+        verdict
+            .problems
+            .push("its trusted comment binds no tag: no release can back it".into());
+        return Ok(verdict);
+    };
+    let evidence = crate::github::runs::evidence(source, repo, &binding, None)
+        .await
+        .map_err(|e| Error::Api(e.to_string()))?;
+    let signed = Signed {
+        binding: &binding,
+        timestamp,
+        commit: commit.as_deref(),
+        repo,
+        tag: &tag,
+    };
+    verdict
+        .problems
+        .extend(judge_run(&signed, &evidence, &RunPolicy::default()));
+    match crate::github::releases::by_tag_if_any(source, repo, &tag).await? {
+        None => verdict
+            .problems
+            .push(format!("{repo} has no release {tag}")),
+        Some((release, _)) => match release.assets.iter().find(|a| a.name == entry.file) {
+            None => verdict
+                .problems
+                .push(format!("release {tag} has no {}", entry.file)),
+            Some(asset) => {
+                let digest = match &asset.digest {
+                    Some(d) => d.clone(),
+                    None => {
+                        let bytes =
+                            crate::github::releases::asset_bytes(source, repo, asset, 256 << 20)
+                                .await
+                                .map_err(|e| Error::Api(e.to_string()))?;
+                        crate::util::to_hex(&crate::release::hash::hash_bytes(&bytes).sha256)
+                    }
+                };
+                let logged = crate::util::to_hex(&entry.sha256);
+                if digest != logged {
+                    verdict.problems.push(format!(
+                        "release {tag}'s {} has SHA-256 {digest}, the entry signed {logged}",
+                        entry.file
+                    ));
+                }
+            }
+        },
+    }
+    Ok(verdict)
+}
