@@ -25,12 +25,12 @@ pub mod files;
 pub mod github;
 pub mod hive;
 pub mod known_issues;
+pub mod log_monitor;
 pub mod markup;
 pub mod published;
 pub mod release;
 pub mod repo_check;
 pub mod report;
-pub mod tlog;
 pub mod util;
 mod yaml;
 

@@ -11,11 +11,11 @@ use crate::github::api::ApiSource;
 use crate::github::releases::{self, Asset, Release, ReleaseSource};
 use crate::release::binding::ReleaseIdentity;
 use crate::release::hash::Progress;
+use crate::release::names::PROOF_SUFFIX;
 use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
 use crate::release::trusted_keys::TrustedKeys;
 use crate::release::verdict::{self, ReleaseEvidence, ReleaseVerdict};
 use crate::release::verify::{AssetBytes, Published, VerifyOptions, VerifyReport};
-use crate::tlog::proof::PROOF_SUFFIX;
 
 /// The most a checksum list or a signature of a published release may be: read whole, and kept
 /// in a snapshot as one answer.
@@ -164,7 +164,7 @@ async fn read_small<S: ApiSource>(
         let cap = if a.name.ends_with(SIGNATURE_SUFFIX) {
             SIGNATURE_CAP
         } else if a.name.ends_with(PROOF_SUFFIX) {
-            crate::tlog::proof::MAX_PROOF_BYTES
+            crate::release::tlog::proof::MAX_PROOF_BYTES
         } else {
             LIST_CAP
         };

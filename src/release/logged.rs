@@ -6,22 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use super::trust::{Candidate, Cause, Rejected, SignatureFiles};
-use crate::tlog::entry::Entry;
-use crate::tlog::log::{self, LogError};
-use crate::tlog::note::VerifiedCheckpoint;
-use crate::tlog::ops::{proof_path, LogTrust};
-use crate::tlog::proof::LogProof;
-use crate::tlog::tiles::DirStore;
-
-/// What `--require-log` asks of a release.
-#[derive(Clone, Debug)]
-pub struct LogRequirement {
-    pub trust: LogTrust,
-    /// The log itself (`--log DIR`): consistency, and what an entry that differs says.
-    pub log: Option<PathBuf>,
-    /// An earlier checkpoint (`--checkpoint FILE`) the log must extend.
-    pub pinned: Option<PathBuf>,
-}
+use crate::release::tlog::entry::Entry;
+use crate::release::tlog::log::{self, LogError};
+use crate::release::tlog::note::VerifiedCheckpoint;
+use crate::release::tlog::proof::proof_path;
+use crate::release::tlog::proof::LogProof;
+use crate::release::tlog::tiles::DirStore;
+use crate::release::tlog::trust::LogRequirement;
 
 fn unlogged(why: String) -> Rejected {
     (Cause::Unlogged, why)

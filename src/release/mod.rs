@@ -22,6 +22,7 @@ pub(crate) mod rotation;
 pub(crate) mod sign;
 pub(crate) mod signature;
 mod statement;
+pub mod tlog;
 mod trust;
 pub(crate) mod trusted_keys;
 pub(crate) mod verdict;
@@ -37,11 +38,11 @@ pub use keys::{
     secret_key_protection, KeyId, Password, PublicKey, SecretKey, SecretKeyProtection,
     SecretKeyText,
 };
-pub use logged::LogRequirement;
 pub use provenance::RunBinding;
 pub use revocation::{install as install_revocation, revoke, RevokeOptions};
 pub use rotation::{rotate, RotateOptions};
 pub use sign::{sign, ChecksumsTarget, SignOptions};
 pub use signature::SignatureFile;
+pub use tlog::LogRequirement;
 pub use trusted_keys::{list as list_keys, TrustedKeys};
 pub use verify::{verify, Only, VerifyOptions, VerifyReport};

@@ -8,6 +8,10 @@ use crate::files::atomic::TEMP_PREFIX;
 /// What minisign appends to an artifact's name for its signature.
 pub(crate) const SIGNATURE_SUFFIX: &str = ".minisig";
 
+/// The suffix of a log proof beside the signature it proves (`SHA256SUMS.log-proof` for
+/// `SHA256SUMS.minisig`, `SHA256SUMS.<KEYID>.log-proof` for a co-signature).
+pub(crate) const PROOF_SUFFIX: &str = ".log-proof";
+
 /// The checksum list `warden sign` writes and `warden verify` reads by default.
 pub(crate) const CHECKSUMS_NAME: &str = "SHA256SUMS";
 
@@ -38,7 +42,7 @@ pub(crate) fn cosigned_file(name: &str) -> Option<(&str, super::keys::KeyId)> {
 /// files.
 pub(crate) fn is_release_candidate(name: &str) -> bool {
     !name.ends_with(SIGNATURE_SUFFIX)
-        && !name.ends_with(crate::tlog::proof::PROOF_SUFFIX)
+        && !name.ends_with(PROOF_SUFFIX)
         && !name.starts_with('.')
         && !name.starts_with(TEMP_PREFIX)
 }

@@ -71,7 +71,7 @@ pub(crate) struct Policy {
     pub(crate) run: super::provenance::RunPolicy,
     /// `require_log = true`: the log every counted signature must be in.
     #[serde(skip)]
-    pub(crate) log: Option<super::logged::LogRequirement>,
+    pub(crate) log: Option<super::tlog::LogRequirement>,
 }
 
 impl Default for Policy {
@@ -327,8 +327,8 @@ fn log_requirement(
     vkey: &Option<Spanned<String>>,
     witnesses: &[Spanned<String>],
     threshold: &Option<Spanned<u64>>,
-) -> std::result::Result<Option<super::logged::LogRequirement>, (std::ops::Range<usize>, String)> {
-    use crate::tlog::{parse_vkey, parse_witness_vkey, LogTrust};
+) -> std::result::Result<Option<super::tlog::LogRequirement>, (std::ops::Range<usize>, String)> {
+    use crate::release::tlog::{parse_vkey, parse_witness_vkey, LogTrust};
     let required = require.as_ref().is_some_and(|r| *r.get_ref());
     let Some(vkey) = vkey else {
         return match (required, require, witnesses.first()) {
@@ -365,7 +365,7 @@ fn log_requirement(
     if !required {
         return Ok(None);
     }
-    Ok(Some(super::logged::LogRequirement {
+    Ok(Some(super::tlog::LogRequirement {
         trust,
         log: None,
         pinned: None,
@@ -457,4 +457,3 @@ mod tests {
         }
     }
 }
-

@@ -32,7 +32,7 @@ use crate::util::{cores_to_spare, parallel_map};
 /// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
 const SUMS_CAP: u64 = 256 << 20;
 
-use crate::tlog::proof::PROOF_SUFFIX;
+use crate::release::names::PROOF_SUFFIX;
 
 #[derive(Clone, Debug, Default)]
 pub struct VerifyOptions {
@@ -64,7 +64,7 @@ pub struct VerifyOptions {
     /// Bytes hashed so far, for a progress display.
     pub progress: Option<super::hash::Progress>,
     /// `--require-log`: every counted signature of the checksum list must be in this log.
-    pub log: Option<super::logged::LogRequirement>,
+    pub log: Option<super::tlog::LogRequirement>,
 }
 
 impl VerifyOptions {
@@ -561,7 +561,7 @@ fn run_job(
 pub(crate) fn log_requirement<'a>(
     opts: &'a VerifyOptions,
     keys: &'a TrustedKeys,
-) -> Option<&'a super::logged::LogRequirement> {
+) -> Option<&'a super::tlog::LogRequirement> {
     opts.log.as_ref().or(keys.policy().log.as_ref())
 }
 

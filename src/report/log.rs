@@ -3,8 +3,9 @@
 use std::io::{self, Write};
 
 use super::Report;
+use crate::log_monitor::MonitorReport;
 use crate::markup::{markdown_code, text_value};
-use crate::tlog::{AppendReport, InitReport, LogVerifyReport, MonitorReport, WitnessReport};
+use crate::release::tlog::{AppendReport, InitReport, LogVerifyReport, WitnessReport};
 
 fn path(p: &std::path::Path) -> String {
     text_value(&p.display().to_string()).into_owned()

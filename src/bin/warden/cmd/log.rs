@@ -4,8 +4,10 @@ use std::io::Write;
 use std::path::Path;
 
 use release_warden::files::{read_small_file, SMALL_FILE_CAP};
-use release_warden::release::{LogRequirement, TrustedKeys};
-use release_warden::tlog::{self, LogKey, LogTrust, Signers, VerifierKeyArg, WitnessKey};
+use release_warden::release::tlog::{
+    self, LogKey, LogRequirement, LogTrust, Signers, VerifierKeyArg, WitnessKey,
+};
+use release_warden::release::TrustedKeys;
 
 use crate::cli::{LogAppendArgs, LogCommand, LogVerifyArgs, LogWitnessArgs, RequireLogArgs};
 use crate::context::Context;
@@ -20,14 +22,14 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
         LogCommand::Verify(args) => verify(&args, ctx, out),
         LogCommand::Witness(args) => witness(&args, ctx, out),
         LogCommand::Monitor(args) => {
-            let req = tlog::MonitorRequest {
+            let req = release_warden::log_monitor::MonitorRequest {
                 log: args.dir.clone(),
                 trust: trust(&args.log_vkey, &args.witnesses, args.witness_threshold)?,
                 repo: args.repo.clone(),
                 state: args.state.clone(),
             };
             let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
-            let report = tlog::monitor(&session, &req)?;
+            let report = release_warden::log_monitor::monitor(&session, &req)?;
             ctx.emit(out, &report, args.format.into(), false)
         }
         LogCommand::WitnessKey(args) => {

@@ -34,7 +34,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     let log = match &args.log {
         Some(dir) => {
             let key = super::log::log_key(args.log_key.as_deref(), args.log_key_env.as_deref())?;
-            release_warden::tlog::check_log_key(dir, &key)?;
+            release_warden::release::tlog::check_log_key(dir, &key)?;
             Some((dir.clone(), key))
         }
         None => None,
@@ -80,8 +80,8 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         anyhow::anyhow!("--log logs the checksum list's signature: this run wrote no checksum list")
     })?;
     let public = key.public_key();
-    let signer = release_warden::tlog::Signers::Key(&public);
-    let logged = release_warden::tlog::append_release(&dir, &log_key, sums, signer)?;
+    let signer = release_warden::release::tlog::Signers::Key(&public);
+    let logged = release_warden::release::tlog::append_release(&dir, &log_key, sums, signer)?;
     match args.format {
         // One JSON document: what was signed, and where it went in the log.
         TextOrJson::Json => {

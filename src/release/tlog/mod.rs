@@ -2,19 +2,19 @@
 //! C2SP signed notes, witnesses' cosignatures): every signature a release counts is public in an
 //! append-only log, or refused. `entry` is what one signature records, `proof` the file beside a
 //! signature that proves it is logged, `note` the log's and witnesses' keys and checkpoints,
-//! `tiles` the static files, `log` a log in a folder.
+//! `tiles` the static files, `log` a log in a folder, `trust` who a verifier trusts for
+//! a log, `ops` the commands.
 
 pub(crate) mod entry;
 pub(crate) mod log;
-pub(crate) mod monitor;
 pub(crate) mod note;
 pub(crate) mod ops;
 pub(crate) mod proof;
 pub(crate) mod tiles;
+pub(crate) mod trust;
 
-pub use monitor::{monitor, MonitorReport, MonitorRequest};
 pub use ops::{
-    append_release, check_log_key, init, parse_vkey, parse_witness_vkey, verify_log, witness,
-    witness_key, AppendReport, InitReport, LogKey, LogTrust, LogVerifyReport, Signers,
-    VerifierKeyArg, WitnessKey, WitnessReport,
+    append_release, check_log_key, init, verify_log, witness, witness_key, AppendReport,
+    InitReport, LogKey, LogVerifyReport, Signers, WitnessKey, WitnessReport,
 };
+pub use trust::{parse_vkey, parse_witness_vkey, LogRequirement, LogTrust, VerifierKeyArg};

@@ -1,5 +1,5 @@
 //! The log's static files (C2SP tlog-tiles): `checkpoint`, hash tiles `tile/<L>/<N>[.p/<W>]`
-//! and entry bundles `tile/entries/<N>[.p/<W>]`, read from a folder or a URL prefix. The tree
+//! and entry bundles `tile/entries/<N>[.p/<W>]`, read from a folder. The tree
 //! arithmetic is `tlog_tiles`' (a port of Go's sumdb/tlog); its `Tile::path` is the Go sumdb
 //! form (`tile/8/…`), so the C2SP paths are made here.
 

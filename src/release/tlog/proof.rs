@@ -8,7 +8,11 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use tlog_tiles::Hash;
 
+use std::path::{Path, PathBuf};
+
 use crate::error::ParseError;
+pub(crate) use crate::release::names::PROOF_SUFFIX;
+use crate::release::names::SIGNATURE_SUFFIX;
 
 const VERSION: &str = "c2sp.org/tlog-proof@v1";
 /// A tree of 2^48 entries needs 48 hashes; more is not a proof.
@@ -16,9 +20,12 @@ const MAX_PROOF_HASHES: usize = 63;
 /// A proof file is its hashes and one checkpoint.
 pub(crate) const MAX_PROOF_BYTES: u64 = 128 * 1024;
 
-/// The suffix of a proof beside the signature it proves (`SHA256SUMS.log-proof` for
-/// `SHA256SUMS.minisig`, `SHA256SUMS.<KEYID>.log-proof` for a co-signature).
-pub(crate) const PROOF_SUFFIX: &str = ".log-proof";
+/// The proof file beside a signature (`X.minisig` → `X.log-proof`).
+pub(crate) fn proof_path(signature: &Path) -> PathBuf {
+    let s = signature.to_string_lossy();
+    let stem = s.strip_suffix(SIGNATURE_SUFFIX).unwrap_or(&s);
+    PathBuf::from(format!("{stem}{PROOF_SUFFIX}"))
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LogProof {

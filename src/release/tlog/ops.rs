@@ -1,5 +1,6 @@
-//! The log commands as library calls: `log init`, appending a release's signatures (`sign
-//! --log`, `log append`) and checking a whole log (`log verify`).
+//! The log commands as library calls: `log init` and `log witness-key`, appending a release's
+//! signatures (`sign --log`, `log append`), checking a whole log (`log verify`) and cosigning
+//! its checkpoint as a witness (`log witness`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,9 +10,11 @@ use zeroize::Zeroizing;
 
 use super::entry::Entry;
 use super::log::{self, LogError};
-use super::note::{CheckpointPolicy, KeyRole, NoteSigner, VerifierKey};
-use super::proof::{LogProof, MAX_PROOF_BYTES, PROOF_SUFFIX};
+use super::note::{CheckpointPolicy, KeyRole, NoteSigner};
+use super::proof::proof_path;
+use super::proof::{LogProof, MAX_PROOF_BYTES};
 use super::tiles::DirStore;
+use super::trust::{LogTrust, VerifierKeyArg};
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded, paths};
 use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
@@ -136,13 +139,6 @@ pub fn witness_key(key_file: &Path, name: &str) -> Result<InitReport> {
         vkey: key.public().to_string(),
         created_key: Some(key_file.to_path_buf()),
     })
-}
-
-/// The proof file beside a signature (`X.minisig` → `X.log-proof`).
-pub(crate) fn proof_path(signature: &Path) -> PathBuf {
-    let s = signature.to_string_lossy();
-    let stem = s.strip_suffix(SIGNATURE_SUFFIX).unwrap_or(&s);
-    PathBuf::from(format!("{stem}{PROOF_SUFFIX}"))
 }
 
 /// One signature the append logged, or passed over.
@@ -350,10 +346,11 @@ fn already_logged(
         Error::Refused(format!("{name}: {e}; remove it to log the signature again"))
     })?;
     let current = log::read_checkpoint(store, policy).map_err(|e| Error::Refused(e.to_string()))?;
-    log::check_consistency(store, &cp, &current).map_err(|e| {
-        Error::Refused(format!(
-            "{name}: {e}: it is not a proof of this log; remove it to log the signature here"
-        ))
+    log::check_consistency(store, &cp, &current).map_err(|e| match e {
+        LogError::Input(e) => e,
+        LogError::Failed(why) => Error::Refused(format!(
+            "{name}: {why}: it is not a proof of this log; remove it to log the signature here"
+        )),
     })?;
     Ok(Some(parsed.index))
 }
@@ -370,52 +367,6 @@ pub struct LogVerifyReport {
 impl LogVerifyReport {
     pub fn exit_code(&self) -> u8 {
         u8::from(self.problem.is_some())
-    }
-}
-
-/// Parses a log's verifier key given with `flag`.
-pub fn parse_vkey(text: &str, flag: &str) -> Result<VerifierKeyArg> {
-    VerifierKey::parse(text, KeyRole::Log)
-        .map(VerifierKeyArg)
-        .map_err(|e| Error::Usage(format!("{flag}: {e}")))
-}
-
-/// Parses a witness's verifier key given with `flag`.
-pub fn parse_witness_vkey(text: &str, flag: &str) -> Result<VerifierKeyArg> {
-    VerifierKey::parse(text, KeyRole::Witness)
-        .map(VerifierKeyArg)
-        .map_err(|e| Error::Usage(format!("{flag}: {e}")))
-}
-
-/// A parsed verifier key.
-#[derive(Clone, Debug)]
-pub struct VerifierKeyArg(pub(crate) VerifierKey);
-
-/// Who must sign a log's checkpoints: its key and `threshold` of `witnesses`.
-#[derive(Clone, Debug)]
-pub struct LogTrust {
-    pub(crate) policy: CheckpointPolicy,
-}
-
-impl LogTrust {
-    pub fn new(
-        log: VerifierKeyArg,
-        witnesses: Vec<VerifierKeyArg>,
-        threshold: usize,
-    ) -> Result<Self> {
-        if threshold > witnesses.len() {
-            return Err(Error::Usage(format!(
-                "--witness-threshold {threshold}: only {} --witness keys are given",
-                witnesses.len()
-            )));
-        }
-        Ok(LogTrust {
-            policy: CheckpointPolicy {
-                log: log.0,
-                witnesses: witnesses.into_iter().map(|w| w.0).collect(),
-                threshold,
-            },
-        })
     }
 }
 

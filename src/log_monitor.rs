@@ -9,16 +9,16 @@ use std::path::PathBuf;
 use serde::Serialize;
 use tlog_tiles::stored_hash_index;
 
-use super::entry::Entry;
-use super::log::{self, LogError};
-use super::note::VerifiedCheckpoint;
-use super::ops::LogTrust;
-use super::tiles::{DirStore, Store, Tiles, TreeReader, TILE_WIDTH};
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded};
 use crate::github::api::ApiSource;
 use crate::github::session::Session;
 use crate::release::provenance::{judge_run, RunPolicy, Signed};
+use crate::release::tlog::entry::Entry;
+use crate::release::tlog::log::{self, LogError};
+use crate::release::tlog::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
+use crate::release::tlog::tiles::{DirStore, Store, Tiles, TreeReader, TILE_WIDTH};
+use crate::release::tlog::LogTrust;
 
 /// What to monitor.
 pub struct MonitorRequest {
@@ -102,8 +102,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
     report.size = current.size;
     let last = match &req.state {
         Some(path) if std::fs::symlink_metadata(path).is_ok() => {
-            let bytes =
-                guarded::read_small_file(path, super::note::MAX_CHECKPOINT_BYTES, "a checkpoint")?;
+            let bytes = guarded::read_small_file(path, MAX_CHECKPOINT_BYTES, "a checkpoint")?;
             let mut policy = req.trust.policy.clone();
             policy.threshold = 0;
             match log::checked_checkpoint(bytes.as_bytes(), &path.display().to_string(), &policy) {

@@ -1,0 +1,63 @@
+//! Who a verifier trusts for a log: its key, the witnesses and how many of them must cosign,
+//! and what `--require-log` (or `keys/policy.toml`'s `require_log`) asks of a release.
+
+use std::path::PathBuf;
+
+use super::note::{CheckpointPolicy, KeyRole, VerifierKey};
+use crate::error::{Error, Result};
+
+/// Parses a log's verifier key given with `flag`.
+pub fn parse_vkey(text: &str, flag: &str) -> Result<VerifierKeyArg> {
+    VerifierKey::parse(text, KeyRole::Log)
+        .map(VerifierKeyArg)
+        .map_err(|e| Error::Usage(format!("{flag}: {e}")))
+}
+
+/// Parses a witness's verifier key given with `flag`.
+pub fn parse_witness_vkey(text: &str, flag: &str) -> Result<VerifierKeyArg> {
+    VerifierKey::parse(text, KeyRole::Witness)
+        .map(VerifierKeyArg)
+        .map_err(|e| Error::Usage(format!("{flag}: {e}")))
+}
+
+/// A parsed verifier key.
+#[derive(Clone, Debug)]
+pub struct VerifierKeyArg(pub(crate) VerifierKey);
+
+/// Who must sign a log's checkpoints: its key and `threshold` of `witnesses`.
+#[derive(Clone, Debug)]
+pub struct LogTrust {
+    pub(crate) policy: CheckpointPolicy,
+}
+
+impl LogTrust {
+    pub fn new(
+        log: VerifierKeyArg,
+        witnesses: Vec<VerifierKeyArg>,
+        threshold: usize,
+    ) -> Result<Self> {
+        if threshold > witnesses.len() {
+            return Err(Error::Usage(format!(
+                "--witness-threshold {threshold}: only {} --witness keys are given",
+                witnesses.len()
+            )));
+        }
+        Ok(LogTrust {
+            policy: CheckpointPolicy {
+                log: log.0,
+                witnesses: witnesses.into_iter().map(|w| w.0).collect(),
+                threshold,
+            },
+        })
+    }
+}
+
+/// What `--require-log` asks of a release.
+#[derive(Clone, Debug)]
+pub struct LogRequirement {
+    pub trust: LogTrust,
+    /// The log itself (`--log DIR`): consistency, and what an entry that differs says.
+    pub log: Option<PathBuf>,
+    /// An earlier checkpoint (`--checkpoint FILE`) the log must extend.
+    pub pinned: Option<PathBuf>,
+}
