@@ -230,3 +230,41 @@ fn the_keys_folder_s_policy_can_require_the_log() {
         assert_eq!(out.stderr, format!("warden: loading trusted keys (pass --public-key FILE or --keys-dir DIR): {why}\n"));
     }
 }
+
+#[test]
+fn two_release_jobs_appending_at_once_take_turns() {
+    let r = LogRepo::new();
+    // Eight signed, unlogged releases, then all appended at once.
+    for i in 0..8 {
+        r.release(&format!("v{i}"), false).expect(0);
+    }
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            warden(r.dir())
+                .args(["log", "append", "log", "--release", &format!("dist-v{i}"), "--log-key"])
+                .arg(r.log_key())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut indexes = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let index: u64 = stdout.strip_prefix("entry ").unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        indexes.push(index);
+    }
+    indexes.sort();
+    assert_eq!(indexes, (0..8).collect::<Vec<u64>>(), "every release logged once, none lost");
+    let out = run(warden(r.dir()).args(["log", "verify", "log", "--log-vkey", &r.vkey])).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK  log log: 8 entries, 1 tile, every entry signed by the key it names and every tile the one its entries give\n    key {}: 8 entries\n", r.key_id)
+    );
+    for i in 0..8 {
+        r.verify(&format!("dist-v{i}"), &["--log", "log"]).expect(0);
+    }
+}
