@@ -409,16 +409,26 @@ pub(crate) fn verify_all(
     let mut tree = MemoryTree::default();
     let mut keys = std::collections::BTreeMap::new();
     let bundles = cp.size.div_ceil(TILE_WIDTH);
-    for n in 0..bundles {
-        let width = (cp.size - n * TILE_WIDTH).min(TILE_WIDTH) as u32;
-        let path = tile_path(&Tile::new(HEIGHT, 0, n, width, true));
-        for (k, bytes) in tiles.bundle(n, width)?.iter().enumerate() {
-            let index = n * TILE_WIDTH + k as u64;
-            let entry = Entry::parse(bytes).map_err(|e| {
-                LogError::Failed(format!("{}: entry {index}: {e}", store.name(&path)).into())
-            })?;
-            *keys.entry(entry.key.key_id.to_string()).or_insert(0) += 1;
-            tree.push(index, bytes);
+    // Entries are checked (their signatures verified) on every core, 16 bundles at a time:
+    // memory stays at 4,096 entries whatever the log's size.
+    for first in (0..bundles).step_by(16) {
+        let mut read = Vec::new();
+        for n in first..(first + 16).min(bundles) {
+            let width = (cp.size - n * TILE_WIDTH).min(TILE_WIDTH) as u32;
+            let path = tile_path(&Tile::new(HEIGHT, 0, n, width, true));
+            for (k, bytes) in tiles.bundle(n, width)?.into_iter().enumerate() {
+                read.push((n * TILE_WIDTH + k as u64, path.clone(), bytes));
+            }
+        }
+        let parsed = crate::util::parallel_map(&read, |(index, path, bytes)| {
+            Entry::parse(bytes)
+                .map(|e| e.key.key_id.to_string())
+                .map_err(|e| format!("{}: entry {index}: {e}", store.name(path)))
+        });
+        for ((index, _, bytes), key) in read.iter().zip(parsed) {
+            let key = key.map_err(|why| LogError::Failed(why.into()))?;
+            *keys.entry(key).or_insert(0) += 1;
+            tree.push(*index, bytes);
         }
     }
     let root = tlog_tiles::tree_hash(cp.size, &tree)

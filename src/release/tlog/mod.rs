@@ -14,7 +14,7 @@ pub(crate) mod tiles;
 pub(crate) mod trust;
 
 pub use ops::{
-    append_release, check_log_key, init, verify_log, witness, witness_key, AppendReport,
+    append_release, append_synthetic, prove_entry, check_log_key, init, verify_log, witness, witness_key, AppendReport,
     InitReport, LogKey, LogVerifyReport, Signers, WitnessKey, WitnessReport,
 };
 pub use trust::{parse_vkey, parse_witness_vkey, LogRequirement, LogTrust, VerifierKeyArg};

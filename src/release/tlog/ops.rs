@@ -505,3 +505,45 @@ pub fn witness(
     report.cosignature = Some(line.trim_end().to_string());
     Ok(report)
 }
+
+/// For the benchmark: appends `n` entries signed by a fresh release key (one append per 1,000
+/// entries), so a log of 100,000 entries is built in seconds. Not a command.
+#[doc(hidden)]
+pub fn append_synthetic(dir: &Path, key: &LogKey, n: u64) -> Result<u64> {
+    use crate::release::comment::TrustedComment;
+    let pair = crate::release::keys::generate(None).map_err(|e| Error::Usage(e.to_string()))?;
+    let secret = crate::release::SecretKey::load(
+        &crate::release::SecretKeyText::new(pair.secret_box.to_string()),
+        None,
+    )
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    let mut done = 0;
+    while done < n {
+        let batch = (n - done).min(1000);
+        let entries: Vec<Entry> = (done..done + batch)
+            .map(|i| {
+                let sums = format!("{:064x}  app-{i}\n", i);
+                let digests = crate::release::hash::hash_bytes(sums.as_bytes());
+                let comment = TrustedComment::parse(&format!(
+                    "timestamp:{i}\tfile:SHA256SUMS\thashed\ttag:v{i}"
+                ))
+                .expect("a plain comment");
+                let sig = SignatureFile::sign_prehashed(&secret, &digests.blake2b512, comment);
+                Entry::new(&pair.public, "SHA256SUMS", digests.sha256, &sig).expect("a short entry")
+            })
+            .collect();
+        log::append(dir, &key.0, &entries).map_err(|e| Error::Refused(e.to_string()))?;
+        done += batch;
+    }
+    Ok(done)
+}
+
+/// For the benchmark: the inclusion proof of entry `index` of the log in `dir`, read from its
+/// tiles against its verified checkpoint; returns the proof's length.
+#[doc(hidden)]
+pub fn prove_entry(dir: &Path, trust: &LogTrust, index: u64) -> Result<usize> {
+    let store = DirStore { root: dir.to_path_buf() };
+    let cp = log::read_checkpoint(&store, &trust.policy).map_err(|e| Error::Refused(e.to_string()))?;
+    let hashes = log::prove_inclusion(&store, &cp, index).map_err(|e| Error::Refused(e.to_string()))?;
+    Ok(hashes.len())
+}
