@@ -20,7 +20,11 @@ fn warden(dir: &Path, args: &[&str]) {
         .args(args)
         .output()
         .expect("warden");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn ms(d: Duration) -> f64 {
@@ -32,24 +36,51 @@ fn main() {
     let dir = t.path();
     let log = dir.join("log");
     let key_file = dir.join("log.key");
-    let init = tlog::init(&log, ORIGIN, &key_file).expect("log init");
+    let init = tlog::init(&log, ORIGIN, &key_file, None).expect("log init");
     let key = LogKey::parse(&std::fs::read_to_string(&key_file).unwrap(), "log.key").unwrap();
-    let vkey = serde_json::to_value(&init).unwrap()["vkey"].as_str().unwrap().to_string();
-    let trust = tlog::LogTrust::new(tlog::parse_vkey(&vkey, "vkey").unwrap(), Vec::new(), 0).unwrap();
+    let vkey = serde_json::to_value(&init).unwrap()["vkey"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let trust =
+        tlog::LogTrust::new(tlog::parse_vkey(&vkey, "vkey").unwrap(), Vec::new(), 0).unwrap();
 
     let started = Instant::now();
     tlog::append_synthetic(&log, &key, ENTRIES).expect("append");
-    println!("built a log of {ENTRIES} entries in {:.1} s (batches of 1,000)", started.elapsed().as_secs_f64());
+    println!(
+        "built a log of {ENTRIES} entries in {:.1} s (batches of 1,000)",
+        started.elapsed().as_secs_f64()
+    );
 
     // Releases to append, signed beforehand.
-    warden(dir, &["keygen", "--unencrypted", "--public-key", "release.pub", "--secret-key", "release.key"]);
+    warden(
+        dir,
+        &[
+            "keygen",
+            "--unencrypted",
+            "--public-key",
+            "release.pub",
+            "--secret-key",
+            "release.key",
+        ],
+    );
     let public = PublicKey::from_file(&dir.join("release.pub")).unwrap();
     const RELEASES: usize = 21;
     for i in 0..RELEASES {
         let dist = format!("dist-{i}");
         std::fs::create_dir_all(dir.join(&dist)).unwrap();
         std::fs::write(dir.join(&dist).join("app"), format!("app {i}")).unwrap();
-        warden(dir, &["sign", &dist, "--secret-key", "release.key", "--tag", &format!("v{i}")]);
+        warden(
+            dir,
+            &[
+                "sign",
+                &dist,
+                "--secret-key",
+                "release.key",
+                "--tag",
+                &format!("v{i}"),
+            ],
+        );
     }
     let mut appends = Vec::new();
     for i in 0..RELEASES - 1 {
@@ -64,7 +95,18 @@ fn main() {
     std::fs::copy(dir.join("release.pub"), dir.join("keys/release.pub")).unwrap();
     let last = format!("dist-{}", RELEASES - 1);
     let started = Instant::now();
-    warden(dir, &["log", "append", "log", "--release", &last, "--log-key", "log.key"]);
+    warden(
+        dir,
+        &[
+            "log",
+            "append",
+            "log",
+            "--release",
+            &last,
+            "--log-key",
+            "log.key",
+        ],
+    );
     let command = started.elapsed();
     println!(
         "append one release at {ENTRIES}: median {:.2} ms, worst {:.2} ms (library); `warden log append` {:.1} ms",

@@ -34,13 +34,19 @@ impl Report for InitReport {
             )?;
         }
         writeln!(w, "vkey        {}", self.vkey)?;
-        match &self.log {
-            Some(_) => writeln!(
+        match (&self.log, &self.vkey_file) {
+            (Some(_), Some(file)) => writeln!(
+                w,
+                "            written to {}  (commit it; verifiers pass --require-log --log-vkey {})",
+                path(file),
+                path(file)
+            ),
+            (Some(_), None) => writeln!(
                 w,
                 "\nVerifiers pass the vkey: warden verify DIR --require-log --log-vkey '{}'",
                 self.vkey
             ),
-            None => writeln!(
+            (None, _) => writeln!(
                 w,
                 "\nVerifiers that require this witness pass: --witness '{}'",
                 self.vkey

@@ -70,6 +70,35 @@ fn release_folder(dir: &Path) {
     write(&dir.join("dist/app.tar.gz"), b"app bytes\n");
 }
 
+/// `release_folder` with a log in `log/` (key `secret/log.key`, vkey `log.vkey`) that holds the
+/// signature of `dist/`.
+fn log_folder(dir: &Path) {
+    release_folder(dir);
+    run(warden(dir).args([
+        "log",
+        "init",
+        "log",
+        "--origin",
+        "example.org/log",
+        "--log-key",
+        "secret/log.key",
+        "--vkey",
+        "log.vkey",
+    ]))
+    .expect(0);
+    run(warden(dir).args([
+        "sign",
+        "dist",
+        "--secret-key",
+        "secret/k.key",
+        "--log",
+        "log",
+        "--log-key",
+        "secret/log.key",
+    ]))
+    .expect(0);
+}
+
 /// The command line that exercises `path` with `format`, run in `dir` (a fresh folder the setup
 /// may fill). Each command with a `--format` must have one.
 fn invocation(path: &[&str], format: &str, dir: &Path) -> Vec<String> {
@@ -183,6 +212,92 @@ fn invocation(path: &[&str], format: &str, dir: &Path) -> Vec<String> {
         ["hive", "diff"] => {
             let run = s(&hive.join("current-format"));
             vec!["hive".into(), "diff".into(), run.clone(), run]
+        }
+        ["log", "init"] => [
+            "log",
+            "init",
+            "log",
+            "--origin",
+            "example.org/log",
+            "--log-key",
+            "log.key",
+        ]
+        .map(String::from)
+        .into(),
+        ["log", "witness-key"] => ["log", "witness-key", "w.key", "--name", "witness.example"]
+            .map(String::from)
+            .into(),
+        ["log", "append"] => {
+            log_folder(dir);
+            [
+                "log",
+                "append",
+                "log",
+                "--release",
+                "dist",
+                "--log-key",
+                "secret/log.key",
+            ]
+            .map(String::from)
+            .into()
+        }
+        ["log", "verify"] => {
+            log_folder(dir);
+            ["log", "verify", "log", "--log-vkey", "log.vkey"]
+                .map(String::from)
+                .into()
+        }
+        ["log", "witness"] => {
+            log_folder(dir);
+            run(warden(dir).args([
+                "log",
+                "witness-key",
+                "secret/w.key",
+                "--name",
+                "witness.example",
+            ]))
+            .expect(0);
+            [
+                "log",
+                "witness",
+                "log",
+                "--log-vkey",
+                "log.vkey",
+                "--witness-key",
+                "secret/w.key",
+                "--state",
+                "w-state",
+            ]
+            .map(String::from)
+            .into()
+        }
+        ["log", "monitor"] => {
+            // An empty log: nothing to ask GitHub.
+            run(warden(dir).args([
+                "log",
+                "init",
+                "log",
+                "--origin",
+                "example.org/log",
+                "--log-key",
+                "log.key",
+                "--vkey",
+                "log.vkey",
+            ]))
+            .expect(0);
+            [
+                "log",
+                "monitor",
+                "log",
+                "--log-vkey",
+                "log.vkey",
+                "--repo",
+                "o/r",
+                "--api-url",
+                "http://127.0.0.1:9",
+            ]
+            .map(String::from)
+            .into()
         }
         other => panic!("{other:?} offers --format: give it an invocation here"),
     };

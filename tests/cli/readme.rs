@@ -226,13 +226,14 @@ fn setup(name: &str, work: &Path, home: &Path) {
 
 /// The documents whose examples run, in order: each may build on what the ones before left in
 /// the sandbox (the signed `dist/` of release.md, say).
-const DOCS: [&str; 6] = [
+const DOCS: [&str; 7] = [
     "README.md",
     "docs/release.md",
     "docs/audit.md",
     "docs/registry-and-hive.md",
     "docs/performance.md",
     "docs/contributing.md",
+    "docs/transparency-log.md",
 ];
 
 #[test]

@@ -241,7 +241,14 @@ fn two_release_jobs_appending_at_once_take_turns() {
     let children: Vec<_> = (0..8)
         .map(|i| {
             warden(r.dir())
-                .args(["log", "append", "log", "--release", &format!("dist-v{i}"), "--log-key"])
+                .args([
+                    "log",
+                    "append",
+                    "log",
+                    "--release",
+                    &format!("dist-v{i}"),
+                    "--log-key",
+                ])
                 .arg(r.log_key())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
@@ -252,13 +259,28 @@ fn two_release_jobs_appending_at_once_take_turns() {
     let mut indexes = Vec::new();
     for child in children {
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let index: u64 = stdout.strip_prefix("entry ").unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        let index: u64 = stdout
+            .strip_prefix("entry ")
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         indexes.push(index);
     }
     indexes.sort();
-    assert_eq!(indexes, (0..8).collect::<Vec<u64>>(), "every release logged once, none lost");
+    assert_eq!(
+        indexes,
+        (0..8).collect::<Vec<u64>>(),
+        "every release logged once, none lost"
+    );
     let out = run(warden(r.dir()).args(["log", "verify", "log", "--log-vkey", &r.vkey])).expect(0);
     assert_eq!(
         out.stdout,

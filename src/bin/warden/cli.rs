@@ -1028,6 +1028,10 @@ pub(crate) struct LogInitArgs {
     pub origin: String,
     #[arg(long, value_name = "FILE")]
     pub log_key: PathBuf,
+    /// Also write the verifier key to FILE (commit it, e.g. keys/log.vkey: verifiers and
+    /// monitors pass it as --log-vkey FILE).
+    #[arg(long, value_name = "FILE")]
+    pub vkey: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: TextOrJson,
 }

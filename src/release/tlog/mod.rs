@@ -14,7 +14,8 @@ pub(crate) mod tiles;
 pub(crate) mod trust;
 
 pub use ops::{
-    append_release, append_synthetic, prove_entry, check_log_key, init, verify_log, witness, witness_key, AppendReport,
-    InitReport, LogKey, LogVerifyReport, Signers, WitnessKey, WitnessReport,
+    append_release, append_synthetic, check_log_key, init, prove_entry, verify_log, witness,
+    witness_key, AppendReport, InitReport, LogKey, LogVerifyReport, Signers, WitnessKey,
+    WitnessReport,
 };
 pub use trust::{parse_vkey, parse_witness_vkey, LogRequirement, LogTrust, VerifierKeyArg};

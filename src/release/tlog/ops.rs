@@ -55,6 +55,9 @@ pub struct InitReport {
     pub(crate) vkey: String,
     /// The secret key file, when this run created it.
     pub(crate) created_key: Option<PathBuf>,
+    /// Where the verifier key was written (`--vkey FILE`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) vkey_file: Option<PathBuf>,
 }
 
 /// Writes a new secret key for `name` to `path`: never over a file, never inside a git work
@@ -91,8 +94,19 @@ fn read_key(path: &Path, role: KeyRole) -> Result<NoteSigner> {
 
 /// `warden log init DIR --origin NAME --log-key FILE`: an empty log signed by the key in FILE,
 /// which is created when it does not exist.
-pub fn init(dir: &Path, origin: &str, key_file: &Path) -> Result<InitReport> {
+pub fn init(
+    dir: &Path,
+    origin: &str,
+    key_file: &Path,
+    vkey_file: Option<&Path>,
+) -> Result<InitReport> {
     super::note::check_name(origin).map_err(|e| Error::Usage(format!("--origin: {e}")))?;
+    if let Some(f) = vkey_file.filter(|f| fs::symlink_metadata(f).is_ok()) {
+        return Err(Error::Refused(format!(
+            "{} already exists; nothing was changed",
+            f.display()
+        )));
+    }
     if fs::symlink_metadata(dir.join(log::CHECKPOINT)).is_ok() {
         return Err(Error::Refused(format!(
             "{}: a log is here already; nothing was changed",
@@ -115,11 +129,18 @@ pub fn init(dir: &Path, origin: &str, key_file: &Path) -> Result<InitReport> {
         )));
     }
     log::init(dir, &key)?;
+    if let Some(f) = vkey_file {
+        if let Some(parent) = f.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| Error::io("creating", parent, e))?;
+        }
+        atomic::write_atomic(f, format!("{}\n", key.public()).as_bytes(), 0o644, false)?;
+    }
     Ok(InitReport {
         log: Some(dir.to_path_buf()),
         origin: origin.to_string(),
         vkey: key.public().to_string(),
         created_key: created,
+        vkey_file: vkey_file.map(Path::to_path_buf),
     })
 }
 
@@ -138,6 +159,7 @@ pub fn witness_key(key_file: &Path, name: &str) -> Result<InitReport> {
         origin: name.to_string(),
         vkey: key.public().to_string(),
         created_key: Some(key_file.to_path_buf()),
+        vkey_file: None,
     })
 }
 
@@ -542,8 +564,12 @@ pub fn append_synthetic(dir: &Path, key: &LogKey, n: u64) -> Result<u64> {
 /// tiles against its verified checkpoint; returns the proof's length.
 #[doc(hidden)]
 pub fn prove_entry(dir: &Path, trust: &LogTrust, index: u64) -> Result<usize> {
-    let store = DirStore { root: dir.to_path_buf() };
-    let cp = log::read_checkpoint(&store, &trust.policy).map_err(|e| Error::Refused(e.to_string()))?;
-    let hashes = log::prove_inclusion(&store, &cp, index).map_err(|e| Error::Refused(e.to_string()))?;
+    let store = DirStore {
+        root: dir.to_path_buf(),
+    };
+    let cp =
+        log::read_checkpoint(&store, &trust.policy).map_err(|e| Error::Refused(e.to_string()))?;
+    let hashes =
+        log::prove_inclusion(&store, &cp, index).map_err(|e| Error::Refused(e.to_string()))?;
     Ok(hashes.len())
 }

@@ -15,7 +15,7 @@ use crate::context::Context;
 pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     match cmd {
         LogCommand::Init(args) => {
-            let report = tlog::init(&args.dir, &args.origin, &args.log_key)?;
+            let report = tlog::init(&args.dir, &args.origin, &args.log_key, args.vkey.as_deref())?;
             ctx.emit(out, &report, args.format.into(), false)
         }
         LogCommand::Append(args) => append(&args, ctx, out),
