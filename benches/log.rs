@@ -135,7 +135,7 @@ fn main() {
     );
 
     let started = Instant::now();
-    let report = tlog::verify_log(&log, &trust).expect("verify");
+    let report = tlog::verify_log(log.to_str().unwrap(), &trust).expect("verify");
     let full = started.elapsed();
     assert_eq!(report.exit_code(), 0);
     println!(

@@ -17,12 +17,13 @@ use crate::release::provenance::{judge_run, RunPolicy, Signed};
 use crate::release::tlog::entry::Entry;
 use crate::release::tlog::log::{self, LogError};
 use crate::release::tlog::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
-use crate::release::tlog::tiles::{DirStore, Store, Tiles, TreeReader, TILE_WIDTH};
+use crate::release::tlog::tiles::{Store, Tiles, TreeReader, TILE_WIDTH};
 use crate::release::tlog::LogTrust;
 
 /// What to monitor.
 pub struct MonitorRequest {
-    pub log: PathBuf,
+    /// The log: a folder, or the URL it is served from.
+    pub log: String,
     pub trust: LogTrust,
     /// `OWNER/NAME`: entries of other repositories are counted, not judged.
     pub repo: String,
@@ -83,11 +84,10 @@ pub(crate) async fn monitor_with<S: ApiSource>(
     source: &S,
     req: &MonitorRequest,
 ) -> Result<MonitorReport> {
-    let store = DirStore {
-        root: req.log.clone(),
-    };
+    let boxed = crate::release::tlog::http::open(&req.log, "the log")?;
+    let store = boxed.as_ref();
     let mut report = MonitorReport {
-        log: req.log.display().to_string(),
+        log: req.log.clone(),
         repo: req.repo.clone(),
         from: 0,
         size: 0,
@@ -95,7 +95,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
         other_repositories: 0,
         problem: None,
     };
-    let current = match log::read_checkpoint(&store, &req.trust.policy) {
+    let current = match log::read_checkpoint(store, &req.trust.policy) {
         Ok(cp) => cp,
         Err(e) => return failed(&mut report, e).map(|_| report),
     };
@@ -114,12 +114,12 @@ pub(crate) async fn monitor_with<S: ApiSource>(
     };
     if let Some(last) = &last {
         report.from = last.size;
-        if let Err(e) = log::check_consistency(&store, last, &current) {
+        if let Err(e) = log::check_consistency(store, last, &current) {
             failed(&mut report, e)?;
             return Ok(report);
         }
     }
-    for (index, entry) in new_entries(&store, &current, report.from)? {
+    for (index, entry) in new_entries(store, &current, report.from)? {
         let tc = &entry.signature.trusted_comment;
         let repo = tc.value("repo").ok().flatten().map(str::to_string);
         if repo
@@ -140,7 +140,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
 }
 
 /// The entries `from..` of the tree of `cp`, each checked against its leaf hash.
-fn new_entries(store: &DirStore, cp: &VerifiedCheckpoint, from: u64) -> Result<Vec<(u64, Entry)>> {
+fn new_entries(store: &dyn Store, cp: &VerifiedCheckpoint, from: u64) -> Result<Vec<(u64, Entry)>> {
     let tiles = Tiles::new(store);
     let reader = TreeReader::new(cp.size, cp.root, &tiles);
     let mut out = Vec::new();

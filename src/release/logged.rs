@@ -11,7 +11,7 @@ use crate::release::tlog::log::{self, LogError};
 use crate::release::tlog::note::VerifiedCheckpoint;
 use crate::release::tlog::proof::proof_path;
 use crate::release::tlog::proof::LogProof;
-use crate::release::tlog::tiles::DirStore;
+use crate::release::tlog::tiles::Store;
 use crate::release::tlog::trust::LogRequirement;
 
 fn unlogged(why: String) -> Rejected {
@@ -36,12 +36,19 @@ pub(crate) fn check_logged(
     (file, sha256): (&str, [u8; 32]),
     files: &SignatureFiles<'_>,
 ) -> Result<(), Rejected> {
-    let store = req.log.as_ref().map(|d| DirStore { root: d.clone() });
-    let current = match &store {
+    let store = match &req.log {
+        Some(location) => Some(
+            crate::release::tlog::http::open(location, "--log")
+                .map_err(|e| unreadable(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let store = store.as_deref();
+    let current = match store {
         Some(s) => Some(log::read_checkpoint(s, &req.trust.policy).map_err(from_log)?),
         None => None,
     };
-    if let (Some(pinned), Some(store), Some(current)) = (&req.pinned, &store, &current) {
+    if let (Some(pinned), Some(store), Some(current)) = (&req.pinned, store, &current) {
         let bytes = std::fs::read(pinned)
             .map_err(|e| unreadable(format!("reading {}: {e}", pinned.display())))?;
         let old = log::checked_checkpoint(&bytes, &pinned.display().to_string(), &req.trust.policy)
@@ -50,13 +57,7 @@ pub(crate) fn check_logged(
     }
     for (sig_path, c) in set {
         let entry = Entry::new(c.key, file, sha256, &c.sig).map_err(|e| unlogged(e.to_string()))?;
-        check_one(
-            req,
-            (store.as_ref(), current.as_ref()),
-            sig_path,
-            &entry,
-            files,
-        )?;
+        check_one(req, (store, current.as_ref()), sig_path, &entry, files)?;
     }
     Ok(())
 }
@@ -64,7 +65,7 @@ pub(crate) fn check_logged(
 /// The index of `entry` in the log, proved by the proof beside `sig_path`.
 fn check_one(
     req: &LogRequirement,
-    (store, current): (Option<&DirStore>, Option<&VerifiedCheckpoint>),
+    (store, current): (Option<&dyn Store>, Option<&VerifiedCheckpoint>),
     sig_path: &Path,
     entry: &Entry,
     files: &SignatureFiles<'_>,
@@ -106,7 +107,7 @@ fn check_one(
 
 /// When the log's entry at `index` is another record of the same key: what differs.
 fn what_differs(
-    store: &DirStore,
+    store: &dyn Store,
     cp: &VerifiedCheckpoint,
     index: u64,
     want: &Entry,

@@ -5,6 +5,7 @@
 mod bad_input;
 mod go_interop;
 mod release_log;
+mod served;
 mod witness;
 
 use std::path::{Path, PathBuf};

@@ -957,9 +957,10 @@ pub(crate) struct RequireLogArgs {
     /// The log's verifier key (`NAME+ID+KEY`, as `warden log init` prints it), or a file holding it.
     #[arg(long, value_name = "VKEY", requires = "require_log")]
     pub log_vkey: Option<String>,
-    /// The log itself: the proofs' checkpoints must be consistent with its checkpoint.
-    #[arg(long = "log", value_name = "DIR", requires = "require_log")]
-    pub log_dir: Option<PathBuf>,
+    /// The log itself (a folder, or the URL it is served from): the proofs' checkpoints must
+    /// be consistent with its checkpoint.
+    #[arg(long = "log", value_name = "DIR|URL", requires = "require_log")]
+    pub log_dir: Option<String>,
     /// An earlier checkpoint of the log, pinned: the log must extend it (needs --log).
     #[arg(long, value_name = "FILE", requires = "log_dir")]
     pub checkpoint: Option<PathBuf>,
@@ -992,8 +993,9 @@ pub(crate) enum LogCommand {
     after_help = "Example (a scheduled workflow):\n  warden log monitor releases-log --log-vkey \"$(cat log.vkey)\" --repo owner/name --state monitor-state/checkpoint\n\nExit status: 0 every entry is backed by a release run, 1 one is not (or the log forked), 2 bad input or an API that refused."
 )]
 pub(crate) struct LogMonitorArgs {
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    /// The log: a folder, or the URL it is served from.
+    #[arg(value_name = "DIR|URL")]
+    pub dir: String,
     #[arg(long, value_name = "VKEY")]
     pub log_vkey: String,
     #[arg(long = "witness", value_name = "VKEY")]
@@ -1070,8 +1072,9 @@ pub(crate) struct LogAppendArgs {
     after_help = "Example:\n  warden log verify releases-log --log-vkey \"$(cat log.vkey)\"\n\nExit status: 0 the log verifies, 1 it does not, 2 bad input."
 )]
 pub(crate) struct LogVerifyArgs {
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    /// The log: a folder, or the URL it is served from.
+    #[arg(value_name = "DIR|URL")]
+    pub dir: String,
     #[arg(long, value_name = "VKEY")]
     pub log_vkey: String,
     #[arg(long = "witness", value_name = "VKEY")]
@@ -1090,8 +1093,10 @@ pub(crate) struct LogVerifyArgs {
     after_help = "Example:\n  warden log witness releases-log --log-vkey \"$(cat log.vkey)\" --witness-key ~/.warden/witness.key --state ~/.warden/witness-state"
 )]
 pub(crate) struct LogWitnessArgs {
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    /// The log: a folder (the cosigned checkpoint is written back), or the URL it is served
+    /// from (the cosignature is printed for the log's operator).
+    #[arg(value_name = "DIR|URL")]
+    pub dir: String,
     #[arg(long, value_name = "VKEY")]
     pub log_vkey: String,
     #[arg(long, value_name = "FILE")]

@@ -6,6 +6,7 @@
 //! a log, `ops` the commands.
 
 pub(crate) mod entry;
+pub(crate) mod http;
 pub(crate) mod log;
 pub(crate) mod note;
 pub(crate) mod ops;

@@ -393,19 +393,18 @@ impl LogVerifyReport {
 }
 
 /// `warden log verify DIR`: every entry and tile against the checkpoint.
-pub fn verify_log(dir: &Path, trust: &LogTrust) -> Result<LogVerifyReport> {
-    let store = DirStore {
-        root: dir.to_path_buf(),
-    };
+pub fn verify_log(location: &str, trust: &LogTrust) -> Result<LogVerifyReport> {
+    let store = super::http::open(location, "the log")?;
+    let store = store.as_ref();
     let mut report = LogVerifyReport {
-        log: dir.display().to_string(),
+        log: location.to_string(),
         summary: None,
         cosigned: Vec::new(),
         problem: None,
     };
-    let result = log::read_checkpoint(&store, &trust.policy).and_then(|cp| {
+    let result = log::read_checkpoint(store, &trust.policy).and_then(|cp| {
         report.cosigned = cp.cosigned.iter().map(|(n, _)| n.clone()).collect();
-        log::verify_all(&store, &cp)
+        log::verify_all(store, &cp)
     });
     match result {
         Ok(summary) => report.summary = Some(summary),
@@ -442,7 +441,7 @@ impl WitnessReport {
 /// as evidence, and never cosigned. The cosigned checkpoint replaces the log's when the log has
 /// not moved on meanwhile.
 pub fn witness(
-    dir: &Path,
+    location: &str,
     log_key: &VerifierKeyArg,
     key: WitnessKey,
     state: &Path,
@@ -453,9 +452,11 @@ pub fn witness(
         witnesses: Vec::new(),
         threshold: 0,
     };
-    let store = DirStore {
-        root: dir.to_path_buf(),
-    };
+    let boxed = super::http::open(location, "the log")?;
+    let store = boxed.as_ref();
+    // A folder gets the cosigned checkpoint back; a URL's operator gets the line.
+    let dir = (!location.starts_with("https://") && !location.starts_with("http://"))
+        .then(|| Path::new(location));
     fs::create_dir_all(state).map_err(|e| Error::io("creating", state, e))?;
     let _lock = atomic::DirLock::acquire(state)?;
     let origin = policy.log.name.clone();
@@ -463,7 +464,7 @@ pub fn witness(
         &crate::release::hash::hash_bytes(origin.as_bytes()).sha256,
     ));
     let mut report = WitnessReport {
-        log: dir.display().to_string(),
+        log: location.to_string(),
         origin,
         size: 0,
         previous: 0,
@@ -471,7 +472,7 @@ pub fn witness(
         problem: None,
         evidence: None,
     };
-    let cp = match log::read_checkpoint(&store, &policy) {
+    let cp = match log::read_checkpoint(store, &policy) {
         Ok(cp) => cp,
         Err(LogError::Input(e)) => return Err(e),
         Err(LogError::Failed(why)) => {
@@ -492,7 +493,7 @@ pub fn witness(
         None
     };
     if let Some(last) = &last {
-        match log::check_consistency(&store, last, &cp) {
+        match log::check_consistency(store, last, &cp) {
             Ok(()) => {}
             Err(LogError::Input(e)) => return Err(e),
             Err(LogError::Failed(why)) => {
@@ -518,10 +519,12 @@ pub fn witness(
     atomic::write_atomic(&state_file, &cosigned, 0o644, true)?;
     // Back into the log, unless an append moved it on meanwhile (its checkpoint is then newer,
     // and this witness cosigns it on its next run).
-    if let Ok(_log_lock) = atomic::DirLock::acquire(dir) {
-        let path = dir.join(log::CHECKPOINT);
-        if fs::read(&path).is_ok_and(|now| now == cp.note) {
-            atomic::write_atomic(&path, &cosigned, 0o644, true)?;
+    if let Some(dir) = dir {
+        if let Ok(_log_lock) = atomic::DirLock::acquire(dir) {
+            let path = dir.join(log::CHECKPOINT);
+            if fs::read(&path).is_ok_and(|now| now == cp.note) {
+                atomic::write_atomic(&path, &cosigned, 0o644, true)?;
+            }
         }
     }
     report.cosignature = Some(line.trim_end().to_string());

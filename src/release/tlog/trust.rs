@@ -56,8 +56,8 @@ impl LogTrust {
 #[derive(Clone, Debug)]
 pub struct LogRequirement {
     pub trust: LogTrust,
-    /// The log itself (`--log DIR`): consistency, and what an entry that differs says.
-    pub log: Option<PathBuf>,
+    /// The log itself (`--log DIR|URL`): consistency, and what an entry that differs says.
+    pub log: Option<String>,
     /// An earlier checkpoint (`--checkpoint FILE`) the log must extend.
     pub pinned: Option<PathBuf>,
 }
