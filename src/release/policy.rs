@@ -449,7 +449,7 @@ mod tests {
             ("threshold = 0\n", "keys/policy.toml: line 1: threshold 0 is not between 1 and 64"),
             ("threshold = 1\n[keys.alice]\nname = \"A\"\n", "keys/policy.toml: line 2: [keys.alice]: not a key id (16 hex digits, as `warden keys list` shows)"),
             ("[keys.0000000000000001]\nvalid_until = 2027-01-01T00:00:00\n", "keys/policy.toml: line 2: [keys.0000000000000001] valid_until 2027-01-01T00:00:00: a time without an offset: add Z (UTC) or +HH:MM"),
-            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected one of `threshold`, `require_run`, `workflow`, `environment`, `keys`"),
+            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected one of `threshold`, `require_run`, `workflow`, `environment`, `require_log`, `log_vkey`, `witnesses`, `witness_threshold`, `keys`"),
             ("environment = \"prod env\"\n", "keys/policy.toml: line 1: environment prod env: one word, no spaces"),
         ];
         for (text, message) in cases {
