@@ -228,7 +228,15 @@ fn this_repositorys_workflows_parse_and_pass_its_own_audit() {
         names.push(path.file_name().unwrap().to_string_lossy().into_owned());
     }
     names.sort();
-    assert_eq!(names, ["ci.yml", "known-issues.yml", "log-monitor.yml", "release.yml"]);
+    assert_eq!(
+        names,
+        [
+            "ci.yml",
+            "known-issues.yml",
+            "log-monitor.yml",
+            "release.yml"
+        ]
+    );
     let out = run(warden(root).args(["audit", "--offline", "--format", "json"])).expect(0);
     let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["findings"], serde_json::json!([]), "{}", out.stdout);
