@@ -290,3 +290,40 @@ fn two_release_jobs_appending_at_once_take_turns() {
         r.verify(&format!("dist-v{i}"), &["--log", "log"]).expect(0);
     }
 }
+
+#[test]
+fn a_co_signature_must_be_logged_too() {
+    let r = LogRepo::new();
+    let (bob_pub, bob_key) = keypair(r.secrets.path(), "bob");
+    std::fs::copy(&bob_pub, r.dir().join("keys/bob.pub")).unwrap();
+    let b = PublicKey::from_file(&bob_pub).unwrap().key_id.to_string();
+    let k = &r.key_id;
+    write(&r.dir().join("keys/policy.toml"), b"threshold = 2\n");
+    r.release("v1", true).expect(0);
+    let cosign = |log: bool| {
+        let mut cmd = warden(r.dir());
+        cmd.args(["sign", "--cosign", "dist-v1", "--secret-key"])
+            .arg(&bob_key);
+        if log {
+            cmd.args(["--log", "log", "--log-key"]).arg(r.log_key());
+        }
+        run(&mut cmd)
+    };
+    cosign(false).expect(0);
+    let out = r.verify("dist-v1", &[]).expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("FAIL  dist-v1/SHA256SUMS  signature by key {b} is not in the log: no dist-v1/SHA256SUMS.{b}.log-proof beside dist-v1/SHA256SUMS.{b}.minisig (sign with --log, or run `warden log append`)\nFAIL  dist-v1/app  1 of 2 required signatures (keys/policy.toml)\n0 verified, 2 failed, 0 errors\n")
+    );
+    std::fs::remove_file(r.dir().join(format!("dist-v1/SHA256SUMS.{b}.minisig"))).unwrap();
+    let out = cosign(true).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("co-signed dist-v1/SHA256SUMS  -> dist-v1/SHA256SUMS.{b}.minisig\nkey {b}: 2 of 2 required signatures\nentry 0      key {k}  dist-v1/SHA256SUMS.minisig  logged before, proof renewed  → dist-v1/SHA256SUMS.log-proof\nentry 1      key {b}  dist-v1/SHA256SUMS.{b}.minisig  logged  → dist-v1/SHA256SUMS.{b}.log-proof\nlog log: 2 entries\n")
+    );
+    let out = r.verify("dist-v1", &["--log", "log"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    dist-v1/SHA256SUMS  key {k} (keys/release.pub)  co-signed by {b}  (2 of 2 required)  tag v1  in the log\nOK    dist-v1/app  key {k} (keys/release.pub)  tag v1\n2 verified, 0 failed, 0 errors\n")
+    );
+}

@@ -324,7 +324,7 @@ pub fn append_release(
             atomic::write_atomic(&e.proof, text.as_bytes(), 0o644, true)?;
         }
     }
-    report.entries.sort_by(|a, b| a.signature.cmp(&b.signature));
+    report.entries.sort_by_key(|e| e.index);
     Ok(report)
 }
 

@@ -22,14 +22,6 @@ use crate::secrets::{load_secret_key, KeySource};
 
 pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let key = load_key(&args, ctx)?;
-    if let Some(dir) = &args.cosign {
-        return cosign_run(dir.clone(), &args, &key, ctx, out);
-    }
-    let expected = match &args.public_key {
-        Some(p) => Some((PublicKey::from_file(p)?, p.clone())),
-        None => None,
-    };
-    let run = run_binding(&args, ctx)?;
     // The log is checked before anything is signed: a wrong key or folder loses nothing.
     let log = match &args.log {
         Some(dir) => {
@@ -39,6 +31,14 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
         }
         None => None,
     };
+    if let Some(dir) = &args.cosign {
+        return cosign_run(dir.clone(), &args, (&key, log), ctx, out);
+    }
+    let expected = match &args.public_key {
+        Some(p) => Some((PublicKey::from_file(p)?, p.clone())),
+        None => None,
+    };
+    let run = run_binding(&args, ctx)?;
     let opts = SignOptions {
         inputs: args.paths.iter().chain(&args.file).cloned().collect(),
         recursive: args.recursive,
@@ -82,18 +82,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     let public = key.public_key();
     let signer = release_warden::release::tlog::Signers::Key(&public);
     let logged = release_warden::release::tlog::append_release(&dir, &log_key, sums, signer)?;
-    match args.format {
-        // One JSON document: what was signed, and where it went in the log.
-        TextOrJson::Json => {
-            let both = serde_json::json!({ "signed": report, "logged": logged });
-            writeln!(out, "{}", serde_json::to_string_pretty(&both)?)?;
-            Ok(0)
-        }
-        TextOrJson::Text => {
-            ctx.emit(out, &report, Format::Text, false)?;
-            ctx.emit(out, &logged, Format::Text, false)
-        }
-    }
+    emit_both(ctx, out, args.format, (&report, &logged))
 }
 
 /// The secret key, decrypted with the password from `--password-env` or the terminal. Without
@@ -124,7 +113,10 @@ fn load_key(args: &SignArgs, ctx: &Context) -> anyhow::Result<SecretKey> {
 fn cosign_run(
     dir: std::path::PathBuf,
     args: &SignArgs,
-    key: &SecretKey,
+    (key, log): (
+        &SecretKey,
+        Option<(std::path::PathBuf, release_warden::release::tlog::LogKey)>,
+    ),
     ctx: &Context,
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
@@ -148,7 +140,34 @@ fn cosign_run(
     let run = run_binding(args, ctx)?;
     let report = cosign(&opts, key, &keys, (ctx.timestamp()?, run))?;
     drop(bar);
-    ctx.emit(out, &report, args.format.into(), false)
+    // The co-signature joins the log (and the first signature's proof is renewed).
+    let Some((log_dir, log_key)) = log else {
+        return ctx.emit(out, &report, args.format.into(), false);
+    };
+    let sums = opts.inputs[0].join(&opts.checksums_name);
+    let signers = release_warden::release::tlog::Signers::Keys(&keys);
+    let logged = release_warden::release::tlog::append_release(&log_dir, &log_key, &sums, signers)?;
+    emit_both(ctx, out, args.format, (&report, &logged))
+}
+
+/// What was signed and where it went in the log: one JSON document, or both reports as text.
+fn emit_both<S: release_warden::report::Report>(
+    ctx: &Context,
+    out: &mut dyn Write,
+    format: TextOrJson,
+    (signed, logged): (&S, &release_warden::release::tlog::AppendReport),
+) -> anyhow::Result<u8> {
+    match format {
+        TextOrJson::Json => {
+            let both = serde_json::json!({ "signed": signed, "logged": logged });
+            writeln!(out, "{}", serde_json::to_string_pretty(&both)?)?;
+            Ok(0)
+        }
+        TextOrJson::Text => {
+            ctx.emit(out, signed, Format::Text, false)?;
+            ctx.emit(out, logged, Format::Text, false)
+        }
+    }
 }
 
 /// The run to bind: inside GitHub Actions (unless `--no-run-binding`), from the runner's
