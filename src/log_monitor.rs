@@ -221,7 +221,9 @@ async fn judge_entry<S: ApiSource>(
             .push("its trusted comment binds no tag: no release can back it".into());
         return Ok(verdict);
     };
-    let evidence = crate::github::runs::evidence(source, repo, &binding, None)
+    // With the binding's environment, its deployments too (the protection rules that let it run).
+    let environment = binding.environment.clone();
+    let evidence = crate::github::runs::evidence(source, repo, &binding, environment.as_deref())
         .await
         .map_err(|e| Error::Api(e.to_string()))?;
     let signed = Signed {

@@ -444,6 +444,8 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
             "o/r",
             "--commit",
             COMMIT,
+            "--environment",
+            "release",
         ])
         .args(log_flags);
     run(&mut cmd).expect(0);
@@ -496,7 +498,7 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
     assert_eq!(
         out.stdout,
         "\
-OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml
+OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml in environment release
 FLAGGED  entry 1  key 8F457D1A3C3B50B5  tag v1.2.3: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key)
 log log: entries 0 to 2 read, 2 of o/r (0 of other repositories), 1 flagged
 "
@@ -565,7 +567,7 @@ log log: entries 0 to 2 read, 2 of o/r (0 of other repositories), 1 flagged
     let out = good(state.clone()).await.expect(0);
     assert_eq!(
         out.stdout,
-        "OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml\nlog good-log: entries 0 to 1 read, 1 of o/r (0 of other repositories), 0 flagged\n"
+        "OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml in environment release\nlog good-log: entries 0 to 1 read, 1 of o/r (0 of other repositories), 0 flagged\n"
     );
     assert_eq!(
         std::fs::read(&state).unwrap(),
