@@ -463,3 +463,79 @@ pub(crate) fn cosign(note: &[u8], witness: &NoteSigner) -> Result<Vec<u8>, Reaso
         .map_err(|e| format!("cosigning: {e}"))?;
     Ok(n.to_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(log: &NoteSigner, witnesses: &[&NoteSigner], threshold: usize) -> CheckpointPolicy {
+        CheckpointPolicy {
+            log: log.public().clone(),
+            witnesses: witnesses.iter().map(|w| w.public().clone()).collect(),
+            threshold,
+        }
+    }
+
+    #[test]
+    fn keys_round_trip_through_their_texts_and_ids_are_checked() {
+        let (signer, text) = NoteSigner::generate("example.org/log", KeyRole::Log).unwrap();
+        let again = NoteSigner::parse(&text, KeyRole::Log).unwrap();
+        assert_eq!(again.public(), signer.public());
+        let vkey = signer.public().to_string();
+        assert!(vkey.starts_with("example.org/log+"), "{vkey}");
+        assert_eq!(
+            VerifierKey::parse(&vkey, KeyRole::Log).unwrap(),
+            *signer.public()
+        );
+        // A log key is not a witness key, and an id that does not match is refused.
+        assert_eq!(
+            VerifierKey::parse(&vkey, KeyRole::Witness)
+                .unwrap_err()
+                .to_string(),
+            "this is a log's key (type 0x01), not a witness's cosignature key"
+        );
+        let (name, rest) = vkey.split_once('+').unwrap();
+        let tampered = format!("{name}+00000000+{}", rest.split_once('+').unwrap().1);
+        assert_eq!(
+            VerifierKey::parse(&tampered, KeyRole::Log)
+                .unwrap_err()
+                .to_string(),
+            "the key id does not match the name and key (altered verifier key)"
+        );
+        assert!(NoteSigner::parse(&text, KeyRole::Witness).is_err());
+        // The secret never shows.
+        assert!(!format!("{signer:?}").contains(text.trim().rsplit('+').next().unwrap()));
+    }
+
+    #[test]
+    fn cosignatures_count_toward_the_threshold_and_a_bad_one_rejects_the_note() {
+        let (log, _) = NoteSigner::generate("example.org/log", KeyRole::Log).unwrap();
+        let (w1, w1_text) = NoteSigner::generate("w1.example", KeyRole::Witness).unwrap();
+        let (w2, w2_text) = NoteSigner::generate("w2.example", KeyRole::Witness).unwrap();
+        let at = |text: &str, t| NoteSigner::parse(text, KeyRole::Witness).unwrap().at(t);
+        let note = sign_checkpoint("example.org/log", 3, tlog_tiles::Hash([7; 32]), &log);
+        let cosigned = cosign(&note, &at(&w1_text, 1_780_000_000)).unwrap();
+        let cp = verify_checkpoint(&cosigned, &policy(&log, &[&w1, &w2], 1)).unwrap();
+        assert_eq!((cp.size, cp.root), (3, tlog_tiles::Hash([7; 32])));
+        assert_eq!(cp.cosigned, vec![("w1.example".to_string(), 1_780_000_000)]);
+        let two = verify_checkpoint(&cosigned, &policy(&log, &[&w1, &w2], 2)).unwrap_err();
+        assert_eq!(
+            two.to_string(),
+            "1 of 2 required witness cosignatures on the checkpoint of size 3 (verified: w1.example)"
+        );
+        // A cosignature whose time was changed no longer verifies: the whole note is refused.
+        let text = String::from_utf8(cosigned).unwrap();
+        let (head, sig) = text.trim_end().rsplit_once(' ').unwrap();
+        let mut bytes = BASE64.decode(sig).unwrap();
+        bytes[11] ^= 1;
+        let forged = format!("{head} {}\n", BASE64.encode(bytes));
+        let e = verify_checkpoint(forged.as_bytes(), &policy(&log, &[&w1], 0)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("the checkpoint's signature by w1.example+{:08x} does not verify (altered or forged checkpoint)", w1.public().id)
+        );
+        // The line a witness answers is the one it adds.
+        let line = cosignature_line(&note, &at(&w2_text, 5)).unwrap();
+        assert!(line.starts_with("— w2.example "), "{line}");
+    }
+}
