@@ -72,7 +72,8 @@ fn check_one(
 ) -> Result<u64, Rejected> {
     let path = proof_path(sig_path);
     let key = entry.key.key_id;
-    let text = match files.read(&path) {
+    let proof_file = (crate::release::tlog::proof::MAX_PROOF_BYTES, "a log proof");
+    let text = match files.read_as(&path, proof_file) {
         Ok(text) => text,
         Err((Cause::Unsigned, _)) => {
             return Err(unlogged(format!(

@@ -192,6 +192,16 @@ impl SignatureFiles<'_> {
     }
 
     pub(crate) fn read(&self, path: &Path) -> Result<String, Rejected> {
+        self.read_as(path, (SMALL_FILE_CAP, "a minisign signature"))
+    }
+
+    /// `read`, for a file of another kind beside the signatures (a log proof): at most `cap`
+    /// bytes, named `what` when it is larger.
+    pub(crate) fn read_as(
+        &self,
+        path: &Path,
+        (cap, what): (u64, &str),
+    ) -> Result<String, Rejected> {
         let missing = || {
             (
                 Cause::Unsigned,
@@ -220,12 +230,10 @@ impl SignatureFiles<'_> {
                 };
                 let file = guarded::open_regular(path).map_err(io_error)?;
                 let origin = path.display().to_string();
-                guarded::read_capped(file, &origin, SMALL_FILE_CAP, "a minisign signature").map_err(
-                    |e| match e {
-                        CappedReadError::Io(e) => io_error(e),
-                        CappedReadError::Input(e) => (Cause::Unreadable, e.to_string()),
-                    },
-                )
+                guarded::read_capped(file, &origin, cap, what).map_err(|e| match e {
+                    CappedReadError::Io(e) => io_error(e),
+                    CappedReadError::Input(e) => (Cause::Unreadable, e.to_string()),
+                })
             }
         }
     }

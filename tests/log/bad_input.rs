@@ -105,6 +105,13 @@ fn a_proof_hash_of_the_wrong_length_is_bad_input() {
         out.stdout,
         format!("ERROR dist-v1/SHA256SUMS  dist-v1/SHA256SUMS.log-proof: line 3: expected a base64 SHA-256 hash (44 characters)\nFAIL  dist-v1/app  signature by key {} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 1 failed, 1 errors\n", r.key_id)
     );
+    // A proof too large to be one is named as such, not read.
+    write(&proof_path, &vec![b'a'; 200_000]);
+    let out = r.verify("dist-v1", &[]).expect(2);
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        "ERROR dist-v1/SHA256SUMS  dist-v1/SHA256SUMS.log-proof: larger than 128 KiB: not a log proof"
+    );
     // A vkey that is not one is a usage error, named by its flag.
     let out = run(warden(r.dir()).args([
         "verify",
