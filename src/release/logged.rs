@@ -76,11 +76,24 @@ fn check_one(
     let text = match files.read_as(&path, proof_file) {
         Ok(text) => text,
         Err((Cause::Unsigned, _)) => {
+            // No proof beside it (a mirror that copied only the signatures): the log itself,
+            // when given, is searched; the entry found is proved against its checkpoint.
+            if let (Some(store), Some(current)) = (store, current) {
+                if let Some(index) = find_entry(store, current, entry).map_err(from_log)? {
+                    return Ok(index);
+                }
+                return Err(unlogged(format!(
+                    "signature by key {key} is not in the log: no {} beside {}, and no entry of the log (size {}) is this signature",
+                    path.display(),
+                    sig_path.display(),
+                    current.size
+                )));
+            }
             return Err(unlogged(format!(
                 "signature by key {key} is not in the log: no {} beside {} (sign with --log, or run `warden log append`)",
                 path.display(),
                 sig_path.display()
-            )))
+            )));
         }
         Err(e) => return Err(e),
     };
@@ -104,6 +117,21 @@ fn check_one(
         log::check_consistency(store, &cp, current).map_err(from_log)?;
     }
     Ok(proof.index)
+}
+
+/// The index of `entry` in the tree of `cp`, by reading every entry bundle, and proved.
+fn find_entry(
+    store: &dyn Store,
+    cp: &VerifiedCheckpoint,
+    entry: &Entry,
+) -> Result<Option<u64>, LogError> {
+    let leaf = entry.leaf_hash();
+    let Some(index) = log::find_leaf(store, cp, leaf)? else {
+        return Ok(None);
+    };
+    let hashes = log::prove_inclusion(store, cp, index)?;
+    log::check_inclusion(cp, index, leaf, &hashes).map_err(LogError::Failed)?;
+    Ok(Some(index))
 }
 
 /// When the log's entry at `index` is another record of the same key: what differs.

@@ -327,3 +327,24 @@ fn a_co_signature_must_be_logged_too() {
         format!("OK    dist-v1/SHA256SUMS  key {k} (keys/release.pub)  co-signed by {b}  (2 of 2 required)  tag v1  in the log\nOK    dist-v1/app  key {k} (keys/release.pub)  tag v1\n2 verified, 0 failed, 0 errors\n")
     );
 }
+
+#[test]
+fn with_the_log_at_hand_a_release_without_its_proof_is_found_in_it() {
+    let r = LogRepo::new();
+    let k = &r.key_id;
+    r.release("v1", true).expect(0);
+    r.release("v2", true).expect(0);
+    r.release("evil", false).expect(0);
+    // A mirror that copied the signatures but not the proof.
+    std::fs::remove_file(r.dir().join("dist-v2/SHA256SUMS.log-proof")).unwrap();
+    let out = r.verify("dist-v2", &["--log", "log"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    dist-v2/SHA256SUMS  key {k} (keys/release.pub)  tag v2  in the log\nOK    dist-v2/app  key {k} (keys/release.pub)  tag v2\n2 verified, 0 failed, 0 errors\n")
+    );
+    let out = r.verify("dist-evil", &["--log", "log"]).expect(1);
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        format!("FAIL  dist-evil/SHA256SUMS  signature by key {k} is not in the log: no dist-evil/SHA256SUMS.log-proof beside dist-evil/SHA256SUMS.minisig, and no entry of the log (size 2) is this signature")
+    );
+}

@@ -193,6 +193,24 @@ pub(crate) fn entry_at(
     Ok(bytes)
 }
 
+/// The first index whose entry has leaf hash `leaf`, reading the bundles of the tree of `cp`.
+pub(crate) fn find_leaf(
+    store: &dyn Store,
+    cp: &VerifiedCheckpoint,
+    leaf: tlog_tiles::Hash,
+) -> Result<Option<u64>, LogError> {
+    let tiles = Tiles::new(store);
+    for n in 0..cp.size.div_ceil(TILE_WIDTH) {
+        let width = (cp.size - n * TILE_WIDTH).min(TILE_WIDTH) as u32;
+        for (k, bytes) in tiles.bundle(n, width)?.iter().enumerate() {
+            if tlog_tiles::record_hash(bytes) == leaf {
+                return Ok(Some(n * TILE_WIDTH + k as u64));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// Reads what appending to the log in `dir` will need (its checkpoint, the right edge of its
 /// tree and the last entry bundle), so that a command that signs first and logs after fails
 /// before signing.
