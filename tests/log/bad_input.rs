@@ -123,3 +123,30 @@ fn a_proof_hash_of_the_wrong_length_is_bad_input() {
     .expect(2);
     assert_eq!(out.stderr, "warden: --log-vkey: not a log key: expected NAME+ID+KEY (8 hex digits, then base64 of the type byte and the Ed25519 key)\n");
 }
+
+#[test]
+fn a_pinned_checkpoint_that_is_not_one_is_bad_input() {
+    let r = LogRepo::new();
+    r.release("v1", true).expect(0);
+    write(&r.dir().join("pinned"), b"not a checkpoint\n");
+    let out = r
+        .verify("dist-v1", &["--log", "log", "--checkpoint", "pinned"])
+        .expect(2);
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        "ERROR dist-v1/SHA256SUMS  pinned: not a signed note (text, an empty line, then lines `— name signature`)"
+    );
+    std::fs::remove_file(r.dir().join("pinned")).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(r.dir().join("pinned"))
+        .status()
+        .unwrap()
+        .success());
+    let out = r
+        .verify("dist-v1", &["--log", "log", "--checkpoint", "pinned"])
+        .expect(2);
+    assert_eq!(
+        out.stdout.lines().next().unwrap(),
+        "ERROR dist-v1/SHA256SUMS  reading pinned: not a regular file (FIFOs, devices and directories are never read)"
+    );
+}
