@@ -449,6 +449,21 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
         ])
         .args(log_flags);
     run(&mut cmd).expect(0);
+    // The release run's signature verifies with --require-log.
+    let out = run(warden(t.path()).args([
+        "verify",
+        "dist",
+        "--require-log",
+        "--log",
+        "log",
+        "--log-vkey",
+        &vkey,
+    ]))
+    .expect(0);
+    assert_eq!(
+        out.stdout,
+        "OK    dist/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555  in the log\nOK    dist/app  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555\n2 verified, 0 failed, 0 errors\n"
+    );
     // A laptop with the key: the same tag, other bytes, logged (so it verifies with --require-log).
     write(&t.path().join("laptop/app"), b"a backdoored app");
     run(warden(t.path())
