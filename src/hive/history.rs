@@ -125,6 +125,10 @@ pub(crate) struct TestHistory {
     /// First lines of its failure text in the last run it failed in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) text: Option<String>,
+    /// How sure its runs make it: broken, flaky (with an interval), fixed, new or undecided,
+    /// and where a failure began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verdict: Option<super::verdict::Verdict>,
 }
 
 impl TestHistory {
@@ -446,6 +450,7 @@ fn merge_scans(
                         rule: None,
                         timeout: false,
                         text: None,
+                        verdict: None,
                     });
                     tests.len() - 1
                 });
@@ -563,6 +568,10 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
             None => false,
         }
     });
+    for t in &mut tests {
+        let client = split_client(&t.name).1.unwrap_or_default().to_string();
+        t.verdict = super::verdict::judge(&t.marks, &runs, &client, fixed_after);
+    }
     unmatched_rules(&matcher, &runs, opts, &mut tests);
     tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));
     let entries = entry_histories(&matcher, &tests);
@@ -612,6 +621,7 @@ fn unmatched_rules(
                 rule: Some(i),
                 timeout: false,
                 text: None,
+                verdict: None,
             });
         }
     }

@@ -13,6 +13,7 @@ pub(crate) mod pins;
 pub(crate) mod registry_update;
 pub(crate) mod stream;
 pub(crate) mod suite;
+pub(crate) mod verdict;
 
 pub use classify::{classify_run, ClassifyOptions};
 pub use diff::diff;

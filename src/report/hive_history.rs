@@ -195,6 +195,41 @@ impl Report for History {
     }
 }
 
+/// `--plan`: per suite, the `--sim.limit` pattern of the tests whose runs cannot tell yet
+/// (undecided) or that failed for the first time (new), and the repetitions that part "flaky at
+/// the rate seen" from "broken" at 95 %: a flake failing at rate p passes at least once in n
+/// runs with probability 1 − pⁿ (the rate is the test's own, or ½ when none is seen).
+pub fn rerun_plan(h: &History) -> String {
+    use crate::hive::classify::split_client;
+    use crate::hive::verdict::{repetitions, VerdictKind};
+    let mut suites: std::collections::BTreeMap<&str, (Vec<&str>, u32)> = Default::default();
+    for t in &h.tests {
+        let Some(v) = &t.verdict else { continue };
+        if !matches!(v.verdict, VerdictKind::Undecided | VerdictKind::New) {
+            continue;
+        }
+        let rate = v.failed as f64 / v.ran.max(1) as f64;
+        let e = suites.entry(t.suite.as_str()).or_default();
+        e.0.push(split_client(&t.name).0);
+        e.1 = e.1.max(repetitions(rate));
+    }
+    if suites.is_empty() {
+        return "nothing to re-run: every failing test's runs decide it\n".to_string();
+    }
+    let mut out = String::new();
+    for (suite, (mut names, n)) in suites {
+        names.sort_unstable();
+        names.dedup();
+        out.push_str(&format!(
+            "# {}: {} to re-run {n} times\n",
+            text_value(suite),
+            count(names.len(), "test", "tests")
+        ));
+        out.push_str(&sim_limit_pattern(suite, &names));
+    }
+    out
+}
+
 /// `--rerun-regex`: one `--sim.limit` pattern per suite, of the tests that failed in the last run.
 pub fn rerun_regex(h: &History) -> String {
     h.failed_last()

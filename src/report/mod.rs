@@ -26,7 +26,7 @@ pub(crate) mod verify;
 pub use audit::{write_applied, write_fix_plan, write_workflow_fixes, AuditFormat};
 pub use hive::HiveCheckFormat;
 pub use hive_diff::{DiffFormat, RunsFormat};
-pub use hive_history::rerun_regex;
+pub use hive_history::{rerun_plan, rerun_regex};
 pub use summary::{Summary, SummaryFormat, MARKER};
 
 use std::io::{self, Write};

@@ -631,3 +631,44 @@ fn drafts_are_capped_in_number_and_size_and_always_load() {
         lint.all()
     );
 }
+
+/// Issue 40 (first part): each failing test's verdict, interval and onset in the JSON, and
+/// `--plan` with what to re-run.
+#[test]
+fn history_verdicts_say_how_sure_and_plan_what_to_rerun() {
+    let t = tempfile::tempdir().unwrap();
+    four_runs(t.path());
+    registry(t.path());
+    let out = run(warden(t.path()).args([
+        "hive", "history", "runs/1", "runs/2", "runs/3", "runs/4", "--format", "json",
+    ]))
+    .expect(0);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let verdict = |name: &str| {
+        doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["verdict"].clone())
+            .unwrap()
+    };
+    // Failed and passed under one client version and hive commit (runs 1 and 2): flaky.
+    assert_eq!(
+        verdict("eth_getCode/get-code (polard)"),
+        serde_json::json!({"verdict": "flaky", "failed": 3, "ran": 4, "interval": [0.3006, 0.9544], "onset": {"last_pass": 1, "first_fail": 2, "changes": []}, "why": "3 of 4, 30–95 %"})
+    );
+    // Passed in runs 1 to 3, failed in run 4, the one with another hive commit: new, onset said.
+    assert_eq!(
+        verdict("eth_call/call-simple-contract (polard)"),
+        serde_json::json!({"verdict": "new", "failed": 1, "ran": 4, "onset": {"last_pass": 2, "first_fail": 3, "changes": ["hive 389348a0a7f0 → e429a9470c1f"]}, "why": "new: fails since run 4: hive 389348a0a7f0 → e429a9470c1f"})
+    );
+    let out = run(warden(t.path()).args([
+        "hive", "history", "runs/1", "runs/2", "runs/3", "runs/4", "--plan",
+    ]))
+    .expect(0);
+    assert_eq!(
+        out.stdout,
+        "# rpc-compat: 1 test to re-run 3 times\nrpc-compat/^(?:eth_call/call-simple-contract)(?: \\([^)]*\\))?$\n"
+    );
+}

@@ -610,6 +610,10 @@ pub(crate) struct HiveHistoryArgs {
     /// the last run, to re-run them.
     #[arg(long, conflicts_with_all = ["format", "step_summary"])]
     pub rerun_regex: bool,
+    /// Print what to re-run: per suite, the --sim.limit regex of the undecided and newly failing
+    /// tests, and how many repetitions part "flaky at the rate seen" from "broken" at 95 %.
+    #[arg(long, conflicts_with_all = ["format", "step_summary", "rerun_regex"])]
+    pub plan: bool,
     /// Fail (exit 1) when the last run does not match the registry's [upstream] pins.
     #[arg(long)]
     pub require_pins: bool,

@@ -28,6 +28,10 @@ pub(crate) fn history(
         out.write_all(rerun_regex(&report).as_bytes())?;
         return Ok(0);
     }
+    if args.plan {
+        out.write_all(release_warden::report::rerun_plan(&report).as_bytes())?;
+        return Ok(0);
+    }
     ctx.emit(out, &report, args.format.into(), args.step_summary)
 }
 
