@@ -164,10 +164,20 @@ pub(crate) fn judge(
     // The sign of a flake: a failure, then a pass, under one client version and hive commit
     // (it recovered without anything recorded changing).
     let recovered = |runs_ran: &[(usize, bool)]| {
-        runs_ran.iter().enumerate().any(|(a, &(i, f))| {
-            f && runs_ran[a + 1..]
-                .iter()
-                .any(|&(j, g)| !g && sources(&runs[j], client) == sources(&runs[i], client))
+        let mut failed_under: Vec<(Option<&String>, Option<&String>)> = Vec::new();
+        runs_ran.iter().any(|&(i, f)| {
+            let key = (
+                runs[i].sources.client_versions.get(client),
+                runs[i].sources.hive.as_ref(),
+            );
+            if f {
+                if !failed_under.contains(&key) {
+                    failed_under.push(key);
+                }
+                false
+            } else {
+                failed_under.contains(&key)
+            }
         })
     };
     let mixed_under_one_source = recovered(&ran);
