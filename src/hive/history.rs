@@ -568,9 +568,29 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
             None => false,
         }
     });
+    let sides: Vec<super::verdict::RunSide<'_>> = runs
+        .iter()
+        .map(|r| super::verdict::RunSide {
+            name: r.dir.file_name().map_or_else(
+                || r.dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            versions: &r.sources.client_versions,
+            hive: r.sources.hive.as_deref(),
+        })
+        .collect();
     for t in &mut tests {
-        let client = split_client(&t.name).1.unwrap_or_default().to_string();
-        t.verdict = super::verdict::judge(&t.marks, &runs, &client, fixed_after);
+        let outcomes: Vec<Option<bool>> = t
+            .marks
+            .iter()
+            .map(|m| match m {
+                Mark::Pass => Some(false),
+                Mark::Fail => Some(true),
+                _ => None,
+            })
+            .collect();
+        let client = split_client(&t.name).1.unwrap_or_default();
+        t.verdict = super::verdict::judge(&outcomes, &sides, client, fixed_after);
     }
     unmatched_rules(&matcher, &runs, opts, &mut tests);
     tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));

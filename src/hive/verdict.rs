@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use super::history::{Mark, RunInfo};
+use std::collections::BTreeMap;
 
 /// z for a two-sided 95 % interval.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -77,29 +77,34 @@ pub(crate) struct Verdict {
     pub(crate) why: String,
 }
 
+/// What the verdicts need of one run: its name, and what it records of its sources.
+pub(crate) struct RunSide<'a> {
+    pub(crate) name: String,
+    /// Client name → the version it reported (`clientVersions`).
+    pub(crate) versions: &'a BTreeMap<String, String>,
+    /// `hive.json`'s commit.
+    pub(crate) hive: Option<&'a str>,
+}
+
+type Sources<'a> = (Option<&'a String>, Option<&'a str>);
+
 /// The sources a run records for one client: its version, and hive's commit.
-fn sources(run: &RunInfo, client: &str) -> (Option<String>, Option<String>) {
-    (
-        run.sources.client_versions.get(client).cloned(),
-        run.sources.hive.clone(),
-    )
+fn sources<'a>(run: &'a RunSide<'_>, client: &str) -> Sources<'a> {
+    (run.versions.get(client), run.hive)
 }
 
 /// What differs between runs `a` and `b` for `client`.
-fn changes(runs: &[RunInfo], client: &str, a: usize, b: usize) -> Vec<String> {
+fn changes(runs: &[RunSide<'_>], client: &str, a: usize, b: usize) -> Vec<String> {
     let ((ca, ha), (cb, hb)) = (sources(&runs[a], client), sources(&runs[b], client));
-    let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unrecorded".into());
     let mut out = Vec::new();
     if ca != cb {
-        out.push(format!("client {client} {} → {}", shown(&ca), shown(&cb)));
+        let shown = |v: Option<&String>| v.map_or("unrecorded".to_string(), |v| v.clone());
+        out.push(format!("client {client} {} → {}", shown(ca), shown(cb)));
     }
     if ha != hb {
-        let short = |v: &Option<String>| {
-            v.as_deref()
-                .map(|h| h.chars().take(12).collect::<String>())
-                .unwrap_or_else(|| "unrecorded".into())
-        };
-        out.push(format!("hive {} → {}", short(&ha), short(&hb)));
+        let short =
+            |v: Option<&str>| v.map_or("unrecorded".to_string(), |h| h.chars().take(12).collect());
+        out.push(format!("hive {} → {}", short(ha), short(hb)));
     }
     out
 }
@@ -108,17 +113,8 @@ fn percent((lo, hi): (f64, f64)) -> String {
     format!("{:.0}–{:.0} %", lo * 100.0, hi * 100.0)
 }
 
-/// The name of run `i` in words.
-fn run_name(runs: &[RunInfo], i: usize) -> String {
-    runs[i]
-        .dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| format!("{}", i + 1))
-}
-
-fn onset_words(runs: &[RunInfo], o: &Onset) -> String {
-    let since = format!("fails since run {}", run_name(runs, o.first_fail));
+fn onset_words(runs: &[RunSide<'_>], o: &Onset) -> String {
+    let since = format!("fails since run {}", runs[o.first_fail].name);
     match (o.last_pass, o.changes.is_empty()) {
         (None, _) => format!("{since} (it never passed before)"),
         (Some(_), true) => format!("{since}: client and hive unchanged"),
@@ -126,50 +122,38 @@ fn onset_words(runs: &[RunInfo], o: &Onset) -> String {
     }
 }
 
-/// The verdict of a test of `client` with `marks` (one per run of `runs`), or `None` when it
-/// never failed. A test is flaky only when it both passed and failed under one client version
-/// and one hive commit; a trailing run of failures is `broken` when its onset is a recorded
-/// change, or when a flake at the rate seen before it would fail so often in a row less than
-/// 5 % of the time.
-pub(crate) fn judge(
-    marks: &[Mark],
-    runs: &[RunInfo],
-    client: &str,
-    fixed_after: usize,
-) -> Option<Verdict> {
-    let ran: Vec<(usize, bool)> = marks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, m)| match m {
-            Mark::Pass => Some((i, false)),
-            Mark::Fail => Some((i, true)),
-            _ => None,
-        })
-        .collect();
-    let failed = ran.iter().filter(|(_, f)| *f).count();
-    if failed == 0 {
-        return None;
-    }
-    let n = ran.len();
-    let verdict = |verdict, interval, onset, why: String| {
+/// One test's runs as the judgement reads them: (run index, failed) for the runs it ran in.
+struct Evidence<'r, 'a> {
+    ran: Vec<(usize, bool)>,
+    failed: usize,
+    runs: &'r [RunSide<'a>],
+    client: &'r str,
+}
+
+impl Evidence<'_, '_> {
+    fn verdict(
+        &self,
+        verdict: VerdictKind,
+        interval: Option<(f64, f64)>,
+        onset: Option<Onset>,
+        why: String,
+    ) -> Option<Verdict> {
         Some(Verdict {
             verdict,
-            failed,
-            ran: n,
+            failed: self.failed,
+            ran: self.ran.len(),
             interval,
             onset,
             why,
         })
-    };
-    // The sign of a flake: a failure, then a pass, under one client version and hive commit
-    // (it recovered without anything recorded changing).
-    let recovered = |runs_ran: &[(usize, bool)]| {
-        let mut failed_under: Vec<(Option<&String>, Option<&String>)> = Vec::new();
-        runs_ran.iter().any(|&(i, f)| {
-            let key = (
-                runs[i].sources.client_versions.get(client),
-                runs[i].sources.hive.as_ref(),
-            );
+    }
+
+    /// The sign of a flake among `ran`: a failure, then a pass, under one client version and
+    /// hive commit (it recovered without anything recorded changing).
+    fn recovered(&self, ran: &[(usize, bool)]) -> bool {
+        let mut failed_under: Vec<Sources<'_>> = Vec::new();
+        ran.iter().any(|&(i, f)| {
+            let key = sources(&self.runs[i], self.client);
             if f {
                 if !failed_under.contains(&key) {
                     failed_under.push(key);
@@ -179,105 +163,144 @@ pub(crate) fn judge(
                 failed_under.contains(&key)
             }
         })
-    };
-    let mixed_under_one_source = recovered(&ran);
-    let last_fail = ran.last().is_some_and(|(_, f)| *f);
-    // Trailing passes after a failure: fixed (the fix's onset said).
-    let trailing_passes = ran.iter().rev().take_while(|(_, f)| !*f).count();
-    if trailing_passes >= fixed_after && !last_fail {
-        let last = ran[n - trailing_passes - 1].0;
-        let first_pass = ran[n - trailing_passes].0;
-        let what = changes(runs, client, last, first_pass);
-        // Fixed: by a recorded change, or it never recovered before, or a flake at the lowest
-        // rate seen before would not pass that often in a row (under 5 %).
-        let before = &ran[..n - trailing_passes];
-        let low = wilson(before.iter().filter(|(_, f)| *f).count(), before.len()).0;
-        let unlikely_for_a_flake = (1.0 - low).powi(trailing_passes as i32) < 0.05;
-        if !what.is_empty() || !recovered(before) || unlikely_for_a_flake {
-            let why = format!(
-                "passes since run {}{}",
-                run_name(runs, first_pass),
-                if what.is_empty() {
-                    ": client and hive unchanged".to_string()
-                } else {
-                    format!(": {}", what.join("; "))
-                }
-            );
-            return verdict(VerdictKind::Fixed, None, None, why);
-        }
     }
-    if !last_fail {
-        return if mixed_under_one_source {
-            let interval = wilson(failed, n);
-            verdict(
-                VerdictKind::Flaky,
-                Some(interval),
-                None,
-                format!("{failed} of {n}, {}", percent(interval)),
-            )
-        } else {
-            verdict(
-                VerdictKind::Undecided,
-                None,
-                None,
-                format!("{failed} of {n}: it passed and failed only under different client or hive versions"),
-            )
-        };
-    }
-    // The last run failed: the streak of failures at the end, and the pass before it.
-    let streak = ran.iter().rev().take_while(|(_, f)| *f).count();
-    let first_fail = ran[n - streak].0;
-    let last_pass = (streak < n).then(|| ran[n - streak - 1].0);
-    let onset = Onset {
-        last_pass,
-        first_fail,
-        changes: last_pass.map_or_else(Vec::new, |p| changes(runs, client, p, first_fail)),
-    };
-    let Some(_) = last_pass else {
-        return if n >= 2 {
-            let why = onset_words(runs, &onset);
-            verdict(VerdictKind::Broken, None, Some(onset), why)
-        } else {
-            verdict(
-                VerdictKind::Undecided,
-                None,
-                Some(onset),
-                "one run: too few to tell a flake from a break".into(),
-            )
-        };
-    };
-    if streak == 1 && !(mixed_under_one_source && failed > 1) {
-        let why = format!("new: {}", onset_words(runs, &onset));
-        return verdict(VerdictKind::New, None, Some(onset), why);
-    }
-    if !onset.changes.is_empty() {
-        let why = onset_words(runs, &onset);
-        return verdict(VerdictKind::Broken, None, Some(onset), why);
-    }
-    // Nothing recorded changed at the onset: how likely is the streak for a flake at the rate
-    // seen before it (its 95 % upper bound)?
-    let before = &ran[..n - streak];
-    let (k0, n0) = (before.iter().filter(|(_, f)| *f).count(), before.len());
-    let upper = wilson(k0, n0).1;
-    if upper.powi(streak as i32) < 0.05 {
-        let why = format!(
-            "{}; a flake at the rate before it (at most {:.0} %) fails {streak} runs in a row less than 5 % of the time",
-            onset_words(runs, &onset),
-            upper * 100.0
-        );
-        return verdict(VerdictKind::Broken, None, Some(onset), why);
-    }
-    if mixed_under_one_source {
-        let interval = wilson(failed, n);
-        return verdict(
+
+    fn flaky(&self, onset: Option<Onset>) -> Option<Verdict> {
+        let (k, n) = (self.failed, self.ran.len());
+        let interval = wilson(k, n);
+        self.verdict(
             VerdictKind::Flaky,
             Some(interval),
-            Some(onset),
-            format!("{failed} of {n}, {}", percent(interval)),
-        );
+            onset,
+            format!("{k} of {n}, {}", percent(interval)),
+        )
     }
-    let why = format!("{}: too few runs to tell", onset_words(runs, &onset));
-    verdict(VerdictKind::Undecided, None, Some(onset), why)
+
+    /// Passing in the last `trailing` runs: fixed by a recorded change, or because it never
+    /// recovered before, or because a flake at the lowest rate seen before would not pass that
+    /// often in a row (under 5 %).
+    fn fixed(&self, trailing: usize) -> Option<Verdict> {
+        let n = self.ran.len();
+        let (last, first_pass) = (self.ran[n - trailing - 1].0, self.ran[n - trailing].0);
+        let what = changes(self.runs, self.client, last, first_pass);
+        let before = &self.ran[..n - trailing];
+        let low = wilson(before.iter().filter(|(_, f)| *f).count(), before.len()).0;
+        let unlikely_for_a_flake = (1.0 - low).powi(trailing as i32) < 0.05;
+        if what.is_empty() && self.recovered(before) && !unlikely_for_a_flake {
+            return None;
+        }
+        let why = match what.is_empty() {
+            true => format!(
+                "passes since run {}: client and hive unchanged",
+                self.runs[first_pass].name
+            ),
+            false => format!(
+                "passes since run {}: {}",
+                self.runs[first_pass].name,
+                what.join("; ")
+            ),
+        };
+        self.verdict(VerdictKind::Fixed, None, None, why)
+    }
+
+    /// The last run failed: the streak of failures at the end, the pass before it, and what
+    /// the streak makes of the test.
+    fn failing(&self) -> Option<Verdict> {
+        let (ran, n) = (&self.ran, self.ran.len());
+        let streak = ran.iter().rev().take_while(|(_, f)| *f).count();
+        let first_fail = ran[n - streak].0;
+        let last_pass = (streak < n).then(|| ran[n - streak - 1].0);
+        let onset = Onset {
+            last_pass,
+            first_fail,
+            changes: last_pass
+                .map_or_else(Vec::new, |p| changes(self.runs, self.client, p, first_fail)),
+        };
+        if last_pass.is_none() {
+            return if n >= 2 {
+                let why = onset_words(self.runs, &onset);
+                self.verdict(VerdictKind::Broken, None, Some(onset), why)
+            } else {
+                let why = "one run: too few to tell a flake from a break".to_string();
+                self.verdict(VerdictKind::Undecided, None, Some(onset), why)
+            };
+        }
+        let flaky_before = self.recovered(ran);
+        if streak == 1 && !(flaky_before && self.failed > 1) {
+            let why = format!("new: {}", onset_words(self.runs, &onset));
+            return self.verdict(VerdictKind::New, None, Some(onset), why);
+        }
+        if !onset.changes.is_empty() {
+            let why = onset_words(self.runs, &onset);
+            return self.verdict(VerdictKind::Broken, None, Some(onset), why);
+        }
+        // Nothing recorded changed at the onset: how likely is the streak for a flake at the
+        // rate seen before it (its 95 % upper bound)?
+        let before = &ran[..n - streak];
+        let upper = wilson(before.iter().filter(|(_, f)| *f).count(), before.len()).1;
+        if upper.powi(streak as i32) < 0.05 {
+            let why = format!(
+                "{}; a flake at the rate before it (at most {:.0} %) fails {streak} runs in a row less than 5 % of the time",
+                onset_words(self.runs, &onset),
+                upper * 100.0
+            );
+            return self.verdict(VerdictKind::Broken, None, Some(onset), why);
+        }
+        if flaky_before {
+            return self.flaky(Some(onset));
+        }
+        let why = format!("{}: too few runs to tell", onset_words(self.runs, &onset));
+        self.verdict(VerdictKind::Undecided, None, Some(onset), why)
+    }
+}
+
+/// The verdict of a test of `client` with `outcomes` (per run of `runs`: `Some(true)` failed,
+/// `Some(false)` passed, `None` not counted), or `None` when it never failed. A test is flaky
+/// only when it failed and later passed under one client version and one hive commit; a
+/// trailing run of failures is `broken` when its onset is a recorded change, or when a flake at
+/// the rate seen before it would fail so often in a row less than 5 % of the time.
+pub(crate) fn judge(
+    outcomes: &[Option<bool>],
+    runs: &[RunSide<'_>],
+    client: &str,
+    fixed_after: usize,
+) -> Option<Verdict> {
+    let ran: Vec<(usize, bool)> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.map(|f| (i, f)))
+        .collect();
+    let failed = ran.iter().filter(|(_, f)| *f).count();
+    if failed == 0 {
+        return None;
+    }
+    let e = Evidence {
+        ran,
+        failed,
+        runs,
+        client,
+    };
+    let n = e.ran.len();
+    if e.ran[n - 1].1 {
+        return e.failing();
+    }
+    let trailing = e.ran.iter().rev().take_while(|(_, f)| !*f).count();
+    if trailing >= fixed_after {
+        if let Some(v) = e.fixed(trailing) {
+            return Some(v);
+        }
+    }
+    if e.recovered(&e.ran) {
+        return e.flaky(None);
+    }
+    e.verdict(
+        VerdictKind::Undecided,
+        None,
+        None,
+        format!(
+            "{failed} of {n}: it passed and failed only under different client or hive versions"
+        ),
+    )
 }
 
 /// Repetitions of a test that fails at `rate` needed before "flaky at that rate" and "broken"
@@ -291,31 +314,24 @@ pub(crate) fn repetitions(rate: f64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hive::pins::RunSources;
-    use std::collections::BTreeMap;
-    use std::path::PathBuf;
 
-    fn run(i: usize, client: &str, hive: &str) -> RunInfo {
-        RunInfo {
-            dir: PathBuf::from(format!("runs/{}", i + 1)),
-            sources: RunSources {
-                hive: Some(hive.into()),
-                client_versions: [("reth".to_string(), client.to_string())].into(),
-                sim_buildargs: BTreeMap::new(),
-            },
-            cases: 1,
-            failed: 0,
-            suites: BTreeMap::new(),
+    /// Run i's sources: the client's version and hive's commit, leaked for the test's length.
+    fn run(i: usize, client: &str, hive: &str) -> RunSide<'static> {
+        let versions: &'static BTreeMap<String, String> =
+            Box::leak(Box::new([("reth".to_string(), client.to_string())].into()));
+        RunSide {
+            name: format!("{}", i + 1),
+            versions,
+            hive: Some(Box::leak(hive.to_string().into_boxed_str())),
         }
     }
 
-    fn marks(s: &str) -> Vec<Mark> {
+    fn marks(s: &str) -> Vec<Option<bool>> {
         s.chars()
             .map(|c| match c {
-                'p' => Mark::Pass,
-                'f' => Mark::Fail,
-                '-' => Mark::Absent,
-                _ => Mark::NotRun,
+                'p' => Some(false),
+                'f' => Some(true),
+                _ => None,
             })
             .collect()
     }
@@ -342,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_client_change_at_run_12_of_30_is_a_break_with_its_onset() {
-        let runs: Vec<RunInfo> = (0..30)
+        let runs: Vec<RunSide> = (0..30)
             .map(|i| run(i, if i < 11 { "1.4.2" } else { "1.4.3" }, "aaaa"))
             .collect();
         let m = marks(&format!("{}{}", "p".repeat(11), "f".repeat(19)));
@@ -361,7 +377,7 @@ mod tests {
 
     #[test]
     fn a_flake_under_one_client_gets_its_interval_and_a_break_across_a_change_is_never_flaky() {
-        let runs: Vec<RunInfo> = (0..30).map(|i| run(i, "1.4.2", "aaaa")).collect();
+        let runs: Vec<RunSide> = (0..30).map(|i| run(i, "1.4.2", "aaaa")).collect();
         // 6 failures of 30, every fifth run, ending on a pass.
         let pattern: String = (0..30)
             .map(|i| if i % 5 == 2 { 'f' } else { 'p' })
@@ -370,7 +386,7 @@ mod tests {
         assert_eq!(v.verdict, VerdictKind::Flaky);
         assert_eq!(v.why, "6 of 30, 10–37 %");
         // Passes under one client, failures under the next, then passes again: never flaky.
-        let runs: Vec<RunInfo> = (0..6)
+        let runs: Vec<RunSide> = (0..6)
             .map(|i| run(i, ["1", "1", "2", "2", "3", "3"][i], "aaaa"))
             .collect();
         let v = judge(&marks("ppffpf"), &runs, "reth", 2).unwrap();
@@ -385,7 +401,7 @@ mod tests {
 
     #[test]
     fn a_hive_change_too_few_runs_and_a_fix() {
-        let runs: Vec<RunInfo> = (0..4)
+        let runs: Vec<RunSide> = (0..4)
             .map(|i| run(i, "1", if i < 2 { "aaaa" } else { "bbbb" }))
             .collect();
         let v = judge(&marks("ppff"), &runs, "reth", 2).unwrap();
@@ -402,11 +418,11 @@ mod tests {
             (VerdictKind::Fixed, "passes since run 3: hive aaaa → bbbb")
         );
         // Two failures in a row after passing, nothing changed: a flake at ≤ 60 % would do that.
-        let same: Vec<RunInfo> = (0..4).map(|i| run(i, "1", "aaaa")).collect();
+        let same: Vec<RunSide> = (0..4).map(|i| run(i, "1", "aaaa")).collect();
         let v = judge(&marks("ppff"), &same, "reth", 2).unwrap();
         assert_eq!(v.verdict, VerdictKind::Undecided);
         // Ten passes, then four failures, nothing changed: broken.
-        let long: Vec<RunInfo> = (0..14).map(|i| run(i, "1", "aaaa")).collect();
+        let long: Vec<RunSide> = (0..14).map(|i| run(i, "1", "aaaa")).collect();
         let v = judge(&marks("ppppppppppffff"), &long, "reth", 2).unwrap();
         assert_eq!(v.verdict, VerdictKind::Broken);
     }
