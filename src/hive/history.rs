@@ -187,6 +187,9 @@ pub struct History {
     pub(crate) pins: Vec<PinCheck>,
     pub(crate) pin_mismatches: Vec<String>,
     pub(crate) fixed_after: usize,
+    /// Broken and new failures grouped by where they began: one change, many failures, which is
+    /// usually one issue. Oldest onset first.
+    pub(crate) onsets: Vec<super::verdict::OnsetGroup>,
     /// `--require-pins`: a pin mismatch is a failure.
     #[serde(skip)]
     pub require_pins: bool,
@@ -597,7 +600,19 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
     let entries = entry_histories(&matcher, &tests);
     let last = runs.last().map(|r| r.sources.clone()).unwrap_or_default();
     let pins = pins::check(&registry.settings.upstream, &last);
+    let onsets = super::verdict::group_onsets(
+        tests.iter().filter_map(|t| {
+            t.verdict
+                .as_ref()
+                .map(|v| (format!("{}/{}", t.suite, t.name), v))
+        }),
+        &runs
+            .iter()
+            .map(|r| r.dir.display().to_string())
+            .collect::<Vec<_>>(),
+    );
     Ok(History {
+        onsets,
         pin_mismatches: pins.iter().filter_map(PinCheck::mismatch_message).collect(),
         pins,
         runs,

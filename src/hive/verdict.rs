@@ -303,6 +303,49 @@ pub(crate) fn judge(
     )
 }
 
+/// Tests whose failures began at one onset (same last pass, same first failure, same changes).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct OnsetGroup {
+    /// The runs (as given) of the last pass and the first failure.
+    pub(crate) last_pass: Option<String>,
+    pub(crate) first_fail: String,
+    pub(crate) changes: Vec<String>,
+    /// `suite/name` of each test, in the order given.
+    pub(crate) tests: Vec<String>,
+}
+
+/// The onsets of the broken and new verdicts among `verdicts`, grouped, oldest first.
+pub(crate) fn group_onsets<'v>(
+    verdicts: impl Iterator<Item = (String, &'v Verdict)>,
+    runs: &[String],
+) -> Vec<OnsetGroup> {
+    let mut groups: Vec<(usize, OnsetGroup)> = Vec::new();
+    for (test, v) in verdicts {
+        if !matches!(v.verdict, VerdictKind::Broken | VerdictKind::New) {
+            continue;
+        }
+        let Some(o) = &v.onset else { continue };
+        let last_pass = o.last_pass.map(|i| runs[i].clone());
+        let first_fail = runs[o.first_fail].clone();
+        match groups.iter_mut().find(|(_, g)| {
+            g.last_pass == last_pass && g.first_fail == first_fail && g.changes == o.changes
+        }) {
+            Some((_, g)) => g.tests.push(test),
+            None => groups.push((
+                o.first_fail,
+                OnsetGroup {
+                    last_pass,
+                    first_fail,
+                    changes: o.changes.clone(),
+                    tests: vec![test],
+                },
+            )),
+        }
+    }
+    groups.sort_by_key(|(i, _)| *i);
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
 /// Repetitions of a test that fails at `rate` needed before "flaky at that rate" and "broken"
 /// part at 95 % (a flake passes at least once with probability 1 − rate^n ≥ 0.95). Without a rate
 /// seen (0 or 1), 0.5 is assumed.
