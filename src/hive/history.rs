@@ -571,6 +571,27 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
             None => false,
         }
     });
+    add_verdicts(&mut tests, &runs, fixed_after);
+    unmatched_rules(&matcher, &runs, opts, &mut tests);
+    tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));
+    let entries = entry_histories(&matcher, &tests);
+    let last = runs.last().map(|r| r.sources.clone()).unwrap_or_default();
+    let pins = pins::check(&registry.settings.upstream, &last);
+    let onsets = onsets(&tests, &runs);
+    Ok(History {
+        onsets,
+        pin_mismatches: pins.iter().filter_map(PinCheck::mismatch_message).collect(),
+        pins,
+        runs,
+        tests,
+        entries,
+        fixed_after,
+        require_pins: false,
+    })
+}
+
+/// Each failing test's verdict, from its marks and the runs' records of their sources.
+fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize) {
     let sides: Vec<super::verdict::RunSide<'_>> = runs
         .iter()
         .map(|r| super::verdict::RunSide {
@@ -582,7 +603,7 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
             hive: r.sources.hive.as_deref(),
         })
         .collect();
-    for t in &mut tests {
+    for t in tests.iter_mut() {
         let outcomes: Vec<Option<bool>> = t
             .marks
             .iter()
@@ -595,12 +616,11 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
         let client = split_client(&t.name).1.unwrap_or_default();
         t.verdict = super::verdict::judge(&outcomes, &sides, client, fixed_after);
     }
-    unmatched_rules(&matcher, &runs, opts, &mut tests);
-    tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));
-    let entries = entry_histories(&matcher, &tests);
-    let last = runs.last().map(|r| r.sources.clone()).unwrap_or_default();
-    let pins = pins::check(&registry.settings.upstream, &last);
-    let onsets = super::verdict::group_onsets(
+}
+
+/// The broken and new failures grouped by where they began.
+fn onsets(tests: &[TestHistory], runs: &[RunInfo]) -> Vec<super::verdict::OnsetGroup> {
+    super::verdict::group_onsets(
         tests.iter().filter_map(|t| {
             t.verdict
                 .as_ref()
@@ -610,17 +630,7 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
             .iter()
             .map(|r| r.dir.display().to_string())
             .collect::<Vec<_>>(),
-    );
-    Ok(History {
-        onsets,
-        pin_mismatches: pins.iter().filter_map(PinCheck::mismatch_message).collect(),
-        pins,
-        runs,
-        tests,
-        entries,
-        fixed_after,
-        require_pins: false,
-    })
+    )
 }
 
 /// Listed tests absent from every run: one stale row per exclusion and client that matched
