@@ -29,6 +29,10 @@ pub struct MonitorRequest {
     pub repo: String,
     /// The last checkpoint this monitor verified (`--state FILE`), advanced when nothing is flagged.
     pub state: Option<PathBuf>,
+    /// The repository's own keys (its keys folder, revoked ones included): an entry signed by
+    /// one of them is judged whatever repository its trusted comment names, since a thief
+    /// holding the key chooses what the comment says.
+    pub keys: Vec<crate::release::PublicKey>,
 }
 
 /// One entry as the monitor judged it.
@@ -120,18 +124,37 @@ pub(crate) async fn monitor_with<S: ApiSource>(
         }
     }
     for (index, entry) in new_entries(store, &current, report.from)? {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(why) => {
+                report.problem.get_or_insert(why);
+                continue;
+            }
+        };
         let tc = &entry.signature.trusted_comment;
         let repo = tc.value("repo").ok().flatten().map(str::to_string);
-        if repo
+        let elsewhere = repo
             .as_deref()
-            .is_some_and(|r| !r.eq_ignore_ascii_case(&req.repo))
-        {
-            report.other_repositories += 1;
-            continue;
+            .filter(|r| !r.eq_ignore_ascii_case(&req.repo));
+        match elsewhere {
+            // Our key, another repository's name: no release run of ours can back it.
+            Some(other) if req.keys.iter().any(|k| *k == entry.key) => {
+                report.entries.push(EntryVerdict {
+                    index,
+                    key_id: entry.key.key_id,
+                    tag: tc.value("tag").ok().flatten().map(str::to_string),
+                    run: tc.run().ok().flatten().map(|b| b.to_string()),
+                    problems: vec![format!(
+                        "signed by key {} of {}'s keys folder for another repository, {}: a release key used outside its repository (a stolen key, or a key shared between repositories)",
+                        entry.key.key_id, req.repo, other
+                    )],
+                });
+            }
+            Some(_) => report.other_repositories += 1,
+            None => report
+                .entries
+                .push(judge_entry(source, &req.repo, index, &entry).await?),
         }
-        report
-            .entries
-            .push(judge_entry(source, &req.repo, index, &entry).await?);
     }
     if let (Some(path), 0) = (&req.state, report.exit_code()) {
         atomic::write_atomic(path, &current.note, 0o644, true)?;
@@ -140,7 +163,13 @@ pub(crate) async fn monitor_with<S: ApiSource>(
 }
 
 /// The entries `from..` of the tree of `cp`, each checked against its leaf hash.
-fn new_entries(store: &dyn Store, cp: &VerifiedCheckpoint, from: u64) -> Result<Vec<(u64, Entry)>> {
+type ReadEntry = std::result::Result<Entry, String>;
+
+fn new_entries(
+    store: &dyn Store,
+    cp: &VerifiedCheckpoint,
+    from: u64,
+) -> Result<Vec<(u64, ReadEntry)>> {
     let tiles = Tiles::new(store);
     let reader = TreeReader::new(cp.size, cp.root, &tiles);
     let mut out = Vec::new();
@@ -169,9 +198,12 @@ fn new_entries(store: &dyn Store, cp: &VerifiedCheckpoint, from: u64) -> Result<
                     "entry {index} of the log does not hash to its leaf: altered entry bundle"
                 )));
             }
+            // In the tree, signed by the log key, yet not an entry: the log's fault, flagged.
             let entry = Entry::parse(bytes).map_err(|e| {
-                e.in_origin(format!("{}: entry {index}", store.name("tile/entries")))
-            })?;
+                format!(
+                    "entry {index} of the log is not a release entry ({e}): whoever holds the log key appended it"
+                )
+            });
             out.push((index, entry));
         }
         n += 1;

@@ -123,7 +123,7 @@ fn split_small(
 ) -> (Vec<Asset>, Vec<Asset>) {
     let sums = opts.checksums_name.as_str();
     let known = keys.known_ids();
-    let logged = crate::release::verify::log_requirement(opts, keys).is_some();
+    let logged = !crate::release::verify::log_requirements(opts, keys).is_empty();
     release.assets.iter().cloned().partition(|a| {
         let name = a.name.as_str();
         let signature = |name: &str| {

@@ -273,6 +273,11 @@ impl TrustedKeys {
         &self.revoked
     }
 
+    /// Every key of the folder, revoked ones included: what the project has ever signed with.
+    pub fn every_key(&self) -> impl Iterator<Item = &PublicKey> {
+        self.keys.iter().map(|(k, _)| k)
+    }
+
     /// The trusted keys (not revoked), with their files.
     pub(crate) fn trusted(&self) -> impl Iterator<Item = (&PublicKey, &Path)> {
         self.keys

@@ -512,7 +512,7 @@ fn run_job(
     }
     // The log holds checksum lists' signatures: a file trusted by its own signature alone would
     // let an unlogged signature through.
-    if log_requirement(opts, keys).is_some() && job.expected_sha256.is_none() {
+    if !log_requirements(opts, keys).is_empty() && job.expected_sha256.is_none() {
         let key = set
             .as_ref()
             .and_then(|(_, s, _)| s.first())
@@ -556,13 +556,14 @@ fn run_job(
     out
 }
 
-/// The log every counted signature must be in: `--require-log`'s, else the keys folder's
-/// `require_log`.
-pub(crate) fn log_requirement<'a>(
+/// The logs every counted signature must be in: `--require-log`'s and the keys folder's
+/// `require_log`, each in full (a flag adds a requirement; it never lifts the policy's
+/// witnesses).
+pub(crate) fn log_requirements<'a>(
     opts: &'a VerifyOptions,
     keys: &'a TrustedKeys,
-) -> Option<&'a super::tlog::LogRequirement> {
-    opts.log.as_ref().or(keys.policy().log.as_ref())
+) -> Vec<&'a super::tlog::LogRequirement> {
+    opts.log.iter().chain(keys.policy().log.iter()).collect()
 }
 
 /// What the file's bytes are (its digests, and the bytes themselves for a legacy signature), as
@@ -1127,11 +1128,15 @@ fn verify_checksum_list(
             match verify_signature_set(&set, &main, bytes, (keys, need), &mut out.judged) {
                 Ok(()) => {
                     out.checked.push("signature");
-                    let Some(req) = log_requirement(opts, keys) else {
+                    let reqs = log_requirements(opts, keys);
+                    if reqs.is_empty() {
                         return (out, parsed.map_err(Reason::from));
-                    };
+                    }
                     let listed = (opts.checksums_name.as_str(), digests.sha256);
-                    match super::logged::check_logged(req, &set, listed, &folder.signatures()) {
+                    let logged = reqs.iter().try_for_each(|req| {
+                        super::logged::check_logged(req, &set, listed, &folder.signatures())
+                    });
+                    match logged {
                         Ok(()) => {
                             out.checked.push("log");
                             out

@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod go_interop;
+mod hardening;
 mod release_log;
 mod served;
 mod witness;

@@ -482,6 +482,21 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
         ])
         .args(log_flags))
     .expect(0);
+    // The thief again, naming another repository in the comment: our key, so still judged.
+    write(&t.path().join("elsewhere/app"), b"a backdoored app");
+    let sign_for = |dir: &str, key: &std::path::Path, repo: &str| {
+        run(warden(t.path())
+            .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+            .args(["sign", dir, "--tag", "v9", "--repo", repo, "--secret-key"])
+            .arg(key)
+            .args(log_flags))
+        .expect(0);
+    };
+    sign_for("elsewhere", std::path::Path::new("secret/demo.key"), "evil/x");
+    // Another project's key and repository in the same log: counted, not judged.
+    let (_, other_key) = keypair(secrets.path(), "other");
+    write(&t.path().join("other/app"), b"another project");
+    sign_for("other", &other_key, "other/y");
     let records = good_records(&t.path().join("dist"));
     let (api, _storage) = serve(&records).await;
     let (dir, uri) = (t.path().to_path_buf(), api.uri());
@@ -515,7 +530,8 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
         "\
 OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml in environment release
 FLAGGED  entry 1  key 8F457D1A3C3B50B5  tag v1.2.3: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key)
-log log: entries 0 to 2 read, 2 of o/r (0 of other repositories), 1 flagged
+FLAGGED  entry 2  key 8F457D1A3C3B50B5  tag v9: signed by key 8F457D1A3C3B50B5 of o/r's keys folder for another repository, evil/x: a release key used outside its repository (a stolen key, or a key shared between repositories)
+log log: entries 0 to 4 read, 3 of o/r (1 of other repositories), 2 flagged
 "
     );
     assert!(

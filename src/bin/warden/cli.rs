@@ -1013,6 +1013,10 @@ pub(crate) struct LogMonitorArgs {
     /// Advanced when nothing is flagged.
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
+    /// The repository's keys folder [default: keys, when it exists]: an entry signed by one of
+    /// its keys (revoked ones too) is judged whatever repository its comment names.
+    #[arg(long, value_name = "DIR")]
+    pub keys_dir: Option<PathBuf>,
     /// GitHub's API [default: $GITHUB_API_URL, else https://api.github.com].
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,

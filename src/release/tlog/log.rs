@@ -171,6 +171,15 @@ pub(crate) fn entry_at(
     cp: &VerifiedCheckpoint,
     index: u64,
 ) -> Result<Vec<u8>, LogError> {
+    if index >= cp.size {
+        return Err(LogError::Failed(
+            format!(
+                "entry {index} is past the end of the log (its checkpoint's tree has {} entries)",
+                cp.size
+            )
+            .into(),
+        ));
+    }
     let tiles = Tiles::new(store);
     let n = index / TILE_WIDTH;
     let width = (cp.size - n * TILE_WIDTH).min(TILE_WIDTH) as u32;
@@ -229,10 +238,7 @@ pub(crate) fn check_appendable(dir: &Path, key: &NoteSigner) -> Result<(), LogEr
     tlog_tiles::tree_hash(cp.size, &reader)
         .and_then(|_| stored_hashes(cp.size, b"", &reader))
         .map_err(|e| tree_error(&tiles, e, "reading the log"))?;
-    let kept = cp.size % TILE_WIDTH;
-    if kept > 0 {
-        tiles.bundle(cp.size / TILE_WIDTH, kept as u32)?;
-    }
+    recent_leaves(&store, &tiles, &cp)?;
     Ok(())
 }
 
@@ -273,7 +279,57 @@ impl HashReader for NoHashes {
 #[derive(Debug)]
 pub(crate) struct Appended {
     pub(crate) checkpoint: VerifiedCheckpoint,
+    /// One per entry given, in order.
     pub(crate) proofs: Vec<LogProof>,
+    /// Per entry given: it was in the log already (among its last [`RECENT`] entries, or twice
+    /// in the batch), and was not appended again.
+    pub(crate) already: Vec<bool>,
+}
+
+/// How many of the log's last entries an append reads, checks against the tree and searches for
+/// the entries it is given: a release logged twice (`sign --log`, then `log append`; a retry
+/// after a crash between the checkpoint and the proof) gets one entry. Bounded so that an append
+/// costs the same at any size.
+pub(crate) const RECENT: u64 = 4 * TILE_WIDTH;
+
+/// The leaf hashes of the last [`RECENT`] entries of the tree of `cp`, each entry's bytes checked
+/// against the tree (an altered bundle is refused before anything is copied from it).
+fn recent_leaves(
+    store: &dyn Store,
+    tiles: &Tiles<'_>,
+    cp: &VerifiedCheckpoint,
+) -> Result<HashMap<[u8; 32], u64>, LogError> {
+    let mut found = HashMap::new();
+    let from = cp.size.saturating_sub(RECENT);
+    let reader = TreeReader::new(cp.size, cp.root, tiles);
+    let mut n = from / TILE_WIDTH;
+    while n * TILE_WIDTH < cp.size {
+        let first = n * TILE_WIDTH;
+        let width = (cp.size - first).min(TILE_WIDTH) as u32;
+        let bundle = tiles.bundle(n, width)?;
+        let indexes: Vec<u64> = (first..first + u64::from(width))
+            .map(|i| stored_hash_index(0, i))
+            .collect();
+        let leaves = reader
+            .read_hashes(&indexes)
+            .map_err(|e| tree_error(tiles, e, "reading the log's last entries"))?;
+        for (k, bytes) in bundle.iter().enumerate() {
+            let leaf = tlog_tiles::record_hash(bytes);
+            if leaf != leaves[k] {
+                return Err(LogError::Input(Error::input(
+                    store.name(&tile_path(&Tile::new(HEIGHT, 0, n, width, true))),
+                    None,
+                    format!(
+                        "entry {} does not hash to its leaf (altered entry bundle); nothing was written",
+                        first + k as u64
+                    ),
+                )));
+            }
+            found.entry(leaf.0).or_insert(first + k as u64);
+        }
+        n += 1;
+    }
+    Ok(found)
 }
 
 /// How long an append waits for another one in the same folder to finish.
@@ -327,12 +383,45 @@ pub(crate) fn append(
     };
     let old = read_checkpoint(&store, &policy)?;
     let tiles = Tiles::new(&store);
+    let mut known = recent_leaves(&store, &tiles, &old)?;
+    // Each entry's index: where it already is, or where it goes.
+    let mut bytes: Vec<Vec<u8>> = Vec::new();
+    let mut placed = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let data = entry.to_bytes();
+        let leaf = tlog_tiles::record_hash(&data);
+        match known.get(&leaf.0) {
+            Some(&index) => placed.push((index, true)),
+            None => {
+                let index = old.size + bytes.len() as u64;
+                known.insert(leaf.0, index);
+                placed.push((index, false));
+                bytes.push(data);
+            }
+        }
+    }
+    if bytes.is_empty() {
+        let proofs = placed
+            .iter()
+            .map(|&(index, _)| {
+                Ok(LogProof {
+                    index,
+                    hashes: prove_inclusion(&store, &old, index)?,
+                    checkpoint: old.note.clone(),
+                })
+            })
+            .collect::<Result<_, LogError>>()?;
+        return Ok(Appended {
+            checkpoint: old,
+            proofs,
+            already: placed.iter().map(|p| p.1).collect(),
+        });
+    }
     let base = TreeReader::new(old.size, old.root, &tiles);
     let mut tree = Overlay {
         base: &base,
         new: HashMap::new(),
     };
-    let bytes: Vec<Vec<u8>> = entries.iter().map(Entry::to_bytes).collect();
     for (k, data) in bytes.iter().enumerate() {
         let n = old.size + k as u64;
         let hashes =
@@ -342,7 +431,7 @@ pub(crate) fn append(
             tree.new.insert(start + i as u64, h);
         }
     }
-    let size = old.size + entries.len() as u64;
+    let size = old.size + bytes.len() as u64;
     let root =
         tlog_tiles::tree_hash(size, &tree).map_err(|e| tree_error(&tiles, e, "appending"))?;
     let mut staged = Vec::new();
@@ -377,8 +466,7 @@ pub(crate) fn append(
         cosigned: Vec::new(),
     };
     let mut proofs = Vec::new();
-    for k in 0..entries.len() as u64 {
-        let index = old.size + k;
+    for &(index, _) in &placed {
         let hashes = tlog_tiles::prove_record(size, index, &tree)
             .map_err(|e| tree_error(&tiles, e, "proving"))?;
         proofs.push(LogProof {
@@ -391,7 +479,11 @@ pub(crate) fn append(
         file.commit(true)?;
     }
     atomic::write_atomic(&dir.join(CHECKPOINT), &checkpoint.note, 0o644, true)?;
-    Ok(Appended { checkpoint, proofs })
+    Ok(Appended {
+        checkpoint,
+        proofs,
+        already: placed.iter().map(|p| p.1).collect(),
+    })
 }
 
 fn push_entry(bundle: &mut Vec<u8>, entry: &[u8]) {

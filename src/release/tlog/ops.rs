@@ -294,7 +294,8 @@ pub fn append_release(
     };
     if let Some(appended) = appended {
         report.size = appended.checkpoint.size;
-        for ((sig_path, entry), proof) in todo.into_iter().zip(appended.proofs) {
+        let placed = appended.proofs.into_iter().zip(appended.already);
+        for ((sig_path, entry), (proof, already)) in todo.into_iter().zip(placed) {
             let path = proof_path(&sig_path);
             atomic::write_atomic(&path, proof.to_string().as_bytes(), 0o644, true)?;
             report.entries.push(AppendedEntry {
@@ -302,7 +303,7 @@ pub fn append_release(
                 key_id: entry.key.key_id,
                 index: proof.index,
                 proof: path,
-                already: false,
+                already,
             });
         }
     }
@@ -364,9 +365,11 @@ fn already_logged(
             "{e}: it is not a proof of this log; remove it to log the signature here"
         ))
     })?;
-    log::check_inclusion(&cp, parsed.index, entry.leaf_hash(), &parsed.hashes).map_err(|e| {
-        Error::Refused(format!("{name}: {e}; remove it to log the signature again"))
-    })?;
+    // A proof of this log for another signature: the signature beside it was replaced (`sign
+    // --force`), so the proof is stale and the new signature is logged (the proof rewritten).
+    if log::check_inclusion(&cp, parsed.index, entry.leaf_hash(), &parsed.hashes).is_err() {
+        return Ok(None);
+    }
     let current = log::read_checkpoint(store, policy).map_err(|e| Error::Refused(e.to_string()))?;
     log::check_consistency(store, &cp, &current).map_err(|e| match e {
         LogError::Input(e) => e,

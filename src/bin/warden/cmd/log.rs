@@ -7,6 +7,7 @@ use release_warden::files::{read_small_file, SMALL_FILE_CAP};
 use release_warden::release::tlog::{
     self, LogKey, LogRequirement, LogTrust, Signers, VerifierKeyArg, WitnessKey,
 };
+use anyhow::Context as _;
 use release_warden::release::TrustedKeys;
 
 use crate::cli::{LogAppendArgs, LogCommand, LogVerifyArgs, LogWitnessArgs, RequireLogArgs};
@@ -27,6 +28,7 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
                 trust: trust(&args.log_vkey, &args.witnesses, args.witness_threshold)?,
                 repo: args.repo.clone(),
                 state: args.state.clone(),
+                keys: monitor_keys(args.keys_dir.as_deref())?,
             };
             let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
             let report = release_warden::log_monitor::monitor(&session, &req)?;
@@ -37,6 +39,20 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
             ctx.emit(out, &report, args.format.into(), false)
         }
     }
+}
+
+/// The keys of the monitored repository: `--keys-dir`, else `keys/` when it is here (a
+/// monitor run from another checkout judges entries by their repository alone).
+fn monitor_keys(dir: Option<&Path>) -> anyhow::Result<Vec<release_warden::release::PublicKey>> {
+    let default = Path::new(crate::cmd::verify::DEFAULT_KEYS_DIR);
+    let dir = match dir {
+        Some(dir) => dir,
+        None if default.is_dir() => default,
+        None => return Ok(Vec::new()),
+    };
+    let keys = TrustedKeys::load_dir(dir)
+        .with_context(|| format!("loading the repository's keys (--keys-dir {})", dir.display()))?;
+    Ok(keys.every_key().cloned().collect())
 }
 
 /// The log key from `--log-key FILE` or `--log-key-env VAR`.
