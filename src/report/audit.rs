@@ -542,10 +542,17 @@ pub fn write_workflow_fixes(
     written: &[(std::path::PathBuf, Result<(), String>)],
 ) -> io::Result<()> {
     if dry_run {
-        // A diff is for `git apply`: the paths and lines as they are (the text is the
-        // repository's own).
-        for line in fixes.diff().lines() {
-            writeln!(w, "{}", crate::markup::text_value(line))?;
+        // A diff is for `git apply`: its lines as they are, tabs and CRLF ends included; only a
+        // line a terminal or the Actions runner would act on is escaped (and no longer applies).
+        for line in fixes.diff().split_inclusive('\n') {
+            let body = line.strip_suffix('\n').unwrap_or(line);
+            let end = body.strip_suffix('\r').unwrap_or(body);
+            let plain = end.replace('\t', " ");
+            if crate::markup::text_value(&plain) == plain.as_str() {
+                writeln!(w, "{body}")?;
+            } else {
+                writeln!(w, "{}", crate::markup::text_value(body))?;
+            }
         }
     }
     for f in &fixes.files {
@@ -581,14 +588,41 @@ pub fn write_workflow_fixes(
             "fix: no job holds a signing key outside an environment: nothing to change"
         )?;
     }
-    if !fixes.secrets.is_empty() {
-        let env = &fixes.environment;
-        writeln!(w, "\nThen keep each key in the `{env}` environment only (GitHub never reads a secret's value back, so this is yours to do; `gh secret set` asks for the value):")?;
-        for s in &fixes.secrets {
-            let s = text_value(s);
-            writeln!(w, "  gh secret set {s} --env {env}\n  gh secret delete {s}")?;
-        }
-        writeln!(w, "and protect `{env}`: a deployment policy of your release tags and required reviewers (`warden audit --fix-plan` prints the requests; `--apply` sends them).")?;
+    let unwritten = written.iter().any(|(_, r)| r.is_err());
+    if !fixes.secrets.is_empty() && !unwritten {
+        write_secret_moves(w, fixes)?;
     }
     Ok(())
+}
+
+/// The settings half of the fix: each key stored in the environment, and the repository secret
+/// deleted once no job outside the environment reads it. Only names GitHub can hold are put in
+/// a command (letters, digits and `_`, not starting with a digit), so a command is safe to paste.
+fn write_secret_moves(w: &mut dyn Write, fixes: &crate::audit::WorkflowFixes) -> io::Result<()> {
+    let env = &fixes.environment;
+    writeln!(w, "\nThen keep each key in the `{env}` environment only (GitHub never reads a secret's value back, so this is yours to do; `gh secret set` asks for the value):")?;
+    for s in &fixes.secrets {
+        let storable = s.chars().next().is_some_and(|c| !c.is_ascii_digit())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !storable {
+            writeln!(
+                w,
+                "  {}: not a name GitHub stores a secret under; move it by hand",
+                text_value(s)
+            )?;
+            continue;
+        }
+        writeln!(w, "  gh secret set {s} --env {env}")?;
+        match fixes.still_read.get(s) {
+            None => writeln!(w, "  gh secret delete {s}")?,
+            Some(jobs) => writeln!(
+                w,
+                "  (keep the repository secret {s} for now: {} still read{} it outside `{env}`; delete it once {} fixed)",
+                text_value(&jobs.join(", ")),
+                if jobs.len() == 1 { "s" } else { "" },
+                if jobs.len() == 1 { "that job is" } else { "they are" }
+            )?,
+        }
+    }
+    writeln!(w, "and protect `{env}`: a deployment policy of your release tags and required reviewers (`warden audit --fix-plan` prints the requests; `--apply` sends them).")
 }

@@ -94,7 +94,9 @@ fn a_proof_past_the_end_of_its_tree_is_a_failure_not_a_crash() {
     for index in ["5", "256", "18446744073709551615"] {
         write(
             &path,
-            proof.replacen("index 0\n", &format!("index {index}\n"), 1).as_bytes(),
+            proof
+                .replacen("index 0\n", &format!("index {index}\n"), 1)
+                .as_bytes(),
         );
         let out = r.verify("dist-v1", &["--log", "log"]).expect(1);
         assert_eq!(
@@ -110,7 +112,14 @@ fn a_flag_adds_a_log_requirement_and_never_lifts_the_policy_s_witnesses() {
     r.release("v1", true).expect(0);
     let witness = r.secrets.path().join("witness.key");
     let out = run(warden(r.dir())
-        .args(["log", "witness-key", "--name", "example.org/witness", "--format", "json"])
+        .args([
+            "log",
+            "witness-key",
+            "--name",
+            "example.org/witness",
+            "--format",
+            "json",
+        ])
         .arg(&witness))
     .expect(0);
     let wvkey = serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()["vkey"]

@@ -492,7 +492,11 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
             .args(log_flags))
         .expect(0);
     };
-    sign_for("elsewhere", std::path::Path::new("secret/demo.key"), "evil/x");
+    sign_for(
+        "elsewhere",
+        std::path::Path::new("secret/demo.key"),
+        "evil/x",
+    );
     // Another project's key and repository in the same log: counted, not judged.
     let (_, other_key) = keypair(secrets.path(), "other");
     write(&t.path().join("other/app"), b"another project");

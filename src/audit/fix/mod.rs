@@ -49,6 +49,11 @@ pub struct WorkflowFixes {
     pub not_fixed: Vec<NotFixed>,
     /// The keys that now belong to the environment (to be stored there, not in the repository).
     pub secrets: BTreeSet<String>,
+    /// Of those, the ones a job the fix left (or one in another environment) still reads: the
+    /// repository secret stays until that job is fixed too. Key → `path (job id)`.
+    pub still_read: BTreeMap<String, Vec<String>>,
+    /// The jobs fixed, by file.
+    fixed_jobs: BTreeSet<(PathBuf, String)>,
 }
 
 /// An environment name `--fix` writes unquoted into YAML (letters, digits, `-`, `_`, `.`).
@@ -140,6 +145,27 @@ pub fn fix_workflows(
         out.files.extend(one.files);
         out.not_fixed.extend(one.not_fixed);
         out.secrets.extend(one.secrets);
+        out.fixed_jobs.extend(one.fixed_jobs);
+    }
+    // A key moves to the environment; the repository secret goes only when no job outside it
+    // is left reading it.
+    for job in &audit.signing_jobs {
+        let fixed = out
+            .fixed_jobs
+            .contains(&(job.workflow.clone(), job.job.clone()));
+        if fixed || job.environment.as_deref() == Some(environment) {
+            continue;
+        }
+        for key in &job.secrets {
+            let upper = key.to_ascii_uppercase();
+            if out.secrets.contains(&upper) {
+                out.still_read.entry(upper).or_default().push(format!(
+                    "{} (job {})",
+                    job.workflow.display(),
+                    job.job
+                ));
+            }
+        }
     }
     Ok(out)
 }
@@ -187,6 +213,8 @@ fn fix_file(
     let mut edits = text::Edits::default();
     let mut changes = Vec::new();
     let mut keys_fixed = BTreeSet::new();
+    let mut jobs_fixed = Vec::new();
+    let mut needs_lines: Vec<split::NeedsLine> = Vec::new();
     for (id, line, keys) in jobs {
         let Some(job) = value.get("jobs").and_then(|j| j.get(id.as_str())) else {
             continue;
@@ -208,19 +236,37 @@ fn fix_file(
             on_release,
         };
         match rewrite(&fix, &doc, &lines) {
+            Ok(r) if edits.overlaps(&r.edits) => refuse(
+                out,
+                id,
+                *line,
+                "its rewrite changes a line another job's fix in this file changes too (a `needs:` both name): run --fix again once the first is in".into(),
+            ),
             Ok(r) => {
                 edits.extend(r.edits);
+                needs_lines.extend(r.needs);
                 changes.extend(r.words);
                 keys_fixed.extend(keys.iter().cloned());
+                jobs_fixed.push(id.clone());
             }
             Err(reason) => refuse(out, id, *line, reason),
         }
+    }
+    // Each dependent's `needs:` once, with every signing job the splits add to it.
+    let mut by_line: BTreeMap<usize, Vec<&split::NeedsLine>> = BTreeMap::new();
+    for n in &needs_lines {
+        by_line.entry(n.line).or_default().push(n);
+    }
+    for (line, all) in by_line {
+        edits.replace(line, line + 1, all[0].written(&all));
     }
     if !edits.is_empty() {
         let line = jobs.first().map_or(1, |j| j.1);
         match checked(edits.apply(&lines)) {
             Some(new) => {
                 out.secrets.extend(keys_fixed);
+                out.fixed_jobs
+                    .extend(jobs_fixed.into_iter().map(|j| (rel.to_path_buf(), j)));
                 out.files.push(FixedFile {
                     path: rel.to_path_buf(),
                     old: text,
@@ -320,7 +366,79 @@ fn rewrite(
     if runs_on.contains("self-hosted") {
         return Err("a self-hosted runner: the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
     }
-    split::split(fix, doc, lines, &job)
+    let job_if = fix.job.get("if").and_then(Value::as_str);
+    if job_if.is_some_and(crate::audit::workflows::triggers::never_on_tags) {
+        return Err("the job's `if:` is false on every tag: it signs builds that are not releases, so a signing job admitted only on tags would never run; give this job `environment:` with a deployment branch policy for the branch it signs, so that pull requests cannot reach the key".into());
+    }
+    let tags = tag_runs(fix.workflow);
+    if tags == TagRuns::Never {
+        return Err(format!(
+            "the workflow never runs on a tag (on: {}): a signing job admitted only on tags would never run, and these builds would stop being signed; sign releases in a workflow that runs on tags, or give this job `environment:` with a deployment branch policy for the default branch so that pull requests cannot reach the key",
+            events(fix.workflow).join(", ")
+        ));
+    }
+    let mut rewrite = split::split(fix, doc, lines, &job)?;
+    if tags == TagRuns::WhenDispatchedOnOne {
+        rewrite.words.push(format!(
+            "the workflow reaches a tag only when dispatched on one (`workflow_dispatch` with a tag as its ref): the signing job runs then, and no longer on the branch runs `{}` signed before",
+            fix.id
+        ));
+    }
+    Ok(rewrite)
+}
+
+/// Whether a workflow runs on tag refs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TagRuns {
+    /// A push of a tag, a release, a tag's creation.
+    Yes,
+    /// Only a dispatch whose ref is a tag.
+    WhenDispatchedOnOne,
+    Never,
+}
+
+/// The events a workflow names under `on:`.
+fn events(workflow: &Value) -> Vec<String> {
+    match workflow.get("on") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Sequence(s)) => s
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        Some(Value::Mapping(m)) => m
+            .keys()
+            .filter_map(|k| k.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether the workflow runs on tag refs: a push with no ref filter runs on tags, one that
+/// filters only branches does not (GitHub's rule: a ref kind with no filter of its own is left out).
+fn tag_runs(workflow: &Value) -> TagRuns {
+    let on = workflow.get("on");
+    let body = |event: &str| on.and_then(|o| o.as_mapping()).and_then(|m| m.get(event));
+    let mut dispatch = false;
+    for event in events(workflow) {
+        match event.as_str() {
+            "release" | "create" => return TagRuns::Yes,
+            "push" => {
+                let filtered = |key: &str| body("push").is_some_and(|b| b.get(key).is_some());
+                let tags = filtered("tags") || filtered("tags-ignore");
+                let branches = filtered("branches") || filtered("branches-ignore");
+                if tags || !branches {
+                    return TagRuns::Yes;
+                }
+            }
+            "workflow_dispatch" => dispatch = true,
+            _ => {}
+        }
+    }
+    if dispatch {
+        TagRuns::WhenDispatchedOnOne
+    } else {
+        TagRuns::Never
+    }
 }
 
 /// A job id as GitHub accepts it.

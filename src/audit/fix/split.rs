@@ -34,6 +34,37 @@ pub(crate) struct JobFix<'a> {
 pub(crate) struct Rewrite {
     pub(crate) edits: Edits,
     pub(crate) words: Vec<String>,
+    /// Jobs that need another job's new signing job: one line each, written once per file
+    /// (two splits can add to one `needs:`).
+    pub(crate) needs: Vec<NeedsLine>,
+}
+
+/// A dependent's one-line `needs:`, and the signing job to add to it.
+pub(crate) struct NeedsLine {
+    pub(crate) line: usize,
+    /// The text before `needs:`, the ids it lists, and a trailing comment.
+    pub(crate) prefix: String,
+    pub(crate) ids: Vec<String>,
+    pub(crate) comment: String,
+    pub(crate) add: String,
+}
+
+impl NeedsLine {
+    /// The line with every addition of `all` (the lines' additions, in order, once each).
+    pub(crate) fn written(&self, all: &[&NeedsLine]) -> String {
+        let mut ids = self.ids.clone();
+        for n in all {
+            if !ids.contains(&n.add) {
+                ids.push(n.add.clone());
+            }
+        }
+        format!(
+            "{}needs: [{}]{}\n",
+            self.prefix,
+            ids.join(", "),
+            self.comment
+        )
+    }
 }
 
 /// `environment: NAME` added to a job that exists to sign (after `runs-on:`).
@@ -60,6 +91,7 @@ pub(crate) fn add_environment(fix: &JobFix, job: &JobLines) -> Rewrite {
             "job `{}`: added `environment: {}`",
             fix.id, fix.environment
         )],
+        needs: Vec::new(),
     }
 }
 
@@ -178,7 +210,8 @@ pub(crate) fn split(
     edits.insert(steps_end, handover.upload(job.step_indent));
     let new_job = sign_job(fix, lines, job, &handover, &moved, &moved_values);
     edits.insert(job.end, format!("\n{new_job}"));
-    let dependents = dependents(fix, doc, lines, &sign_id, &mut edits);
+    let mut needs_lines = Vec::new();
+    let dependents = dependents(fix, doc, lines, &sign_id, &mut needs_lines);
     let numbers: Vec<String> = moved.iter().map(|i| (i + 1).to_string()).collect();
     let mut words = vec![format!(
         "job `{}`: step{} {} moved to a new job `{sign_id}` (`environment: {}`, `needs: {}`, tags only{}); the build hands its workspace over as an artifact",
@@ -221,7 +254,11 @@ pub(crate) fn split(
             setups.join(", ")
         ));
     }
-    Ok(Rewrite { edits, words })
+    Ok(Rewrite {
+        edits,
+        words,
+        needs: needs_lines,
+    })
 }
 
 /// Jobs that need the build: one that runs only on tags takes what the signing job made, so it
@@ -232,7 +269,7 @@ fn dependents(
     doc: &Document,
     lines: &Lines,
     sign_id: &str,
-    edits: &mut Edits,
+    needs_lines: &mut Vec<NeedsLine>,
 ) -> Vec<String> {
     let mut words = Vec::new();
     let Some(Value::Mapping(jobs)) = fix.workflow.get("jobs") else {
@@ -263,17 +300,23 @@ fn dependents(
             .query_pretty(&r)
             .ok()
             .map(|f| lines.line_of(f.location.byte_span.1.max(1) - 1));
-        match (gated, at, one_line) {
-            (true, Some(a), Some(b)) if a == b => {
+        // The key as plainly written (`needs:`): other spellings are named, not rewritten.
+        let plain_key = at.and_then(|a| lines.line(a).find("needs:"));
+        match (gated, at, one_line, plain_key) {
+            (true, Some(a), Some(b), Some(key_at)) if a == b => {
                 let line = lines.line(a);
-                let key_end = line.find("needs:").map_or(0, |i| i + "needs:".len());
-                let mut all: Vec<String> = needs.iter().map(|n| n.to_string()).collect();
-                all.push(sign_id.to_string());
+                let key_end = key_at + "needs:".len();
                 let comment = line[key_end..].find(" #").map(|i| &line[key_end + i..]).unwrap_or("");
-                edits.replace(a, a + 1, format!("{}needs: [{}]{comment}\n", &line[..key_end - "needs:".len()], all.join(", ")));
+                needs_lines.push(NeedsLine {
+                    line: a,
+                    prefix: line[..key_at].to_string(),
+                    ids: needs.iter().map(|n| n.to_string()).collect(),
+                    comment: comment.trim_end_matches(['\n', '\r']).to_string(),
+                    add: sign_id.to_string(),
+                });
                 words.push(format!("job `{other}`: runs on tags only and needs `{}`, so now needs `{sign_id}` too", fix.id));
             }
-            (true, ..) => words.push(format!("job `{other}` needs `{}` and runs on tags only: make it need `{sign_id}` too (its `needs:` spans lines, not changed)", fix.id)),
+            (true, ..) => words.push(format!("job `{other}` needs `{}` and runs on tags only: make it need `{sign_id}` too (its `needs:` is not on one plain line: not changed)", fix.id)),
             _ => words.push(format!("job `{other}` needs `{}` and now runs before `{sign_id}`: if it takes what is signed, make it need `{sign_id}` and run on tags only", fix.id)),
         }
     }

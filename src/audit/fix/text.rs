@@ -244,6 +244,21 @@ impl Edits {
         self.0.is_empty()
     }
 
+    /// Whether an edit of `other` touches a line one of these changes (two jobs' fixes that
+    /// both rewrite one `needs:`): applied together, one would be lost.
+    pub(crate) fn overlaps(&self, other: &Edits) -> bool {
+        let clash = |(a1, b1): (usize, usize), (a2, b2): (usize, usize)| match (a1 == b1, a2 == b2)
+        {
+            (true, true) => false,
+            (true, false) => a2 < a1 && a1 < b2,
+            (false, true) => a1 < a2 && a2 < b1,
+            (false, false) => a1 < b2 && a2 < b1,
+        };
+        self.0
+            .iter()
+            .any(|(a, b, _)| other.0.iter().any(|(c, d, _)| clash((*a, *b), (*c, *d))))
+    }
+
     /// The new text. Ranges must not overlap; insertions at the same line keep their order.
     pub(crate) fn apply(mut self, lines: &Lines) -> String {
         self.0.sort_by_key(|(a, b, _)| (*a, *b));

@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
+use anyhow::Context as _;
 use release_warden::files::{read_small_file, SMALL_FILE_CAP};
 use release_warden::release::tlog::{
     self, LogKey, LogRequirement, LogTrust, Signers, VerifierKeyArg, WitnessKey,
 };
-use anyhow::Context as _;
 use release_warden::release::TrustedKeys;
 
 use crate::cli::{LogAppendArgs, LogCommand, LogVerifyArgs, LogWitnessArgs, RequireLogArgs};
@@ -50,8 +50,12 @@ fn monitor_keys(dir: Option<&Path>) -> anyhow::Result<Vec<release_warden::releas
         None if default.is_dir() => default,
         None => return Ok(Vec::new()),
     };
-    let keys = TrustedKeys::load_dir(dir)
-        .with_context(|| format!("loading the repository's keys (--keys-dir {})", dir.display()))?;
+    let keys = TrustedKeys::load_dir(dir).with_context(|| {
+        format!(
+            "loading the repository's keys (--keys-dir {})",
+            dir.display()
+        )
+    })?;
     Ok(keys.every_key().cloned().collect())
 }
 
