@@ -321,11 +321,7 @@ fn rewrite(
             "`{bad}` is not a job id GitHub accepts (a letter or `_`, then letters, digits, `-`, `_`)"
         ));
     }
-    if fix
-        .workflow
-        .get("on")
-        .is_some_and(|on| on.get("workflow_call").is_some() || on.as_str() == Some("workflow_call"))
-    {
+    if events(fix.workflow).iter().any(|e| e == "workflow_call") {
         return Err("a reusable workflow (`on: workflow_call`): what it runs on and what it receives are its callers' to say; add `environment:` to this job (an environment's secret takes the place of the one a caller passes), store the key there, and check each caller".into());
     }
     if fix
@@ -363,8 +359,17 @@ fn rewrite(
             return Err(format!("step {} hands the key to the local action `{uses}`: what it does with it is not this workflow's to split", i + 1));
         }
     }
-    if runs_on.contains("self-hosted") {
-        return Err("a self-hosted runner: the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
+    // `runs-on` from the matrix: the matrix's values say where it runs.
+    let matrix_runner = runs_on.contains("matrix.")
+        && steps::all_strings(fix.job.get("strategy").unwrap_or(&Value::Null))
+            .iter()
+            .any(|s| s.contains("self-hosted"));
+    let group = fix
+        .job
+        .get("runs-on")
+        .is_some_and(|r| r.get("group").is_some());
+    if runs_on.contains("self-hosted") || matrix_runner || group {
+        return Err("a self-hosted runner (or a runner group): the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
     }
     let job_if = fix.job.get("if").and_then(Value::as_str);
     if job_if.is_some_and(crate::audit::workflows::triggers::never_on_tags) {

@@ -182,16 +182,46 @@ pub(crate) fn split(
     if moved.len() == steps.len() {
         return Err("every step reads the key: nothing is left to build without it; give the job `environment:` and an `if:` that admits only tags".into());
     }
+    // A local action that stays, in a job whose `env:` holds the key, can read it.
+    if !vars.is_empty() {
+        if let Some(i) = (0..steps.len()).find(|i| {
+            !moved.contains(i)
+                && steps[*i]
+                    .get("uses")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| u.starts_with("./"))
+        }) {
+            return Err(format!(
+                "step {} runs a local action in a job whose `env:` holds the key: what it reads of it is not this workflow's to split",
+                i + 1
+            ));
+        }
+    }
     let sign_id = free_id(fix.workflow, &format!("{}-sign", fix.id));
     let moved_values: Vec<&Value> = moved.iter().map(|&i| &steps[i]).collect();
+    // What the signing job copies of the build (`env:`, `container:`, `defaults:`, `runs-on:`…)
+    // or moves of it, reading a matrix value: it runs per entry.
+    let copied_reads_matrix = fix.job.as_mapping().is_some_and(|m| {
+        m.iter()
+            .filter(|(k, _)| {
+                !matches!(
+                    k.as_str(),
+                    Some("steps" | "strategy" | "outputs" | "needs" | "if")
+                )
+            })
+            .any(|(_, v)| {
+                super::steps::all_strings(v)
+                    .iter()
+                    .any(|t| t.contains("matrix."))
+            })
+    });
     let per_entry = fix.job.get("strategy").is_some()
-        && (moved_values.iter().any(|s| {
-            super::steps::all_strings(s)
-                .iter()
-                .any(|t| t.contains("matrix."))
-        }) || job
-            .entry("runs-on")
-            .is_some_and(|(a, b)| lines.slice(a, b).contains("matrix.")));
+        && (copied_reads_matrix
+            || moved_values.iter().any(|s| {
+                super::steps::all_strings(s)
+                    .iter()
+                    .any(|t| t.contains("matrix."))
+            }));
     let matrix = fix.job.get("strategy").is_some();
     let handover = Handover {
         build: fix.id,
@@ -234,6 +264,7 @@ pub(crate) fn split(
         ));
     }
     words.extend(dependents);
+    words.extend(order_words(fix.id, &sign_id, &steps, &moved));
     // Tools a kept step installs are not on the signing job's fresh runner.
     let setups: Vec<String> = steps
         .iter()
@@ -259,6 +290,53 @@ pub(crate) fn split(
         words,
         needs: needs_lines,
     })
+}
+
+/// What the new order changes, in words: steps that stay but came after the first moved one now
+/// run before the signing job, and what kept steps export (`$GITHUB_ENV`, `$GITHUB_PATH`) does not
+/// reach its fresh runner.
+fn order_words(build: &str, sign_id: &str, steps: &[Value], moved: &[usize]) -> Vec<String> {
+    let mut words = Vec::new();
+    let Some(&first) = moved.first() else {
+        return words;
+    };
+    let after: Vec<String> = (first..steps.len())
+        .filter(|i| !moved.contains(i))
+        .map(|i| (i + 1).to_string())
+        .collect();
+    if !after.is_empty() {
+        words.push(format!(
+            "job `{build}`: step{} {} came after the signing and still run{} in `{build}`, now before `{sign_id}`: if one takes what is signed (an upload, a publish), move it to `{sign_id}`",
+            if after.len() == 1 { "" } else { "s" },
+            after.join(", "),
+            if after.len() == 1 { "s" } else { "" },
+        ));
+    }
+    for i in (0..steps.len()).filter(|i| !moved.contains(i)) {
+        let (vars, path) = super::steps::exports(&steps[i]);
+        let read: Vec<&String> = vars
+            .iter()
+            .filter(|v| moved.iter().any(|&m| super::steps::names_var(&steps[m], v)))
+            .collect();
+        if !read.is_empty() || (path && i < first) {
+            let what = match (read.is_empty(), path) {
+                (false, _) => format!(
+                    "sets `{}` for later steps (`$GITHUB_ENV`)",
+                    read.iter()
+                        .map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join("`, `")
+                ),
+                _ => "changes `$GITHUB_PATH` for later steps".to_string(),
+            };
+            words.push(format!(
+                "job `{build}`: step {} {what}, which a moved step may read: `{sign_id}` runs on a fresh runner, so set {} there too",
+                i + 1,
+                if read.is_empty() { "it" } else { "them" }
+            ));
+        }
+    }
+    words
 }
 
 /// Jobs that need the build: one that runs only on tags takes what the signing job made, so it
@@ -373,7 +451,7 @@ impl Handover<'_> {
              {p}- name: Pack the workspace for `{sign}`\n\
              {p}  if: {cond}\n\
              {p}  shell: bash\n\
-             {p}  run: tar -C \"$GITHUB_WORKSPACE\" --exclude=./.git/config -cf - . > \"$RUNNER_TEMP/{name}.tar\"\n\
+             {p}  run: tar -C \"$GITHUB_WORKSPACE\" --exclude=./.git/config --exclude='./.git/modules/*/config' -cf - . > \"$RUNNER_TEMP/{name}.tar\"\n\
              {p}- name: Hand the workspace to `{sign}`\n\
              {p}  if: {cond}\n\
              {p}  uses: {UPLOAD}\n\

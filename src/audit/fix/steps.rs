@@ -48,6 +48,34 @@ fn has_word(text: &str, word: &str) -> bool {
     })
 }
 
+/// The variables a step exports to later steps through `$GITHUB_ENV` (`NAME=value`,
+/// `NAME<<EOF`), and whether it changes `$GITHUB_PATH`.
+pub(crate) fn exports(step: &Value) -> (Vec<String>, bool) {
+    static EXPORT: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let export = EXPORT
+        .get_or_init(|| Regex::new(r"\b([A-Za-z_][A-Za-z0-9_]*)(<<[A-Za-z_]+)?=").expect("regex"));
+    let Some(run) = step.get("run").and_then(Value::as_str) else {
+        return (Vec::new(), false);
+    };
+    let vars = run
+        .lines()
+        .filter(|l| l.contains("GITHUB_ENV"))
+        .flat_map(|l| {
+            export
+                .captures_iter(l)
+                .map(|c| c[1].to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|v| !v.starts_with("GITHUB_"))
+        .collect();
+    (vars, run.contains("GITHUB_PATH"))
+}
+
+/// Whether a value names the variable `name` (`$NAME`, `${NAME}`, `env.NAME`, `%NAME%`).
+pub(crate) fn names_var(v: &Value, name: &str) -> bool {
+    all_strings(v).iter().any(|s| has_word(s, name))
+}
+
 /// `steps.<id>` references of a value.
 fn step_refs(v: &Value) -> BTreeSet<String> {
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
