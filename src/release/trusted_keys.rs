@@ -248,8 +248,8 @@ impl TrustedKeys {
         }
     }
 
-    /// Every key of the folder, revoked or not.
-    fn all_keys(&self) -> Vec<PublicKey> {
+    /// Every key of the folder, revoked ones included: what the project has ever signed with.
+    pub fn all_keys(&self) -> Vec<PublicKey> {
         self.keys.iter().map(|(k, _)| k.clone()).collect()
     }
 
@@ -271,11 +271,6 @@ impl TrustedKeys {
     /// Every revocation of the keys folder.
     pub(crate) fn revocations(&self) -> &[Revocation] {
         &self.revoked
-    }
-
-    /// Every key of the folder, revoked ones included: what the project has ever signed with.
-    pub fn every_key(&self) -> impl Iterator<Item = &PublicKey> {
-        self.keys.iter().map(|(k, _)| k)
     }
 
     /// The trusted keys (not revoked), with their files.

@@ -56,7 +56,7 @@ fn monitor_keys(dir: Option<&Path>) -> anyhow::Result<Vec<release_warden::releas
             dir.display()
         )
     })?;
-    Ok(keys.every_key().cloned().collect())
+    Ok(keys.all_keys())
 }
 
 /// The log key from `--log-key FILE` or `--log-key-env VAR`.
