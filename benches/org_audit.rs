@@ -1,7 +1,9 @@
 //! Benchmark (not a test): `warden audit --org` against a local server playing an organisation of
 //! 200 repositories (`tests/common/org_server.rs`) that answers every request after 100 ms. The
 //! first run reads everything (goal: ≤ 10 s, ≤ 20 requests per repository); the second, with the
-//! cache, is answered with 304s and git objects from disk (goal: ≤ 3 s).
+//! cache, is answered with 304s and git objects from disk (goal: ≤ 3 s); the third builds the key
+//! inventory (`--inventory`, no cache: goal ≤ 20 s, at most 3 requests per repository more than
+//! the first).
 //!
 //!     cargo bench --bench org_audit              # --jobs 32 (the default)
 //!     JOBS="8 16 32" cargo bench --bench org_audit
@@ -26,7 +28,7 @@ fn main() {
     let jobs = std::env::var("JOBS").unwrap_or_else(|_| "32".into());
     for jobs in jobs.split_whitespace() {
         let cache = tempfile::tempdir().expect("cache");
-        for pass in ["first", "cached"] {
+        for pass in ["first", "cached", "inventory"] {
             let before = log.lock().map(|l| l.len()).unwrap_or(0);
             let started = Instant::now();
             let out = Command::new(env!("CARGO_BIN_EXE_warden"))
@@ -40,14 +42,27 @@ fn main() {
                     "--format",
                     "json",
                 ])
-                .args(["--jobs", jobs, "--cache"])
-                .arg(cache.path())
+                .args(["--jobs", jobs])
+                .args(match pass {
+                    "inventory" => vec!["--inventory".into(), "--releases".into(), "3".into()],
+                    _ => vec!["--cache".into(), cache.path().display().to_string()],
+                })
                 .output()
                 .expect("warden");
             let took = started.elapsed();
             let doc: serde_json::Value =
                 serde_json::from_slice(&out.stdout).expect("a JSON report");
             let audited = doc["repositories"].as_array().map_or(0, Vec::len);
+            if pass == "inventory" {
+                let requests = log.lock().map(|l| l.len()).unwrap_or(0) - before;
+                println!(
+                    "--jobs {jobs}, inventory run: {:.2} s, {audited} repositories, {} keys, {requests} requests received ({:.1} per repository)",
+                    took.as_secs_f64(),
+                    doc["keys"].as_array().map_or(0, Vec::len),
+                    requests as f64 / audited.max(1) as f64,
+                );
+                continue;
+            }
             let requests = log.lock().map(|l| l.len()).unwrap_or(0) - before;
             println!(
                 "--jobs {jobs}, {pass} run: {:.2} s, {audited} repositories audited, {requests} requests received ({:.1} per audited repository; {})",

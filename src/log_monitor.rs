@@ -138,7 +138,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
             .filter(|r| !r.eq_ignore_ascii_case(&req.repo));
         match elsewhere {
             // Our key, another repository's name: no release run of ours can back it.
-            Some(other) if req.keys.iter().any(|k| *k == entry.key) => {
+            Some(other) if req.keys.contains(&entry.key) => {
                 report.entries.push(EntryVerdict {
                     index,
                     key_id: entry.key.key_id,

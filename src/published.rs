@@ -19,8 +19,8 @@ use crate::release::verify::{AssetBytes, Published, VerifyOptions, VerifyReport}
 
 /// The most a checksum list or a signature of a published release may be: read whole, and kept
 /// in a snapshot as one answer.
-const LIST_CAP: u64 = crate::github::api::RECORDED_ASSET_CAP;
-const SIGNATURE_CAP: u64 = 64 << 10;
+pub(crate) const LIST_CAP: u64 = crate::github::api::RECORDED_ASSET_CAP;
+pub(crate) const SIGNATURE_CAP: u64 = 64 << 10;
 
 /// How much of a release is read.
 pub(crate) enum Depth<'a> {

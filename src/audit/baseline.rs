@@ -41,6 +41,7 @@ impl FindingKey {
                 job.as_deref().unwrap_or_default()
             ),
             Location::Api { resource } => format!("api:{resource}"),
+            Location::Key { key } => format!("key:{key}"),
         };
         let mut secrets = f.subject.secrets.clone();
         secrets.sort();
@@ -88,6 +89,7 @@ impl FindingKey {
                 loc["job"].as_str().unwrap_or_default()
             ),
             "api" => format!("api:{}", loc["resource"].as_str()?),
+            "key" => format!("key:{}", loc["key"].as_str()?),
             _ => return None,
         };
         let mut secrets: Vec<String> = f["secrets"]
@@ -131,6 +133,7 @@ fn location_text(loc: &Value) -> String {
             }
             s
         }
+        Some("key") => format!("key {}", loc["key"].as_str().unwrap_or_default()),
         _ => format!("GET /{}", loc["resource"].as_str().unwrap_or_default()),
     }
 }
@@ -145,9 +148,11 @@ impl Baseline {
         let bad = |why: String| Error::input(path.display().to_string(), None, why);
         let doc: Value =
             serde_json::from_str(&text).map_err(|e| bad(format!("not a JSON report: {e}")))?;
+        // An organisation's report holds one per repository; a key inventory's findings are its
+        // own (its `repositories` are names).
         let reports: Vec<&Value> = match doc["repositories"].as_array() {
-            Some(repos) => repos.iter().collect(),
-            None => vec![&doc],
+            Some(repos) if doc["kind"] != "inventory" => repos.iter().collect(),
+            _ => vec![&doc],
         };
         let mut findings = Vec::new();
         for report in reports {

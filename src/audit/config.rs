@@ -188,5 +188,7 @@ fn matches(i: &Ignore, f: &Finding) -> bool {
                     .is_none_or(|j| job.as_deref() == Some(j.as_str()))
         }
         Location::Api { resource } => i.path.trim_start_matches('/') == resource.as_str(),
+        // `path = "key:8F457D1A3C3B50B5"` in the configuration of the inventory's checkout.
+        Location::Key { key } => i.path.strip_prefix("key:") == Some(key.as_str()),
     }
 }

@@ -28,9 +28,18 @@ pub enum Location {
         /// The API route without its query, e.g. `repos/o/r/environments/release`.
         resource: String,
     },
+    /// A signing key of an organisation's inventory, by its id.
+    Key { key: String },
 }
 
 impl Location {
+    /// A key of the inventory, by its id.
+    pub(crate) fn key(key: &str) -> Location {
+        Location::Key {
+            key: key.to_string(),
+        }
+    }
+
     /// The API resource of a route (its query dropped).
     pub(crate) fn api(route: &str) -> Location {
         Location::Api {
@@ -60,6 +69,7 @@ impl fmt::Display for Location {
                 Ok(())
             }
             Location::Api { resource } => write!(f, "GET /{}", text_value(resource)),
+            Location::Key { key } => write!(f, "key {}", text_value(key)),
         }
     }
 }

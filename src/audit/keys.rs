@@ -98,7 +98,7 @@ fn names_key(
 
 /// Whether `line` names `needle` as a whole word of a path or a value (`keys/old.pub`, not
 /// `keys/bold.pub`).
-fn mentions(line: &str, needle: &str) -> bool {
+pub(crate) fn mentions(line: &str, needle: &str) -> bool {
     line.match_indices(needle).any(|(at, _)| {
         let before = line[..at].chars().next_back();
         let after = line[at + needle.len()..].chars().next();

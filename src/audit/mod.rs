@@ -14,6 +14,7 @@ pub(crate) mod config;
 pub(crate) mod findings;
 pub(crate) mod fix;
 pub(crate) mod fix_plan;
+pub(crate) mod inventory;
 pub(crate) mod keys;
 pub(crate) mod org;
 pub(crate) mod releases;
@@ -30,6 +31,7 @@ pub use baseline::Baseline;
 pub use findings::{AuditReport, Finding, Location, Severity, Subject};
 pub use fix::{check_environment_name, fix_workflows, FixedFile, NotFixed, WorkflowFixes};
 pub use fix_plan::plan;
+pub use inventory::{inventory, Inventory};
 pub use org::{run_org, OrgProgress, OrgReport, OrgRequest, OrgSource, Resume};
 pub use rule::Rule;
 pub use rules::{settings_checks, workflow_checks, ALL as RULES};
@@ -287,6 +289,7 @@ fn live<S: crate::github::ApiSource>(
                 api,
                 repo,
                 fetched.path(),
+                false,
             ));
             session.check_api()?;
             let files =

@@ -13,13 +13,16 @@ use serde::{Deserialize as _, Serialize};
 
 use super::baseline::Baseline;
 use super::findings::{AuditReport, Confidence, Finding, Location, Severity, Suppression};
+use super::inventory::facts::{self, OrgSecret, RepoFacts};
 use super::rule::Rule;
 use super::secrets::SigningSecrets;
 use super::{settings, Prepared};
 use crate::error::{Error, Reason, Result};
 use crate::github::api::{ApiSource, RequestCounts};
+use crate::github::memo::Memo;
 use crate::github::org::{
     fetch_audit_files, list_repositories, org_secrets_by_repository, OrgOverlay, OrgRepository,
+    SecretReaders,
 };
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
@@ -48,6 +51,8 @@ pub struct OrgRequest {
     /// Repositories audited so far and how many will be (set once the listing is read), for a
     /// progress display.
     pub progress: Option<OrgProgress>,
+    /// `--inventory`: each repository's key facts are gathered as it is audited.
+    pub inventory: bool,
 }
 
 /// Repositories done, and the total once known.
@@ -63,6 +68,8 @@ pub struct OrgProgress {
 #[derive(Clone, Debug, Default)]
 pub struct Resume {
     pub(crate) audited: Vec<AuditReport>,
+    /// With `--inventory`: the key facts of the repositories audited.
+    pub(crate) key_facts: Vec<RepoFacts>,
 }
 
 impl Resume {
@@ -82,6 +89,10 @@ impl Resume {
             resume
                 .audited
                 .push(report_from_json(r).map_err(|e| bad(format!("a repository's report: {e}")))?);
+        }
+        if let Some(facts) = doc.get("key_facts") {
+            resume.key_facts = serde_json::from_value(facts.clone())
+                .map_err(|e| bad(format!("the key facts: {e}")))?;
         }
         Ok(resume)
     }
@@ -120,6 +131,13 @@ pub struct OrgReport {
     /// the command stops (exit 2) once the state to `--resume` from is saved.
     #[serde(skip)]
     pub stopped: Option<String>,
+    /// With `--inventory`: each audited repository's key facts (saved for `--resume`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) key_facts: Vec<RepoFacts>,
+    /// With `--inventory`: each organisation secret's visibility and readers, when the token may
+    /// read the organisation's secrets.
+    #[serde(skip)]
+    pub(crate) org_secrets: Option<std::collections::BTreeMap<String, OrgSecret>>,
 }
 
 impl OrgReport {
@@ -173,7 +191,7 @@ fn select(listing: Vec<OrgRepository>, req: &OrgRequest) -> Result<(Vec<String>,
 
 /// How one repository's audit ended.
 enum Outcome {
-    Audited(Box<AuditReport>),
+    Audited(Box<AuditReport>, Option<Box<RepoFacts>>),
     Unreadable(String),
     NotStarted(String),
 }
@@ -214,7 +232,10 @@ async fn audit_one<S: ApiSource>(
         Ok(d) => d,
         Err(e) => return Outcome::Unreadable(format!("a temporary folder: {e}")),
     };
-    let files = match fetch_audit_files(api, repo, checkout.path()).await {
+    // The inventory's reads that the audit made already are free.
+    let memo = Memo::new(api);
+    let api = &memo;
+    let files = match fetch_audit_files(api, repo, checkout.path(), req.inventory).await {
         Ok(files) => files,
         Err(why) => {
             return match (state.stopped)() {
@@ -232,9 +253,25 @@ async fn audit_one<S: ApiSource>(
         Ok(p) => p,
         Err(e) => return Outcome::Unreadable(e.to_string()),
     };
-    let mut found = {
+    let (mut found, read) = {
         let input = prepared.settings_input(repo, req.releases, req.deep);
-        settings::audit(api, &input).await
+        settings::audit_with_settings(api, &input).await
+    };
+    let facts = if req.inventory {
+        let committed = facts::committed_keys(checkout.path(), prepared.keys.as_ref());
+        let jobs = facts::jobs(checkout.path(), &prepared.wf.signing_jobs, &committed);
+        let budget = facts::EXTRA_REQUESTS.saturating_sub(files.key_files);
+        let (releases, releases_unread) = facts::releases(api, repo, req.releases, budget).await;
+        Some(Box::new(RepoFacts {
+            repository: repo.to_string(),
+            committed,
+            jobs,
+            stores: facts::stores(&read),
+            releases,
+            releases_unread,
+        }))
+    } else {
+        None
     };
     found.extend(
         files
@@ -246,7 +283,7 @@ async fn audit_one<S: ApiSource>(
     if let Some(line) = (state.stopped)() {
         return Outcome::NotStarted(line);
     }
-    Outcome::Audited(Box::new(prepared.finish(Some(repo), found)))
+    Outcome::Audited(Box::new(prepared.finish(Some(repo), found)), facts)
 }
 
 /// Lists the organisation and audits what the request covers; `rate_limit` says what is left.
@@ -254,14 +291,14 @@ async fn audit_all<S: ApiSource>(
     api: &S,
     state: &ApiState<'_>,
     req: &OrgRequest,
-) -> Result<(Vec<(String, Outcome)>, usize)> {
+) -> Result<(Vec<(String, Outcome)>, usize, Option<SecretReaders>)> {
     let listing = list_repositories(api, &req.org)
         .await
         .map_err(|why| Error::Usage(format!("listing the repositories of {}: {why}", req.org)))?;
     // Read once for the organisation where the token may (else each repository is asked).
-    let answers = org_secrets_by_repository(api, &req.org, &listing)
+    let (answers, readers) = org_secrets_by_repository(api, &req.org, &listing)
         .await
-        .unwrap_or_default();
+        .map_or((Default::default(), None), |(a, r)| (a, Some(r)));
     let api = &OrgOverlay {
         inner: api,
         answers,
@@ -291,7 +328,7 @@ async fn audit_all<S: ApiSource>(
         .buffer_unordered(req.jobs.max(1))
         .collect()
         .await;
-    Ok((outcomes, excluded))
+    Ok((outcomes, excluded, readers))
 }
 
 /// Audits every repository of `req.org` the request covers.
@@ -302,7 +339,7 @@ pub fn run_org(
 ) -> Result<OrgReport> {
     let mut snapshot = None;
     let mut stopped = None;
-    let (outcomes, excluded, requests) = match source {
+    let (outcomes, excluded, readers, requests) = match source {
         OrgSource::Live(session) => {
             let api = session.api();
             let state = ApiState {
@@ -314,9 +351,9 @@ pub fn run_org(
                 // Stopped before the listing was read: nothing to report or resume.
                 session.check_api()?;
             }
-            let (o, e) = all?;
+            let (o, e, r) = all?;
             stopped = api.stopped().map(str::to_string);
-            (o, e, api.request_counts())
+            (o, e, r, api.request_counts())
         }
         OrgSource::Record(session, out) => {
             let api = session.api();
@@ -327,9 +364,9 @@ pub fn run_org(
             };
             let all = session.block_on(audit_all(&recorder, &state, req));
             session.check_api()?;
-            let (o, e) = all?;
+            let (o, e, r) = all?;
             snapshot = Some((out.clone(), recorder.save(out)?));
-            (o, e, api.request_counts())
+            (o, e, r, api.request_counts())
         }
         OrgSource::Snapshot(dir) => {
             let source = SnapshotSource { dir: dir.clone() };
@@ -337,8 +374,8 @@ pub fn run_org(
                 rate_limit: &|| None,
                 stopped: &|| None,
             };
-            let (o, e) = futures::executor::block_on(audit_all(&source, &state, req))?;
-            (o, e, RequestCounts::default())
+            let (o, e, r) = futures::executor::block_on(audit_all(&source, &state, req))?;
+            (o, e, r, RequestCounts::default())
         }
     };
     let mut report = OrgReport {
@@ -351,21 +388,71 @@ pub fn run_org(
         requests,
         snapshot,
         stopped,
+        key_facts: Vec::new(),
+        org_secrets: readers.map(|r| {
+            r.into_iter()
+                .map(|(name, (visibility, readers))| {
+                    (
+                        name,
+                        OrgSecret {
+                            visibility,
+                            readers,
+                        },
+                    )
+                })
+                .collect()
+        }),
     };
-    let resumed = req.resume.iter().flat_map(|r| r.audited.iter().cloned());
+    fold(&mut report, req, outcomes, baseline);
+    report.reports.sort_by(|a, b| {
+        b.severity_counts()
+            .cmp(&a.severity_counts())
+            .then_with(|| a.repository.cmp(&b.repository))
+    });
+    report
+        .unreadable
+        .sort_by(|a, b| a.repository.cmp(&b.repository));
+    report
+        .not_started
+        .sort_by(|a, b| a.repository.cmp(&b.repository));
+    report
+        .key_facts
+        .sort_by(|a, b| a.repository.cmp(&b.repository));
+    Ok(report)
+}
+
+/// Adds each repository's outcome to the report (the resumed run's first), the baseline applied.
+fn fold(
+    report: &mut OrgReport,
+    req: &OrgRequest,
+    outcomes: Vec<(String, Outcome)>,
+    baseline: Option<&Baseline>,
+) {
+    let resumed = req.resume.iter().flat_map(|r| {
+        r.audited.iter().cloned().map(|a| {
+            let facts = r
+                .key_facts
+                .iter()
+                .find(|f| Some(&f.repository) == a.repository.as_ref())
+                .cloned()
+                .map(Box::new);
+            (a, facts)
+        })
+    });
     let outcomes = resumed
-        .map(|r| {
+        .map(|(r, facts)| {
             let name = r.repository.clone().unwrap_or_default();
-            (name, Outcome::Audited(Box::new(r)))
+            (name, Outcome::Audited(Box::new(r), facts))
         })
         .chain(outcomes);
     for (repository, outcome) in outcomes {
         match outcome {
-            Outcome::Audited(mut r) => {
+            Outcome::Audited(mut r, facts) => {
                 if let Some(b) = baseline {
                     b.apply(&mut r);
                 }
                 report.reports.push(*r);
+                report.key_facts.extend(facts.map(|f| *f));
             }
             Outcome::Unreadable(reason) => report.unreadable.push(NotAudited {
                 in_baseline: baseline.is_some_and(|b| b.lists_unreadable(&repository, &reason)),
@@ -379,18 +466,6 @@ pub fn run_org(
             }),
         }
     }
-    report.reports.sort_by(|a, b| {
-        b.severity_counts()
-            .cmp(&a.severity_counts())
-            .then_with(|| a.repository.cmp(&b.repository))
-    });
-    report
-        .unreadable
-        .sort_by(|a, b| a.repository.cmp(&b.repository));
-    report
-        .not_started
-        .sort_by(|a, b| a.repository.cmp(&b.repository));
-    Ok(report)
 }
 
 /// A report read back from its JSON v1 (a saved organisation run, for `--resume`): the fields

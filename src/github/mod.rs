@@ -11,6 +11,7 @@ pub(crate) mod api;
 pub(crate) mod changes;
 pub(crate) mod comments;
 mod git_object;
+pub(crate) mod memo;
 pub(crate) mod org;
 pub(crate) mod releases;
 pub(crate) mod repository;

@@ -38,14 +38,17 @@ impl OrgRepository {
     }
 }
 
+/// Each organisation secret's visibility and the repositories of the listing that can read it.
+pub(crate) type SecretReaders = std::collections::BTreeMap<String, (String, Vec<String>)>;
+
 /// The organisation's secrets, read once: for each repository, the answer its own
 /// `actions/organization-secrets` route would give, by visibility (`all`; `private` for private and
-/// internal repositories; `selected` by each secret's repository list).
+/// internal repositories; `selected` by each secret's repository list); and who reads each.
 pub(crate) async fn org_secrets_by_repository<S: ApiSource>(
     api: &S,
     org: &str,
     repos: &[OrgRepository],
-) -> Option<std::collections::HashMap<String, Value>> {
+) -> Option<(std::collections::HashMap<String, Value>, SecretReaders)> {
     let list = match api
         .get(&routes::org_actions_secrets(org), Shape::Items("secrets"))
         .await
@@ -72,6 +75,13 @@ pub(crate) async fn org_secrets_by_repository<S: ApiSource>(
         }
     }
     let mut out = std::collections::HashMap::new();
+    let mut readers = SecretReaders::new();
+    for s in &secrets {
+        if let Some(name) = s["name"].as_str() {
+            let visibility = s["visibility"].as_str().unwrap_or("?").to_string();
+            readers.insert(name.to_ascii_uppercase(), (visibility, Vec::new()));
+        }
+    }
     for repo in repos {
         let visible: Vec<Value> = secrets
             .iter()
@@ -86,12 +96,20 @@ pub(crate) async fn org_secrets_by_repository<S: ApiSource>(
             })
             .cloned()
             .collect();
+        for s in &visible {
+            let name = s["name"].as_str().unwrap_or_default().to_ascii_uppercase();
+            if let Some((_, r)) = readers.get_mut(&name) {
+                if !repo.archived {
+                    r.push(repo.full_name.clone());
+                }
+            }
+        }
         out.insert(
             routes::org_secrets(&repo.full_name),
             serde_json::json!({"total_count": visible.len(), "secrets": visible}),
         );
     }
-    Some(out)
+    Some((out, readers))
 }
 
 /// A source that answers some routes from what was read once for the organisation.
@@ -214,6 +232,8 @@ fn keys_folder_file(rel: &str) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct AuditFiles {
     pub(crate) written: usize,
+    /// Of those, public keys outside `keys/` (read for the key inventory only).
+    pub(crate) key_files: u64,
     /// Files over the size cap, not fetched: the audit reports each, never drops it.
     pub(crate) oversized: Vec<(String, u64)>,
 }
@@ -221,12 +241,14 @@ pub(crate) struct AuditFiles {
 /// The most bytes of one file fetched for the audit (a workflow or a local action's).
 pub(crate) const FILE_CAP: u64 = 1 << 20;
 
-/// Fetches the files of `repo`'s default branch that the workflow audit reads into `dest`.
-/// An empty repository has none.
+/// Fetches the files of `repo`'s default branch that the workflow audit reads into `dest`
+/// (with `public_keys`, also the `.pub` files of `.github/` and of the root, for the key
+/// inventory). An empty repository has none.
 pub(crate) async fn fetch_audit_files<S: ApiSource>(
     api: &S,
     repo: &str,
     dest: &Path,
+    public_keys: bool,
 ) -> Result<AuditFiles, Reason> {
     let root_route = routes::git_tree(repo, "HEAD", false);
     let root = match api.get(&root_route, Shape::Object).await {
@@ -248,9 +270,15 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
             files.push(e);
         }
     }
+    if public_keys {
+        files.extend(root.tree.into_iter().filter(|e| e.path.ends_with(".pub")));
+    }
+    let key_file = |p: &str| public_keys && p.starts_with(".github/") && p.ends_with(".pub");
     // Regular files only (100644, 100755): no links (120000), no submodules.
     files.retain(|e| {
-        e.kind == "blob" && (e.mode == "100644" || e.mode == "100755") && wanted(&e.path)
+        e.kind == "blob"
+            && (e.mode == "100644" || e.mode == "100755")
+            && (wanted(&e.path) || key_file(&e.path) || (public_keys && !e.path.contains('/')))
     });
     if files.len() > MAX_FILES {
         return Err(format!(
@@ -301,6 +329,9 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
         }
         std::fs::write(&target, bytes).map_err(|e| format!("{}: {e}", target.display()))?;
         files.written += 1;
+        if path.ends_with(".pub") && !path.starts_with("keys/") {
+            files.key_files += 1;
+        }
     }
     files.oversized.sort();
     Ok(files)
@@ -349,7 +380,8 @@ mod tests {
         let outer = tempfile::tempdir().unwrap();
         let dest = outer.path().join("checkout");
         std::fs::create_dir(&dest).unwrap();
-        let err = futures::executor::block_on(fetch_audit_files(&api, "o/r", &dest)).unwrap_err();
+        let err =
+            futures::executor::block_on(fetch_audit_files(&api, "o/r", &dest, false)).unwrap_err();
         assert_eq!(
             err,
             "\".github/actions/../../../escape.yml\": not a plain path inside the repository"

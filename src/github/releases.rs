@@ -156,6 +156,11 @@ fn commit_sha(route: &str, v: &Value) -> std::result::Result<String, ApiError> {
     }
 }
 
+/// The route of a release asset (what `asset_bytes` reads).
+pub(crate) fn asset_route(repo: &str, id: u64) -> String {
+    routes::release_asset(repo, id)
+}
+
 /// A small asset's bytes (at most `cap`).
 pub(crate) async fn asset_bytes<S: ApiSource>(
     source: &S,

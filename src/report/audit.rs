@@ -140,6 +140,11 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
             "no workflow files in .github/workflows/: no signing job to audit"
         )?;
     }
+    findings_text(w, r, color)
+}
+
+/// The findings, what the baseline says is gone, and the counts (the key inventory's too).
+pub(crate) fn findings_text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
     let coverage = coverage_line(&r.coverage);
     for f in &r.findings {
         let label = format!("{:<6}", f.severity.to_string().to_uppercase());
@@ -245,6 +250,11 @@ struct V1Finding<'a> {
     suppressed: Option<&'a Suppression>,
 }
 
+/// The findings of a report as JSON v1 writes them (the key inventory's too).
+pub(crate) fn v1_findings(r: &AuditReport) -> serde_json::Value {
+    serde_json::to_value(v1(r).findings).unwrap_or_default()
+}
+
 fn v1(r: &AuditReport) -> V1<'_> {
     V1 {
         version: 1,
@@ -291,7 +301,7 @@ fn api_anchor(r: &AuditReport) -> PathBuf {
         .iter()
         .find_map(|f| match &f.location {
             Location::Workflow { path, .. } => Some(path.clone()),
-            Location::Api { .. } => None,
+            Location::Api { .. } | Location::Key { .. } => None,
         })
         .unwrap_or_else(|| PathBuf::from(".github/workflows"))
 }
@@ -334,6 +344,7 @@ pub(crate) fn sarif_run(r: &AuditReport) -> serde_json::Value {
                     path, line, column, ..
                 } => (path.clone(), *line, *column, None),
                 Location::Api { resource } => (anchor.clone(), 1, 1, Some(resource.clone())),
+                Location::Key { key } => (anchor.clone(), 1, 1, Some(format!("key:{key}"))),
             };
             let mut location = json!({
                 "physicalLocation": {
@@ -381,7 +392,6 @@ pub(crate) fn sarif_run(r: &AuditReport) -> serde_json::Value {
 }
 
 fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
-    let [high, medium, low, info] = r.severity_counts();
     writeln!(
         w,
         "### warden audit: {}\n",
@@ -401,6 +411,13 @@ fn markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
             tags.join(", ")
         )?;
     }
+    findings_markdown(w, r)
+}
+
+/// The findings as a table, with the counts and what the baseline says is gone (the key
+/// inventory's too).
+pub(crate) fn findings_markdown(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
+    let [high, medium, low, info] = r.severity_counts();
     writeln!(
         w,
         "{}{} high, {} medium, {} low, {} info (fail on {}).\n",
@@ -475,7 +492,7 @@ fn github_annotations(w: &mut dyn Write, r: &AuditReport) -> io::Result<()> {
                 ],
                 &f.message,
             ),
-            Location::Api { .. } => github_annotation(
+            Location::Api { .. } | Location::Key { .. } => github_annotation(
                 level,
                 &[("title", f.rule.to_string())],
                 &format!("{} ({})", f.message, f.location),

@@ -13,6 +13,7 @@ pub(crate) mod hive_diff;
 pub(crate) mod hive_history;
 pub(crate) mod html;
 pub(crate) mod import;
+mod inventory;
 pub(crate) mod keygen;
 mod keys;
 pub(crate) mod lint;

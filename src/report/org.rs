@@ -126,6 +126,9 @@ impl Report for OrgReport {
             not_started: &'a [NotAudited],
             excluded: usize,
             requests: RequestCounts,
+            /// With `--inventory`, in a saved run: each repository's key facts, for `--resume`.
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            key_facts: &'a [crate::audit::inventory::facts::RepoFacts],
         }
         write_json(
             w,
@@ -139,6 +142,7 @@ impl Report for OrgReport {
                 not_started: &self.not_started,
                 excluded: self.excluded,
                 requests: self.requests,
+                key_facts: &self.key_facts,
             },
         )
     }

@@ -7,7 +7,8 @@
 //!
 //! - the working directory holds `dist/` (two artifacts), `known_issues/` and `workspace/logs/`
 //!   (a hive run), `runs/1`…`runs/3` (that run three times, some failures passing in the first
-//!   two), `tests.tsv`, and `release-snapshot/` (a recorded `verify --release`); `../ethrex` is
+//!   two), `tests.tsv`, `release-snapshot/` (a recorded `verify --release`) and
+//!   `inventory-snapshot/` (a recorded organisation for `audit --org --inventory`); `../ethrex` is
 //!   an ethrex-like checkout; `HOME` is a folder of
 //!   the sandbox, written `~` in outputs;
 //! - `cargo run --release --` runs the `warden` under test.
@@ -131,6 +132,10 @@ fn sandbox() -> tempfile::TempDir {
     copy_dir(
         &fixtures.join("release-snapshot"),
         &work.join("release-snapshot"),
+    );
+    copy_dir(
+        &fixtures.join("inventory-snapshot"),
+        &work.join("inventory-snapshot"),
     );
     std::fs::copy(
         fixtures.join("hive/tests-033ca6e6.tsv"),

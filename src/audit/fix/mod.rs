@@ -209,7 +209,75 @@ fn fix_file(
         return;
     }
     let lines = text::Lines::new(&text);
-    let on_release = runs_on_release(&value);
+    let file = FileToFix {
+        root,
+        rel,
+        value: &value,
+        doc: &doc,
+        lines: &lines,
+    };
+    let done = rewrite_jobs(&file, jobs, secrets, out);
+    let (edits, changes, keys_fixed, jobs_fixed) = (done.edits, done.changes, done.keys, done.jobs);
+    if !edits.is_empty() {
+        let line = jobs.first().map_or(1, |j| j.1);
+        match checked(edits.apply(&lines)) {
+            Some(new) => {
+                out.secrets.extend(keys_fixed);
+                out.fixed_jobs
+                    .extend(jobs_fixed.into_iter().map(|j| (rel.to_path_buf(), j)));
+                out.files.push(FixedFile {
+                    path: rel.to_path_buf(),
+                    old: text,
+                    new,
+                    changes,
+                });
+            }
+            None => refuse(
+                out,
+                "",
+                line,
+                "warden's rewrite does not parse as a workflow: nothing written (please report it)"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// One workflow file as read, for its jobs' rewrites.
+struct FileToFix<'a> {
+    root: &'a Path,
+    rel: &'a Path,
+    value: &'a Value,
+    doc: &'a yamlpath::Document,
+    lines: &'a text::Lines<'a>,
+}
+
+/// What the rewrites of one file's jobs came to.
+struct Rewritten {
+    edits: text::Edits,
+    changes: Vec<String>,
+    keys: BTreeSet<String>,
+    jobs: Vec<String>,
+}
+
+/// Each job's rewrite, the edits of all of them (each dependent's `needs:` written once), or
+/// the reason a job is left.
+fn rewrite_jobs(
+    file: &FileToFix<'_>,
+    jobs: &[(String, usize, BTreeSet<String>)],
+    secrets: &SigningSecrets,
+    out: &mut WorkflowFixes,
+) -> Rewritten {
+    let (root, rel, value, doc, lines) = (file.root, file.rel, file.value, file.doc, file.lines);
+    let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
+        out.not_fixed.push(NotFixed {
+            path: rel.to_path_buf(),
+            job: job.to_string(),
+            line,
+            reason,
+        })
+    };
+    let on_release = runs_on_release(value);
     let mut edits = text::Edits::default();
     let mut changes = Vec::new();
     let mut keys_fixed = BTreeSet::new();
@@ -222,20 +290,20 @@ fn fix_file(
         let fix = JobFix {
             id,
             job,
-            workflow: &value,
+            workflow: value,
             keys: keys.clone(),
             // The audit's signing step, only for a split (it reads the job's flow again).
-            signs: if split::exists_to_sign(&value, job) {
+            signs: if split::exists_to_sign(value, job) {
                 None
             } else {
-                JobView::secrets_of(&value, id, root, secrets)
+                JobView::secrets_of(value, id, root, secrets)
                     .signs
                     .map(|(_, i)| i)
             },
             environment: &out.environment,
             on_release,
         };
-        match rewrite(&fix, &doc, &lines) {
+        match rewrite(&fix, doc, lines) {
             Ok(r) if edits.overlaps(&r.edits) => refuse(
                 out,
                 id,
@@ -260,28 +328,11 @@ fn fix_file(
     for (line, all) in by_line {
         edits.replace(line, line + 1, all[0].written(&all));
     }
-    if !edits.is_empty() {
-        let line = jobs.first().map_or(1, |j| j.1);
-        match checked(edits.apply(&lines)) {
-            Some(new) => {
-                out.secrets.extend(keys_fixed);
-                out.fixed_jobs
-                    .extend(jobs_fixed.into_iter().map(|j| (rel.to_path_buf(), j)));
-                out.files.push(FixedFile {
-                    path: rel.to_path_buf(),
-                    old: text,
-                    new,
-                    changes,
-                });
-            }
-            None => refuse(
-                out,
-                "",
-                line,
-                "warden's rewrite does not parse as a workflow: nothing written (please report it)"
-                    .into(),
-            ),
-        }
+    Rewritten {
+        edits,
+        changes,
+        keys: keys_fixed,
+        jobs: jobs_fixed,
     }
 }
 

@@ -242,17 +242,42 @@ pub(crate) fn split(
     edits.insert(job.end, format!("\n{new_job}"));
     let mut needs_lines = Vec::new();
     let dependents = dependents(fix, doc, lines, &sign_id, &mut needs_lines);
+    let how = if per_entry {
+        ", per matrix entry"
+    } else if matrix {
+        ", once after the whole matrix"
+    } else {
+        ""
+    };
+    let mut words = moved_words(fix, &sign_id, &moved, how, &var_names);
+    words.extend(dependents);
+    words.extend(order_words(fix.id, &sign_id, &steps, &moved));
+    words.extend(setup_words(&sign_id, &steps, &moved));
+    Ok(Rewrite {
+        edits,
+        words,
+        needs: needs_lines,
+    })
+}
+
+/// What moved, in words: the steps and the variables that went with them.
+fn moved_words(
+    fix: &JobFix,
+    sign_id: &str,
+    moved: &[usize],
+    how: &str,
+    var_names: &BTreeSet<String>,
+) -> Vec<String> {
     let numbers: Vec<String> = moved.iter().map(|i| (i + 1).to_string()).collect();
     let mut words = vec![format!(
-        "job `{}`: step{} {} moved to a new job `{sign_id}` (`environment: {}`, `needs: {}`, tags only{}); the build hands its workspace over as an artifact",
+        "job `{}`: step{} {} moved to a new job `{sign_id}` (`environment: {}`, `needs: {}`, tags only{how}); the build hands its workspace over as an artifact",
         fix.id,
         if moved.len() == 1 { "" } else { "s" },
         numbers.join(", "),
         fix.environment,
         fix.id,
-        if per_entry { ", per matrix entry" } else if matrix { ", once after the whole matrix" } else { "" },
     )];
-    if !vars.is_empty() {
+    if !var_names.is_empty() {
         words.push(format!(
             "job `{}`: `env.{}` moved with them",
             fix.id,
@@ -263,9 +288,11 @@ pub(crate) fn split(
                 .join("`, `env.")
         ));
     }
-    words.extend(dependents);
-    words.extend(order_words(fix.id, &sign_id, &steps, &moved));
-    // Tools a kept step installs are not on the signing job's fresh runner.
+    words
+}
+
+/// Tools a kept step installs are not on the signing job's fresh runner: named.
+fn setup_words(sign_id: &str, steps: &[Value], moved: &[usize]) -> Option<String> {
     let setups: Vec<String> = steps
         .iter()
         .enumerate()
@@ -278,17 +305,12 @@ pub(crate) fn split(
                 .then(|| format!("{} (`{action}`)", i + 1))
         })
         .collect();
-    if !setups.is_empty() {
-        words.push(format!(
+    (!setups.is_empty()).then(|| {
+        format!(
             "job `{sign_id}` starts on a fresh runner with the build's files, not the tools step{} {} set up: if a moved step needs one, copy that step into `{sign_id}`",
             if setups.len() == 1 { "" } else { "s" },
             setups.join(", ")
-        ));
-    }
-    Ok(Rewrite {
-        edits,
-        words,
-        needs: needs_lines,
+        )
     })
 }
 

@@ -91,6 +91,13 @@ rules! {
     release_signed_outside_pipeline: stage,
     release_asset_replaced: stage,
     keys_folder_inconsistent: stage,
+    key_shared_across_repositories: stage,
+    key_not_committed: stage,
+    key_unused: stage,
+    key_secret_overexposed: stage,
+    key_expiring: stage,
+    revoked_key_still_read: stage,
+    repository_signs_without_key: stage,
     unverifiable: settings,
 }
 

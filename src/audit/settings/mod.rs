@@ -39,6 +39,14 @@ pub struct SettingsInput<'a> {
 
 /// Audits the settings of `input.repo` read through `source`.
 pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<Finding> {
+    audit_with_settings(source, input).await.0
+}
+
+/// The audit, and the settings it read (the key inventory reads where each secret is stored).
+pub(crate) async fn audit_with_settings<S: ApiSource>(
+    source: &S,
+    input: &SettingsInput<'_>,
+) -> (Vec<Finding>, crate::github::settings::Settings) {
     let tags = ReleaseTags::new(input.tag_patterns);
     let environments: Vec<String> = input
         .signing_jobs
@@ -66,5 +74,5 @@ pub async fn audit<S: ApiSource>(source: &S, input: &SettingsInput<'_>) -> Vec<F
     for f in &mut out {
         f.subject.repository = Some(input.repo.to_string());
     }
-    out
+    (out, settings)
 }

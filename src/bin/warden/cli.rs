@@ -239,6 +239,12 @@ pub(crate) struct AuditArgs {
     pub step_summary: bool,
     #[command(flatten)]
     pub org_filter: OrgFilter,
+    /// With --org: the organisation's signing keys as one inventory (each key by its bytes:
+    /// where it is committed, which jobs sign with it, where its secret is stored and who can
+    /// read it, the releases it signed, its state, and what a leak would reach), with its own
+    /// findings. Reads the latest --releases N releases of each repository (default 5).
+    #[arg(long, requires = "org", conflicts_with_all = ["fix", "fix_plan", "apply"])]
+    pub inventory: bool,
     /// Keep API answers here with their ETags: a later run asks `If-None-Match` and GitHub's 304
     /// answers cost no rate limit.
     #[arg(long, value_name = "DIR")]
@@ -269,6 +275,10 @@ pub(crate) struct SnapshotArgs {
     pub target: AuditTarget,
     #[command(flatten)]
     pub org_filter: OrgFilter,
+    /// With --org: also save what `audit --org --inventory` reads (public keys beside .github/,
+    /// the releases' signatures), so that the inventory replays from the snapshot.
+    #[arg(long, requires = "org")]
+    pub inventory: bool,
     /// Where to save the responses.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -317,8 +327,9 @@ pub(crate) struct AuditTarget {
     pub only_secrets: Vec<String>,
     /// Online: check that the latest N published releases are signed (SHA256SUMS and its
     /// signature verify against keys/, bound to the release's tag, repository and commit); 0: off.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub releases: usize,
+    /// [default: 3; 5 with --inventory]
+    #[arg(long, value_name = "N")]
+    pub releases: Option<usize>,
     /// With --releases: download and check every asset against the signed SHA256SUMS (hashed as
     /// it streams), not just the list and its signature.
     #[arg(long)]

@@ -383,39 +383,9 @@ pub(crate) fn append(
     };
     let old = read_checkpoint(&store, &policy)?;
     let tiles = Tiles::new(&store);
-    let mut known = recent_leaves(&store, &tiles, &old)?;
-    // Each entry's index: where it already is, or where it goes.
-    let mut bytes: Vec<Vec<u8>> = Vec::new();
-    let mut placed = Vec::with_capacity(entries.len());
-    for entry in entries {
-        let data = entry.to_bytes();
-        let leaf = tlog_tiles::record_hash(&data);
-        match known.get(&leaf.0) {
-            Some(&index) => placed.push((index, true)),
-            None => {
-                let index = old.size + bytes.len() as u64;
-                known.insert(leaf.0, index);
-                placed.push((index, false));
-                bytes.push(data);
-            }
-        }
-    }
+    let (bytes, placed) = place(&store, &tiles, &old, entries)?;
     if bytes.is_empty() {
-        let proofs = placed
-            .iter()
-            .map(|&(index, _)| {
-                Ok(LogProof {
-                    index,
-                    hashes: prove_inclusion(&store, &old, index)?,
-                    checkpoint: old.note.clone(),
-                })
-            })
-            .collect::<Result<_, LogError>>()?;
-        return Ok(Appended {
-            checkpoint: old,
-            proofs,
-            already: placed.iter().map(|p| p.1).collect(),
-        });
+        return already_appended(&store, old, &placed);
     }
     let base = TreeReader::new(old.size, old.root, &tiles);
     let mut tree = Overlay {
@@ -481,6 +451,59 @@ pub(crate) fn append(
     atomic::write_atomic(&dir.join(CHECKPOINT), &checkpoint.note, 0o644, true)?;
     Ok(Appended {
         checkpoint,
+        proofs,
+        already: placed.iter().map(|p| p.1).collect(),
+    })
+}
+
+/// The bytes of the entries that go in, and each entry's (index, already in the log).
+type Placed = (Vec<Vec<u8>>, Vec<(u64, bool)>);
+
+/// Each entry's index: where it already is (among the log's last [`RECENT`]), or where it
+/// goes; and the bytes of those that go in.
+fn place(
+    store: &DirStore,
+    tiles: &Tiles<'_>,
+    old: &VerifiedCheckpoint,
+    entries: &[Entry],
+) -> Result<Placed, LogError> {
+    let mut known = recent_leaves(store, tiles, old)?;
+    let mut bytes: Vec<Vec<u8>> = Vec::new();
+    let mut placed = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let data = entry.to_bytes();
+        let leaf = tlog_tiles::record_hash(&data);
+        match known.get(&leaf.0) {
+            Some(&index) => placed.push((index, true)),
+            None => {
+                let index = old.size + bytes.len() as u64;
+                known.insert(leaf.0, index);
+                placed.push((index, false));
+                bytes.push(data);
+            }
+        }
+    }
+    Ok((bytes, placed))
+}
+
+/// Every entry was in the log already: its proofs against the checkpoint as it is.
+fn already_appended(
+    store: &DirStore,
+    old: VerifiedCheckpoint,
+    placed: &[(u64, bool)],
+) -> Result<Appended, LogError> {
+    let proofs = placed
+        .iter()
+        .map(|&(index, _)| {
+            Ok(LogProof {
+                index,
+                hashes: prove_inclusion(store, &old, index)?,
+                checkpoint: old.note.clone(),
+            })
+        })
+        .collect::<Result<_, LogError>>()?;
+    Ok(Appended {
+        checkpoint: old,
         proofs,
         already: placed.iter().map(|p| p.1).collect(),
     })

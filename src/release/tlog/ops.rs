@@ -307,13 +307,22 @@ pub fn append_release(
             });
         }
     }
-    // Proofs of signatures logged before are renewed against the log's checkpoint as it is now
-    // (with the witnesses' cosignatures it has gathered since).
-    let current =
-        log::read_checkpoint(&store, &policy).map_err(|e| Error::Refused(e.to_string()))?;
+    renew_proofs(&store, &policy, &mut report)?;
+    report.entries.sort_by_key(|e| e.index);
+    Ok(report)
+}
+
+/// Proofs of signatures logged before are renewed against the log's checkpoint as it is now
+/// (with the witnesses' cosignatures it has gathered since).
+fn renew_proofs(
+    store: &DirStore,
+    policy: &CheckpointPolicy,
+    report: &mut AppendReport,
+) -> Result<()> {
+    let current = log::read_checkpoint(store, policy).map_err(|e| Error::Refused(e.to_string()))?;
     report.size = current.size;
     for e in report.entries.iter().filter(|e| e.already) {
-        let hashes = log::prove_inclusion(&store, &current, e.index)
+        let hashes = log::prove_inclusion(store, &current, e.index)
             .map_err(|e| Error::Refused(e.to_string()))?;
         let proof = LogProof {
             index: e.index,
@@ -325,8 +334,7 @@ pub fn append_release(
             atomic::write_atomic(&e.proof, text.as_bytes(), 0o644, true)?;
         }
     }
-    report.entries.sort_by_key(|e| e.index);
-    Ok(report)
+    Ok(())
 }
 
 /// `<name>.minisig` and every `<name>.<KEYID>.minisig` in `dir`, in name order.

@@ -142,9 +142,21 @@ fn organisation(
         }
     };
     let mut req = org_request(org, args)?;
+    if args.inventory {
+        if matches!(args.format, release_warden::report::AuditFormat::Sarif) {
+            bail!("--inventory: --format text, json or markdown (an inventory is not code scanning's)");
+        }
+        req.inventory = true;
+        req.releases = args.target.releases.unwrap_or(INVENTORY_RELEASES);
+    }
     if let Some(file) = &args.org_filter.resume {
         req.resume = Some(Resume::load(file, org)?);
     }
+    // An inventory's baseline is an earlier inventory: it applies to the inventory's findings.
+    let (baseline, inventory_baseline) = match args.inventory {
+        true => (None, baseline),
+        false => (baseline, None),
+    };
     let progress = OrgProgress::default();
     req.progress = Some(progress.clone());
     let bar = ProgressDisplay::counting(
@@ -183,6 +195,19 @@ fn organisation(
     if let Some(line) = &report.stopped {
         return Err(release_warden::Error::Usage(line.clone()).into());
     }
+    if args.inventory {
+        let mut inventory =
+            audit::inventory(&report, req.releases, ctx.timestamp()?, &args.target.root)?;
+        if let Some(b) = inventory_baseline {
+            inventory.apply_baseline(b);
+        }
+        return ctx.emit(
+            out,
+            &inventory,
+            Format::from(args.format),
+            args.step_summary,
+        );
+    }
     ctx.emit(out, &report, Format::from(args.format), args.step_summary)
 }
 
@@ -194,10 +219,14 @@ fn snapshot_org(
     out: &mut dyn Write,
 ) -> anyhow::Result<u8> {
     let session = ctx.connect(args.target.api_url.as_deref(), ctx.token.as_ref())?;
-    let req = OrgRequest {
+    let mut req = OrgRequest {
         org: org.to_string(),
         ..org_request_of(&args.target, &args.org_filter, Severity::Medium)?
     };
+    if args.inventory {
+        req.inventory = true;
+        req.releases = args.target.releases.unwrap_or(INVENTORY_RELEASES);
+    }
     let report = run_org(&OrgSource::Record(&session, args.out.clone()), &req, None)?;
     if let Some((dir, n)) = &report.snapshot {
         writeln!(
@@ -237,11 +266,12 @@ fn org_request_of(
         secrets: target.signing_secrets(),
         fallback_tag_patterns: target.release_tag_pattern.clone(),
         fail_on,
-        releases: target.releases,
+        releases: target.releases.unwrap_or(DEFAULT_RELEASES),
         deep: target.deep,
         reserve: ORG_RESERVE,
         resume: None,
         progress: None,
+        inventory: false,
     })
 }
 
@@ -263,6 +293,10 @@ fn resume_file(org: &str, cache: Option<&Path>) -> PathBuf {
         None => PathBuf::from(name),
     }
 }
+
+/// Releases the audit checks by default; the inventory reads more (`--releases` overrides both).
+const DEFAULT_RELEASES: usize = 3;
+const INVENTORY_RELEASES: usize = 5;
 
 /// Requests kept back from the rate limit: below this, no further repository starts (one
 /// repository's audit takes about 20).
@@ -303,7 +337,7 @@ fn request<'a>(
         }),
         settings,
         fail_on,
-        releases: target.releases,
+        releases: target.releases.unwrap_or(DEFAULT_RELEASES),
         deep: target.deep,
     }
 }

@@ -44,7 +44,7 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
 /// The keys of the monitored repository: `--keys-dir`, else `keys/` when it is here (a
 /// monitor run from another checkout judges entries by their repository alone).
 fn monitor_keys(dir: Option<&Path>) -> anyhow::Result<Vec<release_warden::release::PublicKey>> {
-    let default = Path::new(crate::cmd::verify::DEFAULT_KEYS_DIR);
+    let default = Path::new(super::DEFAULT_KEYS_DIR);
     let dir = match dir {
         Some(dir) => dir,
         None if default.is_dir() => default,

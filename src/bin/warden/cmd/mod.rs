@@ -10,3 +10,6 @@ pub(crate) mod known_issues;
 pub(crate) mod log;
 pub(crate) mod sign;
 pub(crate) mod verify;
+
+/// The keys folder a command reads when none is named.
+pub(crate) const DEFAULT_KEYS_DIR: &str = "keys";

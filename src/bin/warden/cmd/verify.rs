@@ -16,7 +16,7 @@ use crate::context::Context;
 use crate::progress::ProgressDisplay;
 
 /// The keys folder `verify` reads when none is named.
-pub(crate) const DEFAULT_KEYS_DIR: &str = "keys";
+use super::DEFAULT_KEYS_DIR;
 
 /// The keys `verify` trusts: the repository's (`--keys-from-repo`, downloaded into the folder
 /// returned with them), the keys folder, or pinned `--public-key` files (with the statements of

@@ -1,0 +1,421 @@
+//! Issue 39: `warden audit --org ORG --inventory` against a local organisation of twelve
+//! repositories (`common/folder_org.rs`) with seven keys: one committed in four repositories and
+//! under a second id in a fifth, stored as an organisation secret seven can read; one in an
+//! environment secret; one only in release signatures; a revoked one a workflow still names; one
+//! expiring; two committed and unused. The JSON equals the checked-in expectation, each finding
+//! appears once with its repositories, and the inventory adds at most three requests per
+//! repository.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer};
+
+use crate::common::folder_org::{FakeRepo, FolderOrg, OrgSecret};
+use crate::common::*;
+
+/// 2099-01-01: the inventory's "now" (the expiring key is due on 2099-01-20).
+const NOW: &str = "4070908800";
+const SIGNED_AT: &str = "1780000000";
+
+/// The keys, by name: (seed, id).
+const KEYS: [(&str, &[u8; 32], &str); 8] = [
+    (
+        "shared",
+        b"inventory test key: shared......",
+        "1111111111111111",
+    ),
+    (
+        "shared-2",
+        b"inventory test key: shared......",
+        "1A1A1A1A1A1A1A1A",
+    ),
+    (
+        "env",
+        b"inventory test key: environment.",
+        "2222222222222222",
+    ),
+    (
+        "stranger",
+        b"inventory test key: stranger....",
+        "3333333333333333",
+    ),
+    (
+        "revoked",
+        b"inventory test key: revoked.....",
+        "4444444444444444",
+    ),
+    (
+        "new",
+        b"inventory test key: new.........",
+        "5555555555555555",
+    ),
+    (
+        "expiring",
+        b"inventory test key: expiring....",
+        "6666666666666666",
+    ),
+    (
+        "spare",
+        b"inventory test key: spare.......",
+        "7777777777777777",
+    ),
+];
+
+fn workflow(secret: &str, environment: Option<&str>, extra: &str) -> String {
+    let env = environment.map_or(String::new(), |e| format!("    environment: {e}\n"));
+    format!(
+        "name: release\non:\n  push:\n    tags: [\"v*\"]\npermissions: {{}}\njobs:\n  sign:\n    runs-on: ubuntu-latest\n{env}    permissions:\n      contents: read\n    steps:\n      - run: warden sign dist/ --secret-key-env KEY{extra}\n        env:\n          KEY: ${{{{ secrets.{secret} }}}}\n"
+    )
+}
+
+struct Org {
+    dir: tempfile::TempDir,
+    secrets: PathBuf,
+}
+
+impl Org {
+    fn key(&self, name: &str) -> (PathBuf, PathBuf) {
+        (
+            self.secrets.join(format!("{name}.pub")),
+            self.secrets.join(format!("{name}.key")),
+        )
+    }
+
+    fn repo(&self, name: &str) -> PathBuf {
+        self.dir.path().join("repos").join(name)
+    }
+
+    fn put_key(&self, repo: &str, key: &str, path: &str) {
+        let dest = self.repo(repo).join(path);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(self.key(key).0, dest).unwrap();
+    }
+
+    fn put(&self, repo: &str, path: &str, text: &str) {
+        write(&self.repo(repo).join(path), text.as_bytes());
+    }
+
+    /// A release of `repo` signed by `key`: its folder.
+    fn release(&self, repo: &str, tag: &str, key: &str) -> PathBuf {
+        let dist = self.dir.path().join("dist").join(repo).join(tag);
+        write(&dist.join("app"), format!("{repo} {tag}").as_bytes());
+        run(warden(self.dir.path())
+            .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+            .args(["sign"])
+            .arg(&dist)
+            .args([
+                "--tag",
+                tag,
+                "--repo",
+                &format!("acme/{repo}"),
+                "--secret-key",
+            ])
+            .arg(self.key(key).1))
+        .expect(0);
+        dist
+    }
+}
+
+/// The organisation on disk, and its server's repositories.
+fn organisation() -> (Org, Vec<FakeRepo>, Vec<OrgSecret>) {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = dir.path().join("secrets");
+    for (name, seed, id) in KEYS {
+        seeded_keypair(
+            &secrets.join(format!("{name}.pub")),
+            &secrets.join(format!("{name}.key")),
+            seed,
+            id,
+        );
+    }
+    let o = Org { dir, secrets };
+    for repo in ["app-a", "app-b", "app-c", "app-d"] {
+        o.put_key(repo, "shared", "keys/release.pub");
+        o.put(
+            repo,
+            ".github/workflows/release.yml",
+            &workflow("RELEASE_SIGNING_KEY", None, ""),
+        );
+    }
+    o.put_key("tools-e", "shared-2", "keys/release.pub");
+    o.put("tools-f", "README.md", "tools\n");
+    o.put_key("docs-g", "spare", "keys/spare.pub");
+    o.put_key("svc-h", "env", "keys/minisign.pub");
+    o.put(
+        "svc-h",
+        ".github/workflows/release.yml",
+        &workflow("MINISIGN_SECRET_KEY", Some("release"), ""),
+    );
+    o.put("cli-i", "README.md", "signed on a laptop\n");
+    o.put_key("lib-j", "revoked", "keys/old.pub");
+    o.put_key("lib-j", "new", "keys/new.pub");
+    run(warden(&o.repo("lib-j"))
+        .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+        .args([
+            "keys",
+            "revoke",
+            "4444444444444444",
+            "--reason",
+            "leaked in a log",
+            "--secret-key",
+        ])
+        .arg(o.key("revoked").1))
+    .expect(0);
+    o.put(
+        "lib-j",
+        ".github/workflows/release.yml",
+        &workflow("OLD_SIGNING_KEY", None, " --public-key keys/old.pub"),
+    );
+    o.put_key("lib-k", "expiring", "keys/release.pub");
+    o.put(
+        "lib-k",
+        "keys/policy.toml",
+        "[keys.6666666666666666]\nvalid_until = 2099-01-20\n",
+    );
+    o.put(
+        "lib-k",
+        ".github/workflows/release.yml",
+        &workflow("LIB_SIGNING_KEY", Some("release"), ""),
+    );
+    o.put("web-l", "README.md", "a website\n");
+
+    let mut repos = Vec::new();
+    for name in [
+        "app-a", "app-b", "app-c", "app-d", "tools-e", "tools-f", "docs-g", "svc-h", "cli-i",
+        "lib-j", "lib-k", "web-l",
+    ] {
+        let mut r = FakeRepo::from_dir(name, &o.repo(name));
+        match name {
+            "app-a" | "app-b" => r = r.with_release("v1.0.0", &o.release(name, "v1.0.0", "shared")),
+            "svc-h" => {
+                r = r.with_release("v2.0.0", &o.release(name, "v2.0.0", "env"));
+                r.environments = vec![("release".into(), vec!["MINISIGN_SECRET_KEY".into()])];
+            }
+            "cli-i" => {
+                r = r
+                    .with_release("v0.2.0", &o.release(name, "v0.2.0", "stranger"))
+                    .with_release("v0.1.0", &o.release(name, "v0.1.0", "stranger"));
+            }
+            "lib-j" => r.secrets = vec!["OLD_SIGNING_KEY".into()],
+            "lib-k" => r.environments = vec![("release".into(), vec!["LIB_SIGNING_KEY".into()])],
+            _ => {}
+        }
+        repos.push(r);
+    }
+    let org_secrets = vec![
+        OrgSecret {
+            name: "RELEASE_SIGNING_KEY".into(),
+            visibility: "selected".into(),
+            selected: [
+                "app-a", "app-b", "app-c", "app-d", "tools-e", "tools-f", "docs-g",
+            ]
+            .map(String::from)
+            .to_vec(),
+        },
+        OrgSecret {
+            name: "NPM_TOKEN".into(),
+            visibility: "all".into(),
+            selected: Vec::new(),
+        },
+    ];
+    (o, repos, org_secrets)
+}
+
+type Limit = Arc<std::sync::atomic::AtomicUsize>;
+
+fn serve(
+    rt: &tokio::runtime::Runtime,
+    repos: Vec<FakeRepo>,
+    org_secrets: Vec<OrgSecret>,
+) -> (MockServer, Arc<Mutex<Vec<String>>>, Limit) {
+    let server = rt.block_on(MockServer::start());
+    let org = FolderOrg {
+        org: "acme".into(),
+        repos,
+        org_secrets,
+        log: Arc::new(Mutex::new(Vec::new())),
+        spent_after: Arc::new(usize::MAX.into()),
+    };
+    let (log, limit) = (org.log.clone(), org.spent_after.clone());
+    rt.block_on(Mock::given(method("GET")).respond_with(org).mount(&server));
+    (server, log, limit)
+}
+
+fn audit(dir: &Path, uri: &str, args: &[&str]) -> Run {
+    run(warden(dir)
+        .env("GH_TOKEN", "ghs_test")
+        .env("SOURCE_DATE_EPOCH", NOW)
+        .args(["audit", "--org", "acme", "--api-url", uri, "--jobs", "4"])
+        .args(args))
+}
+
+/// Requests per repository in the log from `from` on.
+fn per_repo(log: &[String]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for p in log {
+        if let Some(rest) = p.strip_prefix("/repos/acme/") {
+            let name = rest.split('/').next().unwrap().to_string();
+            *counts.entry(name).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+fn the_inventory_of_an_organisation_is_its_keys_by_their_bytes() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (o, repos, org_secrets) = organisation();
+    let (server, log, _) = serve(&rt, repos, org_secrets);
+    let work = tempfile::tempdir().unwrap();
+
+    // The audit alone, then with the inventory: what the inventory adds to each repository.
+    audit(
+        work.path(),
+        &server.uri(),
+        &["--releases", "5", "--format", "json"],
+    );
+    let plain = per_repo(&log.lock().unwrap());
+    log.lock().unwrap().clear();
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let with = per_repo(&log.lock().unwrap());
+    for (repo, n) in &with {
+        let before = plain.get(repo).copied().unwrap_or(0);
+        assert!(
+            *n <= before + 3,
+            "{repo}: {n} requests with the inventory, {before} without"
+        );
+    }
+
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    // Each finding once, with its repositories.
+    let mut seen = std::collections::BTreeSet::new();
+    for f in doc["findings"].as_array().unwrap() {
+        let key = (f["id"].to_string(), f["location"].to_string());
+        assert!(seen.insert(key), "twice: {f}");
+    }
+    let _ = &o;
+    insta::assert_snapshot!(serde_json::to_string_pretty(&doc).unwrap());
+
+    // The same inventory for a person, and for an issue or a wiki page.
+    let text = audit(work.path(), &server.uri(), &["--inventory"]);
+    assert_eq!(text.code, 1);
+    insta::assert_snapshot!("text", text.stdout);
+    let markdown = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "markdown"],
+    );
+    insta::assert_snapshot!("markdown", markdown.stdout);
+
+    // Against the saved JSON as a baseline, nothing is new.
+    std::fs::write(work.path().join("inventory.json"), &out.stdout).unwrap();
+    let again = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--baseline", "inventory.json"],
+    );
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+
+    // Recorded, the inventory replays offline to the same JSON; the docs' example replays the
+    // checked-in recording (`UPDATE_INVENTORY_SNAPSHOT=1` writes it anew).
+    let recorded = work.path().join("recorded");
+    let saved = run(warden(work.path())
+        .env("GH_TOKEN", "ghs_test")
+        .args([
+            "audit",
+            "snapshot",
+            "--org",
+            "acme",
+            "--inventory",
+            "--api-url",
+        ])
+        .arg(server.uri())
+        .arg("--out")
+        .arg(&recorded));
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let replay = |dir: &Path| {
+        run(warden(work.path())
+            .env("SOURCE_DATE_EPOCH", NOW)
+            .args([
+                "audit",
+                "--org",
+                "acme",
+                "--inventory",
+                "--format",
+                "json",
+                "--snapshot",
+            ])
+            .arg(dir))
+    };
+    assert_eq!(replay(&recorded).stdout, out.stdout);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/inventory-snapshot");
+    if std::env::var_os("UPDATE_INVENTORY_SNAPSHOT").is_some() {
+        let _ = std::fs::remove_dir_all(&fixture);
+        copy_dir(&recorded, &fixture);
+    }
+    assert_eq!(
+        replay(&fixture).stdout,
+        out.stdout,
+        "tests/fixtures/inventory-snapshot is stale: UPDATE_INVENTORY_SNAPSHOT=1 writes it anew"
+    );
+}
+
+#[test]
+fn an_inventory_cut_short_by_the_rate_limit_resumes_with_the_key_facts_it_had() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (_o, repos, org_secrets) = organisation();
+    let (server, log, limit) = serve(&rt, repos, org_secrets);
+    let work = tempfile::tempdir().unwrap();
+    let whole = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let sent = log.lock().unwrap().len();
+    log.lock().unwrap().clear();
+    // The limit runs out half way: the run stops (exit 2) and saves what it read.
+    limit.store(sent / 2, std::sync::atomic::Ordering::SeqCst);
+    let cut = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    assert_eq!(cut.code, 2, "{}", cut.stderr);
+    let saved = work.path().join("warden-audit-acme.resume.json");
+    assert!(
+        cut.stderr
+            .contains("--resume warden-audit-acme.resume.json"),
+        "{}",
+        cut.stderr
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let kept = doc["key_facts"].as_array().map_or(0, Vec::len);
+    assert!(
+        kept > 0 && kept < 12,
+        "{kept} repositories' key facts saved"
+    );
+    // After the reset: the rest are audited, and the inventory is the whole one.
+    limit.store(usize::MAX, std::sync::atomic::Ordering::SeqCst);
+    log.lock().unwrap().clear();
+    let resumed = audit(
+        work.path(),
+        &server.uri(),
+        &[
+            "--inventory",
+            "--format",
+            "json",
+            "--resume",
+            "warden-audit-acme.resume.json",
+        ],
+    );
+    assert_eq!(resumed.stdout, whole.stdout, "{}", resumed.stderr);
+}
