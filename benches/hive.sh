@@ -53,11 +53,11 @@ def name(i):
     fork = FORKS[i % 4]
     return f"tests/{fork.lower()}/eip7702_set_code_tx/test_set_code_txs.py::test_set_code_to_self_destruct[fork_{fork}-blockchain_test_engine_from_state_test-case_{i:06d}]-ethrex"
 
-def write_suite(path, n, failing):
+def write_suite(path, n, failing, version="9.0.0"):
     """A suite file of n cases; failing(i) says which fail."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
-        f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"9.0.0"},"testCases":{')
+        f.write('{"id":0,"name":"eels/consume-engine","description":"Consume engine test fixtures","clientVersions":{"ethrex":"%s"},"testCases":{' % version)
         log = 0
         for i in range(1, n + 1):
             begin = log; log += 180
@@ -94,7 +94,10 @@ else:
         def failing(i):
             fail = i % 100 == 0 and (i % 1000 != 0 or rng.random() < 0.5)
             return i <= among and (fail or (r == runs - 1 and i % 10000 == 50))
-        write_suite(f"{out}/runs/{r + 1:03d}/{SUITE}", n, failing)
+        # The client changes at run 12 and hive at run 20, as the verdicts' onsets read them.
+        write_suite(f"{out}/runs/{r + 1:03d}/{SUITE}", n, failing, "9.0.0" if r < 11 else "9.1.0")
+        with open(f"{out}/runs/{r + 1:03d}/hive.json", "w") as h:
+            h.write(json.dumps({"sourceCommit": ("a" if r < 19 else "b") * 40}))
     write_registry(out, [name(i) for i in range(200, among + 1, 200) if i % 1000 != 0],
                    [name(i) for i in range(1000, among + 1, 1000)])
 PY

@@ -67,10 +67,13 @@ impl Mark {
 pub(crate) enum TestClass {
     /// Passed or was absent, then failed in the last run.
     New,
-    /// Failed in every run it ran in, including the last.
+    /// Failing in every run since its onset, including the last (the verdict `broken`).
     Persistent,
-    /// Both passed and failed.
+    /// Both passed and failed under one client version and hive commit (the verdict `flaky`).
     Flaky,
+    /// Failed and passed, but the runs cannot tell a flake from a break yet (too few, or only
+    /// across changes of the client or hive): `--plan` says what to re-run.
+    Undecided,
     /// Failed, then passed in each of the last `fixed_after` runs.
     Fixed,
     /// Failed in some run, absent from the last: renamed or removed upstream, or not run.
@@ -81,10 +84,11 @@ pub(crate) enum TestClass {
 
 impl TestClass {
     /// Every class, in the order reports list them.
-    pub(crate) const ALL: [TestClass; 6] = [
+    pub(crate) const ALL: [TestClass; 7] = [
         TestClass::New,
         TestClass::Persistent,
         TestClass::Flaky,
+        TestClass::Undecided,
         TestClass::Fixed,
         TestClass::Gone,
         TestClass::Stale,
@@ -95,6 +99,7 @@ impl TestClass {
             TestClass::New => "new",
             TestClass::Persistent => "persistent",
             TestClass::Flaky => "flaky",
+            TestClass::Undecided => "undecided",
             TestClass::Fixed => "fixed",
             TestClass::Gone => "gone",
             TestClass::Stale => "stale",
@@ -125,6 +130,10 @@ pub(crate) struct TestHistory {
     /// First lines of its failure text in the last run it failed in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) text: Option<String>,
+    /// Listed with a signature and failing in the last run: whether that failure still matches
+    /// the signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) signature_matches: Option<bool>,
     /// How sure its runs make it: broken, flaky (with an interval), fixed, new or undecided,
     /// and where a failure began.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,13 +144,6 @@ impl TestHistory {
     /// The strip of marks, oldest first: `✓✓✗·✗`.
     pub(crate) fn strip(&self) -> String {
         self.marks.iter().map(|m| m.symbol()).collect()
-    }
-
-    /// Passes over the runs it ran in, as a percentage.
-    pub(crate) fn pass_rate(&self) -> u32 {
-        (self.passed * 100)
-            .checked_div(self.passed + self.failed)
-            .unwrap_or(0) as u32
     }
 }
 
@@ -158,6 +160,11 @@ pub(crate) struct EntryHistory {
     /// Exclusions that matched no test of any run (in suites that ran).
     pub(crate) unmatched: usize,
     pub(crate) verdict: String,
+    /// How the entry does not hold, each with the runs that show it: its listed failure text no
+    /// longer matches, it is called flaky but fails every run, or it is listed broken and
+    /// passes under the newest client.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) does_not_hold: Vec<String>,
     /// The entry's title, the first paragraph of its why, and its review date, for people.
     pub(crate) title: String,
     pub(crate) why: String,
@@ -190,6 +197,11 @@ pub struct History {
     /// Broken and new failures grouped by where they began: one change, many failures, which is
     /// usually one issue. Oldest onset first.
     pub(crate) onsets: Vec<super::verdict::OnsetGroup>,
+    /// What the runs' records say of themselves: runs that record no client version or hive
+    /// commit (their verdicts cannot call a test flaky), runs given out of order, suite files
+    /// that disagree. Also on stderr.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) notes: Vec<String>,
     /// `--require-pins`: a pin mismatch is a failure.
     #[serde(skip)]
     pub require_pins: bool,
@@ -228,6 +240,9 @@ struct Kept {
     /// Inline text or log offsets, until the file's details log is open (last run only).
     pending: Option<HiveCase<'static>>,
     text: Option<String>,
+    /// For a listed failure of the last run whose rule has a signature: whether its whole
+    /// failure text still matches it.
+    signature_matches: Option<bool>,
 }
 
 /// The pass over one run.
@@ -295,13 +310,20 @@ impl RunVisitor for Scan<'_, '_> {
             rule,
             pending: keep_text.then(|| case.into_owned()),
             text: None,
+            signature_matches: None,
         });
     }
 
     fn file_end(&mut self, mut log: Option<&mut File>) {
         for k in &mut self.kept[self.file_start..] {
             if let Some(case) = k.pending.take() {
-                k.text = failure_text(&case, log.as_deref_mut()).map(|t| first_lines(&t));
+                let text = failure_text(&case, log.as_deref_mut());
+                let signature = k
+                    .rule
+                    .and_then(|r| self.matcher.rules[r].signature.as_ref());
+                k.signature_matches =
+                    signature.map(|sig| text.as_deref().is_some_and(|t| sig.is_match(t)));
+                k.text = text.map(|t| first_lines(&t));
             }
         }
         self.file_start = self.kept.len();
@@ -453,6 +475,7 @@ fn merge_scans(
                         rule: None,
                         timeout: false,
                         text: None,
+                        signature_matches: None,
                         verdict: None,
                     });
                     tests.len() - 1
@@ -466,6 +489,7 @@ fn merge_scans(
             if r + 1 == n && !k.pass {
                 t.timeout = k.timeout;
                 t.text = k.text.or(t.text.take());
+                t.signature_matches = k.signature_matches.or(t.signature_matches);
             }
         }
         runs.push(RunInfo {
@@ -574,11 +598,12 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
     add_verdicts(&mut tests, &runs, fixed_after);
     unmatched_rules(&matcher, &runs, opts, &mut tests);
     tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));
-    let entries = entry_histories(&matcher, &tests);
+    let entries = entry_histories(&matcher, &tests, &runs);
     let last = runs.last().map(|r| r.sources.clone()).unwrap_or_default();
     let pins = pins::check(&registry.settings.upstream, &last);
     let onsets = onsets(&tests, &runs);
     Ok(History {
+        notes: run_notes(&runs),
         onsets,
         pin_mismatches: pins.iter().filter_map(PinCheck::mismatch_message).collect(),
         pins,
@@ -592,15 +617,22 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
 
 /// Each failing test's verdict, from its marks and the runs' records of their sources.
 fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize) {
+    let names = run_names(runs);
     let sides: Vec<super::verdict::RunSide<'_>> = runs
         .iter()
-        .map(|r| super::verdict::RunSide {
-            name: r.dir.file_name().map_or_else(
-                || r.dir.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+        .zip(names)
+        .map(|(r, name)| super::verdict::RunSide {
+            name,
             versions: &r.sources.client_versions,
             hive: r.sources.hive.as_deref(),
+            simulator: (!r.sources.sim_buildargs.is_empty()).then(|| {
+                r.sources
+                    .sim_buildargs
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
         })
         .collect();
     for t in tests.iter_mut() {
@@ -616,6 +648,84 @@ fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize)
         let client = split_client(&t.name).1.unwrap_or_default();
         t.verdict = super::verdict::judge(&outcomes, &sides, client, fixed_after);
     }
+    // The class of a test its runs judge is the verdict's: one judgement, never two.
+    for t in tests.iter_mut() {
+        // Absent from the last run, or never failing: nothing to judge now.
+        if matches!(t.class, TestClass::Gone | TestClass::Stale) {
+            t.verdict = None;
+            continue;
+        }
+        if let Some(v) = &t.verdict {
+            t.class = match v.verdict {
+                super::verdict::VerdictKind::Broken => TestClass::Persistent,
+                super::verdict::VerdictKind::Flaky => TestClass::Flaky,
+                super::verdict::VerdictKind::Fixed => TestClass::Fixed,
+                super::verdict::VerdictKind::New => TestClass::New,
+                super::verdict::VerdictKind::Undecided => TestClass::Undecided,
+            };
+        }
+    }
+}
+
+/// What the runs' records say of themselves, for people: runs without the records a flake
+/// needs, runs out of order, and each run's own notes.
+fn run_notes(runs: &[RunInfo]) -> Vec<String> {
+    let names = run_names(runs);
+    let mut notes = Vec::new();
+    let list = |pick: &dyn Fn(&RunInfo) -> bool| -> Vec<String> {
+        runs.iter()
+            .zip(&names)
+            .filter(|(r, _)| pick(r))
+            .map(|(_, n)| n.clone())
+            .collect()
+    };
+    for (what, missing) in [
+        (
+            "clientVersions",
+            list(&|r: &RunInfo| r.sources.client_versions.is_empty()),
+        ),
+        (
+            "hive.json's commit",
+            list(&|r: &RunInfo| r.sources.hive.is_none()),
+        ),
+    ] {
+        if !missing.is_empty() {
+            notes.push(format!(
+                "run{} {} record{} no {what}: a pass and a failure there cannot make a test flaky",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", "),
+                if missing.len() == 1 { "s" } else { "" }
+            ));
+        }
+    }
+    for i in 1..runs.len() {
+        if let (Some(a), Some(b)) = (runs[i - 1].sources.started, runs[i].sources.started) {
+            if b < a {
+                notes.push(format!(
+                    "run {} was written before run {} (suite files at {b} and {a}): runs are read in the order given, oldest first",
+                    names[i], names[i - 1]
+                ));
+            }
+        }
+    }
+    for (r, n) in runs.iter().zip(&names) {
+        notes.extend(r.sources.notes.iter().map(|x| format!("run {n}: {x}")));
+    }
+    notes
+}
+
+/// How runs are named in verdicts and onsets: the folder's name (`1780003600`), or the path as
+/// given when two runs share a folder name (`a/results`, `b/results`).
+fn run_names(runs: &[RunInfo]) -> Vec<String> {
+    let base = |r: &RunInfo| r.dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let bases: Vec<Option<String>> = runs.iter().map(base).collect();
+    runs.iter()
+        .zip(&bases)
+        .map(|(r, b)| match b {
+            Some(b) if bases.iter().filter(|x| x.as_ref() == Some(b)).count() == 1 => b.clone(),
+            _ => r.dir.display().to_string(),
+        })
+        .collect()
 }
 
 /// The broken and new failures grouped by where they began.
@@ -626,10 +736,7 @@ fn onsets(tests: &[TestHistory], runs: &[RunInfo]) -> Vec<super::verdict::OnsetG
                 .as_ref()
                 .map(|v| (format!("{}/{}", t.suite, t.name), v))
         }),
-        &runs
-            .iter()
-            .map(|r| r.dir.display().to_string())
-            .collect::<Vec<_>>(),
+        &run_names(runs),
     )
 }
 
@@ -666,6 +773,7 @@ fn unmatched_rules(
                 rule: Some(i),
                 timeout: false,
                 text: None,
+                signature_matches: None,
                 verdict: None,
             });
         }
@@ -673,7 +781,11 @@ fn unmatched_rules(
 }
 
 /// Per registry entry: how its listed tests did, and what that says about the entry.
-fn entry_histories(matcher: &Matcher, tests: &[TestHistory]) -> Vec<EntryHistory> {
+fn entry_histories(
+    matcher: &Matcher,
+    tests: &[TestHistory],
+    runs: &[RunInfo],
+) -> Vec<EntryHistory> {
     let mut out: Vec<EntryHistory> = Vec::new();
     for entry_rules in matcher
         .rules
@@ -692,28 +804,40 @@ fn entry_histories(matcher: &Matcher, tests: &[TestHistory]) -> Vec<EntryHistory
             .collect();
         let seen: Vec<&&TestHistory> = mine.iter().filter(|t| t.passed + t.failed > 0).collect();
         let every = seen.iter().filter(|t| t.passed == 0).count();
-        let flaky = seen.iter().filter(|t| t.passed > 0 && t.failed > 0).count();
+        let flaky = seen.iter().filter(|t| t.class == TestClass::Flaky).count();
         let passing = seen.iter().filter(|t| t.failed == 0).count();
+        let failing: Vec<&&&TestHistory> = seen.iter().filter(|t| t.failed > 0).collect();
         let unmatched = mine.len() - seen.len();
         let listed_flaky = entry_rules.iter().any(|(_, r)| r.expect() == Expect::Flaky);
+        let all_are = |c: TestClass| !failing.is_empty() && failing.iter().all(|t| t.class == c);
         let verdict = if mine.is_empty() {
             "not checked: none of its suites ran".to_string()
-        } else if every == 0 && flaky == 0 {
+        } else if failing.is_empty() {
             "stale: none of its tests failed in any run (passed, or absent): remove its exclusions"
                 .to_string()
         } else if listed_flaky && every == seen.len() && unmatched == 0 {
             "not a flake: its tests failed in every run; list them as expect = \"fail\"".to_string()
         } else if flaky > 0 && !listed_flaky {
-            format!("flaky: {flaky} of its tests passed in some runs and failed in others")
+            format!("flaky: {flaky} of its tests passed and failed under one client version and hive commit")
         } else if every == seen.len() {
             format!(
                 "excuses {every} failing test{} in every run",
                 if every == 1 { "" } else { "s" }
             )
+        } else if all_are(TestClass::Fixed) && passing + failing.len() == seen.len() {
+            "fixed: its tests failed, then passed in each of the last runs: remove its exclusions"
+                .to_string()
+        } else if all_are(TestClass::Persistent) {
+            format!(
+                "excuses {} test{} broken since a change the runs record",
+                failing.len(),
+                if failing.len() == 1 { "" } else { "s" }
+            )
         } else {
             format!("{every} of its {} tests failed in every run", seen.len())
         };
         out.push(EntryHistory {
+            does_not_hold: does_not_hold(entry_rules, &mine, runs),
             id: entry.id.clone(),
             file: entry.path.clone(),
             tests: seen.len(),
@@ -732,6 +856,94 @@ fn entry_histories(matcher: &Matcher, tests: &[TestHistory]) -> Vec<EntryHistory
         });
     }
     out
+}
+
+/// How an entry's listing no longer holds, each with the runs that show it: a failure that no
+/// longer matches its signature (last run), a flaky listing whose tests failed in every run they
+/// ran in, a broken (`expect = "fail"`) listing whose tests pass under the newest client.
+fn does_not_hold(
+    rules: &[(usize, &crate::known_issues::matcher::Rule)],
+    mine: &[&TestHistory],
+    runs: &[RunInfo],
+) -> Vec<String> {
+    let names = run_names(runs);
+    let runs_where = |t: &TestHistory, m: Mark| -> String {
+        let runs: Vec<String> = t
+            .marks
+            .iter()
+            .zip(&names)
+            .filter(|(x, _)| **x == m)
+            .map(|(_, n)| n.clone())
+            .collect();
+        span(&runs)
+    };
+    let listed_as = |t: &TestHistory, e: Expect| {
+        t.rule
+            .and_then(|r| rules.iter().find(|(i, _)| *i == r))
+            .is_some_and(|(_, x)| x.expect() == e)
+    };
+    let mut out = Vec::new();
+    let last = names.last().cloned().unwrap_or_default();
+    for t in mine {
+        if t.signature_matches == Some(false) {
+            out.push(format!(
+                "{}/{} fails in run {last}, but no longer with its listed failure text",
+                t.suite, t.name
+            ));
+        }
+        if listed_as(t, Expect::Flaky) && t.failed > 1 && t.passed == 0 {
+            out.push(format!(
+                "{}/{} is listed flaky but failed in every run it ran in ({})",
+                t.suite,
+                t.name,
+                runs_where(t, Mark::Fail)
+            ));
+        }
+        if listed_as(t, Expect::Fail) && t.failed > 0 {
+            if let Some(newest) = passes_under_newest(t, runs, &names) {
+                out.push(newest);
+            }
+        }
+    }
+    out.truncate(20);
+    out
+}
+
+/// "listed broken, but passes under the newest client (reth 1.4.3): runs 29, 30": every run
+/// under the last run's client version that ran it passed it.
+fn passes_under_newest(t: &TestHistory, runs: &[RunInfo], names: &[String]) -> Option<String> {
+    let client = split_client(&t.name).1?;
+    let newest = runs.last()?.sources.client_versions.get(client)?;
+    let under: Vec<(usize, Mark)> = t
+        .marks
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| {
+            matches!(m, Mark::Pass | Mark::Fail)
+                && runs[*i].sources.client_versions.get(client) == Some(newest)
+        })
+        .map(|(i, m)| (i, *m))
+        .collect();
+    (!under.is_empty() && under.iter().all(|(_, m)| *m == Mark::Pass)).then(|| {
+        let shown: Vec<String> = under.iter().map(|(i, _)| names[*i].clone()).collect();
+        format!(
+            "{}/{} is listed broken but passes under the newest client ({client} {newest}): {}",
+            t.suite,
+            t.name,
+            span(&shown)
+        )
+    })
+}
+
+/// Runs, named: "run A", "runs A, B, C", or "19 runs, A to B".
+fn span(runs: &[String]) -> String {
+    match runs {
+        [one] => format!("run {one}"),
+        [first, .., last] if runs.len() > 3 => {
+            format!("{} runs, {first} to {last}", runs.len())
+        }
+        _ => format!("runs {}", runs.join(", ")),
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,33 @@ pub(crate) struct RunSources {
     pub(crate) client_versions: BTreeMap<String, String>,
     /// `--sim.buildarg NAME=VALUE` of the hive command line.
     pub(crate) sim_buildargs: BTreeMap<String, String>,
+    /// When the run started: the smallest Unix time of its suite files' names (`<unix>-….json`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) started: Option<u64>,
+    /// What the run's records say of themselves that a reader should know: suite files that
+    /// disagree, values cut short, too many clients.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) notes: Vec<String>,
+}
+
+/// The most clients, build arguments and notes a run's records are read for, and the longest
+/// value kept (a version string is a line, not a file).
+const MAX_CLIENTS: usize = 64;
+const MAX_VALUE: usize = 128;
+const MAX_NOTES: usize = 8;
+
+/// A value from a suite file, bounded: at most [`MAX_VALUE`] characters, control characters
+/// replaced (the renderers escape what is left).
+fn bounded(v: &str) -> String {
+    let mut out: String = v
+        .chars()
+        .take(MAX_VALUE)
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    if v.chars().count() > MAX_VALUE {
+        out.push('…');
+    }
+    out
 }
 
 /// The pin name whose run value is the rpc-compat simulator's `branch` build argument.
@@ -48,9 +75,19 @@ impl RunSources {
     /// Adds what one suite file records.
     pub(crate) fn add(&mut self, s: &SuiteSources) {
         for (client, version) in &s.client_versions {
-            self.client_versions
-                .entry(client.clone())
-                .or_insert_with(|| version.clone());
+            let (client, version) = (bounded(client), bounded(version));
+            match self.client_versions.get(&client) {
+                Some(first) if *first != version => self.note(format!(
+                    "clientVersions of {client} differ between its suite files ({first}, {version}): the first is used"
+                )),
+                Some(_) => {}
+                None if self.client_versions.len() >= MAX_CLIENTS => self.note(format!(
+                    "more than {MAX_CLIENTS} clients in clientVersions: the rest are not read"
+                )),
+                None => {
+                    self.client_versions.insert(client, version);
+                }
+            }
         }
         let mut args = s.hive_command.iter();
         while let Some(arg) = args.next() {
@@ -60,10 +97,19 @@ impl RunSources {
                 None => None,
             };
             if let Some((k, v)) = value.and_then(|kv| kv.split_once('=')) {
-                self.sim_buildargs
-                    .entry(k.to_string())
-                    .or_insert_with(|| v.to_string());
+                if self.sim_buildargs.len() < MAX_CLIENTS {
+                    self.sim_buildargs
+                        .entry(bounded(k))
+                        .or_insert_with(|| bounded(v));
+                }
             }
+        }
+    }
+
+    /// A note about the run's records, once each, at most [`MAX_NOTES`].
+    pub(crate) fn note(&mut self, note: String) {
+        if self.notes.len() < MAX_NOTES && !self.notes.contains(&note) {
+            self.notes.push(note);
         }
     }
 

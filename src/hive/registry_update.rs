@@ -252,10 +252,11 @@ fn rule_edit(
             change(
                 ChangeKind::Flaky,
                 format!(
-                    "{what} ({}): passed {} of {} runs; expect = \"fail\" becomes \"flaky\"",
+                    "{what} ({}): passed {} of {} runs, flaky under one client version and hive commit ({}); expect = \"fail\" becomes \"flaky\"",
                     rule.entry.id,
                     t.passed,
-                    t.passed + t.failed
+                    t.passed + t.failed,
+                    t.verdict.as_ref().map_or("", |v| v.why.as_str())
                 ),
                 true,
             ),
@@ -484,7 +485,17 @@ fn draft_text(
     out.push_str(&format!("title = {}\n", toml_string(&comment_line(&title))));
     out.push_str("status = \"draft\"\ndrafted_by = \"update\"\n");
     out.push_str(&format!("added = {}\n", opts.today));
-    out.push_str("why = \"\"\nremoval = \"\"\n");
+    // Where the failures began and what changed there, when the runs say: the start of a why.
+    let why = tests
+        .iter()
+        .find_map(|t| {
+            let v = t.verdict.as_ref()?;
+            v.onset.as_ref().filter(|o| !o.changes.is_empty())?;
+            Some(v.why.trim_start_matches("new: ").to_string())
+        })
+        .map(|w| comment_line(&w).chars().take(500).collect::<String>())
+        .unwrap_or_default();
+    out.push_str(&format!("why = {}\nremoval = \"\"\n", toml_string(&why)));
     // One exclusion per test name, listing the clients it failed for.
     let mut by_test: BTreeMap<&str, (BTreeSet<&str>, bool)> = BTreeMap::new();
     for t in tests {
@@ -570,7 +581,24 @@ fn new_failures<'a>(
             )));
             continue;
         }
-        let (label, key) = failure(t.text.as_deref());
+        // Failures that began at one recorded change are one draft (one change, many
+        // failures); the others are grouped by their failure text.
+        let onset = t
+            .verdict
+            .as_ref()
+            .and_then(|v| v.onset.as_ref())
+            .filter(|o| !o.changes.is_empty() && o.last_pass.is_some());
+        let (label, key) = match onset {
+            Some(o) => (
+                format!(
+                    "since {}: {}",
+                    o.changes.join("; "),
+                    failure(t.text.as_deref()).0
+                ),
+                format!("\0onset {:?} {} {:?}", o.last_pass, o.first_fail, o.changes),
+            ),
+            None => failure(t.text.as_deref()),
+        };
         groups
             .entry((t.suite.clone(), key))
             .or_insert_with(|| (label, Vec::new()))

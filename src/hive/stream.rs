@@ -177,6 +177,16 @@ pub(crate) fn stream_run(dir: &Path, visitor: &mut impl RunVisitor) -> Result<Ru
         ..RunSources::default()
     };
     for file in suite_files(dir)? {
+        // `<unix>-<id>.json`: when hive wrote it.
+        let written = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.split_once('-'))
+            .and_then(|(t, _)| t.parse::<u64>().ok());
+        sources.started = match (sources.started, written) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let reader = crate::files::guarded::open_regular(&file)
             .map_err(|e| Error::io("reading", &file, e))?;
         let bad = |why: String| Error::input(file.display().to_string(), None, why);

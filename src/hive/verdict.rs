@@ -84,41 +84,67 @@ pub(crate) struct RunSide<'a> {
     pub(crate) versions: &'a BTreeMap<String, String>,
     /// `hive.json`'s commit.
     pub(crate) hive: Option<&'a str>,
+    /// The simulators' build arguments (`--sim.buildarg`, e.g. the execution-apis branch), when
+    /// the run records its command line.
+    pub(crate) simulator: Option<String>,
 }
 
-type Sources<'a> = (Option<&'a String>, Option<&'a str>);
-
-/// The sources a run records for one client: its version, and hive's commit.
-fn sources<'a>(run: &'a RunSide<'_>, client: &str) -> Sources<'a> {
-    (run.versions.get(client), run.hive)
+/// The sources a run records for one client: its version, and hive's commit. A run that records
+/// both has a key: runs share a key only when both are recorded and equal.
+fn key<'a>(run: &'a RunSide<'_>, client: &str) -> Option<(&'a String, &'a str)> {
+    Some((run.versions.get(client)?, run.hive?))
 }
 
-/// What differs between runs `a` and `b` for `client`.
+/// What runs `a` and `b` record of `client`, hive and the simulator: what changed ("client reth
+/// 1.4.2 → 1.4.3"), and what did not or is not known ("hive unchanged", "hive not recorded").
+fn compare(runs: &[RunSide<'_>], client: &str, a: usize, b: usize) -> (Vec<String>, Vec<String>) {
+    let (ra, rb) = (&runs[a], &runs[b]);
+    let mut changed = Vec::new();
+    let mut same = Vec::new();
+    let mut one = |what: String, x: Option<String>, y: Option<String>| match (x, y) {
+        (Some(x), Some(y)) if x == y => same.push(format!("{what} unchanged")),
+        (Some(x), Some(y)) => changed.push(format!("{what} {x} → {y}")),
+        (None, None) => same.push(format!("{what} not recorded")),
+        (x, y) => {
+            let shown = |v: Option<String>| v.unwrap_or_else(|| "unrecorded".into());
+            changed.push(format!("{what} {} → {}", shown(x), shown(y)))
+        }
+    };
+    let short = |h: Option<&str>| h.map(|h| h.chars().take(12).collect::<String>());
+    one(
+        format!("client {client}"),
+        ra.versions.get(client).cloned(),
+        rb.versions.get(client).cloned(),
+    );
+    one("hive".into(), short(ra.hive), short(rb.hive));
+    if ra.simulator.is_some() || rb.simulator.is_some() {
+        one(
+            "simulator".into(),
+            ra.simulator.clone(),
+            rb.simulator.clone(),
+        );
+    }
+    (changed, same)
+}
+
+/// What changed between runs `a` and `b` (recorded on both sides, or recorded on one only).
 fn changes(runs: &[RunSide<'_>], client: &str, a: usize, b: usize) -> Vec<String> {
-    let ((ca, ha), (cb, hb)) = (sources(&runs[a], client), sources(&runs[b], client));
-    let mut out = Vec::new();
-    if ca != cb {
-        let shown = |v: Option<&String>| v.map_or("unrecorded".to_string(), |v| v.clone());
-        out.push(format!("client {client} {} → {}", shown(ca), shown(cb)));
-    }
-    if ha != hb {
-        let short =
-            |v: Option<&str>| v.map_or("unrecorded".to_string(), |h| h.chars().take(12).collect());
-        out.push(format!("hive {} → {}", short(ha), short(hb)));
-    }
-    out
+    compare(runs, client, a, b).0
 }
 
 fn percent((lo, hi): (f64, f64)) -> String {
     format!("{:.0}–{:.0} %", lo * 100.0, hi * 100.0)
 }
 
-fn onset_words(runs: &[RunSide<'_>], o: &Onset) -> String {
+fn onset_words(runs: &[RunSide<'_>], client: &str, o: &Onset) -> String {
     let since = format!("fails since run {}", runs[o.first_fail].name);
-    match (o.last_pass, o.changes.is_empty()) {
-        (None, _) => format!("{since} (it never passed before)"),
-        (Some(_), true) => format!("{since}: client and hive unchanged"),
-        (Some(_), false) => format!("{since}: {}", o.changes.join("; ")),
+    match o.last_pass {
+        None => format!("{since} (it never passed before)"),
+        Some(p) => {
+            let (changed, same) = compare(runs, client, p, o.first_fail);
+            let all: Vec<String> = changed.into_iter().chain(same).collect();
+            format!("{since}: {}", all.join("; "))
+        }
     }
 }
 
@@ -148,32 +174,52 @@ impl Evidence<'_, '_> {
         })
     }
 
-    /// The sign of a flake among `ran`: a failure, then a pass, under one client version and
-    /// hive commit (it recovered without anything recorded changing).
-    fn recovered(&self, ran: &[(usize, bool)]) -> bool {
-        let mut failed_under: Vec<Sources<'_>> = Vec::new();
-        ran.iter().any(|&(i, f)| {
-            let key = sources(&self.runs[i], self.client);
-            if f {
-                if !failed_under.contains(&key) {
-                    failed_under.push(key);
+    /// The sources (client version and hive commit, both recorded) under which the test both
+    /// passed and failed among `ran`, in any order: the only evidence of a flake.
+    fn mixed(&self, ran: &[(usize, bool)]) -> Vec<(&String, &str)> {
+        let mut seen: Vec<((&String, &str), bool, bool)> = Vec::new();
+        for &(i, f) in ran {
+            let Some(k) = key(&self.runs[i], self.client) else {
+                continue;
+            };
+            match seen.iter_mut().find(|(x, _, _)| *x == k) {
+                Some(e) => {
+                    e.1 |= f;
+                    e.2 |= !f;
                 }
-                false
-            } else {
-                failed_under.contains(&key)
+                None => seen.push((k, f, !f)),
             }
-        })
+        }
+        seen.into_iter()
+            .filter(|(_, f, p)| *f && *p)
+            .map(|(k, _, _)| k)
+            .collect()
     }
 
+    /// Flaky: failed k of n of the runs under the sources where it both passed and failed, with
+    /// the interval on that rate.
     fn flaky(&self, onset: Option<Onset>) -> Option<Verdict> {
-        let (k, n) = (self.failed, self.ran.len());
+        let mixed = self.mixed(&self.ran);
+        let under: Vec<&(usize, bool)> = self
+            .ran
+            .iter()
+            .filter(|(i, _)| key(&self.runs[*i], self.client).is_some_and(|k| mixed.contains(&k)))
+            .collect();
+        let (k, n) = (under.iter().filter(|(_, f)| *f).count(), under.len());
         let interval = wilson(k, n);
-        self.verdict(
-            VerdictKind::Flaky,
-            Some(interval),
+        let whole = if n < self.ran.len() {
+            format!(" (of the {n} runs under the versions it both passed and failed under)")
+        } else {
+            String::new()
+        };
+        Some(Verdict {
+            verdict: VerdictKind::Flaky,
+            failed: k,
+            ran: n,
+            interval: Some(interval),
             onset,
-            format!("{k} of {n}, {}", percent(interval)),
-        )
+            why: format!("{k} of {n}, {}{whole}", percent(interval)),
+        })
     }
 
     /// Passing in the last `trailing` runs: fixed by a recorded change, or because it never
@@ -182,29 +228,25 @@ impl Evidence<'_, '_> {
     fn fixed(&self, trailing: usize) -> Option<Verdict> {
         let n = self.ran.len();
         let (last, first_pass) = (self.ran[n - trailing - 1].0, self.ran[n - trailing].0);
-        let what = changes(self.runs, self.client, last, first_pass);
+        let (what, same) = compare(self.runs, self.client, last, first_pass);
         let before = &self.ran[..n - trailing];
         let low = wilson(before.iter().filter(|(_, f)| *f).count(), before.len()).0;
         let unlikely_for_a_flake = (1.0 - low).powi(trailing as i32) < 0.05;
-        if what.is_empty() && self.recovered(before) && !unlikely_for_a_flake {
+        if what.is_empty() && !self.mixed(before).is_empty() && !unlikely_for_a_flake {
             return None;
         }
-        let why = match what.is_empty() {
-            true => format!(
-                "passes since run {}: client and hive unchanged",
-                self.runs[first_pass].name
-            ),
-            false => format!(
-                "passes since run {}: {}",
-                self.runs[first_pass].name,
-                what.join("; ")
-            ),
-        };
+        let all: Vec<String> = what.into_iter().chain(same).collect();
+        let why = format!(
+            "passes since run {}: {}",
+            self.runs[first_pass].name,
+            all.join("; ")
+        );
         self.verdict(VerdictKind::Fixed, None, None, why)
     }
 
     /// The last run failed: the streak of failures at the end, the pass before it, and what
-    /// the streak makes of the test.
+    /// the streak makes of the test. One failure after passing is `new` (never `broken`, even
+    /// across a change: one run cannot tell a break from a flake).
     fn failing(&self) -> Option<Verdict> {
         let (ran, n) = (&self.ran, self.ran.len());
         let streak = ran.iter().rev().take_while(|(_, f)| *f).count();
@@ -216,23 +258,28 @@ impl Evidence<'_, '_> {
             changes: last_pass
                 .map_or_else(Vec::new, |p| changes(self.runs, self.client, p, first_fail)),
         };
+        let words = onset_words(self.runs, self.client, &onset);
         if last_pass.is_none() {
             return if n >= 2 {
-                let why = onset_words(self.runs, &onset);
-                self.verdict(VerdictKind::Broken, None, Some(onset), why)
+                self.verdict(VerdictKind::Broken, None, Some(onset), words)
             } else {
                 let why = "one run: too few to tell a flake from a break".to_string();
                 self.verdict(VerdictKind::Undecided, None, Some(onset), why)
             };
         }
-        let flaky_before = self.recovered(ran);
-        if streak == 1 && !(flaky_before && self.failed > 1) {
-            let why = format!("new: {}", onset_words(self.runs, &onset));
+        // A flake's evidence before the streak: a pass and a failure under one version.
+        let flaky_before = !self.mixed(&ran[..n - streak]).is_empty();
+        if streak == 1 {
+            if flaky_before && onset.changes.is_empty() {
+                return self.flaky(Some(onset));
+            }
+            let why = format!("new: {words}");
             return self.verdict(VerdictKind::New, None, Some(onset), why);
         }
-        if !onset.changes.is_empty() {
-            let why = onset_words(self.runs, &onset);
-            return self.verdict(VerdictKind::Broken, None, Some(onset), why);
+        // A change both runs record, at the onset of two or more failures: broken there.
+        let recorded = |p: usize| key(&self.runs[p], self.client).is_some();
+        if !onset.changes.is_empty() && recorded(first_fail) && last_pass.is_some_and(recorded) {
+            return self.verdict(VerdictKind::Broken, None, Some(onset), words);
         }
         // Nothing recorded changed at the onset: how likely is the streak for a flake at the
         // rate seen before it (its 95 % upper bound)?
@@ -240,8 +287,7 @@ impl Evidence<'_, '_> {
         let upper = wilson(before.iter().filter(|(_, f)| *f).count(), before.len()).1;
         if upper.powi(streak as i32) < 0.05 {
             let why = format!(
-                "{}; a flake at the rate before it (at most {:.0} %) fails {streak} runs in a row less than 5 % of the time",
-                onset_words(self.runs, &onset),
+                "{words}; a flake at the rate before it (at most {:.0} %) fails {streak} runs in a row less than 5 % of the time",
                 upper * 100.0
             );
             return self.verdict(VerdictKind::Broken, None, Some(onset), why);
@@ -249,7 +295,7 @@ impl Evidence<'_, '_> {
         if flaky_before {
             return self.flaky(Some(onset));
         }
-        let why = format!("{}: too few runs to tell", onset_words(self.runs, &onset));
+        let why = format!("{words}: too few runs to tell");
         self.verdict(VerdictKind::Undecided, None, Some(onset), why)
     }
 }
@@ -290,17 +336,18 @@ pub(crate) fn judge(
             return Some(v);
         }
     }
-    if e.recovered(&e.ran) {
+    if !e.mixed(&e.ran).is_empty() {
         return e.flaky(None);
     }
-    e.verdict(
-        VerdictKind::Undecided,
-        None,
-        None,
+    let unrecorded = e.ran.iter().any(|(i, _)| key(&runs[*i], client).is_none());
+    let why = if unrecorded {
+        format!("{failed} of {n}: the runs do not all record the client's version and hive's commit, so a flake cannot be told from a change")
+    } else {
         format!(
             "{failed} of {n}: it passed and failed only under different client or hive versions"
-        ),
-    )
+        )
+    };
+    e.verdict(VerdictKind::Undecided, None, None, why)
 }
 
 /// Tests whose failures began at one onset (same last pass, same first failure, same changes).
@@ -324,7 +371,10 @@ pub(crate) fn group_onsets<'v>(
         if !matches!(v.verdict, VerdictKind::Broken | VerdictKind::New) {
             continue;
         }
-        let Some(o) = &v.onset else { continue };
+        // A test that never passed has no onset within these runs.
+        let Some(o) = v.onset.as_ref().filter(|o| o.last_pass.is_some()) else {
+            continue;
+        };
         let last_pass = o.last_pass.map(|i| runs[i].clone());
         let first_fail = runs[o.first_fail].clone();
         match groups.iter_mut().find(|(_, g)| {
@@ -366,6 +416,7 @@ mod tests {
             name: format!("{}", i + 1),
             versions,
             hive: Some(Box::leak(hive.to_string().into_boxed_str())),
+            simulator: None,
         }
     }
 
@@ -415,7 +466,10 @@ mod tests {
                 changes: vec!["client reth 1.4.2 → 1.4.3".into()]
             })
         );
-        assert_eq!(v.why, "fails since run 12: client reth 1.4.2 → 1.4.3");
+        assert_eq!(
+            v.why,
+            "fails since run 12: client reth 1.4.2 → 1.4.3; hive unchanged"
+        );
     }
 
     #[test]
@@ -428,17 +482,55 @@ mod tests {
         let v = judge(&marks(&pattern), &runs, "reth", 2).unwrap();
         assert_eq!(v.verdict, VerdictKind::Flaky);
         assert_eq!(v.why, "6 of 30, 10–37 %");
-        // Passes under one client, failures under the next, then passes again: never flaky.
+        // Passes under one client, failures under the next: never flaky across the change.
         let runs: Vec<RunSide> = (0..6)
             .map(|i| run(i, ["1", "1", "2", "2", "3", "3"][i], "aaaa"))
             .collect();
-        let v = judge(&marks("ppffpf"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::New);
+        let v = judge(&marks("ppffff"), &runs, "reth", 2).unwrap();
+        assert_eq!(v.verdict, VerdictKind::Broken);
         let v = judge(&marks("ppffp-"), &runs, "reth", 2).unwrap();
         assert_eq!(v.verdict, VerdictKind::Undecided);
         assert_eq!(
             v.why,
             "2 of 5: it passed and failed only under different client or hive versions"
+        );
+        // A failure after a pass under one version is new; a pass and a failure under one
+        // version before it, in either order, are a flake's, its rate counted under that
+        // version only.
+        let v = judge(&marks("ppffpf"), &runs, "reth", 2).unwrap();
+        assert_eq!(v.verdict, VerdictKind::New);
+        let runs: Vec<RunSide> = (0..6)
+            .map(|i| run(i, ["1", "1", "2", "2", "2", "2"][i], "aaaa"))
+            .collect();
+        let v = judge(&marks("ppfpf-"), &runs, "reth", 2).unwrap();
+        assert_eq!(v.verdict, VerdictKind::Flaky);
+        assert_eq!(
+            v.why,
+            "2 of 3, 21–94 % (of the 3 runs under the versions it both passed and failed under)"
+        );
+        // One failure right after a client change is new, not broken.
+        let v = judge(&marks("ppppf-"), &runs, "reth", 2).unwrap();
+        assert_eq!(v.verdict, VerdictKind::New);
+    }
+
+    #[test]
+    fn runs_that_do_not_record_their_versions_never_make_a_flake() {
+        let versions: &'static BTreeMap<String, String> = Box::leak(Box::default());
+        let runs: Vec<RunSide> = (0..6)
+            .map(|i| RunSide {
+                name: format!("{}", i + 1),
+                versions,
+                hive: None,
+                simulator: None,
+            })
+            .collect();
+        let v = judge(&marks("pfpfpp"), &runs, "reth", 3).unwrap();
+        assert_eq!(v.verdict, VerdictKind::Undecided);
+        assert_eq!(v.why, "2 of 6: the runs do not all record the client's version and hive's commit, so a flake cannot be told from a change");
+        let v = judge(&marks("ppppff"), &runs, "reth", 3).unwrap();
+        assert_eq!(
+            v.why,
+            "fails since run 5: client reth not recorded; hive not recorded: too few runs to tell"
         );
     }
 
@@ -448,7 +540,10 @@ mod tests {
             .map(|i| run(i, "1", if i < 2 { "aaaa" } else { "bbbb" }))
             .collect();
         let v = judge(&marks("ppff"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.why, "fails since run 3: hive aaaa → bbbb");
+        assert_eq!(
+            v.why,
+            "fails since run 3: hive aaaa → bbbb; client reth unchanged"
+        );
         assert_eq!(v.verdict, VerdictKind::Broken);
         let one = [run(0, "1", "aaaa")];
         assert_eq!(
@@ -458,7 +553,10 @@ mod tests {
         let v = judge(&marks("ffpp"), &runs, "reth", 2).unwrap();
         assert_eq!(
             (v.verdict, v.why.as_str()),
-            (VerdictKind::Fixed, "passes since run 3: hive aaaa → bbbb")
+            (
+                VerdictKind::Fixed,
+                "passes since run 3: hive aaaa → bbbb; client reth unchanged"
+            )
         );
         // Two failures in a row after passing, nothing changed: a flake at ≤ 60 % would do that.
         let same: Vec<RunSide> = (0..4).map(|i| run(i, "1", "aaaa")).collect();

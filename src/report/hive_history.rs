@@ -43,6 +43,32 @@ fn pins(h: &History) -> Option<String> {
     })
 }
 
+/// "onset: fails since run 12 (last passed in run 11): client reth a → b; 3 tests: …".
+fn onset_line(g: &crate::hive::verdict::OnsetGroup) -> String {
+    let after = g.last_pass.as_ref().map_or_else(
+        || " (never passed before)".to_string(),
+        |p| format!(" (last passed in run {p})"),
+    );
+    let what = if g.changes.is_empty() {
+        "nothing recorded changed".to_string()
+    } else {
+        g.changes.join("; ")
+    };
+    let shown: Vec<&str> = g.tests.iter().take(10).map(String::as_str).collect();
+    let more = g.tests.len().saturating_sub(shown.len());
+    format!(
+        "onset: fails since run {}{after}: {what}; {}: {}{}",
+        g.first_fail,
+        count(g.tests.len(), "test", "tests"),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
 fn name(t: &TestHistory) -> String {
     format!("{}/{}", t.suite, t.name)
 }
@@ -62,13 +88,10 @@ fn detail(h: &History, t: &TestHistory) -> String {
                 .to_string(),
         );
     }
-    if t.class == TestClass::Flaky {
-        parts.push(format!(
-            "passed {} of {} ({}%)",
-            t.passed,
-            t.passed + t.failed,
-            t.pass_rate()
-        ));
+    // The verdict's evidence: the failures out of runs with the interval, or the onset and what
+    // changed there.
+    if let Some(v) = &t.verdict {
+        parts.push(v.why.clone());
     }
     if t.timeout {
         parts.push("timed out in the last run".into());
@@ -115,14 +138,20 @@ impl Report for History {
                 }
             }
         }
+        for g in &self.onsets {
+            writeln!(w, "{}", text_value(&onset_line(g)))?;
+        }
         for e in &self.entries {
             writeln!(
                 w,
                 "entry {} ({}): {}",
                 text_value(&e.id),
                 text_value(&e.file.display().to_string()),
-                e.verdict
+                text_value(&e.verdict)
             )?;
+            for d in &e.does_not_hold {
+                writeln!(w, "    does not hold: {}", text_value(d))?;
+            }
         }
         writeln!(w, "{}", summary(self))
     }
@@ -156,19 +185,29 @@ impl Report for History {
                 )?;
             }
         }
+        if !self.onsets.is_empty() {
+            writeln!(w, "\nWhere failures began (one change, many failures):\n")?;
+            for g in &self.onsets {
+                writeln!(w, "- {}", markdown_cell(&onset_line(g)))?;
+            }
+        }
         if !self.entries.is_empty() {
             writeln!(
                 w,
                 "\n| entry | tests | failed every run | verdict |\n|---|---|---|---|"
             )?;
             for e in &self.entries {
+                let mut verdict = e.verdict.clone();
+                for d in &e.does_not_hold {
+                    verdict += &format!("; does not hold: {d}");
+                }
                 writeln!(
                     w,
                     "| {} | {} | {} | {} |",
                     markdown_code(&e.id),
                     e.tests,
                     e.failed_every_run,
-                    markdown_cell(&e.verdict)
+                    markdown_cell(&verdict)
                 )?;
             }
         }
@@ -180,7 +219,9 @@ impl Report for History {
     }
 
     fn warnings(&self) -> Vec<String> {
-        self.pin_mismatches.clone()
+        let mut w = self.pin_mismatches.clone();
+        w.extend(self.notes.iter().cloned());
+        w
     }
 
     fn exit_code(&self) -> u8 {

@@ -54,7 +54,8 @@ td.m{font-family:monospace;text-align:center;width:1.4em}\
 td.p{background:#cfc}td.f{background:#f99}td.a{background:#eee;color:#777}td.n{background:#fff;color:#999}\
 tr.row:hover{background:#ffd}.counts span{margin-right:1em}.k{font-size:.85em;color:#444}\
 details pre{white-space:pre-wrap;max-width:70em;background:#f6f6f6;padding:.5em}\
-#filters label{margin-right:.8em}dt{font-weight:600;margin-top:.6em}";
+#filters label{margin-right:.8em}dt{font-weight:600;margin-top:.6em}\
+th.chg,li.chg{background:#fe9}";
 
 /// Reads the filters (class checkboxes, entry select, and `#class=…&entry=…` in the address)
 /// and hides the rows that do not match. Text only: it builds no HTML.
@@ -115,10 +116,15 @@ pub(crate) fn history_page(w: &mut dyn Write, h: &History) -> io::Result<()> {
         out,
         "<span>tests in the last run: <b>{cases}</b></span></p>\n<ol class=\"k\">"
     );
-    for r in &h.runs {
+    let changed = run_changes(h);
+    for (r, change) in h.runs.iter().zip(&changed) {
+        let (class, what) = match change {
+            Some(c) => (" class=\"chg\"", format!(" — changed: {}", escape(c))),
+            None => ("", String::new()),
+        };
         let _ = write!(
             out,
-            "<li>{}: {} tests, {} failed</li>",
+            "<li{class}>{}: {} tests, {} failed{what}</li>",
             escape(&r.dir.display().to_string()),
             r.cases,
             r.failed
@@ -143,11 +149,31 @@ marks: ✓ passed, ✗ failed, · absent, ? not run</span></div>",
         h.tests.len()
     );
     out.push_str("<table id=\"grid\"><thead><tr><th>test</th>");
-    for i in 0..h.runs.len() {
-        let _ = write!(out, "<th>{}</th>", i + 1);
+    for (i, change) in changed.iter().enumerate() {
+        match change {
+            Some(c) => {
+                let _ = write!(
+                    out,
+                    "<th class=\"chg\" title=\"{}\">{}</th>",
+                    escape(c),
+                    i + 1
+                );
+            }
+            None => {
+                let _ = write!(out, "<th>{}</th>", i + 1);
+            }
+        }
     }
-    out.push_str("<th>class</th><th>entry</th></tr></thead><tbody>\n");
-    for t in &h.tests {
+    out.push_str("<th>class</th><th>verdict</th><th>entry</th></tr></thead><tbody>\n");
+    // By onset, the oldest first (one change, many failures, side by side); then as listed.
+    let mut rows: Vec<&crate::hive::history::TestHistory> = h.tests.iter().collect();
+    rows.sort_by_key(|t| {
+        t.verdict
+            .as_ref()
+            .and_then(|v| v.onset.as_ref())
+            .map_or(usize::MAX, |o| o.first_fail)
+    });
+    for t in rows {
         let entry = t.entry.as_deref().unwrap_or("");
         let _ = write!(
             out,
@@ -168,7 +194,13 @@ marks: ✓ passed, ✗ failed, · absent, ? not run</span></div>",
         for (i, m) in t.marks.iter().enumerate() {
             mark_cell(&mut out, *m, i);
         }
-        let _ = write!(out, "<td>{}</td><td>", t.class.label());
+        let why = t.verdict.as_ref().map_or("", |v| v.why.as_str());
+        let _ = write!(
+            out,
+            "<td>{}</td><td class=\"k\">{}</td><td>",
+            t.class.label(),
+            escape(why)
+        );
         if !entry.is_empty() {
             let _ = write!(out, "<a href=\"#{}\">{}</a>", anchor(entry), escape(entry));
         }
@@ -197,6 +229,41 @@ marks: ✓ passed, ✗ failed, · absent, ? not run</span></div>",
     }
     let _ = write!(out, "</dl>\n<script>{SCRIPT}</script>\n</body></html>\n");
     w.write_all(out.as_bytes())
+}
+
+/// For each run, what its records change from the run before (client versions, hive's commit,
+/// the simulators' build arguments); `None` for the first and where nothing changed.
+fn run_changes(h: &History) -> Vec<Option<String>> {
+    let mut out = vec![None];
+    for pair in h.runs.windows(2) {
+        let (a, b) = (&pair[0].sources, &pair[1].sources);
+        let mut what = Vec::new();
+        let clients: std::collections::BTreeSet<&String> = a
+            .client_versions
+            .keys()
+            .chain(b.client_versions.keys())
+            .collect();
+        for c in clients {
+            let (x, y) = (a.client_versions.get(c), b.client_versions.get(c));
+            if x != y {
+                let shown = |v: Option<&String>| v.map_or("unrecorded", String::as_str).to_string();
+                what.push(format!("client {c} {} → {}", shown(x), shown(y)));
+            }
+        }
+        if a.hive != b.hive {
+            let short = |v: &Option<String>| {
+                v.as_deref()
+                    .map_or("unrecorded".to_string(), |h| h.chars().take(12).collect())
+            };
+            what.push(format!("hive {} → {}", short(&a.hive), short(&b.hive)));
+        }
+        if a.sim_buildargs != b.sim_buildargs {
+            what.push("simulator build arguments".into());
+        }
+        out.push((!what.is_empty()).then(|| what.join("; ")));
+    }
+    out.truncate(h.runs.len());
+    out
 }
 
 /// `hive check --format html`: the counts, then every result that is not a plain pass.

@@ -4,3 +4,4 @@ mod check;
 mod diff;
 mod history;
 mod html;
+mod verdicts;
