@@ -239,7 +239,8 @@ impl Report for History {
 /// `--plan`: per suite, the `--sim.limit` pattern of the tests whose runs cannot tell yet
 /// (undecided) or that failed for the first time (new), and the repetitions that part "flaky at
 /// the rate seen" from "broken" at 95 %: a flake failing at rate p passes at least once in n
-/// runs with probability 1 − pⁿ (the rate is the test's own, or ½ when none is seen).
+/// runs with probability 1 − pⁿ (the rate is the test's own, or ½ when none is seen, as for a
+/// new failure).
 pub fn rerun_plan(h: &History) -> String {
     use crate::hive::classify::split_client;
     use crate::hive::verdict::{repetitions, VerdictKind};
@@ -249,7 +250,11 @@ pub fn rerun_plan(h: &History) -> String {
         if !matches!(v.verdict, VerdictKind::Undecided | VerdictKind::New) {
             continue;
         }
-        let rate = v.failed as f64 / v.ran.max(1) as f64;
+        // A new failure has no rate yet (one failure since its onset): ½, as for none seen.
+        let rate = match v.verdict {
+            VerdictKind::New => 1.0,
+            _ => v.failed as f64 / v.ran.max(1) as f64,
+        };
         let e = suites.entry(t.suite.as_str()).or_default();
         e.0.push(split_client(&t.name).0);
         e.1 = e.1.max(repetitions(rate));

@@ -148,6 +148,35 @@ pub(crate) fn history_page(w: &mut dyn Write, h: &History) -> io::Result<()> {
 marks: ✓ passed, ✗ failed, · absent, ? not run</span></div>",
         h.tests.len()
     );
+    history_grid(&mut out, h, &changed);
+    out.push_str("</tbody></table>\n");
+    let _ = write!(
+        out,
+        "<p class=\"k\">Tests that passed in every run are not listed: {cases} ran in the last run.</p>\n<h2>Registry entries</h2>\n<dl>"
+    );
+    for e in &h.entries {
+        let _ = write!(
+            out,
+            "<dt id=\"{}\">{}: {}</dt><dd>{}<br><span class=\"k\">{}{} · {}</span></dd>",
+            anchor(&e.id),
+            escape(&e.id),
+            escape(&e.title),
+            escape(&e.why),
+            e.review_by
+                .as_deref()
+                .map(|d| format!("review by {} · ", escape(d)))
+                .unwrap_or_default(),
+            escape(&e.file.display().to_string()),
+            escape(&e.verdict)
+        );
+    }
+    let _ = write!(out, "</dl>\n<script>{SCRIPT}</script>\n</body></html>\n");
+    w.write_all(out.as_bytes())
+}
+
+/// The grid of `hive history`: a column per run (those whose records changed marked), a row per
+/// test, sorted by onset.
+fn history_grid(out: &mut String, h: &History, changed: &[Option<String>]) {
     out.push_str("<table id=\"grid\"><thead><tr><th>test</th>");
     for (i, change) in changed.iter().enumerate() {
         match change {
@@ -192,7 +221,7 @@ marks: ✓ passed, ✗ failed, · absent, ? not run</span></div>",
         }
         out.push_str("</td>");
         for (i, m) in t.marks.iter().enumerate() {
-            mark_cell(&mut out, *m, i);
+            mark_cell(out, *m, i);
         }
         let why = t.verdict.as_ref().map_or("", |v| v.why.as_str());
         let _ = write!(
@@ -206,29 +235,6 @@ marks: ✓ passed, ✗ failed, · absent, ? not run</span></div>",
         }
         out.push_str("</td></tr>\n");
     }
-    out.push_str("</tbody></table>\n");
-    let _ = write!(
-        out,
-        "<p class=\"k\">Tests that passed in every run are not listed: {cases} ran in the last run.</p>\n<h2>Registry entries</h2>\n<dl>"
-    );
-    for e in &h.entries {
-        let _ = write!(
-            out,
-            "<dt id=\"{}\">{}: {}</dt><dd>{}<br><span class=\"k\">{}{} · {}</span></dd>",
-            anchor(&e.id),
-            escape(&e.id),
-            escape(&e.title),
-            escape(&e.why),
-            e.review_by
-                .as_deref()
-                .map(|d| format!("review by {} · ", escape(d)))
-                .unwrap_or_default(),
-            escape(&e.file.display().to_string()),
-            escape(&e.verdict)
-        );
-    }
-    let _ = write!(out, "</dl>\n<script>{SCRIPT}</script>\n</body></html>\n");
-    w.write_all(out.as_bytes())
 }
 
 /// For each run, what its records change from the run before (client versions, hive's commit,

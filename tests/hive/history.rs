@@ -675,6 +675,6 @@ fn history_verdicts_say_how_sure_and_plan_what_to_rerun() {
     .expect(0);
     assert_eq!(
         out.stdout,
-        "# rpc-compat: 1 test to re-run 3 times\nrpc-compat/^(?:eth_call/call-simple-contract)(?: \\([^)]*\\))?$\n"
+        "# rpc-compat: 1 test to re-run 5 times\nrpc-compat/^(?:eth_call/call-simple-contract)(?: \\([^)]*\\))?$\n"
     );
 }
