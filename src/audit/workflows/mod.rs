@@ -163,8 +163,6 @@ pub fn audit_workflows(
             audit.coverage.followed.extend(s.followed.iter().cloned());
             of_file.push((id.clone(), s));
         }
-        // Keys handed from job to job (artifacts, outputs) reach the jobs that take them.
-        travel::follow(value, &mut of_file);
         all.push(of_file);
     }
     // A secret one job shows to be a key, by evidence (not a guess), is a key in every job
@@ -176,6 +174,14 @@ pub fn audit_workflows(
         .filter(|k| k.why.propagates())
         .map(|k| crate::audit::catalogue::Catalogue::normal(&k.name))
         .collect();
+    // Then keys handed from job to job (artifacts, outputs) reach the jobs that take them,
+    // a key another job showed included.
+    for ((_, _, _, value), of_file) in parsed.iter().zip(all.iter_mut()) {
+        for (_, s) in of_file.iter_mut() {
+            s.add_known(&shown);
+        }
+        travel::follow(value, of_file);
+    }
     let (jobs, exposed) = jobs_with_keys(&parsed, all, &shown, &mut audit.coverage);
     // A key read from a store outside GitHub is not a secret the settings audit can look for.
     let known: BTreeSet<String> = jobs
