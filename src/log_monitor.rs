@@ -123,6 +123,9 @@ pub(crate) async fn monitor_with<S: ApiSource>(
             return Ok(report);
         }
     }
+    // The files (digest, name) a release run's entry backs: a co-signature of one is not news.
+    let mut backed: Vec<([u8; 32], String, u64)> = Vec::new();
+    let mut cosigners: Vec<(usize, Entry)> = Vec::new();
     for (index, entry) in new_entries(store, &current, report.from)? {
         let entry = match entry {
             Ok(entry) => entry,
@@ -151,10 +154,18 @@ pub(crate) async fn monitor_with<S: ApiSource>(
                 });
             }
             Some(_) => report.other_repositories += 1,
-            None => report
-                .entries
-                .push(judge_entry(source, &req.repo, index, &entry).await?),
+            None => {
+                let verdict = judge_entry(source, &req.repo, index, &entry).await?;
+                if verdict.problems.is_empty() {
+                    backed.push((entry.sha256, entry.file.clone(), index));
+                }
+                cosigners.push((report.entries.len(), entry));
+                report.entries.push(verdict);
+            }
         }
+    }
+    for (at, entry) in &cosigners {
+        cosigns(&mut report.entries[*at], entry, &backed, &req.keys);
     }
     if let (Some(path), 0) = (&req.state, report.exit_code()) {
         atomic::write_atomic(path, &current.note, 0o644, true)?;
@@ -209,6 +220,30 @@ fn new_entries(
         n += 1;
     }
     Ok(out)
+}
+
+/// A co-signature (a maintainer's `sign --cosign --log`, bound to no run) of a file an entry of
+/// a release run backs, by a key of the repository's keys folder, is that release's: not news.
+fn cosigns(
+    verdict: &mut EntryVerdict,
+    entry: &Entry,
+    backed: &[([u8; 32], String, u64)],
+    keys: &[crate::release::PublicKey],
+) {
+    let unbound = entry
+        .signature
+        .trusted_comment
+        .run()
+        .ok()
+        .flatten()
+        .is_none();
+    let first = backed
+        .iter()
+        .find(|(sha, file, _)| *sha == entry.sha256 && *file == entry.file);
+    if let (true, Some((_, _, index))) = (unbound && keys.contains(&entry.key), first) {
+        verdict.problems.clear();
+        verdict.run = Some(format!("co-signs entry {index}"));
+    }
 }
 
 /// Whether a release run of `repo` made `entry`, by GitHub's records.

@@ -464,6 +464,19 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
         out.stdout,
         "OK    dist/SHA256SUMS  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555  in the log\nOK    dist/app  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3  run 555\n2 verified, 0 failed, 0 errors\n"
     );
+    // A maintainer co-signs that release from a laptop (no run), logged: a co-signature of a
+    // file a release run's entry backs, by a key of keys/, is that release's.
+    seeded_keypair(
+        &t.path().join("keys/bob.pub"),
+        &secrets.path().join("bob.key"),
+        b"monitor test co-signer key......",
+        "B0B0B0B0B0B0B0B0",
+    );
+    run(warden(t.path())
+        .args(["sign", "--cosign", "dist", "--secret-key"])
+        .arg(secrets.path().join("bob.key"))
+        .args(log_flags))
+    .expect(0);
     // A laptop with the key: the same tag, other bytes, logged (so it verifies with --require-log).
     write(&t.path().join("laptop/app"), b"a backdoored app");
     run(warden(t.path())
@@ -533,9 +546,10 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
         out.stdout,
         "\
 OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml in environment release
-FLAGGED  entry 1  key 8F457D1A3C3B50B5  tag v1.2.3: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key)
-FLAGGED  entry 2  key 8F457D1A3C3B50B5  tag v9: signed by key 8F457D1A3C3B50B5 of o/r's keys folder for another repository, evil/x: a release key used outside its repository (a stolen key, or a key shared between repositories)
-log log: entries 0 to 4 read, 3 of o/r (1 of other repositories), 2 flagged
+OK       entry 1  key B0B0B0B0B0B0B0B0  tag v1.2.3  co-signs entry 0
+FLAGGED  entry 2  key 8F457D1A3C3B50B5  tag v1.2.3: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key)
+FLAGGED  entry 3  key 8F457D1A3C3B50B5  tag v9: signed by key 8F457D1A3C3B50B5 of o/r's keys folder for another repository, evil/x: a release key used outside its repository (a stolen key, or a key shared between repositories)
+log log: entries 0 to 5 read, 4 of o/r (1 of other repositories), 2 flagged
 "
     );
     assert!(
@@ -563,6 +577,7 @@ log log: entries 0 to 4 read, 3 of o/r (1 of other repositories), 2 flagged
     );
     // One proof file per signature: the proof of `log` gives way to one of `good-log`.
     std::fs::remove_file(t.path().join("dist/SHA256SUMS.log-proof")).unwrap();
+    std::fs::remove_file(t.path().join("dist/SHA256SUMS.B0B0B0B0B0B0B0B0.log-proof")).unwrap();
     run(warden(t.path())
         .args([
             "log",
@@ -602,7 +617,7 @@ log log: entries 0 to 4 read, 3 of o/r (1 of other repositories), 2 flagged
     let out = good(state.clone()).await.expect(0);
     assert_eq!(
         out.stdout,
-        "OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml in environment release\nlog good-log: entries 0 to 1 read, 1 of o/r (0 of other repositories), 0 flagged\n"
+        "OK       entry 0  key 8F457D1A3C3B50B5  tag v1.2.3  run 555 (attempt 1) of .github/workflows/release.yml in environment release\nOK       entry 1  key B0B0B0B0B0B0B0B0  tag v1.2.3  co-signs entry 0\nlog good-log: entries 0 to 2 read, 2 of o/r (0 of other repositories), 0 flagged\n"
     );
     assert_eq!(
         std::fs::read(&state).unwrap(),
@@ -611,6 +626,6 @@ log log: entries 0 to 4 read, 3 of o/r (1 of other repositories), 2 flagged
     let out = good(state.clone()).await.expect(0);
     assert_eq!(
         out.stdout,
-        "log good-log: entries 1 to 1 read, 0 of o/r (0 of other repositories), 0 flagged\n"
+        "log good-log: entries 2 to 2 read, 0 of o/r (0 of other repositories), 0 flagged\n"
     );
 }

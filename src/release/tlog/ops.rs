@@ -351,7 +351,12 @@ fn signature_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
             found.push(entry.path());
         }
     }
-    found.sort();
+    // The first signature first, then the co-signatures by name: entries in the order signed.
+    found.sort_by_key(|p| {
+        let main =
+            p.file_name().and_then(|n| n.to_str()) != Some(&format!("{name}{SIGNATURE_SUFFIX}"));
+        (main, p.clone())
+    });
     Ok(found)
 }
 
