@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use tlog_tiles::stored_hash_index;
 
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded};
@@ -17,7 +16,7 @@ use crate::release::provenance::{judge_run, RunPolicy, Signed};
 use crate::release::tlog::entry::Entry;
 use crate::release::tlog::log::{self, LogError};
 use crate::release::tlog::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
-use crate::release::tlog::tiles::{Store, Tiles, TreeReader, TILE_WIDTH};
+use crate::release::tlog::tiles::{Store, Tiles};
 use crate::release::tlog::LogTrust;
 
 /// What to monitor.
@@ -173,52 +172,30 @@ pub(crate) async fn monitor_with<S: ApiSource>(
     Ok(report)
 }
 
-/// The entries `from..` of the tree of `cp`, each checked against its leaf hash.
+/// An entry as the monitor reads it: parsed, or why it is not one.
 type ReadEntry = std::result::Result<Entry, String>;
 
+/// The entries `from..` of the tree of `cp`, each checked against its leaf hash.
 fn new_entries(
     store: &dyn Store,
     cp: &VerifiedCheckpoint,
     from: u64,
 ) -> Result<Vec<(u64, ReadEntry)>> {
     let tiles = Tiles::new(store);
-    let reader = TreeReader::new(cp.size, cp.root, &tiles);
     let mut out = Vec::new();
-    let mut n = from / TILE_WIDTH;
-    while n * TILE_WIDTH < cp.size {
-        let first = n * TILE_WIDTH;
-        let width = (cp.size - first).min(TILE_WIDTH) as u32;
-        let bundle = tiles.bundle(n, width)?;
-        let indexes: Vec<u64> = (first..first + u64::from(width))
-            .map(|i| stored_hash_index(0, i))
-            .collect();
-        let leaves = tlog_tiles::HashReader::read_hashes(&reader, &indexes).map_err(|e| {
-            tiles.error.borrow_mut().take().unwrap_or_else(|| {
-                Error::Refused(format!(
-                    "the log's tiles do not hash to its checkpoint: {e}"
-                ))
-            })
-        })?;
-        for (k, bytes) in bundle.iter().enumerate() {
-            let index = first + k as u64;
-            if index < from {
-                continue;
-            }
-            if tlog_tiles::record_hash(bytes) != leaves[k] {
-                return Err(Error::Refused(format!(
-                    "entry {index} of the log does not hash to its leaf: altered entry bundle"
-                )));
-            }
-            // In the tree, signed by the log key, yet not an entry: the log's fault, flagged.
-            let entry = Entry::parse(bytes).map_err(|e| {
-                format!(
-                    "entry {index} of the log is not a release entry ({e}): whoever holds the log key appended it"
-                )
-            });
-            out.push((index, entry));
-        }
-        n += 1;
-    }
+    log::checked_entries(store, &tiles, cp, from, |index, bytes| {
+        // In the tree, signed by the log key, yet not an entry: the log's fault, flagged.
+        let entry = Entry::parse(bytes).map_err(|e| {
+            format!(
+                "entry {index} of the log is not a release entry ({e}): whoever holds the log key appended it"
+            )
+        });
+        out.push((index, entry));
+    })
+    .map_err(|e| match e {
+        LogError::Input(e) => e,
+        LogError::Failed(why) => Error::Refused(why.to_string()),
+    })?;
     Ok(out)
 }
 

@@ -179,12 +179,7 @@ fn fix_file(
     out: &mut WorkflowFixes,
 ) {
     let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
-        out.not_fixed.push(NotFixed {
-            path: rel.to_path_buf(),
-            job: job.to_string(),
-            line,
-            reason,
-        })
+        refuse_job(out, rel, job, line, reason)
     };
     // A link is not replaced by a file: the workflow it points to is edited there, by hand.
     if std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -243,6 +238,16 @@ fn fix_file(
     }
 }
 
+/// A job (or, with no job, a file) left as it is, and why.
+fn refuse_job(out: &mut WorkflowFixes, rel: &Path, job: &str, line: usize, reason: String) {
+    out.not_fixed.push(NotFixed {
+        path: rel.to_path_buf(),
+        job: job.to_string(),
+        line,
+        reason,
+    })
+}
+
 /// One workflow file as read, for its jobs' rewrites.
 struct FileToFix<'a> {
     root: &'a Path,
@@ -270,12 +275,7 @@ fn rewrite_jobs(
 ) -> Rewritten {
     let (root, rel, value, doc, lines) = (file.root, file.rel, file.value, file.doc, file.lines);
     let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
-        out.not_fixed.push(NotFixed {
-            path: rel.to_path_buf(),
-            job: job.to_string(),
-            line,
-            reason,
-        })
+        refuse_job(out, rel, job, line, reason)
     };
     let on_release = runs_on_release(value);
     let mut edits = text::Edits::default();

@@ -300,7 +300,29 @@ fn recent_leaves(
     cp: &VerifiedCheckpoint,
 ) -> Result<HashMap<[u8; 32], u64>, LogError> {
     let mut found = HashMap::new();
-    let from = cp.size.saturating_sub(RECENT);
+    checked_entries(
+        store,
+        tiles,
+        cp,
+        cp.size.saturating_sub(RECENT),
+        |index, bytes| {
+            found
+                .entry(tlog_tiles::record_hash(bytes).0)
+                .or_insert(index);
+        },
+    )?;
+    Ok(found)
+}
+
+/// Each entry `from..` of the tree of `cp`, its bytes checked against the tree's leaf hash, a
+/// bundle at a time: an altered bundle is named, never read past.
+pub(crate) fn checked_entries(
+    store: &dyn Store,
+    tiles: &Tiles<'_>,
+    cp: &VerifiedCheckpoint,
+    from: u64,
+    mut each: impl FnMut(u64, &[u8]),
+) -> Result<(), LogError> {
     let reader = TreeReader::new(cp.size, cp.root, tiles);
     let mut n = from / TILE_WIDTH;
     while n * TILE_WIDTH < cp.size {
@@ -312,24 +334,23 @@ fn recent_leaves(
             .collect();
         let leaves = reader
             .read_hashes(&indexes)
-            .map_err(|e| tree_error(tiles, e, "reading the log's last entries"))?;
+            .map_err(|e| tree_error(tiles, e, "reading the log's entries"))?;
         for (k, bytes) in bundle.iter().enumerate() {
-            let leaf = tlog_tiles::record_hash(bytes);
-            if leaf != leaves[k] {
+            let index = first + k as u64;
+            if tlog_tiles::record_hash(bytes) != leaves[k] {
                 return Err(LogError::Input(Error::input(
                     store.name(&tile_path(&Tile::new(HEIGHT, 0, n, width, true))),
                     None,
-                    format!(
-                        "entry {} does not hash to its leaf (altered entry bundle); nothing was written",
-                        first + k as u64
-                    ),
+                    format!("entry {index} does not hash to its leaf (altered entry bundle)"),
                 )));
             }
-            found.entry(leaf.0).or_insert(first + k as u64);
+            if index >= from {
+                each(index, bytes);
+            }
         }
         n += 1;
     }
-    Ok(found)
+    Ok(())
 }
 
 /// How long an append waits for another one in the same folder to finish.
