@@ -258,9 +258,12 @@ async fn audit_one<S: ApiSource>(
         settings::audit_with_settings(api, &input).await
     };
     let facts = if req.inventory {
-        let committed = facts::committed_keys(checkout.path(), prepared.keys.as_ref());
-        let jobs = facts::jobs(checkout.path(), &prepared.wf.signing_jobs, &committed);
         let budget = facts::EXTRA_REQUESTS.saturating_sub(files.key_files);
+        let (named, sent) =
+            crate::github::org::fetch_named_keys(api, repo, checkout.path(), budget).await;
+        let committed = facts::committed_keys(checkout.path(), prepared.keys.as_ref(), &named);
+        let jobs = facts::jobs(checkout.path(), &prepared.wf.signing_jobs, &committed);
+        let budget = budget.saturating_sub(sent);
         let (releases, releases_unread) = facts::releases(api, repo, req.releases, budget).await;
         Some(Box::new(RepoFacts {
             repository: repo.to_string(),

@@ -228,6 +228,64 @@ fn keys_folder_file(rel: &str) -> bool {
     }
 }
 
+/// Public key files (`.pub`) the workflows under `dest` name by a path outside what the audit
+/// fetched (`scripts/minisign.pub`), fetched into `dest` through the contents API: at most
+/// `most` of them, each at most 64 KiB. Returns the paths written and the requests made.
+pub(crate) async fn fetch_named_keys<S: ApiSource>(
+    api: &S,
+    repo: &str,
+    dest: &Path,
+    most: u64,
+) -> (Vec<String>, u64) {
+    static PUB: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = PUB.get_or_init(|| {
+        regex::Regex::new(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.pub\b").expect("a valid regex")
+    });
+    let mut named = std::collections::BTreeSet::new();
+    let workflows = dest.join(".github/workflows");
+    for entry in std::fs::read_dir(&workflows)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let Ok(text) = crate::files::guarded::read_text_inside(dest, &entry.path(), FILE_CAP)
+        else {
+            continue;
+        };
+        for m in re.find_iter(&text) {
+            let path = m.as_str().trim_start_matches("./").to_string();
+            if crate::files::paths::is_repo_relative(&path)
+                && !path.contains("..")
+                && !dest.join(&path).exists()
+            {
+                named.insert(path);
+            }
+        }
+    }
+    let (mut written, mut sent) = (Vec::new(), 0);
+    for path in named {
+        if sent >= most {
+            break;
+        }
+        sent += 1;
+        let route = routes::contents(repo, &path);
+        let Fetched::Ok(v) = api.get(&route, Shape::Object).await else {
+            continue;
+        };
+        let Some(bytes) = base64_content(&v).filter(|b| b.len() <= 64 * 1024) else {
+            continue;
+        };
+        let target = dest.join(&path);
+        let made = target
+            .parent()
+            .is_some_and(|p| std::fs::create_dir_all(p).is_ok());
+        if made && std::fs::write(&target, bytes).is_ok() {
+            written.push(path);
+        }
+    }
+    (written, sent)
+}
+
 /// The files of a repository fetched for the audit.
 #[derive(Debug, Default)]
 pub(crate) struct AuditFiles {

@@ -2,7 +2,8 @@
 //! repositories (`common/folder_org.rs`) with seven keys: one committed in four repositories and
 //! under a second id in a fifth, stored as an organisation secret seven can read; one in an
 //! environment secret; one only in release signatures; a revoked one a workflow still names; one
-//! expiring; two committed and unused. The JSON equals the checked-in expectation, each finding
+//! expiring; two committed and unused; one named by a workflow outside keys/. The JSON equals the
+//! checked-in expectation, each finding
 //! appears once with its repositories, and the inventory adds at most three requests per
 //! repository.
 
@@ -135,10 +136,17 @@ fn organisation() -> (Org, Vec<FakeRepo>, Vec<OrgSecret>) {
     let o = Org { dir, secrets };
     for repo in ["app-a", "app-b", "app-c", "app-d"] {
         o.put_key(repo, "shared", "keys/release.pub");
+        // app-d's workflow names a copy of the key outside keys/: the inventory fetches it.
+        let named = if repo == "app-d" {
+            o.put_key(repo, "shared", "scripts/release.pub");
+            " --public-key scripts/release.pub"
+        } else {
+            ""
+        };
         o.put(
             repo,
             ".github/workflows/release.yml",
-            &workflow("RELEASE_SIGNING_KEY", None, ""),
+            &workflow("RELEASE_SIGNING_KEY", None, named),
         );
     }
     o.put_key("tools-e", "shared-2", "keys/release.pub");
@@ -359,8 +367,10 @@ fn the_inventory_of_an_organisation_is_its_keys_by_their_bytes() {
     assert_eq!(replay(&recorded).stdout, out.stdout);
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/inventory-snapshot");
     if std::env::var_os("UPDATE_INVENTORY_SNAPSHOT").is_some() {
+        let provenance = std::fs::read(fixture.join("PROVENANCE.md")).unwrap();
         let _ = std::fs::remove_dir_all(&fixture);
         copy_dir(&recorded, &fixture);
+        std::fs::write(fixture.join("PROVENANCE.md"), provenance).unwrap();
     }
     assert_eq!(
         replay(&fixture).stdout,

@@ -209,6 +209,14 @@ impl FolderOrg {
                 ),
                 None => not_found,
             },
+            ["contents", path @ ..] => match repo.files.get(&path.join("/")) {
+                Some(b) => (
+                    200,
+                    json!({"type": "file", "encoding": "base64",
+                           "content": base64::engine::general_purpose::STANDARD.encode(b)}),
+                ),
+                None => not_found,
+            },
             ["rulesets"] => (200, json!([])),
             ["environments"] => {
                 let list: Vec<Value> = repo.environments.iter().map(|(e, _)| env(e)).collect();

@@ -134,8 +134,12 @@ pub(crate) fn parse_key_id(text: &str) -> Option<KeyId> {
 }
 
 /// The committed public keys of the checkout at `root`: `keys/*.pub` with the folder's state,
-/// then `.github/**/*.pub` and `*.pub` at the root.
-pub(crate) fn committed_keys(root: &Path, keys: Option<&TrustedKeys>) -> Vec<CommittedKey> {
+/// then `.github/**/*.pub`, `*.pub` at the root, and the files a workflow names (`named`).
+pub(crate) fn committed_keys(
+    root: &Path,
+    keys: Option<&TrustedKeys>,
+    named: &[String],
+) -> Vec<CommittedKey> {
     let mut out = Vec::new();
     let folder = root.join("keys");
     let rotations = crate::release::rotation::load(&folder).unwrap_or_default();
@@ -168,7 +172,9 @@ pub(crate) fn committed_keys(root: &Path, keys: Option<&TrustedKeys>) -> Vec<Com
             .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "pub"))
             .map(|e| e.into_path()),
     );
+    others.extend(named.iter().map(|p| root.join(p)));
     others.sort();
+    others.dedup();
     for file in others {
         if let Ok(key) = PublicKey::from_file(&file) {
             out.push(CommittedKey {
