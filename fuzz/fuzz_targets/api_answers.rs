@@ -48,8 +48,13 @@ fuzz_target!(|data: &[u8]| {
         deep: false,
         reserve: 0,
         resume: None,
+        progress: None,
+        // The key inventory reads the same answers (and builds its table from them).
+        inventory: true,
     };
-    let _ = run_org(&OrgSource::Snapshot(snap.clone()), &req, None);
+    if let Ok(report) = run_org(&OrgSource::Snapshot(snap.clone()), &req, None) {
+        let _ = release_warden::audit::inventory(&report, 1, 0, dir.path());
+    }
     let out = dir.path().join("out");
     std::fs::create_dir_all(&out).unwrap();
     // This repository's own public key, given inline: a release signed by anyone else fails.
