@@ -121,6 +121,14 @@ fn check_one(
         )));
     }
     if let (Some(store), Some(current)) = (store, current) {
+        // A log served behind the proof (a mirror or a cache not yet updated) cannot show that
+        // it extends the proof's tree: said as such, not as a fork.
+        if current.size < cp.size {
+            return Err(unlogged(format!(
+                "{name}: the log given with --log is behind this proof (its checkpoint has {} entries, the proof's {}): a stale mirror or cache, or a rolled-back log; verify against the log's origin, or once the mirror has caught up",
+                current.size, cp.size
+            )));
+        }
         log::check_consistency(store, &cp, current).map_err(from_log)?;
     }
     Ok(proof.index)

@@ -143,3 +143,20 @@ fn a_flag_adds_a_log_requirement_and_never_lifts_the_policy_s_witnesses() {
         format!("FAIL  dist-v1/SHA256SUMS  dist-v1/SHA256SUMS.log-proof: 0 of 1 required witness cosignatures on the checkpoint of size 1 (none verified)\nFAIL  dist-v1/app  signature by key {} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n", r.key_id)
     );
 }
+
+#[test]
+fn a_log_served_behind_the_proof_is_said_to_be_stale_not_forked() {
+    let r = LogRepo::new();
+    let k = &r.key_id;
+    r.release("v1", true).expect(0);
+    // A mirror that copied the log at size 1, then not again.
+    copy_dir(&r.dir().join("log"), &r.dir().join("mirror"));
+    r.release("v2", true).expect(0);
+    let out = r.verify("dist-v2", &["--log", "mirror"]).expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("FAIL  dist-v2/SHA256SUMS  dist-v2/SHA256SUMS.log-proof: the log given with --log is behind this proof (its checkpoint has 1 entries, the proof's 2): a stale mirror or cache, or a rolled-back log; verify against the log's origin, or once the mirror has caught up\nFAIL  dist-v2/app  signature by key {k} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n")
+    );
+    // The proof alone (its checkpoint is signed by the log key) still verifies.
+    r.verify("dist-v2", &[]).expect(0);
+}
