@@ -176,6 +176,9 @@ pub(crate) struct EntryHistory {
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct RunInfo {
     pub(crate) dir: PathBuf,
+    /// How verdicts, onsets and notes name it ([`run_names`]).
+    #[serde(skip)]
+    pub(crate) name: String,
     pub(crate) sources: RunSources,
     pub(crate) cases: usize,
     pub(crate) failed: usize,
@@ -494,6 +497,7 @@ fn merge_scans(
         }
         runs.push(RunInfo {
             dir: dirs[r].clone(),
+            name: String::new(),
             sources,
             cases: scan.cases,
             failed: scan.failed,
@@ -581,7 +585,11 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
     let ran_in = ran_in
         .into_inner()
         .map_err(|_| Error::Usage("a reader thread panicked".into()))?;
-    let (mut tests, runs) = merge_scans(scans, dirs);
+    let (mut tests, mut runs) = merge_scans(scans, dirs);
+    let names = run_names(&runs);
+    for (r, name) in runs.iter_mut().zip(names) {
+        r.name = name;
+    }
     settle_marks(&mut tests, (&keys, &ran_in), &runs);
     tests.retain_mut(|t| {
         t.passed = t.marks.iter().filter(|m| **m == Mark::Pass).count();
@@ -617,12 +625,10 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
 
 /// Each failing test's verdict, from its marks and the runs' records of their sources.
 fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize) {
-    let names = run_names(runs);
     let sides: Vec<super::verdict::RunSide<'_>> = runs
         .iter()
-        .zip(names)
-        .map(|(r, name)| super::verdict::RunSide {
-            name,
+        .map(|r| super::verdict::RunSide {
+            name: r.name.clone(),
             versions: &r.sources.client_versions,
             hive: r.sources.hive.as_deref(),
             simulator: (!r.sources.sim_buildargs.is_empty()).then(|| {
@@ -670,7 +676,7 @@ fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize)
 /// What the runs' records say of themselves, for people: runs without the records a flake
 /// needs, runs out of order, and each run's own notes.
 fn run_notes(runs: &[RunInfo]) -> Vec<String> {
-    let names = run_names(runs);
+    let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
     let mut notes = Vec::new();
     let list = |pick: &dyn Fn(&RunInfo) -> bool| -> Vec<String> {
         runs.iter()
@@ -736,7 +742,7 @@ fn onsets(tests: &[TestHistory], runs: &[RunInfo]) -> Vec<super::verdict::OnsetG
                 .as_ref()
                 .map(|v| (format!("{}/{}", t.suite, t.name), v))
         }),
-        &run_names(runs),
+        &runs.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
     )
 }
 
@@ -866,7 +872,7 @@ fn does_not_hold(
     mine: &[&TestHistory],
     runs: &[RunInfo],
 ) -> Vec<String> {
-    let names = run_names(runs);
+    let names: Vec<String> = runs.iter().map(|r| r.name.clone()).collect();
     let runs_where = |t: &TestHistory, m: Mark| -> String {
         let runs: Vec<String> = t
             .marks

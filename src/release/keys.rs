@@ -51,6 +51,12 @@ impl KeyId {
             .ok()
             .map(|v| KeyId(v.to_le_bytes()))
     }
+
+    /// The id exactly as warden shows it (16 upper-case hex digits): how a file name or a saved
+    /// report carries one.
+    pub(crate) fn from_shown(text: &str) -> Option<KeyId> {
+        KeyId::from_hex(text).filter(|k| k.to_string() == text)
+    }
 }
 
 impl fmt::Debug for KeyId {

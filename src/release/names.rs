@@ -34,8 +34,15 @@ pub(crate) fn cosignature_path(file: &Path, id: super::keys::KeyId) -> PathBuf {
 pub(crate) fn cosigned_file(name: &str) -> Option<(&str, super::keys::KeyId)> {
     let stem = name.strip_suffix(SIGNATURE_SUFFIX)?;
     let (file, id) = stem.rsplit_once('.')?;
-    let id = super::keys::KeyId::from_hex(id).filter(|k| k.to_string() == id)?;
+    let id = super::keys::KeyId::from_shown(id)?;
     (!file.is_empty()).then_some((file, id))
+}
+
+/// Whether `name` is a signature of the file `file`: its first (`file.minisig`) or a
+/// co-signature (`file.<KEYID>.minisig`).
+pub(crate) fn signs(name: &str, file: &str) -> bool {
+    name.strip_suffix(SIGNATURE_SUFFIX) == Some(file)
+        || cosigned_file(name).is_some_and(|(f, _)| f == file)
 }
 
 /// Files that are never artifacts: signatures and their log proofs, warden's temp files, hidden

@@ -338,13 +338,7 @@ fn rewrite_jobs(
 
 /// Whether the workflow runs on `release` events.
 fn runs_on_release(workflow: &Value) -> bool {
-    workflow.get("on").is_some_and(|on| {
-        on.get("release").is_some()
-            || on.as_str() == Some("release")
-            || on
-                .as_sequence()
-                .is_some_and(|s| s.iter().any(|e| e.as_str() == Some("release")))
-    })
+    events(workflow).contains(&"release")
 }
 
 /// The rewrite, if it reads as a workflow again.
@@ -372,7 +366,7 @@ fn rewrite(
             "`{bad}` is not a job id GitHub accepts (a letter or `_`, then letters, digits, `-`, `_`)"
         ));
     }
-    if events(fix.workflow).iter().any(|e| e == "workflow_call") {
+    if events(fix.workflow).contains(&"workflow_call") {
         return Err("a reusable workflow (`on: workflow_call`): what it runs on and what it receives are its callers' to say; add `environment:` to this job (an environment's secret takes the place of the one a caller passes), store the key there, and check each caller".into());
     }
     if fix
@@ -453,33 +447,24 @@ enum TagRuns {
     Never,
 }
 
-/// The events a workflow names under `on:`.
-fn events(workflow: &Value) -> Vec<String> {
-    match workflow.get("on") {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Sequence(s)) => s
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
-        Some(Value::Mapping(m)) => m
-            .keys()
-            .filter_map(|k| k.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    }
+/// The names of the events a workflow runs on.
+fn events(workflow: &Value) -> Vec<&str> {
+    split::events(workflow)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect()
 }
 
 /// Whether the workflow runs on tag refs: a push with no ref filter runs on tags, one that
 /// filters only branches does not (GitHub's rule: a ref kind with no filter of its own is left out).
 fn tag_runs(workflow: &Value) -> TagRuns {
-    let on = workflow.get("on");
-    let body = |event: &str| on.and_then(|o| o.as_mapping()).and_then(|m| m.get(event));
     let mut dispatch = false;
-    for event in events(workflow) {
-        match event.as_str() {
+    for (event, body) in split::events(workflow).unwrap_or_default() {
+        match event {
             "release" | "create" => return TagRuns::Yes,
             "push" => {
-                let filtered = |key: &str| body("push").is_some_and(|b| b.get(key).is_some());
+                let filtered = |key: &str| body.is_some_and(|b| b.get(key).is_some());
                 let tags = filtered("tags") || filtered("tags-ignore");
                 let branches = filtered("branches") || filtered("branches-ignore");
                 if tags || !branches {

@@ -595,6 +595,20 @@ impl JobLines {
 
 /// Whether the job is there to sign: the workflow runs only on tags and releases (or by hand),
 /// or the job's `if:` admits only tags.
+/// The events a workflow names under `on:` (a name, a list of names, or a mapping with each
+/// event's filters); `None` when `on:` is missing or none of those.
+pub(super) fn events(workflow: &Value) -> Option<Vec<(&str, Option<&Value>)>> {
+    Some(match workflow.get("on")? {
+        Value::String(s) => vec![(s.as_str(), None)],
+        Value::Sequence(s) => s.iter().filter_map(|v| Some((v.as_str()?, None))).collect(),
+        Value::Mapping(m) => m
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?, Some(v))))
+            .collect(),
+        _ => return None,
+    })
+}
+
 pub(crate) fn exists_to_sign(workflow: &Value, job: &Value) -> bool {
     if job
         .get("if")
@@ -603,22 +617,10 @@ pub(crate) fn exists_to_sign(workflow: &Value, job: &Value) -> bool {
     {
         return true;
     }
-    let Some(on) = workflow.get("on") else {
+    let Some(events) = events(workflow) else {
         return false;
     };
-    let events: Vec<(String, Option<&Value>)> = match on {
-        Value::String(s) => vec![(s.clone(), None)],
-        Value::Sequence(s) => s
-            .iter()
-            .filter_map(|v| v.as_str().map(|e| (e.to_string(), None)))
-            .collect(),
-        Value::Mapping(m) => m
-            .iter()
-            .filter_map(|(k, v)| k.as_str().map(|e| (e.to_string(), Some(v))))
-            .collect(),
-        _ => return false,
-    };
-    events.iter().all(|(e, body)| match e.as_str() {
+    events.iter().all(|(e, body)| match *e {
         "release" | "workflow_dispatch" => true,
         "push" => body.is_some_and(|b| {
             b.get("tags").is_some()

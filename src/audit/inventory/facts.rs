@@ -123,14 +123,8 @@ mod key_id_text {
 
     pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<KeyId, D::Error> {
         let text = <String as serde::Deserialize>::deserialize(d)?;
-        crate::audit::inventory::facts::parse_key_id(&text)
-            .ok_or_else(|| serde::de::Error::custom("not a key id"))
+        KeyId::from_shown(&text).ok_or_else(|| serde::de::Error::custom("not a key id"))
     }
-}
-
-/// A key id as shown (16 upper-case hex digits).
-pub(crate) fn parse_key_id(text: &str) -> Option<KeyId> {
-    KeyId::from_hex(text).filter(|k| k.to_string() == text)
 }
 
 /// The committed public keys of the checkout at `root`: `keys/*.pub` with the folder's state,
@@ -338,7 +332,7 @@ async fn release_facts<S: ApiSource>(
     for sig in release
         .assets
         .iter()
-        .filter(|a| signs(&a.name, &signed_file))
+        .filter(|a| crate::release::names::signs(&a.name, &signed_file))
     {
         let from_name = crate::release::names::cosigned_file(&sig.name).map(|(_, id)| id);
         let route = releases::asset_route(repo, sig.id);
@@ -393,10 +387,4 @@ async fn release_facts<S: ApiSource>(
         });
     }
     facts
-}
-
-/// Whether an asset is a signature of `file` (`file.minisig`, `file.<KEYID>.minisig`).
-fn signs(name: &str, file: &str) -> bool {
-    name.strip_suffix(SIGNATURE_SUFFIX) == Some(file)
-        || crate::release::names::cosigned_file(name).is_some_and(|(f, _)| f == file)
 }

@@ -17,7 +17,7 @@ use super::tiles::DirStore;
 use super::trust::{LogTrust, VerifierKeyArg};
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded, paths};
-use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
+use crate::release::names::{signs, SIGNATURE_SUFFIX};
 use crate::release::{PublicKey, SignatureFile, TrustedKeys};
 
 /// A log's secret key (`PRIVATE+KEY+…`), read from a file or an environment variable. Never
@@ -345,9 +345,7 @@ fn signature_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>> {
         let entry = entry.map_err(|e| Error::io("reading", dir, e))?;
         let file = entry.file_name();
         let Some(file) = file.to_str() else { continue };
-        let main = file.strip_suffix(SIGNATURE_SUFFIX) == Some(name);
-        let cosig = cosigned_file(file).is_some_and(|(f, _)| f == name);
-        if (main || cosig) && entry.file_type().is_ok_and(|t| t.is_file()) {
+        if signs(file, name) && entry.file_type().is_ok_and(|t| t.is_file()) {
             found.push(entry.path());
         }
     }
