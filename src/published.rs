@@ -98,10 +98,11 @@ pub(crate) async fn judge<S: ApiSource>(
     let list = crate::release::verify::judge_list(&ev.published, &release_opts, keys);
     let list_trusted = list.0.status == crate::release::verify::ArtifactStatus::Ok;
     for (binding, environment) in verdict::runs_to_read(&list.0, keys) {
+        // A run that could not be read is the command's failure to read, never a verdict.
         let read = crate::github::runs::evidence(source, repo, &binding, environment.as_deref())
             .await
-            .map_err(|e| e.to_string().into());
-        ev.runs.insert((binding.run_id, binding.attempt), read);
+            .map_err(|e| Error::Api(format!("reading {binding}, which the signature names: {e}")))?;
+        ev.runs.insert((binding.run_id, binding.attempt), Ok(read));
     }
     ev.published.judged_list = Some(list);
     if list_trusted && depth.reads_everything() {

@@ -358,13 +358,12 @@ fn statement_lines(root: &Path, dir: &Path) -> Vec<CheckLine> {
         return out;
     }
     if let Some(policy) = &listed.policy {
-        let usable = listed.trusted.iter().filter(|k| !k.expired).count();
         out.push(line(
             rel(policy),
             true,
             format!(
-                "a release needs {} of the {usable} usable keys",
-                listed.threshold
+                "a release needs {} of the {} usable signers",
+                listed.threshold, listed.usable_signers
             ),
         ));
     }

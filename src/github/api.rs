@@ -982,6 +982,16 @@ fn not_json(headers: &HeaderMap, body: &str) -> String {
 }
 
 pub(crate) fn failure(status: u16, headers: &HeaderMap, body: &str) -> Fetched {
+    if (300..400).contains(&status) {
+        // An API answer is never a redirect (GitHub redirects only downloads): not followed.
+        let to = header(headers, "location").unwrap_or("nowhere");
+        let to: String = crate::markup::text_value(to).chars().take(120).collect();
+        return Fetched::Failed {
+            status,
+            message: format!("a redirect to {to}, where an API answer was expected: not followed"),
+            permission: None,
+        };
+    }
     let message = serde_json::from_str::<Value>(body)
         .ok()
         .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))

@@ -73,12 +73,7 @@ pub fn cosign(
         .iter()
         .find(|r| std::path::Path::new(&r.name) == sums)
         .ok_or_else(|| Error::Refused(format!("{} was not verified", sums.display())))?;
-    if list.signers.iter().any(|s| s.key_id == id) {
-        return Err(Error::Refused(format!(
-            "key {id} signed {} already: a second signature by one key counts once; nothing written",
-            sums.display()
-        )));
-    }
+    refuse_same_signer(&public, keys, list)?;
     let counted = list.signers.iter().filter(|s| s.counted).count();
     let target = cosignature_path(&sums, id);
     let text = guarded::read_text_inside(dir, &sums, 256 << 20)
@@ -149,6 +144,34 @@ fn refuse_key(
         return Err(Error::Refused(format!(
             "key {id} cannot co-sign here: {why}; nothing written"
         )));
+    }
+    Ok(())
+}
+
+/// A co-signature by a key that signed already, or by a key of the same lineage as a signer (a
+/// key and its successors are one signer), would not count: refused.
+fn refuse_same_signer(
+    public: &super::keys::PublicKey,
+    keys: &TrustedKeys,
+    list: &super::verify::ArtifactResult,
+) -> Result<()> {
+    let sums = &list.name;
+    for s in list.signers.iter().filter(|s| s.counted) {
+        if s.key_id == public.key_id {
+            return Err(Error::Refused(format!(
+                "key {} signed {sums} already: a second signature by one key counts once; nothing written",
+                public.key_id
+            )));
+        }
+        let Some((signer, _)) = keys.find(s.key_id) else {
+            continue;
+        };
+        if let Some(why) = keys.lineages().one_signer(signer, public) {
+            return Err(Error::Refused(format!(
+                "key {} signed {sums} already, and {why}: a co-signature by key {} would not count; nothing written",
+                s.key_id, public.key_id
+            )));
+        }
     }
     Ok(())
 }

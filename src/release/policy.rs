@@ -1,4 +1,4 @@
-//! `keys/policy.toml`: how many distinct keys must sign a release (`threshold`), until when each
+//! `keys/policy.toml`: how many distinct signers must sign a release (`threshold`), until when each
 //! key is trusted (`valid_until`), and a name and role for people to read. Optional: a keys
 //! folder with only `*.pub` files has threshold 1 and keys that never expire, as before.
 //!
@@ -69,9 +69,10 @@ pub(crate) struct Policy {
     pub(crate) file: Option<PathBuf>,
     /// What the run that signs must be (`require_run`, `workflow`, `environment`).
     pub(crate) run: super::provenance::RunPolicy,
-    /// `require_log = true`: the log every counted signature must be in.
+    /// `require_log = true`: the logs every counted signature must be in (this policy's, and
+    /// the other's when two are applied together: each holds in full).
     #[serde(skip)]
-    pub(crate) log: Option<super::tlog::LogRequirement>,
+    pub(crate) log: Vec<super::tlog::LogRequirement>,
 }
 
 impl Default for Policy {
@@ -81,7 +82,7 @@ impl Default for Policy {
             keys: Vec::new(),
             file: None,
             run: super::provenance::RunPolicy::default(),
-            log: None,
+            log: Vec::new(),
         }
     }
 }
@@ -212,7 +213,7 @@ impl Policy {
             keys,
             file: Some(file.to_path_buf()),
             run,
-            log,
+            log: log.into_iter().collect(),
         })
     }
 
@@ -229,8 +230,8 @@ impl Policy {
 
     /// Both policies at once, for a verifier that trusts its own keys and applies the
     /// repository's policy too (`theirs`, named `origin` in messages): a policy only removes
-    /// trust, so the higher threshold, the earlier end of each key this policy's keys hold, and
-    /// the run requirements of both. A workflow or environment both name must be the same:
+    /// trust, so the higher threshold, the earlier end of each key this policy's keys hold, the
+    /// run requirements of both, and both logs. A workflow or environment both name must be the same:
     /// otherwise no run could satisfy both, which is an error, not a silent choice.
     pub(crate) fn with_stricter(mut self, theirs: Policy, origin: &str) -> Result<Policy> {
         if theirs.threshold > self.threshold {
@@ -256,9 +257,9 @@ impl Policy {
                 mine.valid_until = k.valid_until;
             }
         }
-        if self.log.is_none() {
-            self.log = theirs.log;
-        }
+        // Two log requirements are two requirements: the repository's witnesses are never
+        // dropped for the verifier's log (or the other way round).
+        self.log.extend(theirs.log);
         // Messages name where a requirement came from: the repository's file when this policy
         // has none of its own.
         if self.file.is_none() && theirs.run.is_set() {
@@ -346,9 +347,12 @@ fn log_requirement(
     let log = parse_vkey(vkey.get_ref(), "log_vkey").map_err(|e| (vkey.span(), e.to_string()))?;
     let mut keys = Vec::new();
     for w in witnesses {
-        keys.push(
-            parse_witness_vkey(w.get_ref(), "witnesses").map_err(|e| (w.span(), e.to_string()))?,
-        );
+        let key =
+            parse_witness_vkey(w.get_ref(), "witnesses").map_err(|e| (w.span(), e.to_string()))?;
+        if let Some(why) = crate::release::tlog::trust::witness_problem(&log, &keys, &key) {
+            return Err((w.span(), format!("witnesses: {}: {why}", key.0.name)));
+        }
+        keys.push(key);
     }
     let n = threshold
         .as_ref()

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::keys::{KeyId, PublicKey, SecretKey};
+use super::lineage::{Lineages, Tally};
 use super::statement;
 use crate::error::{Error, Result};
 
@@ -97,7 +98,7 @@ enum Subject<'k> {
 pub(crate) fn check_statement(
     file: &Path,
     trusted: &[PublicKey],
-    threshold: usize,
+    (threshold, lineages): (usize, &Lineages),
 ) -> Result<Checked> {
     let bad = |why: String| Error::input(file.display().to_string(), None, why);
     let text = statement::read(file)?;
@@ -127,7 +128,7 @@ pub(crate) fn check_statement(
     if !matches!(subject, Subject::LookAlike(_)) {
         signers.insert(0, revoked);
     }
-    let checked = signed_by(file, &text, &signers, revoked, threshold);
+    let checked = signed_by(file, &text, &signers, revoked, (threshold, lineages));
     match (checked, subject) {
         (Ok(signer), _) => Ok(Checked::Revokes(Box::new(Revocation {
             key_id: revoked.key_id,
@@ -151,13 +152,14 @@ pub(crate) fn check_statement(
 }
 
 /// The key whose signature makes the statement in `file` (its `text`) valid: `revoked` itself
-/// when it is among `signers`, or `threshold` distinct others of them; why not, otherwise.
+/// when it is among `signers`, or `threshold` distinct others of them (a key and its successors
+/// are one signer); why not, otherwise.
 fn signed_by(
     file: &Path,
     text: &str,
     signers: &[&PublicKey],
     revoked: &PublicKey,
-    threshold: usize,
+    (threshold, lineages): (usize, &Lineages),
 ) -> Result<KeyId> {
     let sig_file = PathBuf::from(format!("{}.minisig", file.display()));
     let first = statement::check_signature(&sig_file, text, signers, |id| {
@@ -175,7 +177,11 @@ fn signed_by(
         by.push(key);
     }
     let self_signed = by.contains(&revoked) && signers.contains(&revoked);
-    let others_signed = by.iter().filter(|k| **k != revoked).count();
+    let mut others = Tally::new(lineages);
+    for k in by.iter().filter(|k| **k != revoked) {
+        let _one_signer_already = others.count(k);
+    }
+    let others_signed = others.len();
     if !self_signed && others_signed < threshold {
         return Err(Error::input(
             file.display().to_string(),
@@ -198,8 +204,9 @@ pub(crate) fn load(
     keys_dir: &Path,
     trusted: &[PublicKey],
     threshold: usize,
+    lineages: &Lineages,
 ) -> Result<(Vec<Revocation>, Vec<String>)> {
-    load_statements(&keys_dir.join(REVOKED_DIR), trusted, threshold)
+    load_statements(&keys_dir.join(REVOKED_DIR), trusted, threshold, lineages)
 }
 
 /// Every statement of the folder `dir` itself (`keys/revoked/`, or `--revocations DIR`).
@@ -207,10 +214,11 @@ pub(crate) fn load_statements(
     dir: &Path,
     trusted: &[PublicKey],
     threshold: usize,
+    lineages: &Lineages,
 ) -> Result<(Vec<Revocation>, Vec<String>)> {
     let (mut revoked, mut notes) = (Vec::new(), Vec::new());
     for f in statement::files(dir)? {
-        match check_statement(&f, trusted, threshold)? {
+        match check_statement(&f, trusted, (threshold, lineages))? {
             Checked::Revokes(r) => {
                 if f.file_stem().and_then(|s| s.to_str()) != Some(r.key_id.to_string().as_str()) {
                     return Err(Error::input(
@@ -243,7 +251,8 @@ pub(crate) fn ahead_of_time_paths(secret_key: &Path) -> (PathBuf, PathBuf) {
 pub fn install(keys_dir: &Path, key_id: &str, statement: &Path) -> Result<RevokeReport> {
     let others = folder_keys(keys_dir)?;
     let threshold = super::policy::Policy::load(keys_dir)?.threshold;
-    let r = match check_statement(statement, &others, threshold)? {
+    let lineages = folder_lineages(keys_dir)?;
+    let r = match check_statement(statement, &others, (threshold, &lineages))? {
         Checked::Revokes(r) => r,
         Checked::NotHere(why) => return Err(Error::Refused(format!("{why}; nothing installed"))),
     };
@@ -306,7 +315,8 @@ impl RevokeReport {
         let keys_dir =
             crate::files::paths::parent_dir(crate::files::paths::parent_dir(&self.statement));
         let threshold = super::policy::Policy::load(keys_dir)?.threshold;
-        self.pending = match check_statement(&self.statement, folder_keys, threshold) {
+        let lineages = folder_lineages(keys_dir)?;
+        self.pending = match check_statement(&self.statement, folder_keys, (threshold, &lineages)) {
             Ok(Checked::Revokes(_)) => None,
             Ok(Checked::NotHere(why)) => Some(why),
             Err(e) => Some(e.to_string()),
@@ -392,10 +402,9 @@ fn cosign_revocation(
     key: &SecretKey,
     folder_keys: &[PublicKey],
 ) -> Result<RevokeReport> {
-    let threshold = super::policy::Policy::load(crate::files::paths::parent_dir(
-        crate::files::paths::parent_dir(statement),
-    ))?
-    .threshold;
+    let keys_dir = crate::files::paths::parent_dir(crate::files::paths::parent_dir(statement));
+    let threshold = super::policy::Policy::load(keys_dir)?.threshold;
+    let lineages = folder_lineages(keys_dir)?;
     let signer = key.public_key();
     let already = || {
         Error::Usage(format!(
@@ -405,7 +414,7 @@ fn cosign_revocation(
         ))
     };
     let valid = matches!(
-        check_statement(statement, folder_keys, threshold),
+        check_statement(statement, folder_keys, (threshold, &lineages)),
         Ok(Checked::Revokes(_))
     );
     if valid || signer == *revoked {
@@ -431,6 +440,13 @@ fn cosign_revocation(
         pending: None,
     }
     .checked(folder_keys)
+}
+
+/// Which keys of the folder are one signer (its rotations).
+fn folder_lineages(keys_dir: &Path) -> Result<Lineages> {
+    let mut lineages = Lineages::default();
+    lineages.extend(&super::rotation::load(keys_dir)?);
+    Ok(lineages)
 }
 
 /// The public keys of the folder (its `*.pub`).

@@ -107,20 +107,29 @@ pub(crate) fn load(keys_dir: &Path) -> Result<Vec<Rotation>> {
     files.iter().map(|f| check_statement(f)).collect()
 }
 
+/// Why trust stops at a key of a chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ChainEnd {
+    Revoked,
+    /// Past its `valid_until` (as written).
+    Expired(String),
+}
+
 /// The keys that succeed `pinned`, in order, following `rotations`: each rotation's old key must
 /// be the current key by its bytes (a key carrying its id is another key), and the chain stops
-/// at a key `revoked` says is revoked: trust never passes through one, whatever the rotations
-/// out of it say (its holder, or its thief, may have written them). A key with two successors
-/// is a fork: an error naming both, never a guess.
+/// at a key `ends` says trust ends at (revoked, or past its `valid_until`): trust never passes
+/// through one, whatever the rotations out of it say (its holder, or its thief, may have written
+/// them, and may have dated them as they liked). A key with two successors is a fork: an error
+/// naming both, never a guess.
 pub(crate) fn successors(
     pinned: &PublicKey,
     rotations: &[Rotation],
-    revoked: impl Fn(&PublicKey) -> bool,
+    ends: impl Fn(&PublicKey) -> Option<ChainEnd>,
 ) -> Result<Vec<Rotation>> {
     let mut chain: Vec<Rotation> = Vec::new();
     let mut current = pinned.clone();
     loop {
-        if revoked(&current) {
+        if ends(&current).is_some() {
             return Ok(chain);
         }
         let next: Vec<&Rotation> = rotations.iter().filter(|r| r.old == current).collect();
@@ -134,7 +143,7 @@ pub(crate) fn successors(
                         "the rotations go round in a circle: refused",
                     ));
                 }
-                if revoked(&one.new) {
+                if ends(&one.new) == Some(ChainEnd::Revoked) {
                     return Ok(chain);
                 }
                 chain.push((*one).clone());
@@ -158,14 +167,14 @@ pub(crate) fn successors(
     }
 }
 
-/// What is wrong with `rotations` against the keys of their folder (`folder`) and its
-/// revocations, as `keys list` says it: a rotation whose old key carries the id of a key of the
-/// folder but is another key (a look-alike: not followed), and one out of a revoked key (trust
-/// does not pass through it).
+/// What is wrong with `rotations` against the keys of their folder (`folder`), its revocations
+/// and its policy, as `keys list` says it: a rotation whose old key carries the id of a key of
+/// the folder but is another key (a look-alike: not followed), and one out of a key trust has
+/// ended at (revoked, or past its date: trust does not pass on from it).
 pub(crate) fn problems(
     rotations: &[Rotation],
     folder: &[PublicKey],
-    revoked: impl Fn(&PublicKey) -> bool,
+    ends: impl Fn(&PublicKey) -> Option<ChainEnd>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for r in rotations {
@@ -179,19 +188,28 @@ pub(crate) fn problems(
                 r.old.key_id
             ));
         }
-        if revoked(&r.old) {
-            out.push(format!(
+        match ends(&r.old) {
+            Some(ChainEnd::Revoked) => out.push(format!(
                 "{}: a rotation out of revoked key {}: trust does not pass through a revoked key, so it is not followed",
                 r.file.display(),
                 r.old.key_id
-            ));
+            )),
+            Some(ChainEnd::Expired(until)) => out.push(format!(
+                "{}: a rotation out of key {}, trusted until {}: trust does not pass on from a key past its date, so it is not followed",
+                r.file.display(),
+                r.old.key_id,
+                crate::markup::text_value(&until)
+            )),
+            None => {}
         }
     }
     out
 }
 
 /// A rotation out of `old` is refused when the folder revokes it (trust does not pass through a
-/// revoked key) or holds another key under its id (`old` is a look-alike of that key).
+/// revoked key), when its policy's `valid_until` for it is past (trust does not pass on from a
+/// key past its date), or when the folder holds another key under its id (`old` is a look-alike
+/// of that key).
 fn refuse_old_key(keys_dir: &Path, old: &PublicKey) -> Result<()> {
     let mut folder = Vec::new();
     for path in super::keys::public_key_files(keys_dir).unwrap_or_default() {
@@ -205,8 +223,18 @@ fn refuse_old_key(keys_dir: &Path, old: &PublicKey) -> Result<()> {
         }
         folder.push(key);
     }
-    let threshold = super::policy::Policy::load(keys_dir)?.threshold;
-    let (revoked, _) = super::revocation::load(keys_dir, &folder, threshold)?;
+    let policy = super::policy::Policy::load(keys_dir)?;
+    if let Some(p) = policy.expired(old.key_id, crate::util::unix_now()) {
+        return Err(Error::Usage(format!(
+            "key {} was trusted until {} ({}): trust does not pass on from a key past its date, so it cannot rotate to a successor",
+            old.key_id,
+            p.valid_until.as_deref().unwrap_or_default(),
+            policy.origin()
+        )));
+    }
+    let mut lineages = super::lineage::Lineages::default();
+    lineages.extend(&load(keys_dir)?);
+    let (revoked, _) = super::revocation::load(keys_dir, &folder, policy.threshold, &lineages)?;
     if let Some(r) = revoked.iter().find(|r| r.public_key == *old) {
         return Err(Error::Usage(format!(
             "key {} is revoked ({}; {}): trust does not pass through a revoked key, so it cannot rotate to a successor",

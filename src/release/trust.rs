@@ -20,6 +20,7 @@ use super::binding::{
 use super::comment::DRY_RUN_MARKER;
 use super::hash::Digests;
 use super::keys::{KeyId, PublicKey};
+use super::lineage::Tally;
 use super::names::cosignature_path;
 use super::provenance::RunBinding;
 use super::signature::{SignatureAlgorithm, SignatureFile};
@@ -441,6 +442,48 @@ fn check_signature_file<'k>(
     check_signature_text(&text, sig_path, name, keys, checks, out)
 }
 
+/// Who made one signature (its `text`, read from `sig_path`) of the file `name` whose bytes are
+/// `message` (the BLAKE2b-512 prehash, with the bytes themselves for a legacy signature), and
+/// whether it counts here: every check a verification makes of a signature (format, key by its
+/// bytes, revocation, validity, bindings, dry-run, the run policy, a co-signature's name), for a
+/// caller that judges signatures one at a time (the log append). The threshold is the caller's.
+pub(crate) fn signer_of<'k>(
+    (text, sig_path): (&str, &Path),
+    name: &SignedName,
+    (digests, whole): (&Digests, Option<&[u8]>),
+    keys: &'k TrustedKeys,
+    checks: &Checks<'_>,
+) -> Result<&'k PublicKey, Rejected> {
+    let mut out = Judged::default();
+    let c = check_signature_text(text, sig_path, name, keys, checks, &mut out)?;
+    let named = sig_path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(super::names::cosigned_file);
+    if let Some((_, id)) = named.filter(|(_, id)| *id != c.sig.key_id) {
+        return Err((
+            Cause::Invalid,
+            format!(
+                "named for key {id} but signed by key {} (a renamed co-signature)",
+                c.sig.key_id
+            ),
+        ));
+    }
+    if let Some(why) = run_policy_problem(keys, c.run.as_ref()) {
+        return Err((Cause::RunPolicy, why));
+    }
+    let message: &[u8] = if c.sig.is_prehashed() {
+        &digests.blake2b512
+    } else {
+        whole.unwrap_or_default()
+    };
+    legacy_size_check(&c.sig, digests.size).map_err(|e| (Cause::Invalid, e.to_string()))?;
+    c.sig
+        .verify_data(c.key, message)
+        .map_err(|e| (Cause::Invalid, e.to_string()))?;
+    Ok(c.key)
+}
+
 /// What the run policy says of a counted signature (offline: a binding present and consistent),
 /// naming the signature when it is not the first.
 fn run_policy_problem(keys: &TrustedKeys, run: Option<&RunBinding>) -> Option<String> {
@@ -498,22 +541,19 @@ pub(crate) fn check_signature_set<'k>(
             Err((kind, why)) => return Err((kind, format!("{}: {why}", path.display()))),
         }
     }
-    let distinct = distinct_keys(set.iter().map(|(_, c)| c.key));
-    if distinct < need {
-        return Err((Cause::Invalid, below_threshold(distinct, need, keys, out)));
-    }
-    Ok(set)
-}
-
-/// How many distinct keys (by their bytes) are among `keys`.
-fn distinct_keys<'k>(keys: impl Iterator<Item = &'k PublicKey>) -> usize {
-    let mut seen: Vec<&PublicKey> = Vec::new();
-    for k in keys {
-        if !seen.contains(&k) {
-            seen.push(k);
+    // Counted before the bytes are read: too few signers need not read them.
+    let mut tally = Tally::new(keys.lineages());
+    let mut judged = out.clone();
+    for (path, c) in &set {
+        if let Err(why) = tally.count(c.key) {
+            judged.not_counted(Some(c.sig.key_id), path, why);
         }
     }
-    seen.len()
+    if tally.len() < need {
+        *out = judged;
+        return Err((Cause::Invalid, below_threshold(tally.len(), need, keys, out)));
+    }
+    Ok(set)
 }
 
 /// Checks each signature of the set over the file's bytes (`digests`, or `whole` for a legacy
@@ -525,7 +565,7 @@ pub(crate) fn verify_signature_set(
     (keys, need): (&TrustedKeys, usize),
     out: &mut Judged,
 ) -> Result<(), Reason> {
-    let mut counted: Vec<&PublicKey> = Vec::new();
+    let mut tally = Tally::new(keys.lineages());
     let mut entries = Vec::new();
     for (path, c) in set {
         let prefix = |e: String| {
@@ -544,16 +584,13 @@ pub(crate) fn verify_signature_set(
         c.sig
             .verify_data(c.key, message)
             .map_err(|e| prefix(e.to_string()))?;
-        let twice = counted.contains(&c.key);
-        if !twice {
-            counted.push(c.key);
-        }
+        let not_counted = tally.count(c.key).err();
         entries.push(SignerEntry {
             key_id: c.sig.key_id,
             signature: path.clone(),
             name: keys.policy().key(c.sig.key_id).and_then(|p| p.name.clone()),
-            counted: !twice,
-            reason: twice.then(|| "the same key signed twice: counted once".to_string()),
+            counted: not_counted.is_none(),
+            reason: not_counted,
             run: c.run.clone(),
             timestamp: c
                 .sig
@@ -577,8 +614,8 @@ pub(crate) fn verify_signature_set(
     if need > 1 {
         out.required_signatures = Some(need);
     }
-    if counted.len() < need {
-        return Err(below_threshold(counted.len(), need, keys, out).into());
+    if tally.len() < need {
+        return Err(below_threshold(tally.len(), need, keys, out).into());
     }
     Ok(())
 }

@@ -31,6 +31,8 @@ pub struct TrustedKeys {
     /// Found where warden looks when no key is named (`./keys`, `./minisign.pub`), not named by
     /// the user: such keys may not sit beside a file being verified (they came with it).
     unnamed: bool,
+    /// The rotations read with the keys: a key and its successors are one signer.
+    lineages: super::lineage::Lineages,
 }
 
 impl TrustedKeys {
@@ -67,6 +69,16 @@ impl TrustedKeys {
         Ok(keys)
     }
 
+    /// This one key, with the default policy (a signer without a keys folder).
+    pub fn only(key: PublicKey) -> Self {
+        let name = PathBuf::from(format!("key {}", key.key_id));
+        TrustedKeys {
+            keys: vec![(key, name)],
+            now: crate::util::unix_now(),
+            ..TrustedKeys::default()
+        }
+    }
+
     /// Every `*.pub` in `dir`, in name order, with the folder's revocations and policy.
     pub fn load_dir(dir: &Path) -> Result<Self> {
         let mut keys = TrustedKeys {
@@ -78,8 +90,10 @@ impl TrustedKeys {
         for path in super::keys::public_key_files(dir)? {
             keys.add(PublicKey::from_file(&path)?, path)?;
         }
+        keys.lineages.extend(&super::rotation::load(dir)?);
         let all = keys.all_keys();
-        let (revoked, notes) = super::revocation::load(dir, &all, keys.policy.threshold)?;
+        let (revoked, notes) =
+            super::revocation::load(dir, &all, keys.policy.threshold, &keys.lineages)?;
         keys.revoked = revoked;
         keys.notes = notes;
         Ok(keys)
@@ -88,25 +102,30 @@ impl TrustedKeys {
     /// Also trusts the keys that succeed these ones through the rotations of `keys_dir`
     /// (`verify --follow-rotations`: a pinned old key leads to its successors), and applies that
     /// folder's revocations and policy, which only remove trust. A rotation is followed only
-    /// from a key trusted here by its bytes, and never out of a revoked key; a forked chain is
-    /// an error.
+    /// from a key trusted here by its bytes, never out of a revoked key or a key past its
+    /// `valid_until` (by either policy), and a forked chain is an error. A key and its successors
+    /// are one signer.
     pub fn follow_rotations(mut self, keys_dir: &Path) -> Result<Self> {
         let rotations = super::rotation::load(keys_dir)?;
+        self.lineages.extend(&rotations);
+        let theirs = Policy::load(keys_dir)?;
         let pinned = self.all_keys();
         // Every key the chains could reach: their revocations are checked against them all (a
         // revocation only removes trust).
         let mut reach = pinned.clone();
         for key in &pinned {
-            for r in super::rotation::successors(key, &rotations, |_| false)? {
+            for r in super::rotation::successors(key, &rotations, |_| None)? {
                 reach.push(r.new);
             }
         }
-        let threshold = Policy::load(keys_dir)?.threshold.max(self.policy.threshold);
-        let (revoked, notes) = super::revocation::load(keys_dir, &reach, threshold)?;
+        let threshold = theirs.threshold.max(self.policy.threshold);
+        let (revoked, notes) =
+            super::revocation::load(keys_dir, &reach, threshold, &self.lineages)?;
         self.add_revocations(revoked);
         self.notes.extend(notes);
         for key in &pinned {
-            for r in super::rotation::successors(key, &rotations, |k| self.is_revoked(k))? {
+            let ended = |k: &PublicKey| self.chain_ends_at(k, &theirs);
+            for r in super::rotation::successors(key, &rotations, ended)? {
                 self.add(r.new.clone(), r.file.clone())?;
             }
             for r in rotations
@@ -127,10 +146,23 @@ impl TrustedKeys {
         self.apply_policy_from(keys_dir, &origin)
     }
 
+    /// Why trust does not pass on from `key` to a successor: it is revoked, or past its
+    /// `valid_until` by this policy or by `theirs` (the followed folder's).
+    fn chain_ends_at(&self, key: &PublicKey, theirs: &Policy) -> Option<super::rotation::ChainEnd> {
+        if self.is_revoked(key) {
+            return Some(super::rotation::ChainEnd::Revoked);
+        }
+        [&self.policy, theirs]
+            .into_iter()
+            .find_map(|p| p.expired(key.key_id, self.now))
+            .map(|p| super::rotation::ChainEnd::Expired(p.valid_until.clone().unwrap_or_default()))
+    }
+
     /// Also applies the `policy.toml` and `revoked/` of the keys folder `dir`; both only remove
     /// trust.
-    pub fn apply_folder(self, dir: &Path) -> Result<Self> {
+    pub fn apply_folder(mut self, dir: &Path) -> Result<Self> {
         let origin = dir.join(super::policy::POLICY_FILE).display().to_string();
+        self.lineages.extend(&super::rotation::load(dir)?);
         let mut keys = self
             .apply_policy_from(dir, &origin)?
             .apply_revocations(dir)?;
@@ -145,6 +177,11 @@ impl TrustedKeys {
     pub(crate) fn below_threshold_allowed(mut self) -> Self {
         self.policy.threshold = 1;
         self
+    }
+
+    /// Which keys are one signer.
+    pub(crate) fn lineages(&self) -> &super::lineage::Lineages {
+        &self.lineages
     }
 
     /// How many distinct usable keys must sign.
@@ -181,6 +218,15 @@ impl TrustedKeys {
             .filter(|(k, _)| self.expired(k.key_id).is_none())
     }
 
+    /// How many distinct signers the usable keys are (a key and its successors are one).
+    pub(crate) fn usable_signers(&self) -> usize {
+        let mut tally = super::lineage::Tally::new(&self.lineages);
+        for (k, _) in self.usable() {
+            let _one_signer_already = tally.count(k);
+        }
+        tally.len()
+    }
+
     /// Why the folder cannot be used as it is: a policy naming a key the folder does not hold,
     /// a threshold above the keys that can sign.
     pub(crate) fn inconsistencies(&self) -> Vec<String> {
@@ -195,10 +241,10 @@ impl TrustedKeys {
             }
         }
         // Without a policy, a folder whose keys are all revoked is said by `keys list` as such.
-        let usable = self.usable().count();
+        let usable = self.usable_signers();
         if self.policy.file.is_some() && self.policy.threshold > usable {
             problems.push(format!(
-                "{origin}: threshold {} is above the {usable} usable key{} (trusted, not revoked, not expired): no release can be signed",
+                "{origin}: threshold {} is above the {usable} usable signer{} (trusted, not revoked, not expired; a key and its successors are one): no release can be signed",
                 self.policy.threshold,
                 if usable == 1 { "" } else { "s" }
             ));
@@ -234,7 +280,7 @@ impl TrustedKeys {
     pub fn apply_statements(mut self, dir: &Path) -> Result<Self> {
         let all = self.all_keys();
         let (revoked, notes) =
-            super::revocation::load_statements(dir, &all, self.policy.threshold)?;
+            super::revocation::load_statements(dir, &all, self.policy.threshold, &self.lineages)?;
         self.add_revocations(revoked);
         self.notes.extend(notes);
         Ok(self)
@@ -334,10 +380,11 @@ impl TrustedKeys {
     }
 
     pub(crate) fn ids(&self) -> String {
-        self.usable()
-            .map(|(k, _)| k.key_id.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+        let ids: Vec<String> = self.usable().map(|(k, _)| k.key_id.to_string()).collect();
+        if ids.is_empty() {
+            return "none".into();
+        }
+        ids.join(", ")
     }
 }
 
@@ -356,14 +403,34 @@ pub struct KeysReport {
     pub(crate) revoked: Vec<super::revocation::Revocation>,
     /// Rotations: (old, new, when, statement).
     pub(crate) rotations: Vec<ListedRotation>,
-    /// Distinct usable keys a release needs (1 without a policy).
+    /// Distinct signers a release needs (1 without a policy).
     pub(crate) threshold: usize,
+    /// Distinct signers the usable keys are (a key and its successors are one).
+    pub(crate) usable_signers: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) policy: Option<PathBuf>,
+    /// Keys that are one signer (a key and its successors), with the statements that join them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) one_signer: Vec<OneSigner>,
     /// Why the folder cannot be used as it is: a statement or policy that does not read or
     /// verify, a policy naming a missing key, a threshold no set of keys can meet.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) problems: Vec<String>,
+}
+
+/// Keys of the folder that count as one signer, and the rotations that make them one.
+#[derive(Clone, Debug, serde::Serialize)]
+pub(crate) struct OneSigner {
+    #[serde(serialize_with = "serialize_key_ids")]
+    pub(crate) keys: Vec<KeyId>,
+    pub(crate) rotations: Vec<String>,
+}
+
+fn serialize_key_ids<S: serde::Serializer>(
+    ids: &[KeyId],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_seq(ids.iter().map(ToString::to_string))
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -399,7 +466,9 @@ pub fn list(keys_dir: &Path) -> KeysReport {
         revoked: Vec::new(),
         rotations: Vec::new(),
         threshold: 1,
+        usable_signers: 0,
         policy: None,
+        one_signer: Vec::new(),
         problems: Vec::new(),
     };
     let rotations = super::rotation::load(keys_dir);
@@ -409,17 +478,18 @@ pub fn list(keys_dir: &Path) -> KeysReport {
             // A key with two successors forks the chain: said once per key.
             let mut forks = std::collections::BTreeSet::new();
             for r in rotations {
-                if let Err(e) = super::rotation::successors(&r.old, rotations, |_| false) {
+                if let Err(e) = super::rotation::successors(&r.old, rotations, |_| None) {
                     if forks.insert(e.to_string()) {
                         report.problems.push(e.to_string());
                     }
                 }
             }
             if let Ok(keys) = &keys {
+                let none = Policy::default();
                 report.problems.extend(super::rotation::problems(
                     rotations,
                     &keys.all_keys(),
-                    |k| keys.is_revoked(k),
+                    |k| keys.chain_ends_at(k, &none),
                 ));
             }
             report.rotations = rotations
@@ -451,7 +521,18 @@ pub fn list(keys_dir: &Path) -> KeysReport {
                 })
                 .collect();
             report.revoked = keys.revocations().to_vec();
+            let trusted: Vec<&PublicKey> = keys.trusted().map(|(k, _)| k).collect();
+            report.one_signer = keys
+                .lineages()
+                .groups(&trusted)
+                .into_iter()
+                .map(|(group, rotations)| OneSigner {
+                    keys: group.iter().map(|k| k.key_id).collect(),
+                    rotations,
+                })
+                .collect();
             report.threshold = keys.threshold();
+            report.usable_signers = keys.usable_signers();
             report.policy = keys.policy().file.clone();
             report.problems.extend(keys.notes().iter().cloned());
             report.problems.extend(keys.inconsistencies());

@@ -563,7 +563,7 @@ pub(crate) fn log_requirements<'a>(
     opts: &'a VerifyOptions,
     keys: &'a TrustedKeys,
 ) -> Vec<&'a super::tlog::LogRequirement> {
-    opts.log.iter().chain(keys.policy().log.iter()).collect()
+    opts.log.iter().chain(&keys.policy().log).collect()
 }
 
 /// What the file's bytes are (its digests, and the bytes themselves for a legacy signature), as

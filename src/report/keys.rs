@@ -60,10 +60,19 @@ impl Report for KeysReport {
         if let Some(policy) = &self.policy {
             writeln!(
                 w,
-                "policy   {} distinct key{} must sign a release ({})",
+                "policy   {} distinct signer{} must sign a release ({})",
                 self.threshold,
                 if self.threshold == 1 { "" } else { "s" },
                 text_value(&policy.display().to_string())
+            )?;
+        }
+        for one in &self.one_signer {
+            let ids: Vec<String> = one.keys.iter().map(ToString::to_string).collect();
+            writeln!(
+                w,
+                "signer   {} are one signer: a key and its successors count once ({})",
+                ids.join(", "),
+                text_value(&one.rotations.join(", "))
             )?;
         }
         for problem in &self.problems {

@@ -369,7 +369,7 @@ fn revoked_keys_and_thresholds_are_findings() {
         .collect();
     assert_eq!(
         keys,
-        ["keys/ does not load: keys/policy.toml: threshold 2 is above the 1 usable key (trusted, not revoked, not expired): no release can be signed"]
+        ["keys/ does not load: keys/policy.toml: threshold 2 is above the 1 usable signer (trusted, not revoked, not expired; a key and its successors are one): no release can be signed"]
     );
 }
 

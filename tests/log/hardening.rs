@@ -160,3 +160,68 @@ fn a_log_served_behind_the_proof_is_said_to_be_stale_not_forked() {
     // The proof alone (its checkpoint is signed by the log key) still verifies.
     r.verify("dist-v2", &[]).expect(0);
 }
+
+/// Issue 46: the log takes what a verification would count, judged by the one decider: a
+/// rehearsal, a signature bound to another file, or one the run policy refuses is not logged.
+#[test]
+fn the_log_takes_only_what_a_verification_counts() {
+    let r = LogRepo::new();
+    // `sign --dry-run --log` is refused before anything is signed.
+    write(&r.dir().join("dist/app"), b"the app");
+    let out = run(warden(r.dir())
+        .args(["sign", "dist", "--dry-run", "--secret-key"])
+        .arg(&r.secret_key)
+        .args(["--log", "log", "--log-key"])
+        .arg(r.log_key()))
+    .expect(2);
+    assert_eq!(
+        out.stderr,
+        "error: the argument '--dry-run' cannot be used with '--log <DIR>'\n\nUsage: warden sign --dry-run --secret-key <FILE> --log-key <FILE> <PATH>...\n\nFor more information, try '--help'.\n"
+    );
+    assert!(!r.dir().join("dist/SHA256SUMS").exists());
+    let append = || {
+        run(warden(r.dir())
+            .args(["log", "append", "log", "--release", "dist", "--log-key"])
+            .arg(r.log_key()))
+    };
+    // A rehearsal made without --log, then appended.
+    run(warden(r.dir())
+        .args(["sign", "dist", "--dry-run", "--secret-key"])
+        .arg(&r.secret_key))
+    .expect(0);
+    let before = r.log_files();
+    let out = append().expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: dist/SHA256SUMS: no signature beside it that a verification would count, so nothing was logged (dist/SHA256SUMS.minisig: dry-run (rehearsal) signature; pass --allow-dry-run to accept it: not logged)\n"
+    );
+    // The list's exact bytes, signed under another name: the signature is not for this file.
+    std::fs::create_dir_all(r.dir().join("laptop")).unwrap();
+    std::fs::copy(r.dir().join("dist/SHA256SUMS"), r.dir().join("laptop/OTHER")).unwrap();
+    run(warden(r.dir())
+        .args(["sign", "laptop/OTHER", "--no-checksums", "--secret-key"])
+        .arg(&r.secret_key))
+    .expect(0);
+    std::fs::rename(
+        r.dir().join("laptop/OTHER.minisig"),
+        r.dir().join("dist/SHA256SUMS.minisig"),
+    )
+    .unwrap();
+    let out = append().expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: dist/SHA256SUMS: no signature beside it that a verification would count, so nothing was logged (dist/SHA256SUMS.minisig: the signature is for file:OTHER, not SHA256SUMS (renamed or swapped artifact): not logged)\n"
+    );
+    // Signed outside any run where the policy requires one.
+    write(&r.dir().join("keys/policy.toml"), b"require_run = true\n");
+    run(warden(r.dir())
+        .args(["sign", "dist", "--force", "--secret-key"])
+        .arg(&r.secret_key))
+    .expect(0);
+    let out = append().expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: dist/SHA256SUMS: no signature beside it that a verification would count, so nothing was logged (dist/SHA256SUMS.minisig: the signature binds no workflow run, and keys/policy.toml requires one (made outside the release pipeline?): not logged)\n"
+    );
+    assert_eq!(r.log_files(), before);
+}

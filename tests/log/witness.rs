@@ -151,3 +151,97 @@ fn a_witness_refuses_a_fork_and_keeps_it_as_evidence() {
         format!("REFUSED  log log: the log forked at size 2: two signed checkpoints of that size have different roots: not cosigned; the checkpoint is kept as evidence\n         evidence: [DIR]/state/refused-2-{root}")
     );
 }
+
+/// A note key's text (`PRIVATE+KEY+name+id+base64(type ‖ seed)`) for the same seed as `text`,
+/// under the name `name` and the type byte `kind` (0x01 a log key, 0x04 a witness key), with the
+/// key id signed notes derive from the name, the type and the public key. Returns the secret
+/// key's text and its verifier key.
+fn renamed_key(text: &str, name: &str, kind: u8) -> (String, String) {
+    use sha2::Digest as _;
+    let b64 = super::release_log::base64_encode;
+    let encoded = text.trim().splitn(5, '+').nth(4).unwrap();
+    let bytes = super::release_log::base64_decode(encoded);
+    let seed: [u8; 32] = bytes[1..].try_into().unwrap();
+    let public = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key();
+    let mut typed = vec![kind];
+    typed.extend_from_slice(public.as_bytes());
+    let mut h = sha2::Sha256::new();
+    h.update(name.as_bytes());
+    h.update(b"\n");
+    h.update(&typed);
+    let id = u32::from_be_bytes(h.finalize()[..4].try_into().unwrap());
+    let mut secret = vec![kind];
+    secret.extend_from_slice(&seed);
+    (
+        format!("PRIVATE+KEY+{name}+{id:08x}+{}\n", b64(&secret)),
+        format!("{name}+{id:08x}+{}", b64(&typed)),
+    )
+}
+
+#[test]
+fn one_witness_key_under_two_names_is_one_witness() {
+    let r = LogRepo::new();
+    r.release("v1", true).expect(0);
+    let (one, one_vkey) = witness_key(&r, "witness-one.example");
+    // The same key under a second name: its cosignature verifies under either vkey.
+    let (twin, twin_vkey) = renamed_key(
+        &std::fs::read_to_string(&one).unwrap(),
+        "witness-two.example",
+        0x04,
+    );
+    let twin_file = r.secrets.path().join("twin.key");
+    write(&twin_file, twin.as_bytes());
+    witness(&r, &one, "one-state").expect(0);
+    witness(&r, &twin_file, "twin-state").expect(0);
+    renew(&r, "dist-v1");
+    let out = r
+        .verify(
+            "dist-v1",
+            &["--witness", &one_vkey, "--witness", &twin_vkey],
+        )
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: --witness witness-two.example: the same key as the witness witness-one.example under another name: one witness counts once\n"
+    );
+    // Nor in keys/policy.toml.
+    write(
+        &r.dir().join("keys/policy.toml"),
+        format!(
+            "require_log = true\nlog_vkey = \"{}\"\nwitnesses = [\"{one_vkey}\", \"{twin_vkey}\"]\n",
+            r.vkey
+        )
+        .as_bytes(),
+    );
+    let out = run(warden(r.dir()).args(["verify", "dist-v1"])).expect(2);
+    assert_eq!(
+        out.stderr,
+        "warden: loading trusted keys (pass --public-key FILE or --keys-dir DIR): keys/policy.toml: line 3: witnesses: witness-two.example: the same key as the witness witness-one.example under another name: one witness counts once\n"
+    );
+}
+
+#[test]
+fn the_log_s_own_key_is_never_a_witness() {
+    let r = LogRepo::new();
+    r.release("v1", true).expect(0);
+    // The log operator makes a witness key from the log key's own bytes, and cosigns.
+    let (operator, operator_vkey) = renamed_key(
+        &std::fs::read_to_string(r.log_key()).unwrap(),
+        "witness.example",
+        0x04,
+    );
+    let operator_file = r.secrets.path().join("operator-witness.key");
+    write(&operator_file, operator.as_bytes());
+    witness(&r, &operator_file, "state").expect(0);
+    renew(&r, "dist-v1");
+    let out = r
+        .verify(
+            "dist-v1",
+            &["--witness", &operator_vkey, "--witness-threshold", "1"],
+        )
+        .expect(2);
+    assert_eq!(
+        out.stderr,
+        format!("warden: --witness witness.example: this is the key of the log {ORIGIN} made into a witness key: the log's operator cannot witness their own log\n")
+    );
+}

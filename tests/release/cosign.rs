@@ -75,7 +75,7 @@ fn a_threshold_of_two_needs_two_distinct_keys() {
     let out = run(warden(f.dir()).args(["keys", "list"])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("trusted  {a}  keys/alice.pub  Alice, release manager\ntrusted  {b}  keys/bob.pub  Bob, until 2099-12-31\ntrusted  {c}  keys/carol.pub\npolicy   2 distinct keys must sign a release (keys/policy.toml)\nkeys: 3 trusted, 0 revoked\n")
+        format!("trusted  {a}  keys/alice.pub  Alice, release manager\ntrusted  {b}  keys/bob.pub  Bob, until 2099-12-31\ntrusted  {c}  keys/carol.pub\npolicy   2 distinct signers must sign a release (keys/policy.toml)\nkeys: 3 trusted, 0 revoked\n")
     );
 
     // One signature is one of two.
@@ -153,7 +153,7 @@ fn a_threshold_of_two_needs_two_distinct_keys() {
     let out = run(warden(f.dir()).args(["verify", "dist"])).expect(1);
     assert_eq!(
         out.stdout,
-        "FAIL  dist/SHA256SUMS  1 of 2 required signatures (keys/policy.toml)\nFAIL  dist/app  1 of 2 required signatures (keys/policy.toml)\n0 verified, 2 failed, 0 errors\n"
+        format!("FAIL  dist/SHA256SUMS  1 of 2 required signatures (keys/policy.toml); dist/SHA256SUMS.{a}.minisig not counted: the same key signed twice: counted once\nFAIL  dist/app  1 of 2 required signatures (keys/policy.toml)\n0 verified, 2 failed, 0 errors\n")
     );
     std::fs::remove_file(f.dir().join(format!("dist/SHA256SUMS.{a}.minisig"))).unwrap();
 
@@ -217,7 +217,7 @@ fn a_key_past_valid_until_does_not_count() {
     let out = run(warden(f.dir()).args(["keys", "list"])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("trusted  {a}  keys/alice.pub\nexpired  {b}  keys/bob.pub  Bob, until 2020-01-01\ntrusted  {c}  keys/carol.pub\npolicy   2 distinct keys must sign a release (keys/policy.toml)\nkeys: 2 trusted, 1 expired, 0 revoked\n")
+        format!("trusted  {a}  keys/alice.pub\nexpired  {b}  keys/bob.pub  Bob, until 2020-01-01\ntrusted  {c}  keys/carol.pub\npolicy   2 distinct signers must sign a release (keys/policy.toml)\nkeys: 2 trusted, 1 expired, 0 revoked\n")
     );
 }
 
@@ -228,7 +228,7 @@ fn an_inconsistent_or_malformed_policy_is_named() {
     let (a, b, c) = (f.id(0), f.id(1), f.id(2));
     assert_eq!(
         out.stdout,
-        format!("trusted  {a}  keys/alice.pub\ntrusted  {b}  keys/bob.pub\ntrusted  {c}  keys/carol.pub\npolicy   4 distinct keys must sign a release (keys/policy.toml)\nFAIL     keys/policy.toml names key 0123456789ABCDEF, which has no .pub file in the folder\nFAIL     keys/policy.toml: threshold 4 is above the 3 usable keys (trusted, not revoked, not expired): no release can be signed\nkeys: not usable until these are fixed\n")
+        format!("trusted  {a}  keys/alice.pub\ntrusted  {b}  keys/bob.pub\ntrusted  {c}  keys/carol.pub\npolicy   4 distinct signers must sign a release (keys/policy.toml)\nFAIL     keys/policy.toml names key 0123456789ABCDEF, which has no .pub file in the folder\nFAIL     keys/policy.toml: threshold 4 is above the 3 usable signers (trusted, not revoked, not expired; a key and its successors are one): no release can be signed\nkeys: not usable until these are fixed\n")
     );
     let out = run(warden(f.dir()).args(["check"]));
     assert!(
@@ -295,7 +295,7 @@ fn a_revocation_by_other_keys_needs_the_threshold() {
     let out = run(warden(f.dir()).args(["keys", "list"])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("trusted  {a}  keys/alice.pub\ntrusted  {b}  keys/bob.pub\nrevoked  {c}  at 2025-12-02T03:00:10Z: carol left (signed by key {a}; keys/revoked/{c}.toml)\npolicy   2 distinct keys must sign a release (keys/policy.toml)\nkeys: 2 trusted, 1 revoked\n")
+        format!("trusted  {a}  keys/alice.pub\ntrusted  {b}  keys/bob.pub\nrevoked  {c}  at 2025-12-02T03:00:10Z: carol left (signed by key {a}; keys/revoked/{c}.toml)\npolicy   2 distinct signers must sign a release (keys/policy.toml)\nkeys: 2 trusted, 1 revoked\n")
     );
     revoke(2).expect(2);
 }

@@ -4,6 +4,7 @@ mod agreement;
 mod cosign;
 mod install_script;
 mod keygen_secrets;
+mod lineage;
 mod minisign_interop;
 mod provenance;
 mod revocation;

@@ -497,11 +497,12 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
     .expect(0);
     // The thief again, naming another repository in the comment: our key, so still judged.
     write(&t.path().join("elsewhere/app"), b"a backdoored app");
-    let sign_for = |dir: &str, key: &std::path::Path, repo: &str| {
+    let sign_for = |dir: &str, key: &std::path::Path, repo: &str, keys: &str| {
         run(warden(t.path())
             .env("SOURCE_DATE_EPOCH", SIGNED_AT)
             .args(["sign", dir, "--tag", "v9", "--repo", repo, "--secret-key"])
             .arg(key)
+            .args(["--keys-dir", keys])
             .args(log_flags))
         .expect(0);
     };
@@ -509,11 +510,13 @@ async fn the_log_monitor_flags_the_entry_made_outside_a_release_run() {
         "elsewhere",
         std::path::Path::new("secret/demo.key"),
         "evil/x",
+        "keys",
     );
-    // Another project's key and repository in the same log: counted, not judged.
+    // Another project's key and repository in the same log (its release job has keys of its
+    // own): counted, not judged.
     let (_, other_key) = keypair(secrets.path(), "other");
     write(&t.path().join("other/app"), b"another project");
-    sign_for("other", &other_key, "other/y");
+    sign_for("other", &other_key, "other/y", "other-project-keys");
     let records = good_records(&t.path().join("dist"));
     let (api, _storage) = serve(&records).await;
     let (dir, uri) = (t.path().to_path_buf(), api.uri());
@@ -628,4 +631,38 @@ log log: entries 0 to 5 read, 4 of o/r (1 of other repositories), 2 flagged
         out.stdout,
         "log good-log: entries 2 to 2 read, 0 of o/r (0 of other repositories), 0 flagged\n"
     );
+}
+
+/// Issue 46: a run that could not be read (a truncated answer, a redirect to another host) is
+/// the command's failure to read (exit 2, nothing judged), never a verdict about the release.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_that_could_not_be_read_is_an_api_error_not_a_verdict() {
+    for (answer, said) in [
+        (
+            ResponseTemplate::new(200)
+                .insert_header("content-type", "application/json")
+                .set_body_string("{\"id\": 555, \"run_attempt\": 1, \"path\": \".github/wor"),
+            "answered 200: malformed JSON from GET /repos/o/r/actions/runs/555/attempts/1: EOF while parsing a string at line 1 column 50",
+        ),
+        (
+            ResponseTemplate::new(302).insert_header("location", "https://example.invalid/run"),
+            "answered 302: a redirect to https://example.invalid/run, where an API answer was expected: not followed",
+        ),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        let mut r = release(t.path());
+        r.run = None;
+        let (api, _storage) = serve(&r).await;
+        Mock::given(method("GET"))
+            .and(path("/repos/o/r/actions/runs/555/attempts/1"))
+            .respond_with(answer)
+            .mount(&api)
+            .await;
+        let out = verify(t.path(), &api, &["--out", "got"]).await.expect(2);
+        assert_eq!(out.stdout, "", "{said}");
+        assert_eq!(
+            out.stderr,
+            format!("warden: reading run 555 (attempt 1) of .github/workflows/release.yml in environment release, which the signature names: GET /repos/o/r/actions/runs/555/attempts/1 {said}\n")
+        );
+    }
 }

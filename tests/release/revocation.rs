@@ -233,7 +233,7 @@ fn a_pinned_old_key_follows_its_rotation_and_a_fork_fails() {
     let out = run(warden(t.path()).args(["keys", "list"])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("trusted  {b}  keys/{b}.pub\ntrusted  {a}  keys/a.pub\nrotated  {a} -> {b}  at 2025-12-02T03:00:10Z (keys/rotations/{a}-{b}.toml)\nkeys: 2 trusted, 0 revoked\n")
+        format!("trusted  {b}  keys/{b}.pub\ntrusted  {a}  keys/a.pub\nrotated  {a} -> {b}  at 2025-12-02T03:00:10Z (keys/rotations/{a}-{b}.toml)\nsigner   {b}, {a} are one signer: a key and its successors count once (keys/rotations/{a}-{b}.toml)\nkeys: 2 trusted, 0 revoked\n")
     );
     run(warden(t.path())
         .args(["sign", "v2", "--tag", "v2", "--secret-key"])

@@ -833,7 +833,7 @@ pub(crate) struct SignArgs {
     pub force: bool,
     /// Append the checksum list's signature to the transparency log in DIR and write its proof
     /// beside it (SHA256SUMS.log-proof), signed by --log-key or --log-key-env.
-    #[arg(long, value_name = "DIR", conflicts_with = "no_checksums")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["no_checksums", "dry_run"])]
     pub log: Option<PathBuf>,
     /// The log's secret key (`warden log init` writes one).
     #[arg(

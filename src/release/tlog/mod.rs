@@ -16,7 +16,7 @@ pub(crate) mod trust;
 
 pub use ops::{
     append_release, append_synthetic, check_log_key, init, prove_entry, verify_log, witness,
-    witness_key, AppendReport, InitReport, LogKey, LogVerifyReport, Signers, WitnessKey,
+    witness_key, AppendReport, InitReport, LogKey, LogVerifyReport, WitnessKey,
     WitnessReport,
 };
 pub use trust::{parse_vkey, parse_witness_vkey, LogRequirement, LogTrust, VerifierKeyArg};

@@ -396,34 +396,47 @@ pub(crate) fn verify_checkpoint(
             format!("the checkpoint is not signed by the log key {}", policy.log).into(),
         ));
     }
-    let mut cosigned = Vec::new();
+    // Witnesses are counted by their keys' bytes: one key under two names is one witness.
+    let mut cosigned: Vec<(String, u64)> = Vec::new();
+    let mut counted: Vec<&VerifyingKey> = Vec::new();
+    let mut twice: Vec<&str> = Vec::new();
     for w in &policy.witnesses {
-        if let Some(s) = verified
+        let Some(s) = verified
             .iter()
             .find(|s| s.name() == w.name && s.id() == w.id)
-        {
-            let time = s
-                .signature()
-                .first_chunk::<8>()
-                .map(|t| u64::from_be_bytes(*t));
-            if !cosigned.iter().any(|(n, _)| n == &w.name) {
-                cosigned.push((w.name.clone(), time.unwrap_or(0)));
-            }
+        else {
+            continue;
+        };
+        if counted.contains(&&w.key) {
+            twice.push(&w.name);
+            continue;
         }
+        let time = s
+            .signature()
+            .first_chunk::<8>()
+            .map(|t| u64::from_be_bytes(*t));
+        counted.push(&w.key);
+        cosigned.push((w.name.clone(), time.unwrap_or(0)));
     }
     if cosigned.len() < policy.threshold {
         let names: Vec<&str> = cosigned.iter().map(|(n, _)| n.as_str()).collect();
+        let mut verified = if names.is_empty() {
+            "none verified".to_string()
+        } else {
+            format!("verified: {}", names.join(", "))
+        };
+        if !twice.is_empty() {
+            verified.push_str(&format!(
+                "; {} is a key already counted under another name: one witness",
+                twice.join(", ")
+            ));
+        }
         return Err(CheckpointError::Refused(
             format!(
-                "{} of {} required witness cosignatures on the checkpoint of size {} ({})",
+                "{} of {} required witness cosignatures on the checkpoint of size {} ({verified})",
                 cosigned.len(),
                 policy.threshold,
                 checkpoint.size(),
-                if names.is_empty() {
-                    "none verified".to_string()
-                } else {
-                    format!("verified: {}", names.join(", "))
-                }
             )
             .into(),
         ));

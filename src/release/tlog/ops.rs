@@ -18,7 +18,7 @@ use super::trust::{LogTrust, VerifierKeyArg};
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded, paths};
 use crate::release::names::{signs, SIGNATURE_SUFFIX};
-use crate::release::{PublicKey, SignatureFile, TrustedKeys};
+use crate::release::{SignatureFile, TrustedKeys};
 
 /// A log's secret key (`PRIVATE+KEY+…`), read from a file or an environment variable. Never
 /// printed; its seed is wiped on drop.
@@ -185,28 +185,6 @@ pub struct AppendReport {
     pub(crate) skipped: Vec<(PathBuf, String)>,
 }
 
-/// Who may have made the signatures an append logs.
-pub enum Signers<'a> {
-    /// The key `warden sign` just signed with.
-    Key(&'a PublicKey),
-    /// The keys folder's usable keys (`log append`).
-    Keys(&'a TrustedKeys),
-}
-
-impl Signers<'_> {
-    /// The key of `sig`, found by its id and proved by its bytes: the signature verifies with it.
-    fn key_of(&self, sig: &SignatureFile, message: &[u8; 64]) -> Option<PublicKey> {
-        let candidates: Vec<&PublicKey> = match self {
-            Signers::Key(k) => vec![*k],
-            Signers::Keys(keys) => keys.usable().map(|(k, _)| k).collect(),
-        };
-        candidates
-            .into_iter()
-            .find(|k| sig.verify_comment(k).is_ok() && sig.verify_data(k, message).is_ok())
-            .cloned()
-    }
-}
-
 /// Checks, before anything is signed, that `dir` is a log this key signs.
 pub fn check_log_key(dir: &Path, key: &LogKey) -> Result<()> {
     log::check_appendable(dir, &key.0).map_err(|e| match e {
@@ -225,13 +203,14 @@ fn own_policy(key: &LogKey) -> CheckpointPolicy {
 
 /// Appends the signatures of the checksum list `sums` (its `.minisig` and co-signatures) to the
 /// log in `log_dir`, and writes each one's proof beside it. A signature whose proof already
-/// verifies against this log is not appended again; one that does not verify by a signer is
-/// not logged.
+/// verifies against this log is not appended again; one that a verification with `keys` would
+/// not count (an unknown, revoked or expired key, a rehearsal, a signature of another file, one
+/// the run policy refuses) is not logged, and said.
 pub fn append_release(
     log_dir: &Path,
     key: &LogKey,
     sums: &Path,
-    signers: Signers<'_>,
+    keys: &TrustedKeys,
 ) -> Result<AppendReport> {
     let text = guarded::read_small_file(sums, 16 << 20, "a checksum list")?;
     let digests = crate::release::hash::hash_bytes(text.as_bytes());
@@ -251,16 +230,25 @@ pub fn append_release(
         skipped: Vec::new(),
     };
     let mut todo: Vec<(PathBuf, Entry)> = Vec::new();
+    let signed_name = crate::release::trust::SignedName::of(sums, name);
+    let checks = crate::release::trust::Checks::default();
     for sig_path in signature_files(dir, name)? {
         let sig_text = guarded::read_small_file(&sig_path, 64 * 1024, "a minisign signature")?;
         let sig = SignatureFile::parse(&sig_text)
             .map_err(|e| e.in_origin(sig_path.display().to_string()))?;
-        let Some(signer) = signers.key_of(&sig, &digests.blake2b512) else {
-            report.skipped.push((
-                sig_path,
-                format!("not a valid signature of {name} by a trusted key: not logged"),
-            ));
-            continue;
+        let judged = crate::release::trust::signer_of(
+            (&sig_text, &sig_path),
+            &signed_name,
+            (&digests, Some(text.as_bytes())),
+            keys,
+            &checks,
+        );
+        let signer = match judged {
+            Ok(k) => k.clone(),
+            Err((_, why)) => {
+                report.skipped.push((sig_path, format!("{why}: not logged")));
+                continue;
+            }
         };
         let entry = Entry::new(&signer, name, digests.sha256, &sig)
             .map_err(|e| Error::input(sig_path.display().to_string(), None, e.to_string()))?;
@@ -278,9 +266,19 @@ pub fn append_release(
         todo.push((sig_path, entry));
     }
     if report.entries.is_empty() && todo.is_empty() {
+        let why: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|(p, why)| format!("{}: {why}", p.display()))
+            .collect();
         return Err(Error::Refused(format!(
-            "{}: no signature by a trusted key beside it: nothing to log",
-            sums.display()
+            "{}: no signature beside it that a verification would count, so nothing was logged{}",
+            sums.display(),
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", why.join("; "))
+            }
         )));
     }
     let entries: Vec<Entry> = todo.iter().map(|(_, e)| e.clone()).collect();

@@ -36,6 +36,11 @@ impl LogTrust {
         witnesses: Vec<VerifierKeyArg>,
         threshold: usize,
     ) -> Result<Self> {
+        for (i, w) in witnesses.iter().enumerate() {
+            if let Some(why) = witness_problem(&log, &witnesses[..i], w) {
+                return Err(Error::Usage(format!("--witness {}: {why}", w.0.name)));
+            }
+        }
         if threshold > witnesses.len() {
             return Err(Error::Usage(format!(
                 "--witness-threshold {threshold}: only {} --witness keys are given",
@@ -50,6 +55,29 @@ impl LogTrust {
             },
         })
     }
+}
+
+/// Why `w` cannot be one of a log's witnesses beside `earlier`: it is the log's own key (its
+/// Ed25519 bytes under a witness's type byte would let the log's operator cosign their own
+/// checkpoints), or a key already among them under another name (a witness is its key's bytes,
+/// and counts once).
+pub(crate) fn witness_problem(
+    log: &VerifierKeyArg,
+    earlier: &[VerifierKeyArg],
+    w: &VerifierKeyArg,
+) -> Option<String> {
+    if w.0.key == log.0.key {
+        return Some(format!(
+            "this is the key of the log {} made into a witness key: the log's operator cannot witness their own log",
+            log.0.name
+        ));
+    }
+    earlier.iter().find(|e| e.0.key == w.0.key).map(|same| {
+        format!(
+            "the same key as the witness {} under another name: one witness counts once",
+            same.0.name
+        )
+    })
 }
 
 /// What `--require-log` asks of a release.

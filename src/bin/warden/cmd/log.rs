@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use release_warden::files::{read_small_file, SMALL_FILE_CAP};
 use release_warden::release::tlog::{
-    self, LogKey, LogRequirement, LogTrust, Signers, VerifierKeyArg, WitnessKey,
+    self, LogKey, LogRequirement, LogTrust, VerifierKeyArg, WitnessKey,
 };
 use release_warden::release::TrustedKeys;
 
@@ -121,7 +121,7 @@ fn append(args: &LogAppendArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::R
     let key = log_key(args.log_key.as_deref(), args.log_key_env.as_deref())?;
     let keys = TrustedKeys::load_dir(&args.keys_dir)?;
     let sums = args.release.join(&args.checksums);
-    let report = tlog::append_release(&args.dir, &key, &sums, Signers::Keys(&keys))?;
+    let report = tlog::append_release(&args.dir, &key, &sums, &keys)?;
     ctx.emit(out, &report, args.format.into(), false)
 }
 

@@ -79,9 +79,14 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     let sums = report.checksums_path().ok_or_else(|| {
         anyhow::anyhow!("--log logs the checksum list's signature: this run wrote no checksum list")
     })?;
-    let public = key.public_key();
-    let signer = release_warden::release::tlog::Signers::Key(&public);
-    let logged = release_warden::release::tlog::append_release(&dir, &log_key, sums, signer)?;
+    // The log takes what a verification would count: judged with the keys folder (its
+    // revocations and run policy), or this key alone where there is none.
+    let keys = if args.keys_dir.is_dir() {
+        TrustedKeys::load_dir(&args.keys_dir)?
+    } else {
+        TrustedKeys::only(key.public_key())
+    };
+    let logged = release_warden::release::tlog::append_release(&dir, &log_key, sums, &keys)?;
     emit_both(ctx, out, args.format, (&report, &logged))
 }
 
@@ -145,8 +150,7 @@ fn cosign_run(
         return ctx.emit(out, &report, args.format.into(), false);
     };
     let sums = opts.inputs[0].join(&opts.checksums_name);
-    let signers = release_warden::release::tlog::Signers::Keys(&keys);
-    let logged = release_warden::release::tlog::append_release(&log_dir, &log_key, &sums, signers)?;
+    let logged = release_warden::release::tlog::append_release(&log_dir, &log_key, &sums, &keys)?;
     emit_both(ctx, out, args.format, (&report, &logged))
 }
 
