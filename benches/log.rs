@@ -8,8 +8,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use release_warden::release::tlog::{self, LogKey, Signers};
-use release_warden::release::PublicKey;
+use release_warden::minisign::PublicKey;
+use release_warden::release::log_ops::{self as tlog, LogKey};
+use release_warden::trust::TrustedKeys;
 
 const ORIGIN: &str = "bench.example/log";
 const ENTRIES: u64 = 100_000;
@@ -42,8 +43,12 @@ fn main() {
         .as_str()
         .unwrap()
         .to_string();
-    let trust =
-        tlog::LogTrust::new(tlog::parse_vkey(&vkey, "vkey").unwrap(), Vec::new(), 0).unwrap();
+    let trust = release_warden::trust::LogTrust::new(
+        release_warden::trust::parse_vkey(&vkey, "vkey").unwrap(),
+        Vec::new(),
+        0,
+    )
+    .unwrap();
 
     let started = Instant::now();
     tlog::append_synthetic(&log, &key, ENTRIES).expect("append");
@@ -82,11 +87,12 @@ fn main() {
             ],
         );
     }
+    let signers = TrustedKeys::only(public.clone());
     let mut appends = Vec::new();
     for i in 0..RELEASES - 1 {
         let sums = dir.join(format!("dist-{i}/SHA256SUMS"));
         let started = Instant::now();
-        tlog::append_release(&log, &key, &sums, Signers::Key(&public)).expect("append");
+        tlog::append_release(&log, &key, &sums, &signers).expect("append");
         appends.push(started.elapsed());
     }
     appends.sort();

@@ -25,13 +25,17 @@ pub mod files;
 pub mod github;
 pub mod hive;
 pub mod known_issues;
+pub mod log;
 pub mod log_monitor;
 pub mod markup;
+pub mod minisign;
 pub mod published;
 pub mod release;
 pub mod repo_check;
 pub mod report;
+pub mod trust;
 pub mod util;
+pub mod verdict;
 mod yaml;
 
 pub use error::{Error, Result};

@@ -12,12 +12,13 @@ use crate::error::{Error, Result};
 use crate::files::{atomic, guarded};
 use crate::github::api::ApiSource;
 use crate::github::session::Session;
-use crate::release::provenance::{judge_run, RunPolicy, Signed};
-use crate::release::tlog::entry::Entry;
-use crate::release::tlog::log::{self, LogError};
-use crate::release::tlog::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
-use crate::release::tlog::tiles::{Store, Tiles};
-use crate::release::tlog::LogTrust;
+use crate::log::entry::Entry;
+use crate::log::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
+use crate::log::tiles::{Store, Tiles};
+use crate::log::tree::{self, LogError};
+use crate::trust::log::LogTrust;
+use crate::trust::run_policy::RunPolicy;
+use crate::verdict::provenance::{judge_run, Signed};
 
 /// What to monitor.
 pub struct MonitorRequest {
@@ -31,15 +32,15 @@ pub struct MonitorRequest {
     /// The repository's own keys (its keys folder, revoked ones included): an entry signed by
     /// one of them is judged whatever repository its trusted comment names, since a thief
     /// holding the key chooses what the comment says.
-    pub keys: Vec<crate::release::PublicKey>,
+    pub keys: Vec<crate::minisign::PublicKey>,
 }
 
 /// One entry as the monitor judged it.
 #[derive(Debug, Serialize)]
 pub(crate) struct EntryVerdict {
     pub(crate) index: u64,
-    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
-    pub(crate) key_id: crate::release::KeyId,
+    #[serde(serialize_with = "crate::minisign::keys::serialize_key_id")]
+    pub(crate) key_id: crate::minisign::KeyId,
     pub(crate) tag: Option<String>,
     pub(crate) run: Option<String>,
     /// Empty: a release run of the repository made it, and the release holds what it signed.
@@ -87,7 +88,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
     source: &S,
     req: &MonitorRequest,
 ) -> Result<MonitorReport> {
-    let boxed = crate::release::tlog::http::open(&req.log, "the log")?;
+    let boxed = crate::log::http::open(&req.log, "the log")?;
     let store = boxed.as_ref();
     let mut report = MonitorReport {
         log: req.log.clone(),
@@ -98,7 +99,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
         other_repositories: 0,
         problem: None,
     };
-    let current = match log::read_checkpoint(store, &req.trust.policy) {
+    let current = match tree::read_checkpoint(store, &req.trust.policy) {
         Ok(cp) => cp,
         Err(e) => return failed(&mut report, e).map(|_| report),
     };
@@ -108,7 +109,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
             let bytes = guarded::read_small_file(path, MAX_CHECKPOINT_BYTES, "a checkpoint")?;
             let mut policy = req.trust.policy.clone();
             policy.threshold = 0;
-            match log::checked_checkpoint(bytes.as_bytes(), &path.display().to_string(), &policy) {
+            match tree::checked_checkpoint(bytes.as_bytes(), &path.display().to_string(), &policy) {
                 Ok(cp) => Some(cp),
                 Err(e) => return failed(&mut report, e).map(|_| report),
             }
@@ -117,7 +118,7 @@ pub(crate) async fn monitor_with<S: ApiSource>(
     };
     if let Some(last) = &last {
         report.from = last.size;
-        if let Err(e) = log::check_consistency(store, last, &current) {
+        if let Err(e) = tree::check_consistency(store, last, &current) {
             failed(&mut report, e)?;
             return Ok(report);
         }
@@ -183,7 +184,7 @@ fn new_entries(
 ) -> Result<Vec<(u64, ReadEntry)>> {
     let tiles = Tiles::new(store);
     let mut out = Vec::new();
-    log::checked_entries(store, &tiles, cp, from, |index, bytes| {
+    tree::checked_entries(store, &tiles, cp, from, |index, bytes| {
         // In the tree, signed by the log key, yet not an entry: the log's fault, flagged.
         let entry = Entry::parse(bytes).map_err(|e| {
             format!(
@@ -205,7 +206,7 @@ fn cosigns(
     verdict: &mut EntryVerdict,
     entry: &Entry,
     backed: &[([u8; 32], String, u64)],
-    keys: &[crate::release::PublicKey],
+    keys: &[crate::minisign::PublicKey],
 ) {
     let unbound = entry
         .signature
@@ -296,7 +297,7 @@ async fn judge_entry<S: ApiSource>(
                             crate::github::releases::asset_bytes(source, repo, asset, 256 << 20)
                                 .await
                                 .map_err(|e| Error::Api(e.to_string()))?;
-                        crate::util::to_hex(&crate::release::hash::hash_bytes(&bytes).sha256)
+                        crate::util::to_hex(&crate::minisign::hash::hash_bytes(&bytes).sha256)
                     }
                 };
                 let logged = crate::util::to_hex(&entry.sha256);

@@ -1,4 +1,4 @@
-//! A published release, read through `github::releases` and judged by `release::verdict`: the
+//! A published release, read through `github::releases` and judged by `verdict::release`: the
 //! one path `warden verify --release`, the audit's release check and `audit --org` take, so that
 //! they read the same records the same way and cannot come to different answers. How much of
 //! the release is read is the only difference ([`Depth`]).
@@ -8,14 +8,18 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Reason, Result};
 use crate::github::api::ApiSource;
+use crate::github::records::AssetDigests;
 use crate::github::releases::{self, Asset, Release, ReleaseSource};
-use crate::release::binding::ReleaseIdentity;
-use crate::release::hash::Progress;
-use crate::release::names::PROOF_SUFFIX;
-use crate::release::names::{cosigned_file, SIGNATURE_SUFFIX};
-use crate::release::trusted_keys::TrustedKeys;
-use crate::release::verdict::{self, ReleaseEvidence, ReleaseVerdict};
-use crate::release::verify::{AssetBytes, Published, VerifyOptions, VerifyReport};
+use crate::minisign::hash::Progress;
+use crate::minisign::names::{cosigned_file, file_kind, PROOF_SUFFIX, SIGNATURE_SUFFIX};
+use crate::trust::binding::ReleaseIdentity;
+use crate::trust::signer::{Cause, Rejected};
+use crate::trust::TrustedKeys;
+use crate::verdict::evidence::{
+    Entry, Evidence, FileBytes, InputKind, Judgement, Needs, Published,
+};
+use crate::verdict::release::{self as verdict, ReleaseEvidence, ReleaseVerdict};
+use crate::verdict::{VerifyOptions, VerifyReport};
 
 /// The most a checksum list or a signature of a published release may be: read whole, and kept
 /// in a snapshot as one answer.
@@ -42,78 +46,179 @@ impl Depth<'_> {
     fn reads_everything(&self) -> bool {
         !matches!(self, Depth::Signatures)
     }
+
+    fn dir(&self) -> PathBuf {
+        match self {
+            Depth::Download { dir, .. } => dir.to_path_buf(),
+            _ => PathBuf::new(),
+        }
+    }
 }
 
-/// Reads the release `release` of `repo` (its tag naming `commit`, when that could be read) as
-/// deep as `depth` says, and
-/// judges it with `keys` and `opts`. A read that fails is an error, never a pass.
-pub(crate) async fn judge<S: ApiSource>(
-    source: &S,
+/// What is known of the release before anything is read: its identity, GitHub's records of each
+/// asset, and its assets as a folder (GitHub's digest standing for an asset's bytes until they
+/// are read; the audit, which reads no asset but the signed files, knows nothing more of one
+/// without a digest).
+fn evidence(
     (repo, release, commit): (&str, &Release, Option<&str>),
-    (keys, opts): (&TrustedKeys, &VerifyOptions),
     depth: &Depth<'_>,
-) -> Result<ReleaseVerdict> {
-    let dir = match depth {
-        Depth::Download { dir, .. } => dir.to_path_buf(),
-        _ => PathBuf::new(),
+) -> ReleaseEvidence {
+    let dir = depth.dir();
+    let mut folder = Evidence {
+        inputs: vec![(dir.clone(), InputKind::Folder)],
+        published: Some(Published {
+            assets: release.assets.iter().map(|a| a.name.clone()).collect(),
+            downloading: matches!(depth, Depth::Download { .. }),
+        }),
+        ..Evidence::default()
     };
-    let mut ev = ReleaseEvidence {
+    let mut entries = Vec::new();
+    for a in &release.assets {
+        let path = dir.join(&a.name);
+        folder.present.insert(path.clone());
+        entries.push(Entry {
+            path: path.clone(),
+            name: Some(a.name.clone()),
+            is_dir: false,
+            kind: file_kind(&a.name),
+        });
+        // The audit reads no asset but the signed files: GitHub's digest is all it knows of
+        // the others. A deeper read reads them once the list is trusted (the verdict asks).
+        if let Depth::Signatures = depth {
+            let bytes = match a.digest.as_deref().and_then(crate::util::from_hex::<32>) {
+                Some(d) => FileBytes::Sha256Only(d),
+                None => FileBytes::NotRead,
+            };
+            folder.bytes.insert(path, bytes);
+        }
+    }
+    folder.entries.insert(dir, entries);
+    ReleaseEvidence {
         identity: ReleaseIdentity {
             tag: release.tag.clone(),
             repo: repo.to_string(),
             commit: commit.map(str::to_string),
         },
         assets: release.assets.iter().map(Asset::record).collect(),
-        published: Published {
-            dir: dir.clone(),
-            on_disk: matches!(depth, Depth::Download { .. }),
-            assets: release.assets.iter().map(|a| a.name.clone()).collect(),
-            ..Published::default()
-        },
+        folder,
         runs: BTreeMap::new(),
-    };
-    ev.published.downloading = matches!(depth, Depth::Download { .. });
-    // GitHub's digest stands for an asset's bytes until they are read.
-    for a in &ev.assets {
-        if let Some(d) = a.digest {
-            ev.published
-                .bytes
-                .insert(dir.join(&a.name), AssetBytes::Sha256Only(d));
-        }
     }
+}
+
+/// Reads the release `release` of `repo` (its tag naming `commit`, when that could be read) as
+/// deep as `depth` says, and judges it with `keys` and `opts`: the small signed files first,
+/// then what the verdict asks for (the runs its counted signatures name, the assets it covers,
+/// the log's records), until it is made. A read that fails is an error, never a pass.
+pub(crate) async fn judge<S: ApiSource>(
+    source: &S,
+    (repo, release, commit): (&str, &Release, Option<&str>),
+    (keys, opts): (&TrustedKeys, &VerifyOptions),
+    depth: &Depth<'_>,
+) -> Result<ReleaseVerdict> {
+    let mut ev = evidence((repo, release, commit), depth);
     let (small, rest) = split_small(release, keys, opts);
-    read_small(source, repo, &small, depth, &mut ev.published).await?;
+    read_small(source, repo, &small, depth, &mut ev.folder).await?;
+    let dir = depth.dir();
     for a in release
         .assets
         .iter()
         .filter(|a| unread_signature(a, &small))
     {
-        ev.published.unread.insert(dir.join(&a.name));
+        ev.folder.unread.insert(dir.join(&a.name));
     }
-    // The list first, judged once: whether it is trusted decides what else is read.
-    let release_opts = VerifyOptions {
-        release: Some(ev.identity.clone()),
-        ..opts.clone()
-    };
-    let list = crate::release::verify::judge_list(&ev.published, &release_opts, keys);
-    let list_trusted = list.0.status == crate::release::verify::ArtifactStatus::Ok;
-    for (binding, environment) in verdict::runs_to_read(&list.0, keys) {
-        // A run that could not be read is the command's failure to read, never a verdict.
-        let read = crate::github::runs::evidence(source, repo, &binding, environment.as_deref())
-            .await
-            .map_err(|e| Error::Api(format!("reading {binding}, which the signature names: {e}")))?;
-        ev.runs.insert((binding.run_id, binding.attempt), Ok(read));
+    let requirements = crate::verdict::file::log_requirements(opts, keys);
+    let mut logs = crate::release::log_reader::LogReader::new(requirements);
+    let mut rest_read = false;
+    let mut asked: Option<String> = None;
+    loop {
+        let needs = match verdict::judge(&ev, keys, opts)? {
+            Judgement::Done(v) => return Ok(v),
+            Judgement::Needs(needs) => needs,
+        };
+        // Each round reads what the last could not: the same question twice would never end.
+        let question = format!("{needs:?}");
+        if asked.as_ref() == Some(&question) {
+            return Err(Error::Refused(format!(
+                "internal error: the verdict asked again for what was read ({question})"
+            )));
+        }
+        asked = Some(question);
+        for (binding, environment) in &needs.runs {
+            // A run that could not be read is the command's failure to read, never a verdict.
+            let read = crate::github::runs::evidence(source, repo, binding, environment.as_deref())
+                .await
+                .map_err(|e| {
+                    Error::Api(format!("reading {binding}, which the signature names: {e}"))
+                })?;
+            ev.runs.insert((binding.run_id, binding.attempt), read);
+        }
+        if !needs.bytes.is_empty() && !rest_read && depth.reads_everything() {
+            // The list is trusted: the rest of the release is read, but what GitHub's digest
+            // already shows replaced.
+            rest_read = true;
+            let replaced: BTreeSet<PathBuf> = verdict::replaced_by_digest(&ev, opts)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
+            let rest: Vec<Asset> = rest
+                .iter()
+                .filter(|a| !replaced.contains(&dir.join(&a.name)))
+                .cloned()
+                .collect();
+            read_rest(source, repo, &rest, depth, &mut ev.folder).await?;
+        }
+        answer_unreadable(&needs, (depth, &ev.assets), &mut ev.folder);
+        logs.read(&needs.logs, &mut ev.folder)?;
     }
-    ev.published.judged_list = Some(list);
-    if list_trusted && depth.reads_everything() {
-        let replaced: BTreeSet<String> = verdict::replaced(&ev, opts);
-        let rest: Vec<Asset> = rest
-            .into_iter()
-            .filter(|a| !replaced.contains(&a.name))
-            .collect();
-        read_rest(source, repo, &rest, depth, &mut ev.published).await?;
+}
+
+/// What the verdict asked of an asset's bytes that reading the release did not give: the bytes
+/// of a downloaded asset read whole (a legacy signature), GitHub's digest where it has one, else
+/// said not to be had.
+fn answer_unreadable(
+    needs: &Needs,
+    (depth, assets): (&Depth<'_>, &[crate::github::records::AssetRecord]),
+    folder: &mut Evidence,
+) {
+    for (path, whole) in &needs.bytes {
+        let have = folder.bytes.get(path);
+        let enough = match have {
+            Some(FileBytes::Read(_, bytes)) => !whole || bytes.is_some(),
+            Some(FileBytes::Failed(_) | FileBytes::NotRead) => true,
+            _ => false,
+        };
+        if enough {
+            continue;
+        }
+        let digest = || {
+            let name = path.file_name()?.to_str()?;
+            assets.iter().find(|a| a.name == name)?.digest
+        };
+        let answer = match (depth, whole, have) {
+            (Depth::Download { .. }, true, _) => read_whole(path),
+            (_, true, _) => FileBytes::Failed((
+                Cause::Invalid,
+                "a legacy signature is checked over the file's bytes, which were not downloaded"
+                    .into(),
+            )),
+            (_, false, Some(FileBytes::Sha256Only(_))) => FileBytes::NotRead,
+            (_, false, _) => digest().map_or(FileBytes::NotRead, FileBytes::Sha256Only),
+        };
+        folder.bytes.insert(path.clone(), answer);
     }
-    verdict::judge(&ev, keys, opts)
+}
+
+/// A downloaded asset's bytes, whole (a legacy signature is checked over them).
+fn read_whole(path: &Path) -> FileBytes {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    match crate::files::guarded::open_regular(path).and_then(|mut f| f.read_to_end(&mut bytes)) {
+        Ok(_) => FileBytes::Read(crate::minisign::hash::hash_bytes(&bytes), Some(bytes)),
+        Err(e) => FileBytes::Failed((
+            Cause::Unreadable,
+            format!("reading {}: {e}", path.display()),
+        )),
+    }
 }
 
 /// The small files read first (the list and its signatures by keys known here), and the rest.
@@ -124,7 +229,7 @@ fn split_small(
 ) -> (Vec<Asset>, Vec<Asset>) {
     let sums = opts.checksums_name.as_str();
     let known = keys.known_ids();
-    let logged = !crate::release::verify::log_requirements(opts, keys).is_empty();
+    let logged = !crate::verdict::file::log_requirements(opts, keys).is_empty();
     release.assets.iter().cloned().partition(|a| {
         let name = a.name.as_str();
         let signature = |name: &str| {
@@ -147,6 +252,23 @@ fn unread_signature(a: &Asset, small: &[Asset]) -> bool {
     a.name.ends_with(SIGNATURE_SUFFIX) && !small.iter().any(|s| s.name == a.name)
 }
 
+/// A signature's (or proof's: `what`) text as read, or why it could not be, as the verdict says
+/// it.
+fn signature_text(
+    path: &Path,
+    bytes: std::result::Result<Vec<u8>, String>,
+    what: &str,
+) -> std::result::Result<String, Rejected> {
+    bytes
+        .and_then(|b| String::from_utf8(b).map_err(|_| format!("not {what} (not UTF-8)")))
+        .map_err(|why| {
+            (
+                Cause::Unreadable,
+                format!("reading {}: {why}", path.display()),
+            )
+        })
+}
+
 /// Reads the small files: downloaded into the folder (then read back, capped), or fetched into
 /// memory.
 async fn read_small<S: ApiSource>(
@@ -154,18 +276,18 @@ async fn read_small<S: ApiSource>(
     repo: &str,
     small: &[Asset],
     depth: &Depth<'_>,
-    published: &mut Published,
+    folder: &mut Evidence,
 ) -> Result<()> {
-    let dir = published.dir.clone();
+    let dir = depth.dir();
     if let Depth::Download { dir, progress } = depth {
-        download_into(source, repo, small, (dir, *progress), published).await?;
+        download_into(source, repo, small, (dir, *progress), folder).await?;
     }
     for a in small {
         let path = dir.join(&a.name);
         let cap = if a.name.ends_with(SIGNATURE_SUFFIX) {
             SIGNATURE_CAP
         } else if a.name.ends_with(PROOF_SUFFIX) {
-            crate::release::tlog::proof::MAX_PROOF_BYTES
+            crate::log::proof::MAX_PROOF_BYTES
         } else {
             LIST_CAP
         };
@@ -179,20 +301,21 @@ async fn read_small<S: ApiSource>(
                 .map_err(|e| e.to_string()),
         };
         if a.name.ends_with(SIGNATURE_SUFFIX) || a.name.ends_with(PROOF_SUFFIX) {
-            let text = bytes.and_then(|b| {
-                String::from_utf8(b)
-                    .map_err(|_| "not a minisign signature or log proof (not UTF-8)".into())
-            });
-            published
-                .signatures
-                .insert(path, text.map_err(Reason::from));
+            let what = "a minisign signature or log proof";
+            folder
+                .texts
+                .insert(path.clone(), signature_text(&path, bytes, what));
         } else {
-            if let (Ok(b), false) = (&bytes, published.on_disk) {
-                published
+            let downloaded = matches!(depth, Depth::Download { .. });
+            if let (Ok(b), false) = (&bytes, downloaded) {
+                let digests = crate::minisign::hash::hash_bytes(b);
+                folder
                     .bytes
-                    .insert(path, AssetBytes::Read(crate::release::hash::hash_bytes(b)));
+                    .insert(path.clone(), FileBytes::Read(digests, None));
             }
-            published.list = Some(bytes.map_err(Reason::from));
+            let list =
+                bytes.map(|b| (b.len() as u64 <= crate::verdict::folder::SUMS_CAP).then_some(b));
+            folder.lists.insert(path, list.map_err(Reason::from));
         }
     }
     Ok(())
@@ -205,14 +328,14 @@ async fn download_into<S: ApiSource>(
     repo: &str,
     assets: &[Asset],
     (dir, progress): (&Path, Option<&Progress>),
-    published: &mut Published,
+    folder: &mut Evidence,
 ) -> Result<()> {
     let deadline = (
         releases::download_deadline as fn(u64) -> std::time::Duration,
         progress,
     );
     for (path, digests) in releases::download_counted(source, repo, assets, dir, deadline).await? {
-        published.bytes.insert(path, AssetBytes::Read(digests));
+        folder.bytes.insert(path, FileBytes::Read(digests, None));
     }
     Ok(())
 }
@@ -224,42 +347,46 @@ async fn read_rest<S: ApiSource>(
     repo: &str,
     rest: &[Asset],
     depth: &Depth<'_>,
-    published: &mut Published,
+    folder: &mut Evidence,
 ) -> Result<()> {
     match depth {
         Depth::Signatures => {}
         Depth::Download { dir, progress } => {
-            download_into(source, repo, rest, (dir, *progress), published).await?;
+            download_into(source, repo, rest, (dir, *progress), folder).await?;
             for a in rest.iter().filter(|a| a.name.ends_with(SIGNATURE_SUFFIX)) {
                 let path = dir.join(&a.name);
                 let text = crate::files::guarded::read_text_inside(dir, &path, SIGNATURE_CAP)
                     .map_err(|e| e.to_string());
-                published.unread.remove(&path);
-                published
-                    .signatures
-                    .insert(path, text.map_err(Reason::from));
+                folder.unread.remove(&path);
+                let text = text.map_err(|why| {
+                    (
+                        Cause::Unreadable,
+                        format!("reading {}: {why}", path.display()),
+                    )
+                });
+                folder.texts.insert(path, text);
             }
         }
         Depth::Deep => {
+            let dir = depth.dir();
             for a in rest {
-                let path = published.dir.join(&a.name);
+                let path = dir.join(&a.name);
                 if a.name.ends_with(SIGNATURE_SUFFIX) {
-                    let text = releases::asset_bytes(source, repo, a, SIGNATURE_CAP)
+                    let bytes = releases::asset_bytes(source, repo, a, SIGNATURE_CAP)
                         .await
-                        .map_err(|e| e.to_string())
-                        .and_then(|b| {
-                            String::from_utf8(b)
-                                .map_err(|_| "not a minisign signature (not UTF-8)".into())
-                        });
-                    published.unread.remove(&path);
-                    published
-                        .signatures
-                        .insert(path, text.map_err(Reason::from));
+                        .map_err(|e| e.to_string());
+                    folder.unread.remove(&path);
+                    let text = signature_text(&path, bytes, "a minisign signature");
+                    folder.texts.insert(path.clone(), text);
                 } else if a.digest.is_none() || signed_on_its_own(a, rest) {
                     let bytes = releases::asset_digests(source, repo, a)
                         .await
                         .map_err(|e| Error::Api(format!("{}: {e}", a.name)))?;
-                    published.bytes.insert(path, bytes);
+                    let bytes = match bytes {
+                        AssetDigests::Read(d) => FileBytes::Read(d, None),
+                        AssetDigests::Sha256Only(d) => FileBytes::Sha256Only(d),
+                    };
+                    folder.bytes.insert(path, bytes);
                 }
             }
         }
@@ -361,7 +488,7 @@ async fn read_and_judge<S: ApiSource>(
     let selected = |name: &str| {
         let base = name.strip_suffix(SIGNATURE_SUFFIX).unwrap_or(name);
         opts.only.as_ref().is_none_or(|g| g.is_match(base))
-            || crate::release::verify::is_signed_list_file(name, &opts.checksums_name)
+            || crate::verdict::folder::is_signed_list_file(name, &opts.checksums_name)
     };
     let mut chosen = release.clone();
     chosen.assets.retain(|a| selected(&a.name));

@@ -16,10 +16,10 @@ use crate::github::session::Session;
 use crate::known_issues::doc;
 use crate::known_issues::lint::lint;
 use crate::known_issues::schema::{Registry, DEFAULT_DIR};
+use crate::minisign::keys::public_key_files;
+use crate::minisign::keys::{PublicKey, SecretKeyProtection};
 use crate::release::key_scan::find_secret_key_in;
-use crate::release::keys::public_key_files;
-use crate::release::keys::{PublicKey, SecretKeyProtection};
-use crate::release::trusted_keys::TrustedKeys;
+use crate::trust::keys::TrustedKeys;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckLine {
@@ -348,7 +348,7 @@ fn statement_lines(root: &Path, dir: &Path) -> Vec<CheckLine> {
     };
     let rel = |p: &Path| -> String { p.strip_prefix(root).unwrap_or(p).display().to_string() };
     let mut out = Vec::new();
-    let listed = crate::release::trusted_keys::list(dir);
+    let listed = crate::trust::keys::list(dir);
     if !listed.problems.is_empty() {
         let inside = format!("{}/", dir.display());
         for problem in &listed.problems {

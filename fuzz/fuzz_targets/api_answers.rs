@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use release_warden::audit::{run_org, OrgRequest, OrgSource};
 use release_warden::github::ReleaseSource;
 use release_warden::published::{verify_release, ReleaseRequest};
-use release_warden::release::{TrustedKeys, VerifyOptions};
+use release_warden::{trust::TrustedKeys, verdict::VerifyOptions};
 
 /// The routes the answers are written to, in input order (parts split on a `\0` byte).
 const ROUTES: &[&str] = &[

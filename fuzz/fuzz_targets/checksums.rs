@@ -1,7 +1,7 @@
 //! SHA256SUMS parsing: whatever parses round-trips, and never names a path outside the folder.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::release::{check_relative_name, ChecksumFile};
+use release_warden::minisign::{check_relative_name, ChecksumFile};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

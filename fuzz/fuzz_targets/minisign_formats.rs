@@ -1,10 +1,10 @@
 //! Public key boxes, secret keys (box or bare line), signature files and trusted comments.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use release_warden::release::TrustedComment;
+use release_warden::minisign::TrustedComment;
 use release_warden::release::find_secret_key;
-use release_warden::release::{secret_key_protection, PublicKey, SecretKey, SecretKeyText};
-use release_warden::release::SignatureFile;
+use release_warden::minisign::{secret_key_protection, PublicKey, SecretKey, SecretKeyText};
+use release_warden::minisign::SignatureFile;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

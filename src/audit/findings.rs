@@ -206,7 +206,7 @@ impl Finding {
     pub(crate) fn of_release(
         rule: Rule,
         (at, tag): (&Location, &str),
-        p: &crate::release::verdict::Problem,
+        p: &crate::verdict::release::Problem,
         remediation: &str,
     ) -> Self {
         Finding::new(

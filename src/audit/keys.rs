@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use super::findings::Finding;
 use super::rules::{keys_folder_inconsistent, release_signed_by_revoked_key};
 use super::workflows::WorkflowAudit;
-use crate::release::keys::{public_key_files, PublicKey};
-use crate::release::trusted_keys::{list, TrustedKeys};
+use crate::minisign::keys::{public_key_files, PublicKey};
+use crate::trust::keys::{list, TrustedKeys};
 
 /// A workflow is read whole here; the workflow audit refuses larger ones already.
 const WORKFLOW_CAP: u64 = 1 << 20;

@@ -89,7 +89,7 @@ pub(crate) struct Prepared {
     config: config::AuditConfig,
     secrets: SigningSecrets,
     wf: workflows::WorkflowAudit,
-    keys: Option<crate::release::trusted_keys::TrustedKeys>,
+    keys: Option<crate::trust::keys::TrustedKeys>,
     report: AuditReport,
 }
 

@@ -58,8 +58,8 @@ pub struct OrgRequest {
 /// Repositories done, and the total once known.
 #[derive(Clone, Debug, Default)]
 pub struct OrgProgress {
-    pub done: crate::release::Progress,
-    pub total: crate::release::Progress,
+    pub done: crate::minisign::Progress,
+    pub total: crate::minisign::Progress,
 }
 
 /// What an earlier, interrupted run leaves: the repositories it audited, kept as they are.

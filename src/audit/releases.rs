@@ -15,11 +15,12 @@ use crate::audit::rules::{
 use crate::audit::severity::Severity;
 use crate::github::api::ApiSource;
 use crate::github::releases::{self, Release};
+use crate::minisign::names::CHECKSUMS_NAME;
 use crate::published::{self, Depth};
-use crate::release::names::{CHECKSUMS_NAME, SIGNATURE_SUFFIX};
-use crate::release::trusted_keys::TrustedKeys;
-use crate::release::verdict::Problem;
-use crate::release::verify::{Cause, VerifyOptions};
+use crate::trust::keys::TrustedKeys;
+use crate::trust::signer::Cause;
+use crate::verdict::release::Problem;
+use crate::verdict::VerifyOptions;
 
 /// The findings about the latest `count` releases of `repo`, judged with `keys` (the
 /// repository's `keys/`; `None` when it has none).
@@ -79,10 +80,10 @@ async fn one_release<S: ApiSource>(
     if release.immutable == Some(false) {
         out.push(release_mutable::finding(&at, tag));
     }
-    let signed = release
-        .assets
-        .iter()
-        .any(|a| a.name == CHECKSUMS_NAME || a.name.ends_with(SIGNATURE_SUFFIX));
+    let signed = crate::verdict::release::is_signed(
+        release.assets.iter().map(|a| a.name.as_str()),
+        CHECKSUMS_NAME,
+    );
     let Some(keys) = keys.filter(|_| signed) else {
         if signed {
             out.push(unverifiable::finding(
@@ -92,17 +93,19 @@ async fn one_release<S: ApiSource>(
                 "Commit the public key in keys/ (`warden keygen` writes it there).",
             ));
         } else {
+            let identity = crate::trust::binding::ReleaseIdentity {
+                tag: tag.to_string(),
+                repo: repo.to_string(),
+                commit: None,
+            };
             out.push(release_unsigned::finding(
                 &at,
                 tag,
-                &Problem {
-                    cause: Cause::Unsigned,
-                    subject: format!("release {tag} of {repo}"),
-                    why: format!(
-                        "this release is not signed: it has no {CHECKSUMS_NAME} and no .minisig among its {} assets",
-                        release.assets.len()
-                    ),
-                },
+                &crate::verdict::release::unsigned_problem(
+                    &identity,
+                    CHECKSUMS_NAME,
+                    release.assets.len(),
+                ),
             ));
         }
         return out;

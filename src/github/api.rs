@@ -1169,7 +1169,7 @@ impl ApiSource for LiveApi {
             let mut body = self.open_asset(route).await?.into_body();
             // Both digests from one read: an artifact's own signature is checked over the
             // BLAKE2b prehash.
-            let mut hasher = crate::release::hash::StreamHasher::default();
+            let mut hasher = crate::minisign::hash::StreamHasher::default();
             while let Some(data) = next_chunk(&mut body).await {
                 hasher.update(&data?);
             }

@@ -13,6 +13,7 @@ pub(crate) mod comments;
 mod git_object;
 pub(crate) mod memo;
 pub(crate) mod org;
+pub(crate) mod records;
 pub(crate) mod releases;
 pub(crate) mod repository;
 mod routes;

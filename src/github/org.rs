@@ -222,7 +222,7 @@ fn keys_folder_file(rel: &str) -> bool {
             && (name.ends_with(".toml") || (name.ends_with(".minisig") && name.contains(".toml.")))
     };
     match rel.split_once('/') {
-        None => rel.ends_with(".pub") || rel == crate::release::policy::POLICY_FILE,
+        None => rel.ends_with(".pub") || rel == crate::trust::policy::POLICY_FILE,
         Some(("revoked" | "rotations", name)) => statement(name),
         Some(_) => false,
     }

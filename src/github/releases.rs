@@ -14,8 +14,8 @@ use super::api::{ApiError, ApiSource, Fetched, Shape};
 use super::routes;
 use super::session::Session;
 use crate::error::{Error, Result};
-use crate::release::hash::{Digests, StreamHasher};
-use crate::release::verify::AssetBytes;
+use crate::github::records::{AssetDigests, AssetRecord};
+use crate::minisign::hash::{Digests, StreamHasher};
 
 /// Downloads at once: enough to hide a round trip per asset, few enough for a storage host.
 const CONCURRENT_DOWNLOADS: usize = 4;
@@ -47,8 +47,8 @@ pub struct Asset {
 
 impl Asset {
     /// What the verdict takes of it: its name, GitHub's digest, its upload.
-    pub(crate) fn record(&self) -> crate::release::verdict::AssetRecord {
-        crate::release::verdict::AssetRecord {
+    pub(crate) fn record(&self) -> AssetRecord {
+        AssetRecord {
             name: self.name.clone(),
             digest: self.digest.as_deref().and_then(crate::util::from_hex::<32>),
             upload: self.upload(),
@@ -56,8 +56,8 @@ impl Asset {
     }
 
     /// Its upload, for provenance (`None` when the API left out who or when).
-    pub(crate) fn upload(&self) -> Option<crate::release::provenance::UploadRecord> {
-        Some(crate::release::provenance::UploadRecord {
+    pub(crate) fn upload(&self) -> Option<crate::github::records::UploadRecord> {
+        Some(crate::github::records::UploadRecord {
             name: self.name.clone(),
             uploader: self.uploader.clone()?,
             created_at: self.created_at?,
@@ -146,7 +146,7 @@ pub(crate) async fn tag_commit<S: ApiSource>(
 /// empty or short `sha` would let a binding match anything it begins with).
 fn commit_sha(route: &str, v: &Value) -> std::result::Result<String, ApiError> {
     match v["sha"].as_str() {
-        Some(sha) if crate::release::binding::is_full_commit(sha) => Ok(sha.to_ascii_lowercase()),
+        Some(sha) if crate::trust::binding::is_full_commit(sha) => Ok(sha.to_ascii_lowercase()),
         _ => Err(ApiError {
             route: route.to_string(),
             status: 0,
@@ -188,7 +188,7 @@ pub(crate) async fn asset_digests<S: ApiSource>(
     source: &S,
     repo: &str,
     asset: &Asset,
-) -> std::result::Result<AssetBytes, ApiError> {
+) -> std::result::Result<AssetDigests, ApiError> {
     let route = routes::release_asset(repo, asset.id);
     let v = match source.get_sha256(&route).await {
         Fetched::Ok(v) => v,
@@ -199,12 +199,12 @@ pub(crate) async fn asset_digests<S: ApiSource>(
         .as_str()
         .and_then(crate::util::from_hex::<64>);
     match (sha256, blake2b, v["size"].as_u64()) {
-        (Some(sha256), Some(blake2b512), Some(size)) => Ok(AssetBytes::Read(Digests {
+        (Some(sha256), Some(blake2b512), Some(size)) => Ok(AssetDigests::Read(Digests {
             sha256,
             blake2b512,
             size,
         })),
-        (Some(sha256), _, _) => Ok(AssetBytes::Sha256Only(sha256)),
+        (Some(sha256), _, _) => Ok(AssetDigests::Sha256Only(sha256)),
         _ => Err(ApiError {
             route: route.clone(),
             status: 0,
@@ -383,7 +383,7 @@ pub(crate) async fn download_counted<S: ApiSource>(
     dir: &Path,
     (deadline, progress): (
         fn(u64) -> std::time::Duration,
-        Option<&crate::release::hash::Progress>,
+        Option<&crate::minisign::hash::Progress>,
     ),
 ) -> Result<Vec<(PathBuf, Digests)>> {
     let results: Vec<Result<(PathBuf, Digests)>> = stream::iter(assets)
@@ -481,7 +481,7 @@ pub(crate) fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Res
             Fetched::Failed { status: 404, .. } => return Ok(0),
             f => return Err(failed(&what, &route, f)),
         };
-        let target = dir.join(crate::release::revocation::REVOKED_DIR);
+        let target = dir.join(crate::trust::revocation::REVOKED_DIR);
         std::fs::create_dir_all(&target).map_err(|e| Error::io("creating", &target, e))?;
         let mut written = 0;
         for entry in &list {
@@ -521,7 +521,7 @@ pub(crate) fn repo_revocations(session: &Session, repo: &str, dir: &Path) -> Res
 /// other failed read is an error, never "no policy".
 pub(crate) fn repo_policy(session: &Session, repo: &str, dir: &Path) -> Result<bool> {
     let written = session.block_on(async {
-        let name = crate::release::policy::POLICY_FILE;
+        let name = crate::trust::policy::POLICY_FILE;
         let route = routes::contents(repo, &format!("keys/{name}"));
         let file = match session.api().get(&route, Shape::Object).await {
             Fetched::Ok(v) => v,
@@ -562,7 +562,7 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
                 continue;
             };
             // The keys and the policy (a threshold, end dates: it only removes trust).
-            let wanted = name.ends_with(".pub") || name == crate::release::policy::POLICY_FILE;
+            let wanted = name.ends_with(".pub") || name == crate::trust::policy::POLICY_FILE;
             if entry["type"].as_str() != Some("file") || !wanted || !plain_name(name) {
                 continue;
             }

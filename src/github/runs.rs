@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::api::{ApiError, ApiSource, Fetched, Shape};
 use super::routes;
-use crate::release::provenance::{DeploymentRecord, RunBinding, RunEvidence, RunRecord};
+use crate::github::records::{DeploymentRecord, RunEvidence, RunRecord};
+use crate::minisign::run::RunBinding;
 use crate::util::parse_utc;
 
 /// Deployments read per environment and commit: a release job deploys once per attempt.

@@ -13,8 +13,8 @@ use std::path::Path;
 
 use toml::Value;
 
-use super::keys::PublicKey;
-use super::trusted_keys::TrustedKeys;
+use crate::minisign::keys::PublicKey;
+use crate::trust::keys::TrustedKeys;
 
 /// One judgement of a binstall section: where (`Cargo.toml` and the table), and what is wrong,
 /// or what the section checks.

@@ -7,20 +7,22 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::comment::{ReleaseMeta, TrustedComment};
-use super::hash::hash_bytes;
-use super::keys::{KeyId, SecretKey};
-use super::names::cosignature_path;
-use super::signature::SignatureFile;
-use super::trusted_keys::TrustedKeys;
-use super::verify::{verify, ArtifactStatus, VerifyOptions, VerifyReport};
+use super::folder_reader::verify;
 use crate::error::{Error, Result};
 use crate::files::guarded;
+use crate::minisign::comment::{ReleaseMeta, TrustedComment};
+use crate::minisign::hash::hash_bytes;
+use crate::minisign::keys::{KeyId, SecretKey};
+use crate::minisign::names::cosignature_path;
+use crate::minisign::signature::SignatureFile;
+use crate::trust::keys::TrustedKeys;
+use crate::verdict::report::{ArtifactResult, ArtifactStatus};
+use crate::verdict::{VerifyOptions, VerifyReport};
 
 /// What `sign --cosign` did.
 #[derive(Clone, Debug, Serialize)]
 pub struct CosignReport {
-    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    #[serde(serialize_with = "crate::minisign::keys::serialize_key_id")]
     pub(crate) key_id: KeyId,
     /// The key's name in the policy.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +41,7 @@ pub fn cosign(
     opts: &VerifyOptions,
     key: &SecretKey,
     keys: &TrustedKeys,
-    (timestamp, run): (u64, Option<super::provenance::RunBinding>),
+    (timestamp, run): (u64, Option<crate::minisign::run::RunBinding>),
 ) -> Result<CosignReport> {
     let dir = match opts.inputs.as_slice() {
         [dir] if dir.is_dir() => dir,
@@ -112,9 +114,9 @@ pub fn cosign(
 /// Why `public` may not co-sign: revoked, past its end, not the folder's key under its id, or
 /// (under `require_run`) not made in a run that meets the policy.
 fn refuse_key(
-    public: &super::keys::PublicKey,
+    public: &crate::minisign::keys::PublicKey,
     keys: &TrustedKeys,
-    run: Option<&super::provenance::RunBinding>,
+    run: Option<&crate::minisign::run::RunBinding>,
 ) -> Result<()> {
     let id = public.key_id;
     if let Some(r) = keys.revoked_key(public) {
@@ -151,9 +153,9 @@ fn refuse_key(
 /// A co-signature by a key that signed already, or by a key of the same lineage as a signer (a
 /// key and its successors are one signer), would not count: refused.
 fn refuse_same_signer(
-    public: &super::keys::PublicKey,
+    public: &crate::minisign::keys::PublicKey,
     keys: &TrustedKeys,
-    list: &super::verify::ArtifactResult,
+    list: &ArtifactResult,
 ) -> Result<()> {
     let sums = &list.name;
     for s in list.signers.iter().filter(|s| s.counted) {

@@ -21,7 +21,7 @@ use std::io::Read;
 
 use regex::bytes::Regex;
 
-use super::keys::{secret_key_line, SecretKeyProtection};
+use crate::minisign::keys::{secret_key_line, SecretKeyProtection};
 
 /// Base64 characters of a 158-byte key without its padding.
 const KEY_CHARS: usize = 211;
@@ -284,7 +284,7 @@ pub fn find_secret_key(text: &str) -> Option<(usize, SecretKeyProtection)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::release::keys::{generate, Password};
+    use crate::minisign::keys::{generate, Password};
 
     fn bare(secret_box: &str) -> String {
         secret_box.lines().nth(1).unwrap().to_string()

@@ -4,9 +4,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::keys::{self, KeyId, Password};
 use crate::error::{Error, Result};
 use crate::files::{atomic, paths};
+use crate::minisign::keys::{self, KeyId, Password};
 
 #[derive(Debug)]
 pub struct KeygenOptions {
@@ -25,7 +25,7 @@ pub struct KeygenOptions {
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct KeygenReport {
-    #[serde(serialize_with = "crate::release::keys::serialize_key_id")]
+    #[serde(serialize_with = "crate::minisign::keys::serialize_key_id")]
     pub(crate) key_id: KeyId,
     pub(crate) public_key: PathBuf,
     pub(crate) secret_key: PathBuf,
@@ -125,13 +125,14 @@ pub fn keygen(opts: &KeygenOptions) -> Result<KeygenReport> {
         opts.password.as_ref(),
     )
     .map_err(|e| Error::Refused(e.message))?;
-    let text = super::revocation::statement_text(
+    let text = crate::trust::revocation::statement_text(
         &pair.public,
         &opts.revoked_at,
         "revoked with the statement made when the key was generated (the key was lost or stolen)",
     );
-    let sig = super::revocation::sign_statement(&text, &key)?;
-    let (statement_path, signature_path) = super::revocation::ahead_of_time_paths(&opts.secret_key);
+    let sig = crate::trust::revocation::sign_statement(&text, &key)?;
+    let (statement_path, signature_path) =
+        crate::trust::revocation::ahead_of_time_paths(&opts.secret_key);
     let secret = atomic::stage(&opts.secret_key, pair.secret_box.as_bytes(), 0o600)?;
     let public = atomic::stage(&opts.public_key, pair.public.to_string().as_bytes(), 0o644)?;
     let statement = atomic::stage(&statement_path, text.as_bytes(), 0o600)?;

@@ -10,15 +10,17 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::checksums::ChecksumFile;
-use super::comment::{ReleaseMeta, TrustedComment};
-use super::hash::{hash_bytes, hash_file, Digests};
-use super::keys::{KeyId, PublicKey, SecretKey};
-use super::names::{is_release_candidate, signature_path, CHECKSUMS_NAME, SIGNATURE_SUFFIX};
-use super::signature::SignatureFile;
 use crate::error::{Error, Result};
 use crate::files::atomic::{self, DirLock, StagedFile};
 use crate::files::paths::{parent_dir, with_resolved_folder};
+use crate::minisign::checksums::ChecksumFile;
+use crate::minisign::comment::{ReleaseMeta, TrustedComment};
+use crate::minisign::hash::{hash_bytes, hash_file, Digests};
+use crate::minisign::keys::{KeyId, PublicKey, SecretKey};
+use crate::minisign::names::{
+    is_release_candidate, signature_path, CHECKSUMS_NAME, SIGNATURE_SUFFIX,
+};
+use crate::minisign::signature::SignatureFile;
 use crate::util::{cores_to_spare, parallel_map};
 
 /// Where the checksum file goes.
@@ -40,9 +42,9 @@ pub struct SignOptions {
     /// Unix time written into every trusted comment of this run.
     pub timestamp: u64,
     /// Bytes hashed so far, for a progress display.
-    pub progress: Option<super::hash::Progress>,
+    pub progress: Option<crate::minisign::hash::Progress>,
     /// The bytes of every artifact, set once they are known (before hashing starts).
-    pub total: Option<super::hash::Progress>,
+    pub total: Option<crate::minisign::hash::Progress>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use super::Report;
 use crate::markup::{markdown_code, text_value};
-use crate::release::revocation::RevokeReport;
-use crate::release::trusted_keys::KeysReport;
+use crate::trust::keys::KeysReport;
+use crate::trust::revocation::RevokeReport;
 
 impl Report for KeysReport {
     fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
@@ -121,7 +121,7 @@ impl Report for KeysReport {
     }
 }
 
-impl Report for crate::release::rotation::RotateReport {
+impl Report for crate::trust::rotation::RotateReport {
     fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
         writeln!(
             w,

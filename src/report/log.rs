@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use super::Report;
 use crate::log_monitor::MonitorReport;
 use crate::markup::{markdown_code, text_value};
-use crate::release::tlog::{AppendReport, InitReport, LogVerifyReport, WitnessReport};
+use crate::release::log_ops::{AppendReport, InitReport, LogVerifyReport, WitnessReport};
 
 fn path(p: &std::path::Path) -> String {
     text_value(&p.display().to_string()).into_owned()

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{write_json, Report};
 use crate::markup::{markdown_cell, markdown_code, text_value};
-use crate::release::verify::{ArtifactStatus, VerifyReport};
+use crate::verdict::report::{ArtifactStatus, VerifyReport};
 
 fn counts(r: &VerifyReport) -> String {
     let mut s = format!(

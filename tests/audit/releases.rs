@@ -270,7 +270,7 @@ fn revoked_keys_and_thresholds_are_findings() {
     );
     let (bob_pk, bob_sk) = keypair(&t.path().join("secret"), "bob");
     std::fs::copy(&bob_pk, repo.join("keys/bob.pub")).unwrap();
-    let bob = release_warden::release::PublicKey::from_file(&bob_pk)
+    let bob = release_warden::minisign::PublicKey::from_file(&bob_pk)
         .unwrap()
         .key_id
         .to_string();

@@ -93,7 +93,7 @@ fn minisign_habits_work() {
         .args(["sign", "-m", "app"]))
     .expect(0);
     let key =
-        release_warden::release::PublicKey::from_file(&t.path().join("minisign.pub")).unwrap();
+        release_warden::minisign::PublicKey::from_file(&t.path().join("minisign.pub")).unwrap();
     let id = key.key_id.to_string();
     assert_eq!(
         out.stdout,

@@ -197,7 +197,11 @@ fn the_log_takes_only_what_a_verification_counts() {
     );
     // The list's exact bytes, signed under another name: the signature is not for this file.
     std::fs::create_dir_all(r.dir().join("laptop")).unwrap();
-    std::fs::copy(r.dir().join("dist/SHA256SUMS"), r.dir().join("laptop/OTHER")).unwrap();
+    std::fs::copy(
+        r.dir().join("dist/SHA256SUMS"),
+        r.dir().join("laptop/OTHER"),
+    )
+    .unwrap();
     run(warden(r.dir())
         .args(["sign", "laptop/OTHER", "--no-checksums", "--secret-key"])
         .arg(&r.secret_key))

@@ -11,7 +11,7 @@ mod witness;
 
 use std::path::{Path, PathBuf};
 
-use release_warden::release::PublicKey;
+use release_warden::minisign::PublicKey;
 
 use crate::common::*;
 

@@ -200,7 +200,7 @@ fn make(t: &Path, shape: Shape) -> Vec<(String, Vec<u8>)> {
 }
 
 fn id_of(file: &Path) -> String {
-    release_warden::release::PublicKey::from_file(file)
+    release_warden::minisign::PublicKey::from_file(file)
         .unwrap()
         .key_id
         .to_string()

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use release_warden::release::PublicKey;
+use release_warden::minisign::PublicKey;
 
 use crate::common::*;
 

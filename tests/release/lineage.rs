@@ -53,7 +53,14 @@ fn sign(t: &Path, key: &Path) {
 /// co-signature is what is missing).
 fn cosign(t: &Path, keys_dir: &str, key: &Path) -> Run {
     run(warden(t)
-        .args(["sign", "--cosign", "dist", "--keys-dir", keys_dir, "--secret-key"])
+        .args([
+            "sign",
+            "--cosign",
+            "dist",
+            "--keys-dir",
+            keys_dir,
+            "--secret-key",
+        ])
         .arg(key)
         .env("SOURCE_DATE_EPOCH", "1764460800"))
 }
@@ -64,7 +71,12 @@ fn cosign_by_hand(t: &Path, key: &Path, id: &str) {
     std::fs::create_dir_all(t.join("laptop")).unwrap();
     std::fs::copy(t.join("dist/SHA256SUMS"), t.join("laptop/SHA256SUMS")).unwrap();
     run(warden(t)
-        .args(["sign", "laptop/SHA256SUMS", "--no-checksums", "--secret-key"])
+        .args([
+            "sign",
+            "laptop/SHA256SUMS",
+            "--no-checksums",
+            "--secret-key",
+        ])
         .arg(key)
         .args(["--tag", "v1.2.3", "--repo", "o/r", "--commit", COMMIT])
         .env("SOURCE_DATE_EPOCH", "1764460800"))
@@ -127,7 +139,11 @@ fn a_follower_counts_a_rotation_written_by_a_thief_once() {
     let _ = bob;
     // A downstream user pins demo and bob, and follows the project's rotations.
     std::fs::create_dir_all(t.path().join("pinned")).unwrap();
-    std::fs::copy(t.path().join("keys/demo.pub"), t.path().join("pinned/demo.pub")).unwrap();
+    std::fs::copy(
+        t.path().join("keys/demo.pub"),
+        t.path().join("pinned/demo.pub"),
+    )
+    .unwrap();
     std::fs::copy(t.path().join("bob.pub"), t.path().join("pinned/bob.pub")).unwrap();
     // A thief holding the demo key writes demo -> tess into the followed folder, and signs with
     // both.
@@ -180,7 +196,11 @@ fn a_key_past_its_date_hands_no_trust_on() {
         &t.path().join("keys/rotations"),
     );
     std::fs::create_dir_all(t.path().join("pinned")).unwrap();
-    std::fs::copy(t.path().join("keys/demo.pub"), t.path().join("pinned/demo.pub")).unwrap();
+    std::fs::copy(
+        t.path().join("keys/demo.pub"),
+        t.path().join("pinned/demo.pub"),
+    )
+    .unwrap();
     sign(t.path(), &tess);
     let out = warden_in(
         t.path(),
@@ -215,7 +235,9 @@ async fn a_local_log_policy_adds_to_the_repository_s_and_never_replaces_it() {
     let r = crate::log::LogRepo::new();
     write(&r.dir().join("dist/app"), b"the app");
     run(warden(r.dir())
-        .args(["sign", "dist", "--tag", "v1.2.3", "--repo", "o/r", "--commit", COMMIT])
+        .args([
+            "sign", "dist", "--tag", "v1.2.3", "--repo", "o/r", "--commit", COMMIT,
+        ])
         .arg("--secret-key")
         .arg(&r.secret_key)
         .args(["--log", "log", "--log-key"])
@@ -224,7 +246,14 @@ async fn a_local_log_policy_adds_to_the_repository_s_and_never_replaces_it() {
     .expect(0);
     let witness = r.secrets.path().join("witness.key");
     let out = run(warden(r.dir())
-        .args(["log", "witness-key", "--name", "w.example", "--format", "json"])
+        .args([
+            "log",
+            "witness-key",
+            "--name",
+            "w.example",
+            "--format",
+            "json",
+        ])
         .arg(&witness))
     .expect(0);
     let wvkey = serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()["vkey"]

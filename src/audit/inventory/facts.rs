@@ -12,9 +12,9 @@ use crate::github::api::ApiSource;
 use crate::github::memo::Memo;
 use crate::github::releases;
 use crate::github::settings::Settings;
-use crate::release::keys::{public_key_files, KeyId, PublicKey};
-use crate::release::names::{CHECKSUMS_NAME, SIGNATURE_SUFFIX};
-use crate::release::trusted_keys::TrustedKeys;
+use crate::minisign::keys::{public_key_files, KeyId, PublicKey};
+use crate::minisign::names::{CHECKSUMS_NAME, SIGNATURE_SUFFIX};
+use crate::trust::keys::TrustedKeys;
 
 /// The most requests the inventory adds to one repository's audit (the keys beside `.github/`
 /// and the releases' signatures the audit did not read).
@@ -115,7 +115,7 @@ pub(crate) struct SignatureFacts {
 }
 
 mod key_id_text {
-    use crate::release::keys::KeyId;
+    use crate::minisign::keys::KeyId;
 
     pub(crate) fn serialize<S: serde::Serializer>(id: &KeyId, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(id)
@@ -136,7 +136,7 @@ pub(crate) fn committed_keys(
 ) -> Vec<CommittedKey> {
     let mut out = Vec::new();
     let folder = root.join("keys");
-    let rotations = crate::release::rotation::load(&folder).unwrap_or_default();
+    let rotations = crate::trust::lineage::load(&folder).unwrap_or_default();
     for file in public_key_files(&folder).unwrap_or_default() {
         let Ok(key) = PublicKey::from_file(&file) else {
             continue;
@@ -332,9 +332,9 @@ async fn release_facts<S: ApiSource>(
     for sig in release
         .assets
         .iter()
-        .filter(|a| crate::release::names::signs(&a.name, &signed_file))
+        .filter(|a| crate::minisign::names::signs(&a.name, &signed_file))
     {
-        let from_name = crate::release::names::cosigned_file(&sig.name).map(|(_, id)| id);
+        let from_name = crate::minisign::names::cosigned_file(&sig.name).map(|(_, id)| id);
         let route = releases::asset_route(repo, sig.id);
         if !budget.allows(memo, &route, crate::published::SIGNATURE_CAP) {
             match from_name {
@@ -358,7 +358,7 @@ async fn release_facts<S: ApiSource>(
             .map_err(|e| e.to_string())
             .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8".to_string()))
             .and_then(|t| {
-                crate::release::signature::SignatureFile::parse(&t)
+                crate::minisign::signature::SignatureFile::parse(&t)
                     .map(|p| (t, p.key_id))
                     .map_err(|e| e.to_string())
             });
@@ -376,7 +376,9 @@ async fn release_facts<S: ApiSource>(
                 prehash = releases::asset_bytes(memo, repo, t, crate::published::LIST_CAP)
                     .await
                     .ok()
-                    .map(|b| crate::util::to_hex(&crate::release::hash::hash_bytes(&b).blake2b512));
+                    .map(|b| {
+                        crate::util::to_hex(&crate::minisign::hash::hash_bytes(&b).blake2b512)
+                    });
             }
         }
         facts.signatures.push(SignatureFacts {

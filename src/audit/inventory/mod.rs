@@ -18,8 +18,8 @@ use super::rules::{
     key_unused, repository_signs_without_key, revoked_key_still_read,
 };
 use super::severity::Severity;
-use crate::release::keys::{KeyId, PublicKey};
-use crate::release::signature::SignatureFile;
+use crate::minisign::keys::{KeyId, PublicKey};
+use crate::minisign::signature::SignatureFile;
 use facts::{OrgSecret, RepoFacts, SignatureFacts};
 
 /// Keys within this many seconds of their `valid_until` are due for rotation.

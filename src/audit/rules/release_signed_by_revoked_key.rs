@@ -6,8 +6,8 @@ use std::path::Path;
 use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::release::keys::KeyId;
-use crate::release::verdict::Problem;
+use crate::minisign::keys::KeyId;
+use crate::verdict::release::Problem;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-signed-by-revoked-key",

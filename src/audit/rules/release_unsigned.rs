@@ -3,7 +3,7 @@
 use crate::audit::findings::{Finding, Location};
 use crate::audit::rule::{Meta, Rule};
 use crate::audit::severity::Severity;
-use crate::release::verdict::Problem;
+use crate::verdict::release::Problem;
 
 pub(crate) const RULE: Rule = Rule(&Meta {
     id: "release-unsigned",

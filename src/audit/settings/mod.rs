@@ -28,7 +28,7 @@ pub struct SettingsInput<'a> {
     pub tag_patterns: &'a [String],
     pub secrets: &'a SigningSecrets,
     /// The repository's `keys/`, to verify its published releases against.
-    pub keys: Option<&'a crate::release::trusted_keys::TrustedKeys>,
+    pub keys: Option<&'a crate::trust::keys::TrustedKeys>,
     /// How many of the latest releases to check (`--releases N`).
     pub releases: usize,
     /// `--deep`: download and check every asset of those releases, not just the signed list.

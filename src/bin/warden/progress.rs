@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use release_warden::release::Progress;
+use release_warden::minisign::Progress;
 
 /// What a progress counter counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

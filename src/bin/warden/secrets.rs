@@ -5,7 +5,7 @@ use std::io;
 
 use anyhow::{anyhow, bail};
 use release_warden::files::{read_capped, read_small_file, CappedReadError, SMALL_FILE_CAP};
-use release_warden::release::{Password, SecretKeyText};
+use release_warden::minisign::{Password, SecretKeyText};
 
 /// The password in environment variable `var` (`--password-env VAR`): set, UTF-8, not empty.
 pub(crate) fn password_from_env(var: &str) -> anyhow::Result<Password> {
@@ -76,8 +76,8 @@ pub(crate) fn load_secret_key(
     source: KeySource,
     password_env: Option<&str>,
     interactive: bool,
-) -> anyhow::Result<release_warden::release::SecretKey> {
-    use release_warden::release::{secret_key_protection, SecretKey, SecretKeyProtection};
+) -> anyhow::Result<release_warden::minisign::SecretKey> {
+    use release_warden::minisign::{secret_key_protection, SecretKey, SecretKeyProtection};
     let from_stdin = matches!(source, KeySource::Stdin);
     let (text, origin) = read_secret_key(source)?;
     let protection = secret_key_protection(&text).map_err(|e| e.in_origin(origin.clone()))?;

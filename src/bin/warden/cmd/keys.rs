@@ -2,12 +2,12 @@
 
 use std::io::Write;
 
-use release_warden::release::{install_revocation, revoke, RevokeOptions};
+use release_warden::trust::{install_revocation, revoke, RevokeOptions};
 
 use crate::cli::{KeysCommand, KeysListArgs, KeysRevokeArgs, KeysRotateArgs};
 use crate::context::Context;
 use crate::secrets::{load_secret_key, KeySource};
-use release_warden::release::{rotate, RotateOptions};
+use release_warden::trust::{rotate, RotateOptions};
 
 pub(crate) fn run(cmd: KeysCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     match cmd {
@@ -56,7 +56,7 @@ fn rotate_key(args: &KeysRotateArgs, ctx: &Context, out: &mut dyn Write) -> anyh
 fn list_keys(args: &KeysListArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     ctx.emit(
         out,
-        &release_warden::release::list_keys(&args.keys_dir),
+        &release_warden::trust::list_keys(&args.keys_dir),
         args.format.into(),
         false,
     )

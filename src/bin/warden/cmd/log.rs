@@ -5,10 +5,9 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use release_warden::files::{read_small_file, SMALL_FILE_CAP};
-use release_warden::release::tlog::{
-    self, LogKey, LogRequirement, LogTrust, VerifierKeyArg, WitnessKey,
-};
-use release_warden::release::TrustedKeys;
+use release_warden::release::log_ops::{self as tlog, LogKey, WitnessKey};
+use release_warden::trust::TrustedKeys;
+use release_warden::trust::{LogRequirement, LogTrust, VerifierKeyArg};
 
 use crate::cli::{LogAppendArgs, LogCommand, LogVerifyArgs, LogWitnessArgs, RequireLogArgs};
 use crate::context::Context;
@@ -43,7 +42,7 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
 
 /// The keys of the monitored repository: `--keys-dir`, else `keys/` when it is here (a
 /// monitor run from another checkout judges entries by their repository alone).
-fn monitor_keys(dir: Option<&Path>) -> anyhow::Result<Vec<release_warden::release::PublicKey>> {
+fn monitor_keys(dir: Option<&Path>) -> anyhow::Result<Vec<release_warden::minisign::PublicKey>> {
     let default = Path::new(super::DEFAULT_KEYS_DIR);
     let dir = match dir {
         Some(dir) => dir,
@@ -95,10 +94,15 @@ fn trust(
     witnesses: &[String],
     threshold: Option<usize>,
 ) -> anyhow::Result<LogTrust> {
-    let log = tlog::parse_vkey(&vkey_text(log_vkey)?, "--log-vkey")?;
+    let log = release_warden::trust::parse_vkey(&vkey_text(log_vkey)?, "--log-vkey")?;
     let witnesses = witnesses
         .iter()
-        .map(|w| Ok(tlog::parse_witness_vkey(&vkey_text(w)?, "--witness")?))
+        .map(|w| {
+            Ok(release_warden::trust::parse_witness_vkey(
+                &vkey_text(w)?,
+                "--witness",
+            )?)
+        })
         .collect::<anyhow::Result<Vec<VerifierKeyArg>>>()?;
     let n = threshold.unwrap_or(witnesses.len());
     Ok(LogTrust::new(log, witnesses, n)?)
@@ -132,7 +136,7 @@ fn verify(args: &LogVerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::R
 }
 
 fn witness(args: &LogWitnessArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let log = tlog::parse_vkey(&vkey_text(&args.log_vkey)?, "--log-vkey")?;
+    let log = release_warden::trust::parse_vkey(&vkey_text(&args.log_vkey)?, "--log-vkey")?;
     let text = zeroize::Zeroizing::new(read_small_file(
         &args.witness_key,
         SMALL_FILE_CAP,

@@ -4,14 +4,14 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
+use release_warden::minisign::Progress;
+use release_warden::minisign::ReleaseMeta;
+use release_warden::minisign::RunBinding;
+use release_warden::minisign::{PublicKey, SecretKey};
 use release_warden::release::cosign;
-use release_warden::release::Progress;
-use release_warden::release::ReleaseMeta;
-use release_warden::release::RunBinding;
-use release_warden::release::TrustedKeys;
-use release_warden::release::VerifyOptions;
 use release_warden::release::{sign, ChecksumsTarget, SignOptions};
-use release_warden::release::{PublicKey, SecretKey};
+use release_warden::trust::TrustedKeys;
+use release_warden::verdict::VerifyOptions;
 
 use release_warden::report::{Format, TextOrJson};
 
@@ -26,7 +26,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     let log = match &args.log {
         Some(dir) => {
             let key = super::log::log_key(args.log_key.as_deref(), args.log_key_env.as_deref())?;
-            release_warden::release::tlog::check_log_key(dir, &key)?;
+            release_warden::release::log_ops::check_log_key(dir, &key)?;
             Some((dir.clone(), key))
         }
         None => None,
@@ -86,7 +86,7 @@ pub(crate) fn run(args: SignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow:
     } else {
         TrustedKeys::only(key.public_key())
     };
-    let logged = release_warden::release::tlog::append_release(&dir, &log_key, sums, &keys)?;
+    let logged = release_warden::release::log_ops::append_release(&dir, &log_key, sums, &keys)?;
     emit_both(ctx, out, args.format, (&report, &logged))
 }
 
@@ -120,7 +120,7 @@ fn cosign_run(
     args: &SignArgs,
     (key, log): (
         &SecretKey,
-        Option<(std::path::PathBuf, release_warden::release::tlog::LogKey)>,
+        Option<(std::path::PathBuf, release_warden::release::log_ops::LogKey)>,
     ),
     ctx: &Context,
     out: &mut dyn Write,
@@ -150,7 +150,8 @@ fn cosign_run(
         return ctx.emit(out, &report, args.format.into(), false);
     };
     let sums = opts.inputs[0].join(&opts.checksums_name);
-    let logged = release_warden::release::tlog::append_release(&log_dir, &log_key, &sums, &keys)?;
+    let logged =
+        release_warden::release::log_ops::append_release(&log_dir, &log_key, &sums, &keys)?;
     emit_both(ctx, out, args.format, (&report, &logged))
 }
 
@@ -159,7 +160,7 @@ fn emit_both<S: release_warden::report::Report>(
     ctx: &Context,
     out: &mut dyn Write,
     format: TextOrJson,
-    (signed, logged): (&S, &release_warden::release::tlog::AppendReport),
+    (signed, logged): (&S, &release_warden::release::log_ops::AppendReport),
 ) -> anyhow::Result<u8> {
     match format {
         TextOrJson::Json => {

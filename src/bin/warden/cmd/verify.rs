@@ -6,10 +6,11 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use release_warden::github::{repo_keys, ReleaseSource};
+use release_warden::minisign::Progress;
 use release_warden::published::{verify_release, ReleaseRequest};
-use release_warden::release::Progress;
-use release_warden::release::TrustedKeys;
-use release_warden::release::{verify, Only, VerifyOptions};
+use release_warden::release::verify;
+use release_warden::trust::TrustedKeys;
+use release_warden::verdict::{Only, VerifyOptions};
 
 use crate::cli::VerifyArgs;
 use crate::context::Context;

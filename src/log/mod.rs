@@ -1,0 +1,14 @@
+//! A transparency log of release signatures, its formats and stores (C2SP tlog-tiles of static
+//! files, checkpoints as C2SP signed notes, witnesses' cosignatures): `entry` is what one
+//! signature records, `proof` the file beside a signature that proves it is logged, `note` the
+//! log's and witnesses' keys and checkpoints, `tiles` the static files and the stores that hold
+//! them (a folder, or `http` over HTTP), `tree` a log's tree read and appended. A leaf beside
+//! `minisign`: who a verifier trusts for a log is `trust::log`; the commands are
+//! `release::log_ops`.
+
+pub(crate) mod entry;
+pub(crate) mod http;
+pub(crate) mod note;
+pub(crate) mod proof;
+pub(crate) mod tiles;
+pub(crate) mod tree;

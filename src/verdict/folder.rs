@@ -1,0 +1,548 @@
+//! A release folder (or files) judged from what its reader read: against its signed checksum
+//! list when it has one, else (with `--allow-no-checksums`) file by file against each one's own
+//! signature. Cheap checks come first: the list's signatures are judged before a byte of any
+//! artifact is asked for, and nothing a failed list covers is read.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::evidence::{Entry, Evidence, FileBytes, InputKind, Judgement, Needs};
+use super::file::{log_requirements, Job};
+use super::report::{ArtifactResult, ArtifactStatus, Verdict, VerifyReport};
+use super::VerifyOptions;
+use crate::error::{Error, Reason, Result};
+use crate::minisign::checksums::ChecksumFile;
+use crate::minisign::hash::hash_bytes;
+use crate::minisign::names::{cosigned_file, signature_path, PROOF_SUFFIX, SIGNATURE_SUFFIX};
+use crate::trust::signer::{
+    check_signature_set, verify_signature_set, Cause, Rejected, SignatureFiles, SignedName,
+};
+use crate::trust::TrustedKeys;
+use crate::util::parallel_map;
+
+/// A `SHA256SUMS` is read whole (it is hashed and parsed); 256 MiB is over two million entries.
+pub(crate) const SUMS_CAP: u64 = 256 << 20;
+
+/// Whether `name` is the checksum list `list`, its signature, or one of its co-signatures: the
+/// files a release's signers made.
+pub(crate) fn is_signed_list_file(name: &str, list: &str) -> bool {
+    name == list
+        || name.strip_suffix(SIGNATURE_SUFFIX) == Some(list)
+        || cosigned_file(name).is_some_and(|(f, _)| f == list)
+}
+
+/// The verdict on every input of `ev` (files and release folders, or a published release's
+/// folder), or what it needs first. `Err` only for usage errors; per-file problems are results.
+pub(crate) fn judge(
+    ev: &Evidence,
+    opts: &VerifyOptions,
+    keys: &TrustedKeys,
+) -> Result<Judgement<VerifyReport>> {
+    precheck(ev, opts, keys)?;
+    let mut report = VerifyReport::default();
+    check_expected_commit(opts, &mut report)?;
+    let mut jobs = Vec::new();
+    let mut needs = Needs::default();
+    let given: BTreeSet<&Path> = ev.inputs.iter().map(|(p, _)| p.as_path()).collect();
+    for (input, kind) in &ev.inputs {
+        match kind {
+            InputKind::Folder => {
+                let judged = folder_jobs(ev, input, (opts, keys), (&mut jobs, &mut report))?;
+                if let Err(more) = judged {
+                    // The list's verdict waits on the log: nothing else is judged before it.
+                    return Ok(Judgement::Needs(more));
+                }
+            }
+            InputKind::Missing => report.results.push(
+                Verdict::new()
+                    .error("no such file or directory")
+                    .into_result(input.display().to_string()),
+            ),
+            InputKind::File => {
+                if let Some(artifact) = input
+                    .to_str()
+                    .and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX))
+                {
+                    if !given.contains(Path::new(artifact)) {
+                        return Err(Error::Usage(format!(
+                            "{}: give the artifact, not its signature (warden verify {artifact})",
+                            input.display()
+                        )));
+                    }
+                    report.skip(
+                        input,
+                        format!("the signature of {artifact}, checked with it"),
+                    );
+                    continue;
+                }
+                let mut job = Job::signed_file(input.clone(), input.display().to_string());
+                if let Some(sig) = &opts.signature_file {
+                    job.signature = Some(sig.clone());
+                }
+                jobs.push(job);
+            }
+        }
+    }
+    let judged = parallel_map(&jobs, |job| {
+        let mut more = Needs::default();
+        let verdict = super::file::judge(job, ev, (keys, opts), &mut more);
+        (verdict, more)
+    });
+    let mut results = Vec::new();
+    for (job, (verdict, more)) in jobs.iter().zip(judged) {
+        needs.bytes.extend(more.bytes);
+        if let Some(v) = verdict {
+            results.push(v.into_result(job.name.clone()));
+        }
+    }
+    if !needs.is_empty() {
+        return Ok(Judgement::Needs(needs));
+    }
+    report.results.extend(results);
+    if !ev.is_published() {
+        note_offline_runs(&mut report);
+    }
+    Ok(Judgement::Done(report))
+}
+
+/// What cannot be asked, said before anything is read: no trusted key, nothing to verify, `-x`
+/// for more than one file.
+pub(crate) fn precheck(ev: &Evidence, opts: &VerifyOptions, keys: &TrustedKeys) -> Result<()> {
+    refuse_without_keys(keys)?;
+    if ev.is_published() {
+        return Ok(());
+    }
+    if ev.inputs.is_empty() {
+        return Err(Error::Usage(
+            "nothing to verify: name files or a release directory".into(),
+        ));
+    }
+    let one_file = matches!(ev.inputs.as_slice(), [(_, kind)] if *kind != InputKind::Folder);
+    if opts.signature_file.is_some() && !one_file {
+        return Err(Error::Usage(
+            "-x names the signature of one file: give exactly one file to verify".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Every key revoked is not a usage error: each signature fails, naming its revocation.
+fn refuse_without_keys(keys: &TrustedKeys) -> Result<()> {
+    if keys.is_empty() && keys.revocations().is_empty() {
+        return Err(Error::Usage(
+            "no trusted public keys: pass --public-key FILE or a --keys-dir with *.pub files"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+fn check_expected_commit(opts: &VerifyOptions, report: &mut VerifyReport) -> Result<()> {
+    if let Some(c) = &opts.expect_commit {
+        if !(12..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::Usage(format!(
+                "--expect-commit {c:?}: give the commit as 12 to 40 hex digits"
+            )));
+        }
+        if c.len() < 40 {
+            report.warnings.push(format!(
+                "--expect-commit {c} is a prefix: any signed commit that begins with it is accepted"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Offline, a bound run is a claim: said, with the command that checks it.
+fn note_offline_runs(report: &mut VerifyReport) {
+    let runs: BTreeSet<String> = report
+        .results
+        .iter()
+        .filter_map(|r| r.run.as_ref().map(|b| b.to_string()))
+        .collect();
+    if !runs.is_empty() {
+        report.warnings.push(format!(
+            "signed by {}: the run itself was not checked (offline); `warden verify --release` checks it against GitHub's records",
+            runs.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+}
+
+/// The jobs for the release folder `dir`: against its signed checksum list when it has one,
+/// else (only with `--allow-no-checksums`) against each file's own signature. Every other entry
+/// is a failure or, when allowed, a named skip. `Err(needs)` when the list's verdict waits on
+/// them.
+fn folder_jobs(
+    ev: &Evidence,
+    dir: &Path,
+    (opts, keys): (&VerifyOptions, &TrustedKeys),
+    (jobs, report): (&mut Vec<Job>, &mut VerifyReport),
+) -> Result<std::result::Result<(), Needs>> {
+    let sums_path = dir.join(&opts.checksums_name);
+    let sums_sig = signature_path(&sums_path);
+    if ev.exists(&sums_path) {
+        let listed = match checksum_list_jobs(ev, (dir, &sums_path), (opts, keys), jobs, report) {
+            Ok(listed) => listed,
+            Err(needs) => return Ok(Err(needs)),
+        };
+        unlisted_entries(ev, dir, &listed, opts, jobs, report);
+        return Ok(Ok(()));
+    }
+    if ev.exists(&sums_sig) {
+        report.results.push(
+            Verdict::new()
+                .rejected(unsigned(format!(
+                    "missing: {} is here but {} is not (deleted, or an interrupted `warden sign`)",
+                    sums_sig.display(),
+                    opts.checksums_name
+                )))
+                .into_result(sums_path.display().to_string()),
+        );
+    } else if !opts.allow_no_checksums {
+        report.results.push(
+            Verdict::new()
+                .rejected(unsigned(format!(
+                    "no {}: a release directory is verified against its signed checksum list; pass --allow-no-checksums to check each file's own signature instead",
+                    opts.checksums_name
+                )))
+                .into_result(dir.display().to_string()),
+        );
+        return Ok(Ok(()));
+    }
+    let before = jobs.len();
+    signed_entries(ev, dir, opts, jobs, report);
+    if jobs.len() == before {
+        report.results.push(
+            Verdict::new()
+                .rejected(unsigned(format!(
+                    "no {} and no .minisig files: nothing here is signed",
+                    opts.checksums_name
+                )))
+                .into_result(dir.display().to_string()),
+        );
+    }
+    Ok(Ok(()))
+}
+
+fn unsigned(why: String) -> Rejected {
+    (Cause::Unsigned, why)
+}
+
+/// The entries of the folder `dir`, as its reader found them.
+fn entries<'e>(ev: &'e Evidence, dir: &Path) -> &'e [Entry] {
+    ev.entries.get(dir).map_or(&[], Vec::as_slice)
+}
+
+/// Judges the checksum list and its signature (a result of its own), then adds a job per listed
+/// file: checked against its digest when the list verified, else against its own signature.
+/// Returns the listed names, or what the list's verdict needs first.
+fn checksum_list_jobs(
+    ev: &Evidence,
+    (dir, sums_path): (&Path, &Path),
+    (opts, keys): (&VerifyOptions, &TrustedKeys),
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) -> std::result::Result<BTreeSet<String>, Needs> {
+    let (result, parsed) = judge_list(ev, sums_path, keys, opts)?;
+    let trusted_list = result.status == ArtifactStatus::Ok;
+    let list_failed = list_failure(ev, &result, opts);
+    report.results.push(result);
+    let mut listed = BTreeSet::new();
+    let Ok(list) = parsed else {
+        return Ok(listed);
+    };
+    let mut selected_by = BTreeSet::new();
+    for (name, digest) in list.entries() {
+        listed.insert(name.to_string());
+        let path = dir.join(name);
+        if let Some(only) = &opts.only {
+            let matches = only.set.matches(name);
+            if matches.is_empty() {
+                report.skip(&path, "not selected by --only".into());
+                continue;
+            }
+            selected_by.extend(matches);
+        }
+        let escapes = ev.escapes.get(&path).map(|real| {
+            (
+                Cause::Invalid,
+                format!(
+                    "resolves to {}, outside the release directory",
+                    real.display()
+                ),
+            )
+        });
+        let signature = signature_path(&path);
+        let not_read = matches!(ev.bytes.get(&path), Some(FileBytes::NotRead))
+            && !ev.preset.contains_key(&path)
+            && ev.exists(&path);
+        if not_read && trusted_list && !ev.unread.contains(&signature) {
+            report.skip(
+                &path,
+                "not read, and GitHub gives no digest of it (`--deep` reads every asset)".into(),
+            );
+            continue;
+        }
+        jobs.push(Job {
+            name: path.display().to_string(),
+            // An artifact's own signature the reader did not read is not checked (said once).
+            signature: (!ev.unread.contains(&signature)).then_some(signature),
+            // Without a verified checksum file, only the artifact's own signature counts.
+            require_signature: !trusted_list,
+            failed_list: (!trusted_list).then(|| sums_path.to_path_buf()),
+            expected_sha256: trusted_list.then_some(*digest),
+            preset_failure: escapes
+                .or_else(|| ev.preset.get(&path).cloned())
+                .or_else(|| list_failed.clone()),
+            path,
+        });
+    }
+    // A pattern that selects nothing is a mistake (or a release without that artifact): never a
+    // silent pass over nothing.
+    if let Some(only) = &opts.only {
+        for (i, pattern) in only.patterns.iter().enumerate() {
+            if !selected_by.contains(&i) {
+                report.results.push(
+                    Verdict::new()
+                        .fail(format!("matches no file {} lists", opts.checksums_name))
+                        .into_result(format!("--only {pattern}")),
+                );
+            }
+        }
+    }
+    Ok(listed)
+}
+
+/// What a published release's listed files fail with when the list does not verify: they are
+/// not judged further (nor downloaded), the list's failure is theirs.
+fn list_failure(ev: &Evidence, list: &ArtifactResult, opts: &VerifyOptions) -> Option<Rejected> {
+    match &ev.published {
+        Some(p) if list.status != ArtifactStatus::Ok => Some((
+            Cause::ListFailed,
+            format!(
+                "{}: {} does not verify ({})",
+                if p.downloading {
+                    "not downloaded"
+                } else {
+                    "not checked"
+                },
+                opts.checksums_name,
+                list.reason.as_deref().unwrap_or_default()
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// The checksum list's own verdict (its signatures over its bytes, and the logs they must be
+/// in), and the list when it parses; `Err` with what it needs first.
+pub(crate) fn judge_list(
+    ev: &Evidence,
+    sums_path: &Path,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+) -> std::result::Result<(ArtifactResult, std::result::Result<ChecksumFile, Reason>), Needs> {
+    let name = sums_path.display().to_string();
+    let (verdict, parsed) = list_verdict(ev, sums_path, keys, opts)?;
+    Ok((verdict.into_result(name), parsed))
+}
+
+fn list_verdict(
+    ev: &Evidence,
+    sums_path: &Path,
+    keys: &TrustedKeys,
+    opts: &VerifyOptions,
+) -> std::result::Result<(Verdict, std::result::Result<ChecksumFile, Reason>), Needs> {
+    let mut out = Verdict::new();
+    let main = signature_path(sums_path);
+    let need = keys.threshold();
+    let name = SignedName::new(&opts.checksums_name, ev.resolved.get(sums_path).cloned());
+    let files = SignatureFiles(&ev.texts);
+    let checked = check_signature_set(
+        (sums_path, &main),
+        &name,
+        (keys, need),
+        (&opts.checks(), &files),
+        &mut out.judged,
+    );
+    let text = match ev.lists.get(sums_path) {
+        Some(Ok(text)) => text,
+        Some(Err(e)) => {
+            return Ok((
+                out.error(format!("reading {}: {e}", sums_path.display())),
+                Err(e.clone()),
+            ))
+        }
+        None => {
+            let e: Reason = "not read".to_string().into();
+            return Ok((
+                out.error(format!("reading {}: {e}", sums_path.display())),
+                Err(e),
+            ));
+        }
+    };
+    let parsed = parse_list(sums_path, text.as_deref());
+    let text = text.as_deref().unwrap_or_default();
+    let out = match (checked, &parsed) {
+        (_, Err(why)) => out.error(why.clone()),
+        (Err(rejected), _) => out.rejected(rejected),
+        (Ok(set), Ok(_)) => {
+            let digests = hash_bytes(text);
+            let bytes = (&digests, Some(text));
+            match verify_signature_set(&set, &main, bytes, (keys, need), &mut out.judged) {
+                Ok(()) => {
+                    out.checked.push("signature");
+                    let listed = (opts.checksums_name.as_str(), digests.sha256);
+                    let mut needs = Needs::default();
+                    let mut failed = None;
+                    for (i, req) in log_requirements(opts, keys).into_iter().enumerate() {
+                        let logged = super::logged::judge((i, req), &set, listed, ev, &mut needs);
+                        if let Some(Err(rejected)) = logged {
+                            failed.get_or_insert(rejected);
+                        }
+                    }
+                    if failed.is_none() && !needs.is_empty() {
+                        return Err(needs);
+                    }
+                    match failed {
+                        None if log_requirements(opts, keys).is_empty() => out,
+                        None => {
+                            out.checked.push("log");
+                            out
+                        }
+                        Some(rejected) => out.rejected(rejected),
+                    }
+                }
+                Err(e) => out.fail(e),
+            }
+        }
+    };
+    Ok((out, parsed.map_err(Reason::from)))
+}
+
+/// The list in `text` (`None`: larger than a list may be), or why it is not one.
+fn parse_list(sums_path: &Path, text: Option<&[u8]>) -> std::result::Result<ChecksumFile, String> {
+    let text = text.ok_or_else(|| {
+        format!(
+            "{}: larger than {} MiB: not a checksum list",
+            sums_path.display(),
+            SUMS_CAP >> 20
+        )
+    })?;
+    let text = std::str::from_utf8(text)
+        .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))?;
+    ChecksumFile::parse(text).map_err(|e| format!("{}: {e}", sums_path.display()))
+}
+
+/// Every entry of a release folder that the verified list does not account for (a listed
+/// file, its signature, the list and its signature, a folder holding listed files) fails the
+/// run, or with `--allow-unlisted` is a named skip.
+fn unlisted_entries(
+    ev: &Evidence,
+    dir: &Path,
+    listed: &BTreeSet<String>,
+    opts: &VerifyOptions,
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) {
+    let mut accounted: BTreeSet<String> = BTreeSet::new();
+    let mut folders: BTreeSet<String> = BTreeSet::new();
+    for name in listed {
+        accounted.insert(name.clone());
+        accounted.insert(format!("{name}{SIGNATURE_SUFFIX}"));
+        let mut parts: Vec<&str> = name.split('/').collect();
+        while parts.len() > 1 {
+            parts.pop();
+            folders.insert(parts.join("/"));
+        }
+    }
+    accounted.insert(opts.checksums_name.clone());
+    accounted.insert(format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name));
+    // The list's signatures' log proofs (`--require-log` checks them; they sign nothing).
+    accounted.insert(format!("{}{PROOF_SUFFIX}", opts.checksums_name));
+    let cosignature_proof = |n: &str| {
+        n.strip_suffix(PROOF_SUFFIX)
+            .and_then(|stem| {
+                cosigned_file(&format!("{stem}{SIGNATURE_SUFFIX}"))
+                    .map(|(f, _)| f == opts.checksums_name)
+            })
+            .unwrap_or(false)
+    };
+    for entry in entries(ev, dir) {
+        let name = entry.name.as_deref();
+        if entry.is_dir && name.is_some_and(|n| folders.contains(n)) {
+            continue;
+        }
+        let accounted_for = name.is_some_and(|n| {
+            accounted.contains(n)
+                || cosignature_proof(n)
+                || cosigned_file(n)
+                    .is_some_and(|(file, _)| file == opts.checksums_name || listed.contains(file))
+        });
+        if !entry.is_dir && accounted_for {
+            continue;
+        }
+        let why = format!("{}, not listed in {}", entry.kind, opts.checksums_name);
+        if opts.allow_unlisted {
+            report.skip(&entry.path, why);
+        } else {
+            // A job that fails before reading anything, so it reports in walk order.
+            jobs.push(Job::failing(
+                &entry.path,
+                (
+                    Cause::Unlisted,
+                    format!("{why}: unverified content in the release (pass --allow-unlisted to accept it)"),
+                ),
+            ));
+        }
+    }
+}
+
+/// Without a checksum list: a job for every file that may be an artifact (each must carry a
+/// valid signature), a failure for a signature whose artifact is gone, and a named skip for
+/// everything else (links, hidden files, special files).
+fn signed_entries(
+    ev: &Evidence,
+    dir: &Path,
+    opts: &VerifyOptions,
+    jobs: &mut Vec<Job>,
+    report: &mut VerifyReport,
+) {
+    let sums_sig = format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name);
+    for entry in entries(ev, dir) {
+        if entry.is_dir {
+            continue;
+        }
+        let path = entry.path.as_path();
+        let name = path.file_name().and_then(|n| n.to_str());
+        let plain = matches!(entry.kind, "a file" | "a signature of no listed file");
+        if !plain || name.is_none_or(|n| n.starts_with('.')) {
+            report.skip(path, format!("{}: not an artifact", entry.kind));
+        } else if let Some(artifact) = name.and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX)) {
+            if name == Some(sums_sig.as_str()) {
+                continue;
+            }
+            // A co-signature is checked with the file it signs.
+            let cosigned = name.and_then(cosigned_file).map(|(file, _)| file);
+            if cosigned
+                .is_some_and(|f| f == opts.checksums_name || ev.exists(&path.with_file_name(f)))
+            {
+                continue;
+            }
+            if !ev.exists(&path.with_file_name(artifact)) {
+                jobs.push(Job::failing(
+                    path,
+                    (
+                        Cause::Missing,
+                        format!("a signature without its artifact: {artifact} is missing"),
+                    ),
+                ));
+            }
+        } else {
+            jobs.push(Job::signed_file(
+                path.to_path_buf(),
+                path.display().to_string(),
+            ));
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! `verify --require-log`: every counted signature of the checksum list must be an entry of the
+//! transparency log, proved by the `.log-proof` beside it against a checkpoint signed by the
+//! log's key and enough witnesses — and, given the log, consistent with it and with a pinned
+//! earlier checkpoint. The entry is rebuilt from the release, so a proof of anything else fails.
+//! Judged from what `release::log_reader` read; what is still to be read is asked for.
+
+use std::path::Path;
+
+use super::evidence::{Evidence, LogEvidence, LogNeed, Needs, Tree};
+use crate::log::entry::Entry;
+use crate::log::note::VerifiedCheckpoint;
+use crate::log::proof::{proof_path, LogProof};
+use crate::log::tree::{self, LogError};
+use crate::trust::log::LogRequirement;
+use crate::trust::signer::{Candidate, Cause, Rejected, SignatureFiles};
+
+fn unlogged(why: String) -> Rejected {
+    (Cause::Unlogged, why)
+}
+
+fn unreadable(why: String) -> Rejected {
+    (Cause::Unreadable, why)
+}
+
+pub(crate) fn from_log(e: LogError) -> Rejected {
+    match e {
+        LogError::Input(e) => unreadable(e.to_string()),
+        LogError::Failed(why) => unlogged(why.to_string()),
+    }
+}
+
+fn tree_of(cp: &VerifiedCheckpoint) -> Tree {
+    (cp.size, cp.root.0)
+}
+
+/// The log requirement `req` (the `index`th) of every signature of `set` over the list `file`
+/// (`sha256`): `None` while something must be read first (added to `needs`).
+pub(crate) fn judge(
+    (index, req): (usize, &LogRequirement),
+    set: &[(std::path::PathBuf, Candidate<'_>)],
+    (file, sha256): (&str, [u8; 32]),
+    ev: &Evidence,
+    needs: &mut Needs,
+) -> Option<Result<(), Rejected>> {
+    let empty = LogEvidence::default();
+    let log = ev.logs.get(&index).unwrap_or(&empty);
+    let mut ask = |need: LogNeed| {
+        needs.logs.insert((index, need));
+    };
+    let current = match (&req.log, &log.checkpoint) {
+        (None, _) => None,
+        (Some(_), None) => {
+            ask(LogNeed::Checkpoint);
+            return None;
+        }
+        (Some(_), Some(Err(e))) => return Some(Err(e.clone())),
+        (Some(_), Some(Ok((name, bytes)))) => {
+            match tree::checked_checkpoint(bytes, name, &req.trust.policy) {
+                Ok(cp) => Some(cp),
+                Err(e) => return Some(Err(from_log(e))),
+            }
+        }
+    };
+    if let (Some(pinned), Some(current)) = (&req.pinned, &current) {
+        let old = match &log.pinned {
+            None => {
+                ask(LogNeed::Pinned);
+                return None;
+            }
+            Some(Err(e)) => return Some(Err(e.clone())),
+            Some(Ok(bytes)) => {
+                // The verifier's own earlier checkpoint: the log's signature is what makes it one.
+                let mut policy = req.trust.policy.clone();
+                policy.threshold = 0;
+                let origin = pinned.display().to_string();
+                match tree::checked_checkpoint(bytes, &origin, &policy) {
+                    Ok(cp) => cp,
+                    Err(e) => return Some(Err(from_log(e))),
+                }
+            }
+        };
+        match consistent(&old, current, log, &mut ask)? {
+            Ok(()) => {}
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    let files = SignatureFiles(&ev.texts);
+    // In signature order: the first failure decides, once what comes before it is read.
+    let mut pending = false;
+    for (sig_path, c) in set {
+        let entry = match Entry::new(c.key, file, sha256, &c.sig) {
+            Ok(entry) => entry,
+            Err(e) if !pending => return Some(Err(unlogged(e.to_string()))),
+            Err(_) => break,
+        };
+        let one = judge_one(
+            req,
+            (current.as_ref(), log),
+            (sig_path, &entry),
+            &files,
+            &mut ask,
+        );
+        match one {
+            None => pending = true,
+            Some(Err(e)) if !pending => return Some(Err(e)),
+            Some(Err(_)) => break,
+            Some(Ok(())) => {}
+        }
+    }
+    (!pending).then_some(Ok(()))
+}
+
+/// Whether the tree of `new` extends the one of `old`: `None` while the proof is to be read.
+fn consistent(
+    old: &VerifiedCheckpoint,
+    new: &VerifiedCheckpoint,
+    log: &LogEvidence,
+    ask: &mut impl FnMut(LogNeed),
+) -> Option<Result<(), Rejected>> {
+    if let Some(decided) = tree::consistency_without_proof(old, new) {
+        return Some(decided.map_err(from_log));
+    }
+    match log.consistency.get(&(old.size, tree_of(new))) {
+        None => {
+            ask(LogNeed::Consistency {
+                old: old.size,
+                tree: tree_of(new),
+            });
+            None
+        }
+        Some(Err(e)) => Some(Err(e.clone())),
+        Some(Ok(proof)) => Some(tree::check_consistency_proof(proof, old, new).map_err(from_log)),
+    }
+}
+
+/// One signature's entry (`entry`, its signature at `sig_path`) in the log, proved by the proof
+/// beside it, or found in the log itself when it has none and the log is at hand.
+fn judge_one(
+    req: &LogRequirement,
+    (current, log): (Option<&VerifiedCheckpoint>, &LogEvidence),
+    (sig_path, entry): (&Path, &Entry),
+    files: &SignatureFiles<'_>,
+    ask: &mut impl FnMut(LogNeed),
+) -> Option<Result<(), Rejected>> {
+    let path = proof_path(sig_path);
+    let key = entry.key.key_id;
+    let text = match files.read(&path) {
+        Ok(text) => text,
+        Err((Cause::Unsigned, _)) => return without_proof(current, log, (sig_path, entry), ask),
+        Err(e) => return Some(Err(e)),
+    };
+    let name = path.display().to_string();
+    let proof = match LogProof::parse(&text) {
+        Ok(proof) => proof,
+        Err(e) => return Some(Err(unreadable(e.in_origin(name).to_string()))),
+    };
+    // With the log at hand, the witnesses vouch for its checkpoint, which must extend the proof's.
+    let mut policy = req.trust.policy.clone();
+    if current.is_some() {
+        policy.threshold = 0;
+    }
+    let cp = match tree::checked_checkpoint(&proof.checkpoint, &name, &policy) {
+        Ok(cp) => cp,
+        Err(e) => return Some(Err(from_log(e))),
+    };
+    if let Err(why) = tree::check_inclusion(&cp, proof.index, entry.leaf_hash(), &proof.hashes) {
+        let differs = match current {
+            None => None,
+            Some(_) => match log.entries.get(&(proof.index, tree_of(&cp))) {
+                None => {
+                    ask(LogNeed::EntryAt {
+                        index: proof.index,
+                        tree: tree_of(&cp),
+                    });
+                    return None;
+                }
+                Some(Ok(bytes)) => what_differs(bytes, proof.index, entry),
+                Some(Err(_)) => None,
+            },
+        };
+        return Some(Err(unlogged(format!(
+            "{name}: signature by key {key} is not in the log: {}",
+            differs.unwrap_or_else(|| why.to_string())
+        ))));
+    }
+    let Some(current) = current else {
+        return Some(Ok(()));
+    };
+    // A log served behind the proof (a mirror or a cache not yet updated) cannot show that it
+    // extends the proof's tree: said as such, not as a fork.
+    if current.size < cp.size {
+        return Some(Err(unlogged(format!(
+            "{name}: the log given with --log is behind this proof (its checkpoint has {} entries, the proof's {}): a stale mirror or cache, or a rolled-back log; verify against the log's origin, or once the mirror has caught up",
+            current.size, cp.size
+        ))));
+    }
+    consistent(&cp, current, log, ask)
+}
+
+/// A signature with no proof beside it (a mirror that copied only the signatures): the log
+/// itself, when given, is searched; the entry found is proved against its checkpoint.
+fn without_proof(
+    current: Option<&VerifiedCheckpoint>,
+    log: &LogEvidence,
+    (sig_path, entry): (&Path, &Entry),
+    ask: &mut impl FnMut(LogNeed),
+) -> Option<Result<(), Rejected>> {
+    let path = proof_path(sig_path);
+    let key = entry.key.key_id;
+    let Some(current) = current else {
+        return Some(Err(unlogged(format!(
+            "signature by key {key} is not in the log: no {} beside {} (sign with --log, or run `warden log append`)",
+            path.display(),
+            sig_path.display()
+        ))));
+    };
+    let leaf = entry.leaf_hash();
+    match log.found.get(&(leaf.0, tree_of(current))) {
+        None => {
+            ask(LogNeed::Find {
+                leaf: leaf.0,
+                tree: tree_of(current),
+            });
+            None
+        }
+        Some(Err(e)) => Some(Err(e.clone())),
+        Some(Ok(Some((index, hashes)))) => {
+            let hashes: Vec<tlog_tiles::Hash> =
+                hashes.iter().map(|h| tlog_tiles::Hash(*h)).collect();
+            Some(
+                tree::check_inclusion(current, *index, leaf, &hashes)
+                    .map_err(|why| unlogged(why.to_string())),
+            )
+        }
+        Some(Ok(None)) => Some(Err(unlogged(format!(
+            "signature by key {key} is not in the log: no {} beside {}, and no entry of the log (size {}) is this signature",
+            path.display(),
+            sig_path.display(),
+            current.size
+        )))),
+    }
+}
+
+/// When the log's entry at `index` (its `bytes`) is another record of the same key: what differs.
+fn what_differs(bytes: &[u8], index: u64, want: &Entry) -> Option<String> {
+    let have = Entry::parse(bytes).ok()?;
+    let mut what = Vec::new();
+    if have.key != want.key {
+        what.push(format!("it was signed by key {}", have.key.key_id));
+    }
+    if have.file != want.file {
+        what.push(format!("it signs {:?}, not {:?}", have.file, want.file));
+    }
+    if have.sha256 != want.sha256 {
+        what.push(format!(
+            "its {} has SHA-256 {}, the release's has {}",
+            want.file,
+            crate::util::to_hex(&have.sha256),
+            crate::util::to_hex(&want.sha256)
+        ));
+    }
+    if have.signature.trusted_comment != want.signature.trusted_comment {
+        what.push(format!(
+            "its trusted comment is {:?}, the release's is {:?}",
+            have.signature.trusted_comment.as_str(),
+            want.signature.trusted_comment.as_str()
+        ));
+    } else if have.signature != want.signature {
+        what.push("its signature bytes differ".to_string());
+    }
+    (!what.is_empty()).then(|| {
+        format!(
+            "entry {index} of the log differs from the release: {}",
+            what.join("; ")
+        )
+    })
+}

@@ -1,0 +1,217 @@
+//! What a verdict says: a line per file (its status, what was checked, what its signatures
+//! bind, who signed and whether each counted), the entries passed over, warnings and notes.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::minisign::keys::KeyId;
+use crate::trust::signer::{Cause, Judged, Rejected, SignerEntry};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ArtifactStatus {
+    /// Signature and/or checksum verified.
+    Ok,
+    /// A verification failed: altered, swapped, unsigned, untrusted key, wrong tag, dry-run.
+    Failed,
+    /// The input could not be read or parsed.
+    Error,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ArtifactResult {
+    pub(crate) name: String,
+    pub(crate) status: ArtifactStatus,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "opt_display"
+    )]
+    pub(crate) key_id: Option<KeyId>,
+    /// The trusted key file that holds `key_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) key_file: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tag: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) repo: Option<String>,
+    /// The trusted comment's `file:` and `path:`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) path: Option<String>,
+    /// The trusted comment's `timestamp:` (Unix seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) timestamp: Option<u64>,
+    /// The workflow run the (first) signature binds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) run: Option<crate::minisign::run::RunBinding>,
+    /// What was checked: "signature", "sha256" or both.
+    pub(crate) checked: Vec<&'static str>,
+    /// Every signature found (the first, and co-signatures `<file>.<KEYID>.minisig`), and
+    /// whether it counted toward the threshold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) signers: Vec<SignerEntry>,
+    /// The keys folder's threshold, when it asks for more than one signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) required_signatures: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+    /// Why it failed, as a type (`Cause::None` when it verified).
+    #[serde(skip)]
+    pub(crate) cause: Cause,
+}
+
+fn opt_display<S: serde::Serializer>(
+    v: &Option<KeyId>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(id) => s.collect_str(id),
+        None => s.serialize_none(),
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct VerifyReport {
+    pub(crate) results: Vec<ArtifactResult>,
+    /// Entries that were not verified, each with the reason; never dropped silently.
+    pub(crate) skipped: Vec<SkippedEntry>,
+    pub warnings: Vec<String>,
+    /// Facts, not cautions (what a published release is).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) notes: Vec<String>,
+}
+
+/// A path `verify` passed over, and why.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct SkippedEntry {
+    pub(crate) name: String,
+    pub(crate) reason: String,
+}
+
+impl VerifyReport {
+    /// Names results and reasons after the release's assets instead of `dir`, a temporary
+    /// folder that is gone once the command ends.
+    pub(crate) fn strip_folder(&mut self, dir: &Path) {
+        self.rename_folder(dir, "");
+    }
+
+    /// Says `dir/` (a temporary folder) as `name` in every line of the report.
+    pub(crate) fn rename_folder(&mut self, dir: &Path, name: &str) {
+        let prefix = format!("{}/", dir.display());
+        let rename = |s: &mut String| *s = s.replace(&prefix, name);
+        for r in &mut self.results {
+            rename(&mut r.name);
+            if let Some(reason) = r.reason.as_mut() {
+                rename(reason);
+            }
+        }
+        for s in &mut self.skipped {
+            rename(&mut s.name);
+        }
+        self.warnings.iter_mut().for_each(rename);
+        self.notes.iter_mut().for_each(rename);
+    }
+
+    /// Adds the result of a check made outside the folder (a release's provenance): `name`,
+    /// what was checked, and the failure if any.
+    pub(crate) fn add_check(
+        &mut self,
+        name: String,
+        what: &'static str,
+        failure: Option<Rejected>,
+    ) {
+        let v = Verdict::new();
+        let mut v = match failure {
+            Some(rejected) => v.rejected(rejected),
+            None => v,
+        };
+        v.checked.push(what);
+        self.results.push(v.into_result(name));
+    }
+
+    pub(crate) fn skip(&mut self, path: &Path, reason: String) {
+        self.skipped.push(SkippedEntry {
+            name: path.display().to_string(),
+            reason,
+        });
+    }
+
+    pub(crate) fn count(&self, status: ArtifactStatus) -> usize {
+        self.results.iter().filter(|r| r.status == status).count()
+    }
+
+    /// 0 all verified, 1 a verification failed, 2 an input could not be read or parsed.
+    pub fn exit_code(&self) -> u8 {
+        if self.count(ArtifactStatus::Error) > 0 {
+            2
+        } else if self.count(ArtifactStatus::Failed) > 0 || self.results.is_empty() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// A file's verdict as it is being made: its status and reason, what was checked, and what
+/// its signatures say.
+pub(crate) struct Verdict {
+    pub(crate) status: ArtifactStatus,
+    pub(crate) reason: Option<String>,
+    pub(crate) cause: Cause,
+    pub(crate) checked: Vec<&'static str>,
+    pub(crate) judged: Judged,
+}
+
+impl Verdict {
+    pub(crate) fn new() -> Self {
+        Verdict {
+            status: ArtifactStatus::Ok,
+            reason: None,
+            cause: Cause::None,
+            checked: Vec::new(),
+            judged: Judged::default(),
+        }
+    }
+    pub(crate) fn fail(self, reason: impl Into<String>) -> Self {
+        self.rejected((Cause::Invalid, reason.into()))
+    }
+    pub(crate) fn error(self, reason: impl Into<String>) -> Self {
+        self.rejected((Cause::Unreadable, reason.into()))
+    }
+    /// The file fails for `cause` (an unreadable input is an error, not a failed check).
+    pub(crate) fn rejected(mut self, (cause, why): Rejected) -> Self {
+        self.status = if cause == Cause::Unreadable {
+            ArtifactStatus::Error
+        } else {
+            ArtifactStatus::Failed
+        };
+        self.reason = Some(why);
+        self.cause = cause;
+        self
+    }
+    pub(crate) fn into_result(self, name: String) -> ArtifactResult {
+        let j = self.judged;
+        ArtifactResult {
+            name,
+            status: self.status,
+            key_id: j.key_id,
+            key_file: j.key_file,
+            tag: j.tag,
+            commit: j.commit,
+            repo: j.repo,
+            file: j.file,
+            path: j.path,
+            timestamp: j.timestamp,
+            run: j.run,
+            checked: self.checked,
+            signers: j.signers,
+            required_signatures: j.required_signatures,
+            reason: self.reason,
+            cause: self.cause,
+        }
+    }
+}
