@@ -635,3 +635,81 @@ fn release_notes(release: &Release, commit: &str, repo: &str) -> Vec<String> {
     });
     notes
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::github::records::AssetRecord;
+    use crate::minisign::keys::generate;
+
+    fn asset(name: &str, digest: Option<[u8; 32]>) -> Asset {
+        Asset {
+            id: 1,
+            name: name.into(),
+            size: 10,
+            digest: digest.map(|d| crate::util::to_hex(&d)),
+            uploader: None,
+            created_at: None,
+            updated_at: None,
+        }
+    }
+
+    /// The list and its signatures by keys known here are read first; everything else after.
+    #[test]
+    fn the_small_signed_files_are_read_first() {
+        let known = generate(None).unwrap().public;
+        let keys = TrustedKeys::only(known.clone());
+        let names = [
+            "SHA256SUMS".to_string(),
+            "SHA256SUMS.minisig".into(),
+            format!("SHA256SUMS.{}.minisig", known.key_id),
+            "SHA256SUMS.0123456789ABCDEF.minisig".into(),
+            "app".into(),
+            "app.minisig".into(),
+        ];
+        let release = Release {
+            id: 7,
+            tag: "v1".into(),
+            draft: false,
+            prerelease: false,
+            immutable: None,
+            assets: names.iter().map(|n| asset(n, None)).collect(),
+        };
+        let opts = VerifyOptions {
+            checksums_name: "SHA256SUMS".into(),
+            ..VerifyOptions::default()
+        };
+        let (small, rest) = split_small(&release, &keys, &opts);
+        let names = |a: &[Asset]| a.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&small), names(&release.assets[..3]));
+        assert_eq!(names(&rest), names(&release.assets[3..]));
+        assert!(unread_signature(&rest[0], &small));
+    }
+
+    /// What the verdict asks of an asset the depth does not read: GitHub's digest once, then
+    /// "not read"; the bytes themselves (a legacy signature) only from a download.
+    #[test]
+    fn an_unreadable_asset_is_answered_once_and_the_question_ends() {
+        let assets = [AssetRecord {
+            name: "app".into(),
+            digest: Some([3; 32]),
+            upload: None,
+        }];
+        let path = PathBuf::from("app");
+        let mut folder = Evidence::default();
+        let mut needs = Needs::default();
+        needs.bytes.insert(path.clone(), false);
+        let depth = Depth::Deep;
+        answer_unreadable(&needs, (&depth, &assets), &mut folder);
+        assert!(matches!(folder.bytes.get(&path), Some(FileBytes::Sha256Only(d)) if *d == [3; 32]));
+        answer_unreadable(&needs, (&depth, &assets), &mut folder);
+        assert!(matches!(folder.bytes.get(&path), Some(FileBytes::NotRead)));
+        let mut whole = Needs::default();
+        whole.bytes.insert(PathBuf::from("lib"), true);
+        answer_unreadable(&whole, (&Depth::Signatures, &assets), &mut folder);
+        assert!(matches!(
+            folder.bytes.get(Path::new("lib")),
+            Some(FileBytes::Failed((Cause::Invalid, _)))
+        ));
+    }
+}

@@ -7,6 +7,7 @@
 //! 1 MiB, at most 500 of them and 32 MiB in all.
 
 use crate::error::Reason;
+use crate::minisign::keys::is_public_key_file;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -222,7 +223,7 @@ fn keys_folder_file(rel: &str) -> bool {
             && (name.ends_with(".toml") || (name.ends_with(".minisig") && name.contains(".toml.")))
     };
     match rel.split_once('/') {
-        None => rel.ends_with(".pub") || rel == crate::trust::policy::POLICY_FILE,
+        None => is_public_key_file(rel) || rel == crate::trust::policy::POLICY_FILE,
         Some(("revoked" | "rotations", name)) => statement(name),
         Some(_) => false,
     }
@@ -329,9 +330,13 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
         }
     }
     if public_keys {
-        files.extend(root.tree.into_iter().filter(|e| e.path.ends_with(".pub")));
+        files.extend(
+            root.tree
+                .into_iter()
+                .filter(|e| is_public_key_file(&e.path)),
+        );
     }
-    let key_file = |p: &str| public_keys && p.starts_with(".github/") && p.ends_with(".pub");
+    let key_file = |p: &str| public_keys && p.starts_with(".github/") && is_public_key_file(p);
     // Regular files only (100644, 100755): no links (120000), no submodules.
     files.retain(|e| {
         e.kind == "blob"
@@ -387,7 +392,7 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
         }
         std::fs::write(&target, bytes).map_err(|e| format!("{}: {e}", target.display()))?;
         files.written += 1;
-        if path.ends_with(".pub") && !path.starts_with("keys/") {
+        if is_public_key_file(path) && !path.starts_with("keys/") {
             files.key_files += 1;
         }
     }

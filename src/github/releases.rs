@@ -4,6 +4,7 @@
 //! the tag names (peeled) and downloads the assets concurrently, streamed to disk (memory flat in
 //! asset size); the audit's release check takes the latest releases and two small assets.
 
+use crate::minisign::keys::is_public_key_file;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -562,7 +563,7 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
                 continue;
             };
             // The keys and the policy (a threshold, end dates: it only removes trust).
-            let wanted = name.ends_with(".pub") || name == crate::trust::policy::POLICY_FILE;
+            let wanted = is_public_key_file(name) || name == crate::trust::policy::POLICY_FILE;
             if entry["type"].as_str() != Some("file") || !wanted || !plain_name(name) {
                 continue;
             }
@@ -582,7 +583,7 @@ pub fn repo_keys(session: &Session, repo: &str, dir: &Path) -> Result<Vec<String
             crate::files::atomic::write_atomic(&dir.join(name), &bytes, 0o644, true)?;
             names.push(name.to_string());
         }
-        if !names.iter().any(|n| n.ends_with(".pub")) {
+        if !names.iter().any(|n| is_public_key_file(n)) {
             return Err(Error::Usage(format!("{what}: no *.pub file")));
         }
         Ok(names)

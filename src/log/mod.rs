@@ -7,8 +7,16 @@
 //! `release::log_ops`.
 
 pub(crate) mod entry;
+mod fuzz;
 pub(crate) mod http;
 pub(crate) mod note;
 pub(crate) mod proof;
 pub(crate) mod tiles;
 pub(crate) mod tree;
+
+/// For the fuzz target `log_reads` only: everything a served log makes warden read, from one
+/// input (see the module `fuzz`).
+#[doc(hidden)]
+pub fn fuzz_log_reads(data: &[u8]) {
+    fuzz::run(data);
+}

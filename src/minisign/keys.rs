@@ -563,12 +563,23 @@ pub(crate) fn generate(password: Option<&Password>) -> Result<GeneratedKeyPair, 
     })
 }
 
+/// Whether a file named `name` (a path or a file name) is a public key by its name, as a keys
+/// folder holds them (`*.pub`): the one answer for every place that looks for keys (a folder on
+/// disk, a repository's tree through the API, the inventory).
+pub(crate) fn is_public_key_file(name: &str) -> bool {
+    name.ends_with(".pub") && name.len() > ".pub".len() && !name.ends_with("/.pub")
+}
+
 /// `*.pub` files of a directory, sorted.
 pub(crate) fn public_key_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::io("reading", dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "pub") && !p.is_dir())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| is_public_key_file(&n.to_string_lossy()))
+                && !p.is_dir()
+        })
         .collect();
     files.sort();
     Ok(files)

@@ -554,3 +554,87 @@ pub fn list(keys_dir: &Path) -> KeysReport {
     }
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minisign::keys::{generate, SecretKey, SecretKeyText};
+
+    fn key_pair() -> (PublicKey, SecretKey) {
+        let pair = generate(None).unwrap();
+        let secret =
+            SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap();
+        (pair.public, secret)
+    }
+
+    /// A keys folder in `dir` holding these keys, each as `<id>.pub`.
+    fn folder(dir: &Path, keys: &[&PublicKey]) {
+        std::fs::create_dir_all(dir).unwrap();
+        for k in keys {
+            std::fs::write(dir.join(format!("{}.pub", k.key_id)), k.to_string()).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_key_and_its_successor_are_one_usable_signer() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("keys");
+        let ((a, a_sk), (b, _), (s, s_sk)) = (key_pair(), key_pair(), key_pair());
+        folder(&dir, &[&a, &b]);
+        assert_eq!(TrustedKeys::load_dir(&dir).unwrap().usable_signers(), 2);
+        let opts = crate::trust::rotation::RotateOptions {
+            keys_dir: dir.clone(),
+            rotated_at: "2026-01-01T00:00:00Z".into(),
+        };
+        crate::trust::rotation::rotate(&opts, &a_sk, &s_sk).unwrap();
+        let keys = TrustedKeys::load_dir(&dir).unwrap();
+        assert_eq!(keys.usable().count(), 3);
+        assert_eq!(keys.usable_signers(), 2);
+        assert!(keys.lineages().one_signer(&a, &s).is_some());
+        assert!(keys.lineages().one_signer(&a, &b).is_none());
+    }
+
+    #[test]
+    fn a_pinned_key_past_its_date_leads_nowhere() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("keys");
+        let ((a, a_sk), (s, s_sk)) = (key_pair(), key_pair());
+        folder(&dir, &[&a]);
+        let opts = crate::trust::rotation::RotateOptions {
+            keys_dir: dir.clone(),
+            rotated_at: "2026-01-01T00:00:00Z".into(),
+        };
+        crate::trust::rotation::rotate(&opts, &a_sk, &s_sk).unwrap();
+        let pinned = t.path().join("a.pub");
+        std::fs::write(&pinned, a.to_string()).unwrap();
+        let followed = TrustedKeys::load_files(std::slice::from_ref(&pinned))
+            .unwrap()
+            .follow_rotations(&dir)
+            .unwrap();
+        assert!(followed.find(s.key_id).is_some());
+        std::fs::write(
+            dir.join("policy.toml"),
+            format!("[keys.{}]\nvalid_until = 2020-01-01\n", a.key_id),
+        )
+        .unwrap();
+        let followed = TrustedKeys::load_files(&[pinned])
+            .unwrap()
+            .follow_rotations(&dir)
+            .unwrap();
+        assert!(followed.find(s.key_id).is_none());
+    }
+
+    #[test]
+    fn one_key_under_two_ids_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let (a, _) = key_pair();
+        let mut twin = a.clone();
+        twin.key_id = KeyId::from_hex("0123456789ABCDEF").unwrap();
+        folder(t.path(), &[&a, &twin]);
+        let e = TrustedKeys::load_dir(t.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("one key under two ids would count as two signers"),
+            "{e}"
+        );
+    }
+}

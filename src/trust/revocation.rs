@@ -456,3 +456,57 @@ fn folder_keys(keys_dir: &Path) -> Result<Vec<PublicKey>> {
         .map(|p| PublicKey::from_file(p))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minisign::keys::{generate, SecretKeyText};
+
+    fn key_pair() -> (PublicKey, SecretKey) {
+        let pair = generate(None).unwrap();
+        let secret =
+            SecretKey::load(&SecretKeyText::new(pair.secret_box.to_string()), None).unwrap();
+        (pair.public, secret)
+    }
+
+    /// A revocation by other keys needs the threshold of other signers: a key and its successor
+    /// are one, so one holder of both cannot revoke a co-maintainer's key alone.
+    #[test]
+    fn a_key_and_its_successor_are_one_revoker() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("keys");
+        std::fs::create_dir_all(&dir).unwrap();
+        let ((a, a_sk), (_s, s_sk), (c, _), (d, d_sk)) =
+            (key_pair(), key_pair(), key_pair(), key_pair());
+        for k in [&a, &c, &d] {
+            std::fs::write(dir.join(format!("{}.pub", k.key_id)), k.to_string()).unwrap();
+        }
+        std::fs::write(dir.join("policy.toml"), "threshold = 2\n").unwrap();
+        let rotate = crate::trust::rotation::RotateOptions {
+            keys_dir: dir.clone(),
+            rotated_at: "2026-01-01T00:00:00Z".into(),
+        };
+        crate::trust::rotation::rotate(&rotate, &a_sk, &s_sk).unwrap();
+        let opts = RevokeOptions {
+            keys_dir: dir.clone(),
+            key_id: c.key_id.to_string(),
+            reason: "left".into(),
+            revoked_at: "2026-02-01T00:00:00Z".into(),
+        };
+        let first = revoke(&opts, &a_sk).unwrap();
+        assert!(first.pending.is_some());
+        let second = revoke(&opts, &s_sk).unwrap();
+        assert_eq!(
+            second
+                .pending
+                .as_deref()
+                .map(|p| p.contains("signed by 1 other key")),
+            Some(true),
+            "{second:?}"
+        );
+        let third = revoke(&opts, &d_sk).unwrap();
+        assert_eq!(third.pending, None);
+        let keys = crate::trust::TrustedKeys::load_dir(&dir).unwrap();
+        assert!(keys.revoked_key(&c).is_some());
+    }
+}

@@ -435,6 +435,23 @@ pub(crate) fn signer_of<'k>(
     Ok(c.key)
 }
 
+/// Which of `candidates` made the signature in `text` over the bytes whose BLAKE2b-512 prehash
+/// is `prehash`: found by the signature's key id, proved by the key's bytes (its trusted comment
+/// and its signature both verify). Attribution only (the inventory's "who signed this release"):
+/// whether the signature counts is [`signer_of`]'s.
+pub(crate) fn made_by<'k>(
+    text: &str,
+    prehash: &[u8; 64],
+    candidates: &'k [PublicKey],
+) -> Option<&'k PublicKey> {
+    let sig = SignatureFile::parse(text).ok()?;
+    candidates.iter().find(|k| {
+        k.key_id == sig.key_id
+            && sig.verify_comment(k).is_ok()
+            && sig.verify_data(k, prehash).is_ok()
+    })
+}
+
 /// What the run policy says of a counted signature (offline: a binding present and consistent),
 /// naming the signature when it is not the first.
 fn run_policy_problem(keys: &TrustedKeys, run: Option<&RunBinding>) -> Option<String> {

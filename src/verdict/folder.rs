@@ -546,3 +546,174 @@ fn signed_entries(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::testkit::{folder, list, read, Signer};
+    use std::path::PathBuf;
+
+    const COMMENT: &str = "timestamp:1\tfile:SHA256SUMS\thashed\ttag:v1";
+
+    fn opts() -> VerifyOptions {
+        VerifyOptions {
+            inputs: vec![PathBuf::from("dist")],
+            checksums_name: "SHA256SUMS".into(),
+            ..VerifyOptions::default()
+        }
+    }
+
+    /// The report's lines: name, status and reason.
+    fn lines(report: &VerifyReport) -> Vec<String> {
+        report
+            .results
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {:?} {}",
+                    r.name,
+                    r.status,
+                    r.reason.as_deref().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    fn done(j: Judgement<VerifyReport>) -> VerifyReport {
+        match j {
+            Judgement::Done(r) => r,
+            Judgement::Needs(n) => panic!("still needs {n:?}"),
+        }
+    }
+
+    /// A signed release of one app: the list's signature is judged from the evidence alone, then
+    /// the app's bytes are asked for, and judged against the list.
+    #[test]
+    fn a_signed_list_asks_for_the_bytes_it_covers_and_judges_them() {
+        let s = Signer::new();
+        let sums = list(&[("app", b"the app")]);
+        let sig = s.sign(&sums, COMMENT).to_string();
+        let mut ev = folder(
+            &["SHA256SUMS", "SHA256SUMS.minisig", "app"],
+            Some(&sums),
+            &[("SHA256SUMS.minisig", sig)],
+        );
+        let keys = s.keys();
+        let Judgement::Needs(needs) = judge(&ev, &opts(), &keys).unwrap() else {
+            panic!("judged without the app's bytes");
+        };
+        assert_eq!(
+            needs.bytes.into_iter().collect::<Vec<_>>(),
+            [(PathBuf::from("dist/app"), false)]
+        );
+        let mut good = ev.clone();
+        read(&mut good, Path::new("dist/app"), b"the app");
+        let report = done(judge(&good, &opts(), &keys).unwrap());
+        assert_eq!(
+            lines(&report),
+            ["dist/SHA256SUMS Ok ", "dist/app Ok "],
+            "{report:?}"
+        );
+        read(&mut ev, Path::new("dist/app"), b"another app");
+        let report = done(judge(&ev, &opts(), &keys).unwrap());
+        assert_eq!(report.results[1].cause, Cause::Mismatch);
+    }
+
+    /// Hostile evidence: a list whose signature is another key's, or another list's, is refused
+    /// before any artifact's bytes are asked for, and nothing it covers is read.
+    #[test]
+    fn a_list_that_does_not_verify_asks_for_nothing() {
+        let (s, thief) = (Signer::new(), Signer::new());
+        let sums = list(&[("app", b"the app")]);
+        for sig in [
+            thief.sign(&sums, COMMENT).to_string(),
+            s.sign(&list(&[("app", b"old")]), COMMENT).to_string(),
+            "not a signature".to_string(),
+        ] {
+            let ev = folder(
+                &["SHA256SUMS", "SHA256SUMS.minisig", "app", "app.minisig"],
+                Some(&sums),
+                &[("SHA256SUMS.minisig", sig)],
+            );
+            let report = done(judge(&ev, &opts(), &s.keys()).unwrap());
+            assert_ne!(report.results[0].status, ArtifactStatus::Ok, "{report:?}");
+            assert_eq!(report.results[1].status, ArtifactStatus::Failed);
+        }
+    }
+
+    /// Entries the list does not account for fail; a listed path that resolves outside the
+    /// folder fails without being read.
+    #[test]
+    fn unlisted_entries_and_escaping_paths_fail_unread() {
+        let s = Signer::new();
+        let sums = list(&[("app", b"the app")]);
+        let sig = s.sign(&sums, COMMENT).to_string();
+        let mut ev = folder(
+            &["SHA256SUMS", "SHA256SUMS.minisig", "app", "extra"],
+            Some(&sums),
+            &[("SHA256SUMS.minisig", sig)],
+        );
+        ev.escapes
+            .insert(PathBuf::from("dist/app"), PathBuf::from("/etc/passwd"));
+        let report = done(judge(&ev, &opts(), &s.keys()).unwrap());
+        assert_eq!(
+            lines(&report),
+            [
+                "dist/SHA256SUMS Ok ",
+                "dist/app Failed resolves to /etc/passwd, outside the release directory",
+                "dist/extra Failed a file, not listed in SHA256SUMS: unverified content in the release (pass --allow-unlisted to accept it)"
+            ]
+        );
+    }
+
+    /// A published release whose list fails: its files are "not downloaded", and the verdict
+    /// asks for no asset.
+    #[test]
+    fn a_published_release_whose_list_fails_downloads_nothing() {
+        let (s, thief) = (Signer::new(), Signer::new());
+        let sums = list(&[("app", b"the app")]);
+        let mut ev = folder(
+            &["SHA256SUMS", "SHA256SUMS.minisig", "app"],
+            Some(&sums),
+            &[("SHA256SUMS.minisig", thief.sign(&sums, COMMENT).to_string())],
+        );
+        ev.published = Some(crate::verdict::evidence::Published {
+            assets: ["SHA256SUMS", "SHA256SUMS.minisig", "app"]
+                .map(String::from)
+                .into(),
+            downloading: true,
+        });
+        let report = done(judge(&ev, &opts(), &s.keys()).unwrap());
+        assert!(
+            lines(&report)[1]
+                .starts_with("dist/app Failed not downloaded: SHA256SUMS does not verify ("),
+            "{report:?}"
+        );
+    }
+
+    /// Without a list, `--allow-no-checksums` judges each file by its own signature; a legacy
+    /// signature asks for the bytes themselves.
+    #[test]
+    fn a_legacy_signature_asks_for_the_whole_file() {
+        let s = Signer::new();
+        let mut sig = s.sign(b"the app", "timestamp:1\tfile:app");
+        sig.algorithm = crate::minisign::signature::SignatureAlgorithm::Legacy;
+        let ev = folder(
+            &["app", "app.minisig"],
+            None,
+            &[("app.minisig", sig.to_string())],
+        );
+        let opts = VerifyOptions {
+            allow_no_checksums: true,
+            allow_legacy: true,
+            ..opts()
+        };
+        let Judgement::Needs(needs) = judge(&ev, &opts, &s.keys()).unwrap() else {
+            panic!("a legacy signature judged without the bytes");
+        };
+        assert_eq!(
+            needs.bytes.into_iter().collect::<Vec<_>>(),
+            [(PathBuf::from("dist/app"), true)]
+        );
+    }
+}

@@ -275,3 +275,167 @@ fn what_differs(bytes: &[u8], index: u64, want: &Entry) -> Option<String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::note::{sign_checkpoint, KeyRole, NoteSigner};
+    use crate::minisign::hash::hash_bytes;
+    use crate::trust::log::{LogTrust, VerifierKeyArg};
+    use crate::trust::signer::{check_signature_text, Checks, Judged, SignedName};
+    use crate::verdict::testkit::Signer;
+    use std::path::PathBuf;
+
+    const ORIGIN: &str = "example.org/log";
+
+    /// A log of one entry (this signature of `SHA256SUMS`), its key, and the signature's proof.
+    struct OneEntryLog {
+        log: NoteSigner,
+        signer: Signer,
+        sums: Vec<u8>,
+        sig: String,
+        proof: String,
+        leaf: tlog_tiles::Hash,
+    }
+
+    fn one_entry_log() -> OneEntryLog {
+        let (log, _) = NoteSigner::generate(ORIGIN, KeyRole::Log).unwrap();
+        let signer = Signer::new();
+        let sums = b"00  app\n".to_vec();
+        let sig = signer.sign(&sums, "timestamp:1\tfile:SHA256SUMS\thashed");
+        let entry =
+            Entry::new(&signer.public, "SHA256SUMS", hash_bytes(&sums).sha256, &sig).unwrap();
+        let leaf = entry.leaf_hash();
+        // A tree of one entry: its root is the entry's leaf hash.
+        let checkpoint = sign_checkpoint(ORIGIN, 1, leaf, &log);
+        let proof = LogProof {
+            index: 0,
+            hashes: Vec::new(),
+            checkpoint,
+        }
+        .to_string();
+        OneEntryLog {
+            log,
+            signer,
+            sums,
+            sig: sig.to_string(),
+            proof,
+            leaf,
+        }
+    }
+
+    fn requirement(l: &OneEntryLog, at_hand: bool) -> LogRequirement {
+        LogRequirement {
+            trust: LogTrust::new(VerifierKeyArg(l.log.public().clone()), Vec::new(), 0).unwrap(),
+            log: at_hand.then(|| "log".to_string()),
+            pinned: None,
+        }
+    }
+
+    /// The requirement judged over `ev`, with the signature's candidate made here.
+    fn judged(
+        l: &OneEntryLog,
+        req: &LogRequirement,
+        ev: &Evidence,
+    ) -> (Option<Result<(), Rejected>>, Needs) {
+        let keys = l.signer.keys();
+        let mut out = Judged::default();
+        let sig_path = PathBuf::from("dist/SHA256SUMS.minisig");
+        let c = check_signature_text(
+            &l.sig,
+            &sig_path,
+            &SignedName::new("SHA256SUMS", None),
+            &keys,
+            &Checks::default(),
+            &mut out,
+        )
+        .unwrap();
+        let set = vec![(sig_path, c)];
+        let mut needs = Needs::default();
+        let sha256 = hash_bytes(&l.sums).sha256;
+        let v = judge((0, req), &set, ("SHA256SUMS", sha256), ev, &mut needs);
+        (v, needs)
+    }
+
+    fn with_proof(l: &OneEntryLog) -> Evidence {
+        let mut ev = Evidence::default();
+        ev.texts.insert(
+            PathBuf::from("dist/SHA256SUMS.log-proof"),
+            Ok(l.proof.clone()),
+        );
+        ev
+    }
+
+    #[test]
+    fn a_proof_beside_the_signature_proves_it_without_the_log() {
+        let l = one_entry_log();
+        let (v, needs) = judged(&l, &requirement(&l, false), &with_proof(&l));
+        assert_eq!(v, Some(Ok(())));
+        assert!(needs.is_empty());
+        // No proof, no log: not in the log.
+        let (v, _) = judged(&l, &requirement(&l, false), &Evidence::default());
+        assert_eq!(v.unwrap().unwrap_err().0, Cause::Unlogged);
+    }
+
+    /// With the log at hand, its checkpoint is asked for first; a checkpoint of the same size
+    /// with another root is a fork; one that is not a note is bad input.
+    #[test]
+    fn the_log_at_hand_is_asked_for_and_a_fork_is_refused() {
+        let l = one_entry_log();
+        let req = requirement(&l, true);
+        let mut ev = with_proof(&l);
+        let (v, needs) = judged(&l, &req, &ev);
+        assert_eq!(v, None);
+        assert_eq!(
+            needs.logs.into_iter().collect::<Vec<_>>(),
+            [(0, LogNeed::Checkpoint)]
+        );
+        let name = "log/checkpoint".to_string();
+        let same = sign_checkpoint(ORIGIN, 1, l.leaf, &l.log);
+        ev.logs.entry(0).or_default().checkpoint = Some(Ok((name.clone(), same)));
+        assert_eq!(judged(&l, &req, &ev).0, Some(Ok(())));
+        let forked = sign_checkpoint(ORIGIN, 1, tlog_tiles::Hash([9; 32]), &l.log);
+        ev.logs.entry(0).or_default().checkpoint = Some(Ok((name.clone(), forked)));
+        let (cause, why) = judged(&l, &req, &ev).0.unwrap().unwrap_err();
+        assert_eq!(cause, Cause::Unlogged);
+        assert_eq!(
+            why,
+            "the log forked at size 1: two signed checkpoints of that size have different roots"
+        );
+        ev.logs.entry(0).or_default().checkpoint = Some(Ok((name, b"garbage".to_vec())));
+        let (cause, _) = judged(&l, &req, &ev).0.unwrap().unwrap_err();
+        assert_eq!(cause, Cause::Unreadable);
+    }
+
+    /// A proof of a larger tree than the log at hand: a stale mirror, said so; a consistency
+    /// proof the reader gives that does not hold is a fork.
+    #[test]
+    fn a_log_behind_the_proof_is_stale_and_a_bad_consistency_proof_a_fork() {
+        let l = one_entry_log();
+        let req = requirement(&l, true);
+        let mut ev = with_proof(&l);
+        let empty = sign_checkpoint(ORIGIN, 0, tlog_tiles::Hash([0; 32]), &l.log);
+        ev.logs.entry(0).or_default().checkpoint = Some(Ok(("log/checkpoint".into(), empty)));
+        let (_, why) = judged(&l, &req, &ev).0.unwrap().unwrap_err();
+        assert!(why.contains("is behind this proof"), "{why}");
+        let bigger = sign_checkpoint(ORIGIN, 2, tlog_tiles::Hash([5; 32]), &l.log);
+        ev.logs.entry(0).or_default().checkpoint = Some(Ok(("log/checkpoint".into(), bigger)));
+        let (v, needs) = judged(&l, &req, &ev);
+        assert_eq!(v, None);
+        let tree = (2, [5; 32]);
+        assert_eq!(
+            needs.logs.into_iter().collect::<Vec<_>>(),
+            [(0, LogNeed::Consistency { old: 1, tree })]
+        );
+        ev.logs
+            .entry(0)
+            .or_default()
+            .consistency
+            .insert((1, tree), Ok(vec![[1; 32]]));
+        let (_, why) = judged(&l, &req, &ev).0.unwrap().unwrap_err();
+        assert_eq!(
+            why,
+            "the log forked at size 1: its tree of size 2 does not extend the earlier checkpoint"
+        );
+    }
+}

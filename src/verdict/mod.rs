@@ -18,6 +18,8 @@ pub(crate) mod logged;
 pub(crate) mod provenance;
 pub(crate) mod release;
 pub(crate) mod report;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 use std::path::PathBuf;
 

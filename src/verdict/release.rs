@@ -413,3 +413,136 @@ fn notes(
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::evidence::Published;
+    use crate::verdict::testkit::{folder, list, Signer};
+
+    const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+
+    /// Release v1 of o/r: the assets named, GitHub's digest of each (`digests`), and the folder
+    /// of them as read before any artifact's bytes.
+    fn release(names: &[&str], digests: &[(&str, [u8; 32])], folder: Evidence) -> ReleaseEvidence {
+        let mut folder = folder;
+        folder.published = Some(Published {
+            assets: names.iter().map(|n| n.to_string()).collect(),
+            downloading: true,
+        });
+        ReleaseEvidence {
+            identity: ReleaseIdentity {
+                tag: "v1".into(),
+                repo: "o/r".into(),
+                commit: Some(COMMIT.into()),
+            },
+            assets: names
+                .iter()
+                .map(|n| AssetRecord {
+                    name: n.to_string(),
+                    digest: digests.iter().find(|(d, _)| d == n).map(|(_, d)| *d),
+                    upload: None,
+                })
+                .collect(),
+            folder,
+            runs: BTreeMap::new(),
+        }
+    }
+
+    fn opts() -> VerifyOptions {
+        VerifyOptions {
+            checksums_name: "SHA256SUMS".into(),
+            ..VerifyOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_release_without_signatures_is_unsigned_in_one_sentence() {
+        let ev = release(&["app"], &[], folder(&["app"], None, &[]));
+        let Judgement::Done(v) = judge(&ev, &Signer::new().keys(), &opts()).unwrap() else {
+            panic!("an unsigned release needs nothing");
+        };
+        assert_eq!(
+            v.problems,
+            [Problem {
+                cause: Cause::Unsigned,
+                subject: "release v1 of o/r".into(),
+                why: "this release is not signed: it has no SHA256SUMS and no .minisig among its 1 assets".into(),
+            }]
+        );
+    }
+
+    /// GitHub's digest shows an asset replaced after signing: it fails as replaced, and its
+    /// bytes are never asked for.
+    #[test]
+    fn an_asset_replaced_after_signing_is_caught_by_github_s_digest_unread() {
+        let s = Signer::new();
+        let sums = list(&[("app", b"the app")]);
+        let comment =
+            format!("timestamp:1\tfile:SHA256SUMS\thashed\ttag:v1\trepo:o/r\tcommit:{COMMIT}");
+        let names = ["SHA256SUMS", "SHA256SUMS.minisig", "app"];
+        let ev = release(
+            &names,
+            &[("app", [7; 32])],
+            folder(
+                &names,
+                Some(&sums),
+                &[("SHA256SUMS.minisig", s.sign(&sums, &comment).to_string())],
+            ),
+        );
+        let Judgement::Done(v) = judge(&ev, &s.keys(), &opts()).unwrap() else {
+            panic!("a replaced asset's bytes were asked for");
+        };
+        assert_eq!(v.problems.len(), 1, "{:?}", v.problems);
+        assert_eq!(v.problems[0].cause, Cause::Replaced);
+        assert_eq!(v.problems[0].subject, "dist/app");
+    }
+
+    /// A trusted list whose signature names a run: the verdict asks for the run, and a run
+    /// GitHub does not have fails the release.
+    #[test]
+    fn a_bound_run_is_asked_for_and_judged() {
+        let s = Signer::new();
+        let sums = list(&[("app", b"the app")]);
+        let comment = format!("timestamp:1\tfile:SHA256SUMS\thashed\ttag:v1\trepo:o/r\tcommit:{COMMIT}\trun:555\tattempt:1\tworkflow:o/r/.github/workflows/release.yml@refs/tags/v1");
+        let names = ["SHA256SUMS", "SHA256SUMS.minisig", "app"];
+        let mut ev = release(
+            &names,
+            &[],
+            folder(
+                &names,
+                Some(&sums),
+                &[("SHA256SUMS.minisig", s.sign(&sums, &comment).to_string())],
+            ),
+        );
+        crate::verdict::testkit::read(&mut ev.folder, Path::new("dist/app"), b"the app");
+        let Judgement::Needs(needs) = judge(&ev, &s.keys(), &opts()).unwrap() else {
+            panic!("judged without the run");
+        };
+        assert_eq!(
+            needs
+                .runs
+                .iter()
+                .map(|(b, _)| b.to_string())
+                .collect::<Vec<_>>(),
+            ["run 555 (attempt 1) of .github/workflows/release.yml"]
+        );
+        ev.runs.insert(
+            (555, 1),
+            RunEvidence {
+                run: None,
+                deployments: Vec::new(),
+            },
+        );
+        let Judgement::Done(v) = judge(&ev, &s.keys(), &opts()).unwrap() else {
+            panic!("still needs something");
+        };
+        assert_eq!(
+            v.problems
+                .iter()
+                .map(|p| p.cause.clone())
+                .collect::<Vec<_>>(),
+            [Cause::Provenance]
+        );
+    }
+}

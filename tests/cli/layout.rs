@@ -531,3 +531,87 @@ fn a_parent_s_reexport_of_its_child_is_not_an_import() {
         "\n\npub use super::git_object::base64_content;\nuse crate::error::Error;\n"
     );
 }
+
+/// What reads files, opens sockets or starts runtimes: never named by the verdict, which judges
+/// the evidence its readers gathered (issue 46).
+const IO: [&str; 20] = [
+    "std::fs",
+    " fs::",
+    "(fs::",
+    " File::",
+    "std::net",
+    "std::process",
+    "tokio",
+    "hyper",
+    "octocrab",
+    "walkdir",
+    "canonicalize",
+    "crate::files::guarded",
+    "crate::files::atomic",
+    "with_resolved_folder",
+    "crate::github::api",
+    "crate::github::session",
+    "crate::github::releases",
+    "crate::github::runs",
+    "crate::log::http",
+    "crate::log::tiles",
+];
+
+/// The verdict's files (and trust's judgement of a signature) name nothing that does I/O: a
+/// file, a socket, a process or a runtime. Each line found is named.
+#[test]
+fn the_verdict_does_no_io() {
+    let mut found = Vec::new();
+    let mut files = rust_files(&src().join("verdict"));
+    files.push(src().join("trust/signer.rs"));
+    for file in files {
+        let text = code(&std::fs::read_to_string(&file).unwrap());
+        for (i, line) in text.lines().enumerate() {
+            for io in IO.iter().filter(|io| line.contains(**io)) {
+                found.push(format!(
+                    "{}:{}: {io}",
+                    file.strip_prefix(src()).unwrap().display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "the verdict does I/O: {found:#?}");
+}
+
+#[test]
+fn the_io_check_would_find_a_read() {
+    let text = code("use std::fs;\nfn f() { let _ = fs::read(\"x\"); } // File:: in a comment\n");
+    let hits: Vec<&str> = IO.iter().copied().filter(|io| text.contains(io)).collect();
+    assert_eq!(hits, ["std::fs", " fs::"]);
+}
+
+/// One decider: whether a minisign signature verifies under a key, for trust, is asked in
+/// `trust/` only (with the formats' own parse-and-verify in `minisign/`). The exceptions are not
+/// trust decisions: a signature just made, checked under the key that made it, before it is
+/// written (`sign`, `sign --cosign`), and a log entry's own key over its own comment (the log's
+/// format: an entry is checkable without trusting the log).
+#[test]
+fn signatures_are_judged_for_trust_in_trust_only() {
+    let allowed = ["release/sign.rs", "release/cosign.rs", "log/entry.rs"];
+    let mut found = Vec::new();
+    for file in rust_files(&src()) {
+        let rel = file.strip_prefix(src()).unwrap().display().to_string();
+        if rel.starts_with("trust/")
+            || rel.starts_with("minisign/")
+            || allowed.contains(&rel.as_str())
+        {
+            continue;
+        }
+        let text = code(&std::fs::read_to_string(&file).unwrap());
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("verify_comment(") || line.contains("verify_data(") {
+                found.push(format!("{rel}:{}", i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a minisign signature is verified outside trust/ (ask trust::signer): {found:#?}"
+    );
+}

@@ -163,7 +163,12 @@ pub(crate) fn committed_keys(
             .max_depth(4)
             .into_iter()
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "pub"))
+            .filter(|e| {
+                e.file_type().is_file()
+                    && e.file_name()
+                        .to_str()
+                        .is_some_and(crate::minisign::keys::is_public_key_file)
+            })
             .map(|e| e.into_path()),
     );
     others.extend(named.iter().map(|p| root.join(p)));

@@ -19,7 +19,6 @@ use super::rules::{
 };
 use super::severity::Severity;
 use crate::minisign::keys::{KeyId, PublicKey};
-use crate::minisign::signature::SignatureFile;
 use facts::{OrgSecret, RepoFacts, SignatureFacts};
 
 /// Keys within this many seconds of their `valid_until` are due for rotation.
@@ -309,16 +308,10 @@ fn gather_jobs(
 /// The key a release signature is by: the committed key it verifies under (by bytes), else its
 /// id alone. The second value says whether it verified.
 fn attribute(s: &SignatureFacts, known: &[PublicKey]) -> (KeyRef, bool) {
-    let parsed = s
-        .signature
-        .as_deref()
-        .and_then(|t| SignatureFile::parse(t).ok());
     let prehash = s.prehash.as_deref().and_then(crate::util::from_hex::<64>);
-    if let (Some(sig), Some(prehash)) = (parsed, prehash) {
-        for k in known.iter().filter(|k| k.key_id == s.key_id) {
-            if sig.verify_comment(k).is_ok() && sig.verify_data(k, &prehash).is_ok() {
-                return (KeyRef::Bytes(*k.key.as_bytes()), true);
-            }
+    if let (Some(text), Some(prehash)) = (s.signature.as_deref(), prehash) {
+        if let Some(k) = crate::trust::signer::made_by(text, &prehash, known) {
+            return (KeyRef::Bytes(*k.key.as_bytes()), true);
         }
     }
     (KeyRef::Id(s.key_id), false)

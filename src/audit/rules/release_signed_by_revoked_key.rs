@@ -42,7 +42,7 @@ pub(crate) fn workflow(rel: &Path, line: usize, id: KeyId, named: &str) -> Findi
 fn replace_key(id: KeyId, named: &str) -> String {
     let keygen = "warden keygen --secret-key ~/.minisign/release-2.key";
     let store = "`gh secret set MINISIGN_SECRET_KEY --env release < ~/.minisign/release-2.key`";
-    if named.ends_with(".pub") {
+    if crate::minisign::keys::is_public_key_file(named) {
         format!("Replace the key as the runbook does (docs/release.md, \"The key leaked\"): `git mv keys/{named} keys/{id}.pub`, `{keygen} --public-key keys/{named}`, then {store}.")
     } else {
         format!("Replace the key as the runbook does (docs/release.md, \"The key leaked\"): `{keygen} --public-key keys/minisign.pub`, put the new key in the workflow in place of this one, then {store}.")
