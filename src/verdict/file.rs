@@ -226,3 +226,50 @@ fn file_bytes<'e>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::evidence::InputKind;
+    use crate::verdict::testkit::Signer;
+
+    fn evidence(sig: Option<String>) -> Evidence {
+        let mut ev = Evidence {
+            inputs: vec![(PathBuf::from("app"), InputKind::File)],
+            ..Evidence::default()
+        };
+        ev.present.insert(PathBuf::from("app"));
+        if let Some(sig) = sig {
+            ev.present.insert(PathBuf::from("app.minisig"));
+            ev.texts.insert(PathBuf::from("app.minisig"), Ok(sig));
+        }
+        ev
+    }
+
+    /// A file's signature is judged before its bytes are asked for: a missing or foreign one
+    /// fails without a read.
+    #[test]
+    fn a_file_is_read_only_when_its_signature_could_count() {
+        let (s, thief) = (Signer::new(), Signer::new());
+        let keys = s.keys();
+        let opts = VerifyOptions::default();
+        let job = Job::signed_file(PathBuf::from("app"), "app".into());
+        let mut needs = Needs::default();
+        let missing = judge(&job, &evidence(None), (&keys, &opts), &mut needs).unwrap();
+        assert_eq!(missing.cause, Cause::Unsigned);
+        let foreign = thief
+            .sign(b"x", "timestamp:1\tfile:app\thashed")
+            .to_string();
+        let v = judge(&job, &evidence(Some(foreign)), (&keys, &opts), &mut needs).unwrap();
+        assert_eq!(v.cause, Cause::Invalid);
+        assert!(needs.is_empty());
+        let good = s.sign(b"x", "timestamp:1\tfile:app\thashed").to_string();
+        let ev = evidence(Some(good));
+        assert!(judge(&job, &ev, (&keys, &opts), &mut needs).is_none());
+        assert_eq!(needs.bytes.get(Path::new("app")), Some(&false));
+        let mut read = ev.clone();
+        crate::verdict::testkit::read(&mut read, Path::new("app"), b"x");
+        let v = judge(&job, &read, (&keys, &opts), &mut Needs::default()).unwrap();
+        assert_eq!((v.cause, v.checked), (Cause::None, vec!["signature"]));
+    }
+}

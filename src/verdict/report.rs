@@ -215,3 +215,27 @@ impl Verdict {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 0 all verified, 1 a check failed (or nothing verified), 2 an input could not be read.
+    #[test]
+    fn the_exit_code_is_the_worst_line_s() {
+        let mut report = VerifyReport::default();
+        assert_eq!(report.exit_code(), 1);
+        report.add_check("a".into(), "signature", None);
+        assert_eq!(report.exit_code(), 0);
+        report.add_check("b".into(), "signature", Some((Cause::Mismatch, "x".into())));
+        assert_eq!(report.exit_code(), 1);
+        report.add_check(
+            "c".into(),
+            "signature",
+            Some((Cause::Unreadable, "y".into())),
+        );
+        assert_eq!(report.exit_code(), 2);
+        report.rename_folder(Path::new("/tmp/x"), "o/r:");
+        assert_eq!(report.results[1].reason.as_deref(), Some("x"));
+    }
+}
