@@ -157,6 +157,148 @@ impl TrustedComment {
     }
 }
 
+/// How a trusted comment says what it binds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum CommentForm {
+    /// TAB-separated `key:value` fields: warden's own comment, and minisign's default
+    /// (`timestamp:…⇥file:…⇥hashed`).
+    #[default]
+    Fields,
+    /// Words, as people write them with `minisign -t`: a file name first, then `key:value` (or
+    /// `key=value`) words, a version, a commit (`<file> tag:… commit:…`; ethrex's `<file> ethrex
+    /// <tag> <sha>`; `name version`; cargo-binstall's `gh=… git=… ts=…`; the default's shape
+    /// with spaces).
+    Words,
+}
+
+/// What a trusted comment binds, read the way its writer meant it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Binds {
+    pub(crate) form: CommentForm,
+    pub(crate) file: Option<String>,
+    pub(crate) tag: Option<String>,
+    pub(crate) commit: Option<String>,
+    pub(crate) repo: Option<String>,
+    /// A rehearsal: warden's `dry-run` marker, or a `DRY-RUN` word.
+    pub(crate) dry_run: bool,
+}
+
+impl Binds {
+    /// Whether it binds neither a file nor a release (a comment minisign accepts and that holds
+    /// nothing against a renamed or older file).
+    pub(crate) fn nothing(&self) -> bool {
+        self.file.is_none() && self.tag.is_none() && self.commit.is_none() && self.repo.is_none()
+    }
+
+    /// Whether it is warden's own comment: fields, one of them a release's (`tag:`, `commit:`,
+    /// `repo:`). Such a comment is held to every field a release expects.
+    pub(crate) fn is_wardens(&self) -> bool {
+        self.form == CommentForm::Fields
+            && (self.tag.is_some() || self.commit.is_some() || self.repo.is_some())
+    }
+}
+
+/// Whether `c` is a full commit SHA: 40 hex digits.
+pub(crate) fn is_full_commit(c: &str) -> bool {
+    c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The keys a comment's fields (or `key:value` words) are read by, and what each binds.
+fn known_key(key: &str) -> Option<&'static str> {
+    Some(match key.to_ascii_lowercase().as_str() {
+        "file" => "file",
+        "tag" | "version" => "tag",
+        "commit" | "git" | "sha" => "commit",
+        "repo" | "repository" | "gh" => "repo",
+        "timestamp" | "ts" | "path" | "run" | "attempt" | "workflow" | "environment" => "other",
+        _ => return None,
+    })
+}
+
+/// A version or tag as a word (`v1.2.3`, `1.2.3-rc.1`, `v10.0.0-rc.1+build`).
+fn is_version(word: &str) -> bool {
+    let w = word.strip_prefix('v').unwrap_or(word);
+    let (core, _) = w.split_once(['-', '+']).unwrap_or((w, ""));
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A file name as a word: a name with an extension that is not a version's last number
+/// (`app.tar.gz`, `guest-v1.elf`; not `v1.2.3`, not `name`).
+fn is_file_name(word: &str) -> bool {
+    if is_version(word) || word.contains([':', '=', '/']) {
+        return false;
+    }
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=10).contains(&ext.len())
+            && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+            && !ext.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+impl TrustedComment {
+    /// What the comment binds: its fields when it is warden's or minisign's TAB-separated
+    /// `key:value` layout, else its words; `Err` when a field appears twice with two values.
+    pub(crate) fn binds(&self) -> Result<Binds, Reason> {
+        let fields: Vec<&str> = self.0.split('\t').collect();
+        let is_field = |f: &&str| {
+            f.split_once(':')
+                .is_some_and(|(k, _)| known_key(k).is_some() && !k.contains(' '))
+        };
+        let marker = |f: &&str| !f.is_empty() && !f.contains([' ', ':']);
+        // Fields are TAB-separated: one field alone has no blank in it.
+        let tabbed = fields.len() > 1 || !self.0.contains(char::is_whitespace);
+        if tabbed && fields.iter().any(is_field) && fields.iter().all(|f| is_field(f) || marker(f))
+        {
+            let value = |k| self.value(k).map(|v| v.map(str::to_string));
+            return Ok(Binds {
+                form: CommentForm::Fields,
+                file: value("file")?,
+                tag: value("tag")?,
+                commit: value("commit")?,
+                repo: value("repo")?,
+                dry_run: self.has_marker(DRY_RUN_MARKER),
+            });
+        }
+        let mut b = Binds {
+            form: CommentForm::Words,
+            ..Binds::default()
+        };
+        for (i, word) in self.0.split_whitespace().enumerate() {
+            let keyed = word.split_once(':').or_else(|| word.split_once('='));
+            match keyed.and_then(|(k, v)| Some((known_key(k)?, v))) {
+                Some(("file", v)) => {
+                    b.file.get_or_insert(v.trim_start_matches("./").to_string());
+                }
+                Some(("tag", v)) => {
+                    b.tag.get_or_insert(v.to_string());
+                }
+                Some(("commit", v)) => {
+                    b.commit.get_or_insert(v.to_string());
+                }
+                Some(("repo", v)) => {
+                    b.repo.get_or_insert(v.to_string());
+                }
+                Some(_) => {}
+                None if word.eq_ignore_ascii_case(DRY_RUN_MARKER) => b.dry_run = true,
+                None if i == 0 && is_file_name(word) => b.file = Some(word.to_string()),
+                None if is_full_commit(word) => {
+                    b.commit.get_or_insert(word.to_string());
+                }
+                None if is_version(word) => {
+                    b.tag.get_or_insert(word.to_string());
+                }
+                None => {}
+            }
+        }
+        Ok(b)
+    }
+}
+
 impl fmt::Display for TrustedComment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -166,6 +308,71 @@ impl fmt::Display for TrustedComment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn binds(text: &str) -> Binds {
+        TrustedComment::parse(text).unwrap().binds().unwrap()
+    }
+
+    /// The comments real releases carry, read as their writers meant them.
+    #[test]
+    fn what_real_comments_bind() {
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let b = binds("timestamp:1717729444\tfile:zig-linux-x86_64-0.13.0.tar.xz\thashed");
+        assert_eq!(
+            (b.form, b.file.as_deref(), b.tag.as_deref(), b.is_wardens()),
+            (
+                CommentForm::Fields,
+                Some("zig-linux-x86_64-0.13.0.tar.xz"),
+                None,
+                false
+            )
+        );
+        let b = binds(&format!(
+            "stateless-validator-ethrex-zisk-v1.0.0-alpha.elf ethrex v10.0.0-rc.1 {sha}"
+        ));
+        assert_eq!(
+            (
+                b.form,
+                b.file.as_deref(),
+                b.tag.as_deref(),
+                b.commit.as_deref()
+            ),
+            (
+                CommentForm::Words,
+                Some("stateless-validator-ethrex-zisk-v1.0.0-alpha.elf"),
+                Some("v10.0.0-rc.1"),
+                Some(sha)
+            )
+        );
+        assert!(binds(&format!("guest.elf ethrex DRY-RUN v1.0.0 {sha}")).dry_run);
+        let b = binds(&format!("guest-v1.elf tag:v1.0.0 commit:{sha}"));
+        assert_eq!(
+            (b.file.as_deref(), b.tag.as_deref(), b.commit.as_deref()),
+            (Some("guest-v1.elf"), Some("v1.0.0"), Some(sha))
+        );
+        let b = binds("kes v0.22.0");
+        assert_eq!((b.file, b.tag.as_deref()), (None, Some("v0.22.0")));
+        let b = binds(&format!(
+            "gh=cargo-bins/cargo-binstall git={sha} ts=2025-01-01T00:00:00+00:00 run=1"
+        ));
+        assert_eq!(
+            (b.repo.as_deref(), b.commit.as_deref()),
+            (Some("cargo-bins/cargo-binstall"), Some(sha))
+        );
+        let b = binds("timestamp:2022-04-15T12:00:00Z   file:./configlet_4.0.0-beta.13_linux_x86-64.tar.gz    hashed");
+        assert_eq!(
+            b.file.as_deref(),
+            Some("configlet_4.0.0-beta.13_linux_x86-64.tar.gz")
+        );
+        assert!(binds("free text, nothing bound").nothing());
+        assert!(binds("").nothing());
+        let b = binds("timestamp:1\tfile:app\thashed\ttag:v1\tcommit:abc\trepo:o/r");
+        assert!(b.is_wardens());
+        assert!(TrustedComment::parse("file:a\tfile:b")
+            .unwrap()
+            .binds()
+            .is_err());
+    }
 
     #[test]
     fn release_comment_layout() {

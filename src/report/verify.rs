@@ -63,6 +63,26 @@ impl Report for VerifyReport {
                 if let Some(tag) = &r.tag {
                     line.push_str(&format!("  tag {}", text_value(tag)));
                 }
+                if let Some(comment) = &r.trusted_comment {
+                    // Someone else's comment: what it binds, or all of it when it binds nothing.
+                    if let Some(file) = &r.file {
+                        line.push_str(&format!("  file {}", text_value(file)));
+                    }
+                    if let Some(commit) = &r.commit {
+                        line.push_str(&format!("  commit {}", text_value(commit)));
+                    }
+                    if r.binds_nothing {
+                        // Quoted once: `text_value` quotes what it escapes.
+                        let shown = text_value(comment);
+                        let quoted = shown.starts_with('"') && shown.len() > 1;
+                        let shown = if quoted {
+                            shown.into_owned()
+                        } else {
+                            format!("\"{shown}\"")
+                        };
+                        line.push_str(&format!("  comment {shown}"));
+                    }
+                }
                 if let Some(run) = &r.run {
                     line.push_str(&format!("  run {}", run.run_id));
                 }

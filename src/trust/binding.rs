@@ -10,6 +10,9 @@ pub(crate) struct SignedRelease {
     pub(crate) tag: Option<String>,
     pub(crate) repo: Option<String>,
     pub(crate) commit: Option<String>,
+    /// Read from someone else's free-form comment: a version written with or without its `v`
+    /// (`1.2.0` for tag `v1.2.0`) is the same tag.
+    pub(crate) loose: bool,
 }
 
 /// What a signature must bind: each field given is required. A repository compares without case
@@ -60,10 +63,7 @@ pub(crate) struct BindingMismatch {
     pub(crate) expected: String,
 }
 
-/// Whether `c` is a full commit SHA: 40 hex digits.
-pub(crate) fn is_full_commit(c: &str) -> bool {
-    c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit())
-}
+pub(crate) use crate::minisign::comment::is_full_commit;
 
 /// Whether `c` can name a commit as an expectation: 12 to 40 hex digits (an empty or shorter
 /// prefix would match too much, and never does).
@@ -102,7 +102,12 @@ pub(crate) fn binding_mismatch(
         }
     }
     if let Some(tag) = expected.tag {
-        if signed.tag.as_deref() != Some(tag) {
+        let same = |t: &str| {
+            t == tag
+                || (signed.loose
+                    && t.strip_prefix('v').unwrap_or(t) == tag.strip_prefix('v').unwrap_or(tag))
+        };
+        if !signed.tag.as_deref().is_some_and(same) {
             return Some(mismatch(BoundField::Tag, &signed.tag, tag));
         }
     }
@@ -150,6 +155,7 @@ mod tests {
             tag: tag.map(str::to_string),
             repo: repo.map(str::to_string),
             commit: commit.map(str::to_string),
+            loose: false,
         }
     }
 

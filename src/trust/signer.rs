@@ -100,7 +100,6 @@ pub(crate) type Rejected = (Cause, String);
 pub(crate) struct Checks<'a> {
     pub(crate) allow_legacy: bool,
     pub(crate) allow_dry_run: bool,
-    pub(crate) allow_unbound: bool,
     pub(crate) expected: Expected<'a>,
     /// A published release: its tag, repository and the commit its tag names.
     pub(crate) release: Option<&'a ReleaseIdentity>,
@@ -121,6 +120,13 @@ pub(crate) struct Judged {
     pub(crate) run: Option<RunBinding>,
     pub(crate) signers: Vec<SignerEntry>,
     pub(crate) required_signatures: Option<usize>,
+    /// The trusted comment in full, when it is not warden's own (what it binds is shown as
+    /// written: someone else's release).
+    pub(crate) comment: Option<String>,
+    /// The comment binds no file and no release: accepted, as minisign accepts it, and said.
+    pub(crate) unbound: bool,
+    /// The comment binds no file name (a release, perhaps): said too.
+    pub(crate) no_file: bool,
 }
 
 impl Judged {
@@ -201,31 +207,30 @@ fn legacy_size_check(sig: &SignatureFile, size: u64) -> Result<(), Reason> {
     Ok(())
 }
 
-/// `file:` must appear exactly once and name the file; `path:`, when present, must be how the
-/// file's path ends (so `linux/ethrex` cannot stand in for `macos/ethrex`).
+/// The file the comment binds, when it binds one, must be the file's name (`file:` of warden's
+/// and minisign's comments, or the file name a free-form comment starts with); `path:`, when
+/// present, must be how the file's path ends (so `linux/ethrex` cannot stand in for
+/// `macos/ethrex`). A comment that binds no file is not refused here: what it binds nothing of is
+/// said by the verdict.
 fn check_bindings(
     comment: &crate::minisign::comment::TrustedComment,
+    binds: &crate::minisign::comment::Binds,
     name: &SignedName,
-    checks: &Checks<'_>,
 ) -> Result<(), Reason> {
-    let files: Vec<&str> = comment.values("file").collect();
-    match files.as_slice() {
-        [signed] if *signed != name.file_name => {
-            return Err(format!(
-                "the signature is for file:{signed}, not {} (renamed or swapped artifact)",
-                name.file_name
-            ).into())
-        }
-        [_] => {}
-        _ if checks.allow_unbound => {
-            if let Some(signed) = comment.value("file")? {
-                if signed != name.file_name {
-                    return Err(format!("the signature is for file:{signed}, not {}", name.file_name).into());
-                }
-            }
-        }
-        [] => return Err("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it".into()),
-        _ => return Err(format!("the trusted comment has {} file: fields, not one; pass --allow-unbound to accept it", files.len()).into()),
+    use crate::minisign::comment::CommentForm;
+    if let Some(signed) = binds.file.as_deref().filter(|f| *f != name.file_name) {
+        let shown = match binds.form {
+            CommentForm::Fields => format!("file:{signed}"),
+            CommentForm::Words => signed.to_string(),
+        };
+        return Err(format!(
+            "the signature is for {shown}, not {} (renamed or swapped artifact)",
+            name.file_name
+        )
+        .into());
+    }
+    if binds.form != CommentForm::Fields {
+        return Ok(());
     }
     if let Some(bound) = comment.value("path")? {
         let ends = crate::files::paths::is_plain_relative(bound)
@@ -243,6 +248,24 @@ fn check_bindings(
         }
     }
     Ok(())
+}
+
+/// What a published release's identity asks of a signature: every field when the comment is
+/// warden's own (its pipeline binds them all), else the fields the comment binds, each held
+/// against the release (a comment that binds no tag cannot be held to one; the verdict says so).
+fn release_expects<'r>(
+    release: &'r ReleaseIdentity,
+    binds: &crate::minisign::comment::Binds,
+) -> Expected<'r> {
+    let all = release.expected();
+    if binds.is_wardens() {
+        return all;
+    }
+    Expected {
+        tag: all.tag.filter(|_| binds.tag.is_some()),
+        repo: all.repo.filter(|_| binds.repo.is_some()),
+        commit: all.commit.filter(|_| binds.commit.is_some()),
+    }
 }
 
 /// The format and algorithm checks of a parsed signature.
@@ -337,25 +360,36 @@ pub(crate) fn check_signature_text<'k>(
     let (key, key_file) = signing_key(&sig, keys)?;
     out.key_file = Some(key_file.to_path_buf());
     let comment = &sig.trusted_comment;
+    let binds = comment
+        .binds()
+        .map_err(|e| (Cause::Invalid, e.to_string()))?;
     let field = |k: &'static str| comment.value(k).map_err(|e| (Cause::Invalid, e.into()));
-    out.tag = field("tag")?.map(str::to_string);
-    out.commit = field("commit")?.map(str::to_string);
-    out.repo = field("repo")?.map(str::to_string);
-    out.file = field("file")?.map(str::to_string);
-    out.path = field("path")?.map(str::to_string);
-    out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
-    out.run = comment.run().map_err(|e| (Cause::Invalid, e.into()))?;
-    check_bindings(comment, name, checks).map_err(|e| (Cause::Invalid, e.into()))?;
+    out.tag = binds.tag.clone();
+    out.commit = binds.commit.clone();
+    out.repo = binds.repo.clone();
+    out.file = binds.file.clone();
+    if binds.form == crate::minisign::comment::CommentForm::Fields {
+        out.path = field("path")?.map(str::to_string);
+        out.timestamp = field("timestamp")?.and_then(|t| t.parse().ok());
+        out.run = comment.run().map_err(|e| (Cause::Invalid, e.into()))?;
+    }
+    if !binds.is_wardens() {
+        out.comment = Some(comment.as_str().to_string());
+    }
+    out.unbound = binds.nothing();
+    out.no_file = binds.file.is_none();
+    check_bindings(comment, &binds, name).map_err(|e| (Cause::Invalid, e.into()))?;
     let signed = SignedRelease {
         tag: out.tag.clone(),
         repo: out.repo.clone(),
         commit: out.commit.clone(),
+        loose: !binds.is_wardens(),
     };
     if let Some(mismatch) = binding_mismatch(&signed, &checks.expected) {
         return Err((Cause::Binding, mismatch.to_string()));
     }
     if let Some(release) = checks.release {
-        if let Some(mismatch) = binding_mismatch(&signed, &release.expected()) {
+        if let Some(mismatch) = binding_mismatch(&signed, &release_expects(release, &binds)) {
             let moved = mismatch.field == BoundField::Commit
                 && mismatch.signed.as_deref().is_some_and(is_full_commit);
             let why = match (&mismatch.signed, moved) {
@@ -368,7 +402,7 @@ pub(crate) fn check_signature_text<'k>(
             return Err((Cause::Binding, why));
         }
     }
-    if comment.has_marker(DRY_RUN_MARKER) && !checks.allow_dry_run {
+    if (comment.has_marker(DRY_RUN_MARKER) || binds.dry_run) && !checks.allow_dry_run {
         return Err((
             Cause::Invalid,
             "dry-run (rehearsal) signature; pass --allow-dry-run to accept it".into(),
@@ -722,10 +756,19 @@ mod tests {
             TrustedComment::parse("timestamp:1\tfile:app\thashed\ttag:v9").unwrap();
         let (status, _) = check(&edited.to_string(), "app", &s.keys, &opts).unwrap_err();
         assert_eq!(status, Cause::Invalid);
+        // A comment that binds nothing is accepted (as minisign accepts it) and marked.
         let unbound = signature(&s, b"x", "timestamp:1\thashed");
         assert_eq!(
             check(&unbound.to_string(), "app", &s.keys, &opts),
-            failed("the trusted comment has no file: field, so the signature could be for any file; pass --allow-unbound to accept it")
+            Ok((None, None))
+        );
+        // A free-form comment's file name is held like `file:`.
+        let renamed = signature(&s, b"x", "guest-v1.elf tag:v1");
+        assert_eq!(
+            check(&renamed.to_string(), "guest.elf", &s.keys, &opts),
+            failed(
+                "the signature is for guest-v1.elf, not guest.elf (renamed or swapped artifact)"
+            )
         );
     }
 

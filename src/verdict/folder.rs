@@ -99,6 +99,7 @@ pub(crate) fn judge(
         return Ok(Judgement::Needs(needs));
     }
     report.results.extend(results);
+    note_unbound(&mut report);
     if !ev.is_published() {
         note_offline_runs(&mut report);
     }
@@ -151,6 +152,35 @@ fn check_expected_commit(opts: &VerifyOptions, report: &mut VerifyReport) -> Res
         }
     }
     Ok(())
+}
+
+/// A verified signature whose trusted comment binds no file and no release is accepted, as
+/// minisign accepts it, and said: the same signature would verify a renamed or older file.
+fn note_unbound(report: &mut VerifyReport) {
+    let verified = |r: &&ArtifactResult| r.status == ArtifactStatus::Ok;
+    let names = |pick: &dyn Fn(&ArtifactResult) -> bool| -> Vec<String> {
+        report
+            .results
+            .iter()
+            .filter(verified)
+            .filter(|r| pick(r))
+            .map(|r| r.name.clone())
+            .collect()
+    };
+    let nothing = names(&|r| r.binds_nothing);
+    let no_file = names(&|r| r.binds_no_file && !r.binds_nothing);
+    if !nothing.is_empty() {
+        report.warnings.push(format!(
+            "{}: the trusted comment binds no file or tag, so the signature would verify the same bytes under another name or release (minisign accepts it too)",
+            nothing.join(", ")
+        ));
+    }
+    if !no_file.is_empty() {
+        report.warnings.push(format!(
+            "{}: the trusted comment binds no file name, so the signature would verify the same bytes under another name",
+            no_file.join(", ")
+        ));
+    }
 }
 
 /// Offline, a bound run is a claim: said, with the command that checks it.

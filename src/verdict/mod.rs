@@ -47,8 +47,6 @@ pub struct VerifyOptions {
     pub allow_unlisted: bool,
     /// A release directory without a checksum list is verified file by file.
     pub allow_no_checksums: bool,
-    /// Signatures whose trusted comment binds no file name are accepted.
-    pub allow_unbound: bool,
     /// `--only`: in a release directory, verify just the listed files whose names match one of
     /// these globs (the others are named as skipped).
     pub only: Option<Only>,
@@ -68,7 +66,6 @@ impl VerifyOptions {
         Checks {
             allow_legacy: self.allow_legacy,
             allow_dry_run: self.allow_dry_run,
-            allow_unbound: self.allow_unbound,
             expected: Expected {
                 tag: self.expect_tag.as_deref(),
                 repo: self.expect_repo.as_deref(),

@@ -59,6 +59,16 @@ pub(crate) struct ArtifactResult {
     pub(crate) required_signatures: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reason: Option<String>,
+    /// The signature's trusted comment in full, when it is not warden's own (someone else's
+    /// release: what it binds is shown as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) trusted_comment: Option<String>,
+    /// The trusted comment binds no file and no release (accepted, as minisign accepts it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) binds_nothing: bool,
+    /// The trusted comment binds no file name.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) binds_no_file: bool,
     /// Why it failed, as a type (`Cause::None` when it verified).
     #[serde(skip)]
     pub(crate) cause: Cause,
@@ -211,6 +221,9 @@ impl Verdict {
             signers: j.signers,
             required_signatures: j.required_signatures,
             reason: self.reason,
+            trusted_comment: j.comment,
+            binds_nothing: j.unbound,
+            binds_no_file: j.no_file && j.key_id.is_some(),
             cause: self.cause,
         }
     }

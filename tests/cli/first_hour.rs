@@ -114,7 +114,9 @@ fn minisign_habits_work() {
     let out = run(warden(t.path()).args(["verify", "-m", "dist/app"])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("OK    dist/app  key {id} (minisign.pub)\n1 verified, 0 failed, 0 errors\n")
+        format!(
+            "OK    dist/app  key {id} (minisign.pub)  file app\n1 verified, 0 failed, 0 errors\n"
+        )
     );
     assert_eq!(
         out.stderr,
@@ -132,7 +134,7 @@ fn minisign_habits_work() {
     let out = run(warden(t.path()).args(["verify", "app", "-P", &inline])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("OK    app  key {id} ({inline})\n1 verified, 0 failed, 0 errors\n")
+        format!("OK    app  key {id} ({inline})  file app\n1 verified, 0 failed, 0 errors\n")
     );
     // -x: the signature somewhere else, as minisign takes it.
     std::fs::rename(t.path().join("app.minisig"), t.path().join("sig")).unwrap();
@@ -140,7 +142,7 @@ fn minisign_habits_work() {
         run(warden(t.path()).args(["verify", "-m", "app", "-x", "sig", "-P", &inline])).expect(0);
     assert_eq!(
         out.stdout,
-        format!("OK    app  key {id} ({inline})\n1 verified, 0 failed, 0 errors\n")
+        format!("OK    app  key {id} ({inline})  file app\n1 verified, 0 failed, 0 errors\n")
     );
     std::fs::rename(t.path().join("sig"), t.path().join("app.minisig")).unwrap();
     // Without a key anywhere, sign says where it looked.

@@ -946,8 +946,9 @@ pub(crate) struct VerifyArgs {
     /// signature.
     #[arg(long)]
     pub allow_no_checksums: bool,
-    /// Accept signatures whose trusted comment binds no file name (no single `file:` field).
-    #[arg(long)]
+    /// No longer needed, and ignored: a trusted comment that binds no file or tag is accepted,
+    /// as minisign accepts it, and said in a warning.
+    #[arg(long, hide = true)]
     pub allow_unbound: bool,
     /// Name of the checksum file inside a release directory.
     #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]

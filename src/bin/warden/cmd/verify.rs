@@ -94,7 +94,6 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         allow_dry_run: args.allow_dry_run,
         allow_unlisted: args.allow_unlisted,
         allow_no_checksums: args.allow_no_checksums,
-        allow_unbound: args.allow_unbound,
         only: Only::new(&args.only)?,
         signature_file: args.signature_file.clone(),
         checksums_name: args.checksums.clone(),
