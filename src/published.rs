@@ -180,10 +180,12 @@ fn answer_unreadable(
     (depth, assets): (&Depth<'_>, &[crate::github::records::AssetRecord]),
     folder: &mut Evidence,
 ) {
-    for (path, whole) in &needs.bytes {
+    for (path, need) in &needs.bytes {
         let have = folder.bytes.get(path);
         let enough = match have {
-            Some(FileBytes::Read(_, bytes)) => !whole || bytes.is_some(),
+            Some(FileBytes::Read(d, bytes)) => {
+                (!need.whole || bytes.is_some()) && (!need.sha512 || d.sha512.is_some())
+            }
             Some(FileBytes::Failed(_) | FileBytes::NotRead) => true,
             _ => false,
         };
@@ -194,8 +196,8 @@ fn answer_unreadable(
             let name = path.file_name()?.to_str()?;
             assets.iter().find(|a| a.name == name)?.digest
         };
-        let answer = match (depth, whole, have) {
-            (Depth::Download { .. }, true, _) => read_whole(path),
+        let answer = match (depth, need.whole, have) {
+            (Depth::Download { .. }, _, _) if need.whole || need.sha512 => reread(path, *need),
             (_, true, _) => FileBytes::Failed((
                 Cause::Invalid,
                 "a legacy signature is checked over the file's bytes, which were not downloaded"
@@ -208,32 +210,53 @@ fn answer_unreadable(
     }
 }
 
-/// A downloaded asset's bytes, whole (a legacy signature is checked over them).
-fn read_whole(path: &Path) -> FileBytes {
+/// A downloaded asset read again for what its download did not take: its bytes whole (a legacy
+/// signature is checked over them), or its SHA-512 (a SHA-512 list).
+fn reread(path: &Path, need: crate::verdict::evidence::ByteNeed) -> FileBytes {
     use std::io::Read as _;
-    let mut bytes = Vec::new();
-    match crate::files::guarded::open_regular(path).and_then(|mut f| f.read_to_end(&mut bytes)) {
-        Ok(_) => FileBytes::Read(crate::minisign::hash::hash_bytes(&bytes), Some(bytes)),
-        Err(e) => FileBytes::Failed((
+    let failed = |e: std::io::Error| {
+        FileBytes::Failed((
             Cause::Unreadable,
             format!("reading {}: {e}", path.display()),
-        )),
+        ))
+    };
+    if !need.whole {
+        return match crate::minisign::hash::hash_file(path, (false, true), None) {
+            Ok(d) => FileBytes::Read(d, None),
+            Err(e) => failed(e),
+        };
+    }
+    let mut bytes = Vec::new();
+    match crate::files::guarded::open_regular(path).and_then(|mut f| f.read_to_end(&mut bytes)) {
+        Ok(_) => FileBytes::Read(
+            crate::minisign::hash::hash_bytes_sha512(&bytes),
+            Some(bytes),
+        ),
+        Err(e) => failed(e),
     }
 }
 
-/// The small files read first (the list and its signatures by keys known here), and the rest.
+/// The small files read first, and the rest: the layout's list and its signatures by keys known
+/// here (with their log proofs when a log is required), or, where a signature sits beside each
+/// file, every signature (each is judged before its file is read).
 fn split_small(
     release: &Release,
     keys: &TrustedKeys,
     opts: &VerifyOptions,
 ) -> (Vec<Asset>, Vec<Asset>) {
-    let sums = opts.checksums_name.as_str();
+    let layout = verdict::layout_of(release.assets.iter().map(|a| a.name.as_str()), opts);
     let known = keys.known_ids();
     let logged = !crate::verdict::file::log_requirements(opts, keys).is_empty();
+    let per_file = layout.list.is_none();
+    let sums = layout.list.unwrap_or_default();
+    let sums = sums.as_str();
     release.assets.iter().cloned().partition(|a| {
         let name = a.name.as_str();
         let signature = |name: &str| {
-            name.strip_suffix(SIGNATURE_SUFFIX) == Some(sums)
+            (per_file && (name.ends_with(SIGNATURE_SUFFIX) || name.ends_with(".sig")))
+                || crate::verdict::layout::signature_names(sums)
+                    .iter()
+                    .any(|s| s == name)
                 || cosigned_file(name).is_some_and(|(f, id)| f == sums && known.contains(&id))
         };
         // With a log required, the proofs of the list's signatures are read with them.
@@ -485,10 +508,16 @@ async fn read_and_judge<S: ApiSource>(
     let (release, commit) = releases::by_tag(source, &req.repo, &req.tag).await?;
     let opts = &req.opts;
     // `--only`: the listed files it selects, and the list with its signatures.
+    let layout = verdict::layout_of(release.assets.iter().map(|a| a.name.as_str()), opts);
+    let list = layout.list.unwrap_or_default();
     let selected = |name: &str| {
-        let base = name.strip_suffix(SIGNATURE_SUFFIX).unwrap_or(name);
+        let base = name
+            .strip_suffix(SIGNATURE_SUFFIX)
+            .or_else(|| name.strip_suffix(".sig"))
+            .unwrap_or(name);
         opts.only.as_ref().is_none_or(|g| g.is_match(base))
-            || crate::verdict::folder::is_signed_list_file(name, &opts.checksums_name)
+            || crate::verdict::folder::is_signed_list_file(name, &list)
+            || base == list
     };
     let mut chosen = release.clone();
     chosen.assets.retain(|a| selected(&a.name));
@@ -641,6 +670,7 @@ mod tests {
     use super::*;
     use crate::github::records::AssetRecord;
     use crate::minisign::keys::generate;
+    use crate::verdict::evidence::ByteNeed;
 
     fn asset(name: &str, digest: Option<[u8; 32]>) -> Asset {
         Asset {
@@ -676,7 +706,7 @@ mod tests {
             assets: names.iter().map(|n| asset(n, None)).collect(),
         };
         let opts = VerifyOptions {
-            checksums_name: "SHA256SUMS".into(),
+            checksums_name: None,
             ..VerifyOptions::default()
         };
         let (small, rest) = split_small(&release, &keys, &opts);
@@ -698,14 +728,20 @@ mod tests {
         let path = PathBuf::from("app");
         let mut folder = Evidence::default();
         let mut needs = Needs::default();
-        needs.bytes.insert(path.clone(), false);
+        needs.bytes.insert(path.clone(), ByteNeed::default());
         let depth = Depth::Deep;
         answer_unreadable(&needs, (&depth, &assets), &mut folder);
         assert!(matches!(folder.bytes.get(&path), Some(FileBytes::Sha256Only(d)) if *d == [3; 32]));
         answer_unreadable(&needs, (&depth, &assets), &mut folder);
         assert!(matches!(folder.bytes.get(&path), Some(FileBytes::NotRead)));
         let mut whole = Needs::default();
-        whole.bytes.insert(PathBuf::from("lib"), true);
+        whole.bytes.insert(
+            PathBuf::from("lib"),
+            ByteNeed {
+                whole: true,
+                sha512: false,
+            },
+        );
         answer_unreadable(&whole, (&Depth::Signatures, &assets), &mut folder);
         assert!(matches!(
             folder.bytes.get(Path::new("lib")),

@@ -66,7 +66,7 @@ fuzz_target!(|data: &[u8]| {
         out: Some(out.join("release")),
         from: ReleaseSource::Snapshot(snap),
         opts: VerifyOptions {
-            checksums_name: "SHA256SUMS".into(),
+            checksums_name: None,
             ..VerifyOptions::default()
         },
         progress: None,

@@ -121,7 +121,7 @@ async fn one_release<S: ApiSource>(
         }
     };
     let opts = VerifyOptions {
-        checksums_name: CHECKSUMS_NAME.to_string(),
+        checksums_name: None,
         ..VerifyOptions::default()
     };
     let depth = if deep { Depth::Deep } else { Depth::Signatures };

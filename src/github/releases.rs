@@ -204,6 +204,7 @@ pub(crate) async fn asset_digests<S: ApiSource>(
             sha256,
             blake2b512,
             size,
+            sha512: None,
         })),
         (Some(sha256), _, _) => Ok(AssetDigests::Sha256Only(sha256)),
         _ => Err(ApiError {

@@ -2,8 +2,9 @@
 //!
 //! Written: `<64 lowercase hex><space><space><name>\n`, sorted by name; a name containing `\`,
 //! LF or CR makes the line start with `\` and those characters are escaped as `\\`, `\n`, `\r`
-//! (coreutils 9.1). Read: the same, plus `*` (binary mode), upper-case hex, blank lines and BSD
-//! `SHA256 (name) = hex` lines. Names that escape the release directory (absolute, `..`, NUL) are
+//! (coreutils 9.1). Read: the same, plus `*` (binary mode), upper-case hex, blank lines, BSD
+//! `SHA256 (name) = hex` lines, and SHA-512 lists (`sha512sum`'s 128 hex digits, `SHA512 (…)`):
+//! one algorithm per list. Names that escape the release directory (absolute, `..`, NUL) are
 //! rejected, as is a raw CR (a CRLF file was not written by warden and is treated as malformed).
 
 use crate::error::Reason;
@@ -15,8 +16,43 @@ use crate::error::ParseError;
 
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ChecksumFile {
-    /// Relative name (`/`-separated) → SHA-256. Sorted by name, as the file is written.
-    entries: BTreeMap<String, [u8; 32]>,
+    /// Relative name (`/`-separated) → its digest. Sorted by name, as the file is written.
+    entries: BTreeMap<String, Listed>,
+}
+
+/// A listed file's digest, in its list's algorithm.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Listed {
+    Sha256([u8; 32]),
+    Sha512([u8; 64]),
+}
+
+impl Listed {
+    /// Its SHA-256, when the list is a SHA-256 list (GitHub's digests are SHA-256).
+    pub(crate) fn sha256(&self) -> Option<&[u8; 32]> {
+        match self {
+            Listed::Sha256(d) => Some(d),
+            Listed::Sha512(_) => None,
+        }
+    }
+
+    pub(crate) fn is_sha512(&self) -> bool {
+        matches!(self, Listed::Sha512(_))
+    }
+
+    pub(crate) fn hex(&self) -> String {
+        match self {
+            Listed::Sha256(d) => to_hex(d),
+            Listed::Sha512(d) => to_hex(d),
+        }
+    }
+
+    fn algorithm(&self) -> &'static str {
+        match self {
+            Listed::Sha256(_) => "SHA-256",
+            Listed::Sha512(_) => "SHA-512",
+        }
+    }
 }
 
 /// A name is safe when it stays inside the directory of the checksum file.
@@ -88,7 +124,7 @@ impl ChecksumFile {
         let mut map = BTreeMap::new();
         for (name, digest) in entries {
             check_relative_name(&name)?;
-            if map.insert(name.clone(), digest).is_some() {
+            if map.insert(name.clone(), Listed::Sha256(digest)).is_some() {
                 return Err(format!("{name:?} is listed twice").into());
             }
         }
@@ -115,6 +151,19 @@ impl ChecksumFile {
                 continue;
             }
             let (name, digest) = parse_line(line).map_err(|m| ParseError::at(n, m))?;
+            if let Some(first) = entries.values().next() {
+                let first: &Listed = first;
+                if first.algorithm() != digest.algorithm() {
+                    return Err(ParseError::at(
+                        n,
+                        format!(
+                            "a {} line in a {} list: one algorithm per list",
+                            digest.algorithm(),
+                            first.algorithm()
+                        ),
+                    ));
+                }
+            }
             check_relative_name(&name).map_err(|m| ParseError::at(n, m))?;
             let name = normalize(&name).map_err(|m| ParseError::at(n, m))?;
             if entries.insert(name.clone(), digest).is_some() {
@@ -130,34 +179,56 @@ impl ChecksumFile {
         Ok(ChecksumFile { entries })
     }
 
-    pub fn entries(&self) -> impl Iterator<Item = (&str, &[u8; 32])> {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &Listed)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The listed names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
     }
 }
 
 const EXPECTED_LINE: &str = "expected \"<64 hex digits>  <file name>\"";
 
-fn parse_line(line: &str) -> Result<(String, [u8; 32]), Reason> {
+/// A digest of 64 (SHA-256) or 128 (SHA-512) hex digits.
+fn listed(hex: &str) -> Option<Listed> {
+    match hex.len() {
+        64 => crate::util::from_hex::<32>(hex).map(Listed::Sha256),
+        128 => crate::util::from_hex::<64>(hex).map(Listed::Sha512),
+        _ => None,
+    }
+}
+
+fn parse_line(line: &str) -> Result<(String, Listed), Reason> {
     let (escaped, rest) = match line.strip_prefix('\\') {
         Some(rest) => (true, rest),
         None => (false, line),
     };
-    let (raw_name, hex) = if let Some(tagged) = rest.strip_prefix("SHA256 (") {
+    let tagged = rest
+        .strip_prefix("SHA256 (")
+        .or_else(|| rest.strip_prefix("SHA512 ("));
+    let (raw_name, hex) = if let Some(tagged) = tagged {
         // BSD tag format: SHA256 (name) = hex
         let (name, hex) = tagged.rsplit_once(") = ").ok_or_else(|| {
             format!("{EXPECTED_LINE} or \"SHA256 (<file name>) = <64 hex digits>\"")
         })?;
         (name, hex)
     } else {
-        let hex = rest
-            .get(..64)
-            .ok_or_else(|| format!("{EXPECTED_LINE}: line too short"))?;
-        let after = &rest[64..];
+        let end = rest.find([' ', '*']).filter(|i| *i >= 64).ok_or_else(|| {
+            if rest.len() < 64 {
+                format!("{EXPECTED_LINE}: line too short")
+            } else {
+                format!("{EXPECTED_LINE}: missing file name")
+            }
+        })?;
+        let hex = &rest[..end];
+        let after = &rest[end..];
         let name = after
             .strip_prefix("  ")
             .or_else(|| after.strip_prefix(" *"))
             .ok_or_else(|| {
-                if after.is_empty() {
+                if after.trim().is_empty() {
                     format!("{EXPECTED_LINE}: missing file name")
                 } else {
                     format!(
@@ -167,8 +238,9 @@ fn parse_line(line: &str) -> Result<(String, [u8; 32]), Reason> {
             })?;
         (name, hex)
     };
-    let digest = crate::util::from_hex::<32>(hex)
-        .ok_or_else(|| format!("{EXPECTED_LINE}: {hex:?} is not 64 hex digits"))?;
+    let digest = listed(hex).ok_or_else(|| {
+        format!("{EXPECTED_LINE}: {hex:?} is not 64 (SHA-256) or 128 (SHA-512) hex digits")
+    })?;
     let name = if escaped {
         unescape(raw_name)
             .ok_or_else(|| "invalid escape in file name (only \\\\, \\n and \\r)".to_string())?
@@ -185,9 +257,9 @@ impl fmt::Display for ChecksumFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (name, digest) in &self.entries {
             if needs_escape(name) {
-                writeln!(f, "\\{}  {}", to_hex(digest), escape(name))?;
+                writeln!(f, "\\{}  {}", digest.hex(), escape(name))?;
             } else {
-                writeln!(f, "{}  {}", to_hex(digest), name)?;
+                writeln!(f, "{}  {}", digest.hex(), name)?;
             }
         }
         Ok(())
@@ -240,13 +312,29 @@ mod tests {
         assert_eq!(names, ["a", "b", "c"]);
     }
 
+    /// SHA-512 lists (`sha512sum`, `sha512sum --tag`) read as such; one algorithm per list.
+    #[test]
+    fn sha512_lists_and_one_algorithm_per_list() {
+        let h512 = "ab".repeat(64);
+        let file =
+            ChecksumFile::parse(&format!("{h512}  a\nSHA512 (b) = {h512}\n{h512} *./c\n")).unwrap();
+        let all: Vec<(&str, bool)> = file.entries().map(|(n, d)| (n, d.is_sha512())).collect();
+        assert_eq!(all, [("a", true), ("b", true), ("c", true)]);
+        assert_eq!(ChecksumFile::parse(&file.to_string()).unwrap(), file);
+        let mixed = ChecksumFile::parse(&format!("{EMPTY_SHA}  a\n{h512}  b\n")).unwrap_err();
+        assert_eq!(
+            mixed.to_string(),
+            "line 2: a SHA-512 line in a SHA-256 list: one algorithm per list"
+        );
+    }
+
     #[test]
     fn malformed_lines_name_the_line() {
         let cases = [
             (
                 format!("{EMPTY_SHA}  ok\nzz{}  bad\n", &EMPTY_SHA[2..]),
                 2,
-                "not 64 hex digits",
+                "is not 64 (SHA-256) or 128 (SHA-512) hex digits",
             ),
             (format!("{EMPTY_SHA}\n"), 1, "missing file name"),
             (format!("{EMPTY_SHA}  ../x\n"), 1, "\"..\""),

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use blake2::{Blake2b512, Digest};
-use sha2::Sha256;
+use sha2::{Sha256, Sha512};
 
 /// Read buffer: large enough to amortise syscalls, small enough to keep RSS flat.
 const BUFFER_BYTES: usize = 1 << 20;
@@ -17,6 +17,8 @@ pub struct Digests {
     pub(crate) sha256: [u8; 32],
     pub(crate) blake2b512: [u8; 64],
     pub(crate) size: u64,
+    /// SHA-512 too, when a SHA-512 checksum list asked for it (from the same read).
+    pub(crate) sha512: Option<[u8; 64]>,
 }
 
 /// Bytes hashed so far, shared with whoever draws progress (the library never prints).
@@ -42,6 +44,7 @@ impl<R: Read> Read for Counted<'_, R> {
 pub(crate) struct StreamHasher {
     sha: Sha256,
     blake: Blake2b512,
+    sha512: Option<Sha512>,
     size: u64,
 }
 
@@ -50,15 +53,27 @@ impl Default for StreamHasher {
         StreamHasher {
             sha: Sha256::new(),
             blake: Blake2b512::new(),
+            sha512: None,
             size: 0,
         }
     }
 }
 
 impl StreamHasher {
+    /// With SHA-512 as well.
+    pub(crate) fn with_sha512() -> Self {
+        StreamHasher {
+            sha512: Some(Sha512::new()),
+            ..StreamHasher::default()
+        }
+    }
+
     pub(crate) fn update(&mut self, bytes: &[u8]) {
         self.sha.update(bytes);
         self.blake.update(bytes);
+        if let Some(h) = self.sha512.as_mut() {
+            h.update(bytes);
+        }
         self.size += bytes.len() as u64;
     }
 
@@ -67,13 +82,18 @@ impl StreamHasher {
             sha256: self.sha.finalize().into(),
             blake2b512: self.blake.finalize().into(),
             size: self.size,
+            sha512: self.sha512.map(|h| h.finalize().into()),
         }
     }
 }
 
 /// Streams `reader` once through both hashes.
-pub(crate) fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
-    let mut hasher = StreamHasher::default();
+pub(crate) fn hash_reader(reader: impl Read) -> io::Result<Digests> {
+    hash_reader_with(reader, StreamHasher::default())
+}
+
+/// Streams `reader` once through `hasher`.
+fn hash_reader_with(mut reader: impl Read, mut hasher: StreamHasher) -> io::Result<Digests> {
     let mut buf = vec![0u8; BUFFER_BYTES];
     loop {
         let n = match reader.read(&mut buf) {
@@ -87,21 +107,22 @@ pub(crate) fn hash_reader(mut reader: impl Read) -> io::Result<Digests> {
     Ok(hasher.finish())
 }
 
-/// Hashes a file. With `split`, SHA-256 runs on a second thread beside BLAKE2b-512 (still one
-/// read): worth it when cores would otherwise sit idle, e.g. a single large artifact.
+/// Hashes a file (with SHA-512 too when `sha512`). With `split`, SHA-256 (and SHA-512) run on a
+/// second thread beside BLAKE2b-512 (still one read): worth it when cores would otherwise sit
+/// idle, e.g. a single large artifact.
 pub(crate) fn hash_file(
     path: &Path,
-    split: bool,
+    (split, sha512): (bool, bool),
     progress: Option<&Progress>,
 ) -> io::Result<Digests> {
     let file = Counted {
         inner: crate::files::guarded::open_regular(path)?,
         progress: progress.map(|p| &**p),
     };
-    if split {
-        hash_reader_split(file)
-    } else {
-        hash_reader(file)
+    match (split, sha512) {
+        (true, _) => hash_reader_split(file, sha512),
+        (false, false) => hash_reader(file),
+        (false, true) => hash_reader_with(file, StreamHasher::with_sha512()),
     }
 }
 
@@ -124,8 +145,12 @@ fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Pipelined: while this thread feeds chunk k to BLAKE2b, a helper feeds it to SHA-256 and then
 /// reads chunk k+1 into the other buffer.
-pub(crate) fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Digests> {
+pub(crate) fn hash_reader_split(
+    mut reader: impl Read + Send,
+    with_sha512: bool,
+) -> io::Result<Digests> {
     let mut sha = Sha256::new();
+    let mut sha512 = with_sha512.then(Sha512::new);
     let mut blake = Blake2b512::new();
     let mut current = vec![0u8; SPLIT_CHUNK_BYTES];
     let mut next = vec![0u8; SPLIT_CHUNK_BYTES];
@@ -137,6 +162,9 @@ pub(crate) fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Dige
         let read_next = std::thread::scope(|scope| {
             let helper = scope.spawn(|| {
                 sha.update(chunk);
+                if let Some(h) = sha512.as_mut() {
+                    h.update(chunk);
+                }
                 read_full(&mut reader, &mut next)
             });
             blake.update(chunk);
@@ -152,7 +180,13 @@ pub(crate) fn hash_reader_split(mut reader: impl Read + Send) -> io::Result<Dige
         sha256: sha.finalize().into(),
         blake2b512: blake.finalize().into(),
         size,
+        sha512: sha512.map(|h| h.finalize().into()),
     })
+}
+
+/// The bytes' digests with SHA-512 too.
+pub(crate) fn hash_bytes_sha512(bytes: &[u8]) -> Digests {
+    hash_reader_with(bytes, StreamHasher::with_sha512()).expect("reading from memory cannot fail")
 }
 
 pub(crate) fn hash_bytes(bytes: &[u8]) -> Digests {
@@ -184,7 +218,7 @@ mod tests {
             .collect();
         for len in [0, 1, SPLIT_CHUNK_BYTES, data.len()] {
             let one = hash_reader(&data[..len]).unwrap();
-            let split = hash_reader_split(&data[..len]).unwrap();
+            let split = hash_reader_split(&data[..len], false).unwrap();
             assert_eq!(one, split, "length {len}");
         }
     }

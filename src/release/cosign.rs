@@ -55,7 +55,11 @@ pub fn cosign(
     let public = key.public_key();
     let id = public.key_id;
     refuse_key(&public, keys, run.as_ref())?;
-    let sums = dir.join(&opts.checksums_name);
+    let list_name = opts
+        .checksums_name
+        .clone()
+        .unwrap_or_else(|| crate::minisign::names::CHECKSUMS_NAME.to_string());
+    let sums = dir.join(&list_name);
     if std::fs::symlink_metadata(&sums).is_err() {
         return Err(Error::Usage(format!(
             "{}: no such file: co-signing adds a signature to a signed checksum list",
@@ -88,7 +92,7 @@ pub fn cosign(
         // The run this co-signature is made in, when it is made in one.
         run,
     };
-    let comment = TrustedComment::for_release(timestamp, &opts.checksums_name, None, &meta)
+    let comment = TrustedComment::for_release(timestamp, &list_name, None, &meta)
         .map_err(|e| Error::Usage(e.into()))?;
     let prehash = hash_bytes(text.as_bytes()).blake2b512;
     let sig = SignatureFile::sign_prehashed(key, &prehash, comment);

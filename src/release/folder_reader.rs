@@ -12,16 +12,17 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Reason, Result};
 use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
 use crate::minisign::checksums::ChecksumFile;
-use crate::minisign::hash::{hash_bytes, hash_file};
+use crate::minisign::hash::{hash_bytes_sha512, hash_file};
 use crate::minisign::names::{
     cosigned_file, file_kind, signature_path, PROOF_SUFFIX, SIGNATURE_SUFFIX,
 };
 use crate::trust::signer::{Cause, Rejected};
 use crate::trust::TrustedKeys;
 use crate::util::{cores_to_spare, parallel_map};
-use crate::verdict::evidence::{Entry, Evidence, FileBytes, InputKind, Judgement, Needs};
+use crate::verdict::evidence::{ByteNeed, Entry, Evidence, FileBytes, InputKind, Judgement, Needs};
 use crate::verdict::file::log_requirements;
-use crate::verdict::folder::SUMS_CAP;
+use crate::verdict::folder::{signature_of, SUMS_CAP};
+use crate::verdict::layout::{choose, list_rank, signature_names};
 use crate::verdict::{VerifyOptions, VerifyReport};
 
 /// Verifies files and release folders. Returns `Err` only for usage errors and what could not
@@ -64,10 +65,10 @@ fn read_needs(
     logs: &mut super::log_reader::LogReader<'_>,
     ev: &mut Evidence,
 ) -> Result<()> {
-    let wanted: Vec<(&PathBuf, &bool)> = needs.bytes.iter().collect();
+    let wanted: Vec<(&PathBuf, &ByteNeed)> = needs.bytes.iter().collect();
     let split = cores_to_spare(wanted.len());
-    let read = parallel_map(&wanted, |(path, whole)| {
-        read_bytes(path, **whole, split, opts.progress.as_ref())
+    let read = parallel_map(&wanted, |(path, need)| {
+        read_bytes(path, **need, split, opts.progress.as_ref())
     });
     for ((path, _), bytes) in wanted.into_iter().zip(read) {
         ev.bytes.insert(path.clone(), bytes);
@@ -78,18 +79,18 @@ fn read_needs(
 /// A file's bytes read once for both digests (and kept, for a legacy signature).
 fn read_bytes(
     path: &Path,
-    whole: bool,
+    need: ByteNeed,
     split: bool,
     progress: Option<&crate::minisign::hash::Progress>,
 ) -> FileBytes {
-    if whole {
+    if need.whole {
         let mut bytes = Vec::new();
         return match guarded::open_regular(path).and_then(|mut f| f.read_to_end(&mut bytes)) {
-            Ok(_) => FileBytes::Read(hash_bytes(&bytes), Some(bytes)),
+            Ok(_) => FileBytes::Read(hash_bytes_sha512(&bytes), Some(bytes)),
             Err(e) => FileBytes::Failed(read_failure(path, e)),
         };
     }
-    match hash_file(path, split, progress) {
+    match hash_file(path, (split, need.sha512), progress) {
         Ok(d) => FileBytes::Read(d, None),
         Err(e) => FileBytes::Failed(read_failure(path, e)),
     }
@@ -186,31 +187,50 @@ fn read_file(input: &Path, opts: &VerifyOptions, ev: &mut Evidence) {
     }
 }
 
-/// A release folder: its list (read, and parsed to know which folders hold listed files), every
-/// entry (a folder without a listed file is not descended into), every signature and proof, and
-/// where each listed path resolves.
+/// A release folder: its layout (found from the names at its top and the signatures of the
+/// checksum lists among them), its list (read, and parsed to know which folders hold listed
+/// files), every entry (a folder without a listed file is not descended into), every signature
+/// and proof, and where each listed path resolves.
 fn read_folder(dir: &Path, opts: &VerifyOptions, ev: &mut Evidence) -> Result<()> {
-    let sums = dir.join(&opts.checksums_name);
-    let has_list = fs::symlink_metadata(&sums).is_ok();
-    let listed: Vec<String> = if has_list {
-        let read = guarded::open_regular(&sums)
-            .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
-            .map_err(|e| Reason::from(e.to_string()));
-        let names = match &read {
-            Ok(Some(bytes)) => std::str::from_utf8(bytes)
-                .ok()
-                .and_then(|t| ChecksumFile::parse(t).ok())
-                .map(|l| l.entries().map(|(n, _)| n.to_string()).collect())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
-        ev.lists.insert(sums.clone(), read);
-        if let Some(r) = resolved(&sums) {
-            ev.resolved.insert(sums.clone(), r);
+    let top: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| Error::io("reading", dir, e))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let explicit = opts.checksums_name.as_deref();
+    for name in &top {
+        if list_rank(name).is_some() || Some(name.as_str()) == explicit {
+            for sig in signature_names(name) {
+                read_signature_file(&dir.join(sig), ev);
+            }
         }
-        names
-    } else {
-        Vec::new()
+    }
+    let layout = choose(top.iter().map(String::as_str), explicit, |n| {
+        signature_of(ev, &dir.join(n)).is_some()
+    });
+    let sums = layout.list.as_ref().map(|l| dir.join(l));
+    let has_list = sums
+        .as_ref()
+        .is_some_and(|s| fs::symlink_metadata(s).is_ok());
+    let listed: Vec<String> = match sums.filter(|_| has_list) {
+        Some(sums) => {
+            let read = guarded::open_regular(&sums)
+                .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
+                .map_err(|e| Reason::from(e.to_string()));
+            let names = match &read {
+                Ok(Some(bytes)) => std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|t| ChecksumFile::parse(t).ok())
+                    .map(|l| l.names().map(str::to_string).collect())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            ev.lists.insert(sums.clone(), read);
+            if let Some(r) = resolved(&sums) {
+                ev.resolved.insert(sums, r);
+            }
+            names
+        }
+        None => Vec::new(),
     };
     let mut folders: BTreeSet<String> = BTreeSet::new();
     for name in &listed {
@@ -224,10 +244,9 @@ fn read_folder(dir: &Path, opts: &VerifyOptions, ev: &mut Evidence) -> Result<()
     let entries = walk(dir, &keep_descending)?;
     for e in &entries {
         ev.present.insert(e.path.clone());
-        let signature = e
-            .name
-            .as_deref()
-            .is_some_and(|n| n.ends_with(SIGNATURE_SUFFIX) || n.ends_with(PROOF_SUFFIX));
+        let signature = e.name.as_deref().is_some_and(|n| {
+            n.ends_with(SIGNATURE_SUFFIX) || n.ends_with(".sig") || n.ends_with(PROOF_SUFFIX)
+        });
         if !e.is_dir && signature {
             read_signature_file(&e.path, ev);
         }

@@ -581,7 +581,7 @@ fn hash_and_sign(
     let split = cores_to_spare(order.len());
     let hashed = parallel_map(&order, |&i| {
         let path = &artifacts[i];
-        let digests = hash_file(path, split, opts.progress.as_ref())
+        let digests = hash_file(path, (split, false), opts.progress.as_ref())
             .map_err(|e| Error::io("reading", path, e))?;
         let n = &names[i];
         let comment = TrustedComment::for_release(

@@ -148,12 +148,19 @@ pub(crate) enum LogNeed {
     EntryAt { index: u64, tree: Tree },
 }
 
+/// What a judgement needs of a file's bytes: their digests (SHA-256 and the BLAKE2b prehash,
+/// from one read), SHA-512 too (a SHA-512 list), the bytes themselves (a legacy signature).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ByteNeed {
+    pub(crate) whole: bool,
+    pub(crate) sha512: bool,
+}
+
 /// What a judgement asks its readers for.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Needs {
-    /// Files whose bytes it needs, and whether it needs the bytes themselves (a legacy
-    /// signature) besides their digests.
-    pub(crate) bytes: BTreeMap<PathBuf, bool>,
+    /// Files whose bytes it needs, and what of them.
+    pub(crate) bytes: BTreeMap<PathBuf, ByteNeed>,
     /// What each log requirement needs read, by the requirement's place.
     pub(crate) logs: BTreeSet<(usize, LogNeed)>,
     /// The runs counted signatures name, with the environment whose deployment each must show.

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::evidence::{Evidence, FileBytes, Needs};
+use super::evidence::{ByteNeed, Evidence, FileBytes, Needs};
 use super::report::Verdict;
 use super::VerifyOptions;
 use crate::minisign::hash::Digests;
@@ -25,7 +25,8 @@ pub(crate) struct Job {
     /// The checksum list that names the file and did not verify: a missing signature of the
     /// file's own is then the list's failure, said so.
     pub(crate) failed_list: Option<PathBuf>,
-    pub(crate) expected_sha256: Option<[u8; 32]>,
+    /// The digest the verified checksum list gives it.
+    pub(crate) expected: Option<crate::minisign::checksums::Listed>,
     /// Why the file cannot be trusted even before it is read, e.g. a path leaving the release.
     pub(crate) preset_failure: Option<Rejected>,
 }
@@ -37,7 +38,7 @@ impl Job {
             signature: Some(crate::minisign::names::signature_path(&path)),
             require_signature: true,
             failed_list: None,
-            expected_sha256: None,
+            expected: None,
             preset_failure: None,
             path,
             name,
@@ -52,7 +53,7 @@ impl Job {
             signature: None,
             require_signature: false,
             failed_list: None,
-            expected_sha256: None,
+            expected: None,
             preset_failure: Some(why),
         }
     }
@@ -60,7 +61,7 @@ impl Job {
     /// Whether the file's bytes are only compared with the list (no signature of it is checked
     /// over them): GitHub's SHA-256 is then all the check needs.
     fn signature_unneeded(&self, ev: &Evidence) -> bool {
-        self.expected_sha256.is_some()
+        self.expected.is_some_and(|e| !e.is_sha512())
             && self
                 .signature
                 .as_ref()
@@ -114,7 +115,7 @@ pub(crate) fn judge(
         Some(sig_path) if job.require_signature || ev.exists(sig_path) => {
             // The threshold applies to the signatures that trust the file; an artifact's own
             // signature beside a verified checksum list is an extra check (it must verify).
-            let need = if job.expected_sha256.is_some() {
+            let need = if job.expected.is_some() {
                 1
             } else {
                 keys.threshold()
@@ -128,12 +129,12 @@ pub(crate) fn judge(
         }
         _ => None,
     };
-    if set.is_none() && job.expected_sha256.is_none() {
+    if set.is_none() && job.expected.is_none() {
         return Some(out.fail("no signature and no checksum cover this file"));
     }
     // The log holds checksum lists' signatures: a file trusted by its own signature alone would
     // let an unlogged signature through.
-    if !log_requirements(opts, keys).is_empty() && job.expected_sha256.is_none() {
+    if !log_requirements(opts, keys).is_empty() && job.expected.is_none() {
         let key = set
             .as_ref()
             .and_then(|(_, s, _)| s.first())
@@ -143,29 +144,26 @@ pub(crate) fn judge(
             Cause::Unlogged,
             format!(
                 "signature by key {key} is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds {})",
-                opts.checksums_name
+                opts.checksums_name.as_deref().unwrap_or("SHA256SUMS")
             ),
         )));
     }
     let legacy = set
         .as_ref()
         .is_some_and(|(_, s, _)| s.iter().any(|(_, c)| !c.sig.is_prehashed()));
-    let (digests, whole) = match file_bytes(job, ev, legacy, needs)? {
+    let want = ByteNeed {
+        whole: legacy,
+        sha512: job.expected.is_some_and(|e| e.is_sha512()),
+    };
+    let (digests, whole) = match file_bytes(job, ev, want, needs)? {
         Ok(read) => read,
         Err(rejected) => return Some(out.rejected(rejected)),
     };
-    if let Some(expected) = job.expected_sha256 {
-        if expected != digests.sha256 {
-            return Some(out.rejected((
-                Cause::Mismatch,
-                format!(
-                    "SHA-256 mismatch: {} listed, {} found",
-                    crate::util::to_hex(&expected),
-                    crate::util::to_hex(&digests.sha256)
-                ),
-            )));
+    if let Some(expected) = job.expected {
+        match listed_digest(expected, &digests) {
+            Ok(label) => out.checked.push(label),
+            Err(rejected) => return Some(out.rejected(rejected)),
         }
-        out.checked.push("sha256");
     }
     if let Some((main, set, need)) = set {
         let bytes = (&digests, whole);
@@ -177,6 +175,30 @@ pub(crate) fn judge(
     Some(out)
 }
 
+/// The file's digest against the one its list gives: the check made (`sha256`, `sha512`), or the
+/// mismatch with both values.
+fn listed_digest(
+    expected: crate::minisign::checksums::Listed,
+    digests: &Digests,
+) -> Result<&'static str, Rejected> {
+    use crate::minisign::checksums::Listed;
+    let (algorithm, found, label) = match (expected, digests.sha512) {
+        (Listed::Sha512(_), Some(d)) => ("SHA-512", Listed::Sha512(d), "sha512"),
+        _ => ("SHA-256", Listed::Sha256(digests.sha256), "sha256"),
+    };
+    if expected != found {
+        return Err((
+            Cause::Mismatch,
+            format!(
+                "{algorithm} mismatch: {} listed, {} found",
+                expected.hex(),
+                found.hex()
+            ),
+        ));
+    }
+    Ok(label)
+}
+
 /// A file's digests, and its bytes when they were kept.
 type FileRead<'e> = (Digests, Option<&'e [u8]>);
 
@@ -185,9 +207,10 @@ type FileRead<'e> = (Digests, Option<&'e [u8]>);
 fn file_bytes<'e>(
     job: &Job,
     ev: &'e Evidence,
-    legacy: bool,
+    want: ByteNeed,
     needs: &mut Needs,
 ) -> Option<Result<FileRead<'e>, Rejected>> {
+    let legacy = want.whole;
     if ev.is_published() && !ev.is_asset(&job.path) {
         return Some(Err((
             Cause::Missing,
@@ -207,7 +230,9 @@ fn file_bytes<'e>(
         ))
     };
     match ev.bytes.get(&job.path) {
-        Some(FileBytes::Read(d, whole)) if !legacy || whole.is_some() => {
+        Some(FileBytes::Read(d, whole))
+            if (!legacy || whole.is_some()) && (!want.sha512 || d.sha512.is_some()) =>
+        {
             Some(Ok((*d, whole.as_deref())))
         }
         Some(FileBytes::Sha256Only(sha256)) if !legacy && job.signature_unneeded(ev) => Some(Ok((
@@ -215,13 +240,14 @@ fn file_bytes<'e>(
                 sha256: *sha256,
                 blake2b512: [0; 64],
                 size: 0,
+                sha512: None,
             },
             None,
         ))),
         Some(FileBytes::Failed(why)) => Some(Err(why.clone())),
         Some(FileBytes::NotRead) => Some(unread()),
         _ => {
-            needs.bytes.insert(job.path.clone(), legacy);
+            needs.bytes.insert(job.path.clone(), want);
             None
         }
     }
@@ -266,7 +292,10 @@ mod tests {
         let good = s.sign(b"x", "timestamp:1\tfile:app\thashed").to_string();
         let ev = evidence(Some(good));
         assert!(judge(&job, &ev, (&keys, &opts), &mut needs).is_none());
-        assert_eq!(needs.bytes.get(Path::new("app")), Some(&false));
+        assert_eq!(
+            needs.bytes.get(Path::new("app")),
+            Some(&ByteNeed::default())
+        );
         let mut read = ev.clone();
         crate::verdict::testkit::read(&mut read, Path::new("app"), b"x");
         let v = judge(&job, &read, (&keys, &opts), &mut Needs::default()).unwrap();

@@ -4,7 +4,7 @@
 //! artifact is asked for, and nothing a failed list covers is read.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::evidence::{Entry, Evidence, FileBytes, InputKind, Judgement, Needs};
 use super::file::{log_requirements, Job};
@@ -13,7 +13,9 @@ use super::VerifyOptions;
 use crate::error::{Error, Reason, Result};
 use crate::minisign::checksums::ChecksumFile;
 use crate::minisign::hash::hash_bytes;
-use crate::minisign::names::{cosigned_file, signature_path, PROOF_SUFFIX, SIGNATURE_SUFFIX};
+use crate::minisign::names::{
+    cosigned_file, signature_path, CHECKSUMS_NAME, PROOF_SUFFIX, SIGNATURE_SUFFIX,
+};
 use crate::trust::signer::{
     check_signature_set, verify_signature_set, Cause, Rejected, SignatureFiles, SignedName,
 };
@@ -198,60 +200,101 @@ fn note_offline_runs(report: &mut VerifyReport) {
     }
 }
 
-/// The jobs for the release folder `dir`: against its signed checksum list when it has one,
-/// else (only with `--allow-no-checksums`) against each file's own signature. Every other entry
-/// is a failure or, when allowed, a named skip. `Err(needs)` when the list's verdict waits on
-/// them.
+/// The jobs for the release folder `dir`, by its layout (`layout::choose`): against its signed
+/// checksum list when it has one, else against each file's own signature. Every other entry is
+/// a failure or, when allowed, a named skip (a published release's assets a foreign layout does
+/// not cover: "not signed", one line). `Err(needs)` when the list's verdict waits on them.
 fn folder_jobs(
     ev: &Evidence,
     dir: &Path,
     (opts, keys): (&VerifyOptions, &TrustedKeys),
     (jobs, report): (&mut Vec<Job>, &mut VerifyReport),
 ) -> Result<std::result::Result<(), Needs>> {
-    let sums_path = dir.join(&opts.checksums_name);
-    let sums_sig = signature_path(&sums_path);
-    if ev.exists(&sums_path) {
+    let names: Vec<&str> = entries(ev, dir)
+        .iter()
+        .filter(|e| !e.is_dir)
+        .filter_map(|e| e.name.as_deref())
+        .collect();
+    let layout =
+        super::layout::choose(names.iter().copied(), opts.checksums_name.as_deref(), |n| {
+            signature_of(ev, &dir.join(n)).is_some()
+        });
+    if let Some(note) = layout.note() {
+        report.notes.push(note);
+    }
+    if let Some(list) = layout.list.as_deref().filter(|l| ev.exists(&dir.join(l))) {
+        let sums_path = dir.join(list);
         let listed = match checksum_list_jobs(ev, (dir, &sums_path), (opts, keys), jobs, report) {
             Ok(listed) => listed,
             Err(needs) => return Ok(Err(needs)),
         };
-        unlisted_entries(ev, dir, &listed, opts, jobs, report);
+        unlisted_entries(ev, (dir, &layout), &listed, (opts, jobs), report);
         return Ok(Ok(()));
     }
-    if ev.exists(&sums_sig) {
+    // A list's signature without the list it signs: deleted, or an interrupted `warden sign`.
+    let orphan = names.iter().find_map(|n| {
+        let list = n.strip_suffix(SIGNATURE_SUFFIX)?;
+        let named = layout
+            .list
+            .as_deref()
+            .map_or(super::layout::list_rank(list).is_some(), |l| l == list);
+        (named && !ev.exists(&dir.join(list))).then_some(list)
+    });
+    if let Some(list) = orphan {
+        let sums_path = dir.join(list);
         report.results.push(
             Verdict::new()
                 .rejected(unsigned(format!(
-                    "missing: {} is here but {} is not (deleted, or an interrupted `warden sign`)",
-                    sums_sig.display(),
-                    opts.checksums_name
+                    "missing: {} is here but {list} is not (deleted, or an interrupted `warden sign`)",
+                    signature_path(&sums_path).display(),
                 )))
                 .into_result(sums_path.display().to_string()),
         );
-    } else if !opts.allow_no_checksums {
+    } else if let (Some(list), false) = (
+        layout
+            .list
+            .clone()
+            .or_else(|| wardens_release(ev, dir).then(|| CHECKSUMS_NAME.to_string())),
+        opts.allow_no_checksums,
+    ) {
+        // A list named with --checksums that is not there, or a release warden signed (its
+        // signatures bind a release) without the list warden always writes beside them.
         report.results.push(
             Verdict::new()
                 .rejected(unsigned(format!(
-                    "no {}: a release directory is verified against its signed checksum list; pass --allow-no-checksums to check each file's own signature instead",
-                    opts.checksums_name
+                    "no {list}: a release directory is verified against its signed checksum list; pass --allow-no-checksums to check each file's own signature instead",
                 )))
                 .into_result(dir.display().to_string()),
         );
         return Ok(Ok(()));
     }
     let before = jobs.len();
-    signed_entries(ev, dir, opts, jobs, report);
+    signed_entries(ev, dir, jobs, report);
     if jobs.len() == before {
         report.results.push(
             Verdict::new()
                 .rejected(unsigned(format!(
-                    "no {} and no .minisig files: nothing here is signed",
-                    opts.checksums_name
+                    "nothing here is signed: no signed checksum list ({}, …; --checksums NAME names another) and no .minisig or .sig beside a file",
+                    super::layout::list_names_shown()
                 )))
                 .into_result(dir.display().to_string()),
         );
     }
     Ok(Ok(()))
+}
+
+/// Whether the signatures in `dir` are warden's own (their comments bind a release): warden
+/// signs a release folder with its `SHA256SUMS` beside, so one without is missing a file.
+fn wardens_release(ev: &Evidence, dir: &Path) -> bool {
+    entries(ev, dir).iter().any(|e| {
+        let Some(Ok(text)) = ev.texts.get(&e.path) else {
+            return false;
+        };
+        crate::minisign::signature::SignatureFile::parse(text)
+            .ok()
+            .and_then(|sig| sig.trusted_comment.binds().ok())
+            .is_some_and(|b| b.is_wardens())
+    })
 }
 
 fn unsigned(why: String) -> Rejected {
@@ -261,6 +304,21 @@ fn unsigned(why: String) -> Rejected {
 /// The entries of the folder `dir`, as its reader found them.
 fn entries<'e>(ev: &'e Evidence, dir: &Path) -> &'e [Entry] {
     ev.entries.get(dir).map_or(&[], Vec::as_slice)
+}
+
+/// The signature of the file at `path`: `<file>.minisig`, else a `<file>.sig` that is a
+/// minisign signature (a `.sig` is often GPG's: read, it is not taken for minisign's).
+pub(crate) fn signature_of(ev: &Evidence, path: &Path) -> Option<PathBuf> {
+    let [minisig, sig] = super::layout::signature_names(&path.display().to_string());
+    let (minisig, sig) = (PathBuf::from(minisig), PathBuf::from(sig));
+    if ev.exists(&minisig) {
+        return Some(minisig);
+    }
+    let minisign = |text: &String| text.starts_with("untrusted comment:");
+    let read = matches!(ev.texts.get(&sig), Some(Ok(text)) if minisign(text));
+    // A published release's `.sig` asset not read yet: the layout takes it for a signature.
+    let unread = ev.is_published() && ev.exists(&sig) && !ev.texts.contains_key(&sig);
+    (read || unread).then_some(sig)
 }
 
 /// Judges the checksum list and its signature (a result of its own), then adds a job per listed
@@ -273,9 +331,10 @@ fn checksum_list_jobs(
     jobs: &mut Vec<Job>,
     report: &mut VerifyReport,
 ) -> std::result::Result<BTreeSet<String>, Needs> {
+    let list_name = file_name(sums_path);
     let (result, parsed) = judge_list(ev, sums_path, keys, opts)?;
     let trusted_list = result.status == ArtifactStatus::Ok;
-    let list_failed = list_failure(ev, &result, opts);
+    let list_failed = list_failure(ev, &result, &list_name);
     report.results.push(result);
     let mut listed = BTreeSet::new();
     let Ok(list) = parsed else {
@@ -302,7 +361,7 @@ fn checksum_list_jobs(
                 ),
             )
         });
-        let signature = signature_path(&path);
+        let signature = signature_of(ev, &path).unwrap_or_else(|| signature_path(&path));
         let not_read = matches!(ev.bytes.get(&path), Some(FileBytes::NotRead))
             && !ev.preset.contains_key(&path)
             && ev.exists(&path);
@@ -320,7 +379,7 @@ fn checksum_list_jobs(
             // Without a verified checksum file, only the artifact's own signature counts.
             require_signature: !trusted_list,
             failed_list: (!trusted_list).then(|| sums_path.to_path_buf()),
-            expected_sha256: trusted_list.then_some(*digest),
+            expected: trusted_list.then_some(*digest),
             preset_failure: escapes
                 .or_else(|| ev.preset.get(&path).cloned())
                 .or_else(|| list_failed.clone()),
@@ -334,7 +393,7 @@ fn checksum_list_jobs(
             if !selected_by.contains(&i) {
                 report.results.push(
                     Verdict::new()
-                        .fail(format!("matches no file {} lists", opts.checksums_name))
+                        .fail(format!("matches no file {list_name} lists"))
                         .into_result(format!("--only {pattern}")),
                 );
             }
@@ -343,9 +402,16 @@ fn checksum_list_jobs(
     Ok(listed)
 }
 
+/// A path's file name, as text.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// What a published release's listed files fail with when the list does not verify: they are
 /// not judged further (nor downloaded), the list's failure is theirs.
-fn list_failure(ev: &Evidence, list: &ArtifactResult, opts: &VerifyOptions) -> Option<Rejected> {
+fn list_failure(ev: &Evidence, list: &ArtifactResult, list_name: &str) -> Option<Rejected> {
     match &ev.published {
         Some(p) if list.status != ArtifactStatus::Ok => Some((
             Cause::ListFailed,
@@ -356,7 +422,7 @@ fn list_failure(ev: &Evidence, list: &ArtifactResult, opts: &VerifyOptions) -> O
                 } else {
                     "not checked"
                 },
-                opts.checksums_name,
+                list_name,
                 list.reason.as_deref().unwrap_or_default()
             ),
         )),
@@ -384,9 +450,10 @@ fn list_verdict(
     opts: &VerifyOptions,
 ) -> std::result::Result<(Verdict, std::result::Result<ChecksumFile, Reason>), Needs> {
     let mut out = Verdict::new();
-    let main = signature_path(sums_path);
+    let main = signature_of(ev, sums_path).unwrap_or_else(|| signature_path(sums_path));
     let need = keys.threshold();
-    let name = SignedName::new(&opts.checksums_name, ev.resolved.get(sums_path).cloned());
+    let list_name = file_name(sums_path);
+    let name = SignedName::new(&list_name, ev.resolved.get(sums_path).cloned());
     let files = SignatureFiles(&ev.texts);
     let checked = check_signature_set(
         (sums_path, &main),
@@ -422,7 +489,7 @@ fn list_verdict(
             match verify_signature_set(&set, &main, bytes, (keys, need), &mut out.judged) {
                 Ok(()) => {
                     out.checked.push("signature");
-                    let listed = (opts.checksums_name.as_str(), digests.sha256);
+                    let listed = (list_name.as_str(), digests.sha256);
                     let mut needs = Needs::default();
                     let mut failed = None;
                     for (i, req) in log_requirements(opts, keys).into_iter().enumerate() {
@@ -465,39 +532,60 @@ fn parse_list(sums_path: &Path, text: Option<&[u8]>) -> std::result::Result<Chec
 }
 
 /// Every entry of a release folder that the verified list does not account for (a listed
-/// file, its signature, the list and its signature, a folder holding listed files) fails the
-/// run, or with `--allow-unlisted` is a named skip.
+/// file, its signature, the list and its signature, the other signed lists beside it, a folder
+/// holding listed files) fails the run, or with `--allow-unlisted` is a named skip. A published
+/// release signed by another tool than warden (its list's comment is not warden's) says the
+/// assets it does not cover in one line, "not signed": its list is not the whole release.
 fn unlisted_entries(
     ev: &Evidence,
-    dir: &Path,
+    (dir, layout): (&Path, &super::layout::Layout),
     listed: &BTreeSet<String>,
-    opts: &VerifyOptions,
-    jobs: &mut Vec<Job>,
+    (opts, jobs): (&VerifyOptions, &mut Vec<Job>),
     report: &mut VerifyReport,
 ) {
+    let list = layout.list.as_deref().unwrap_or_default();
     let mut accounted: BTreeSet<String> = BTreeSet::new();
     let mut folders: BTreeSet<String> = BTreeSet::new();
+    let signatures = |name: &str| {
+        let sig = signature_of(ev, &dir.join(name))
+            .map(|p| file_name(p.as_path()))
+            .unwrap_or_else(|| format!("{name}{SIGNATURE_SUFFIX}"));
+        [sig, format!("{name}{SIGNATURE_SUFFIX}")]
+    };
     for name in listed {
         accounted.insert(name.clone());
-        accounted.insert(format!("{name}{SIGNATURE_SUFFIX}"));
+        accounted.extend(signatures(name));
         let mut parts: Vec<&str> = name.split('/').collect();
         while parts.len() > 1 {
             parts.pop();
             folders.insert(parts.join("/"));
         }
     }
-    accounted.insert(opts.checksums_name.clone());
-    accounted.insert(format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name));
-    // The list's signatures' log proofs (`--require-log` checks them; they sign nothing).
-    accounted.insert(format!("{}{PROOF_SUFFIX}", opts.checksums_name));
+    for name in std::iter::once(list).chain(layout.other_lists.iter().map(String::as_str)) {
+        accounted.insert(name.to_string());
+        accounted.extend(signatures(name));
+        // The lists' signatures' log proofs (`--require-log` checks them; they sign nothing).
+        accounted.insert(format!("{name}{PROOF_SUFFIX}"));
+    }
+    let signs_a_list = |n: &str| {
+        std::iter::once(list)
+            .chain(layout.other_lists.iter().map(String::as_str))
+            .any(|l| l == n)
+    };
     let cosignature_proof = |n: &str| {
         n.strip_suffix(PROOF_SUFFIX)
             .and_then(|stem| {
-                cosigned_file(&format!("{stem}{SIGNATURE_SUFFIX}"))
-                    .map(|(f, _)| f == opts.checksums_name)
+                cosigned_file(&format!("{stem}{SIGNATURE_SUFFIX}")).map(|(f, _)| signs_a_list(f))
             })
             .unwrap_or(false)
     };
+    let foreign = ev.is_published()
+        && report
+            .results
+            .iter()
+            .find(|r| r.name == dir.join(list).display().to_string())
+            .is_none_or(|r| r.trusted_comment.is_some());
+    let mut not_signed = Vec::new();
     for entry in entries(ev, dir) {
         let name = entry.name.as_deref();
         if entry.is_dir && name.is_some_and(|n| folders.contains(n)) {
@@ -507,13 +595,15 @@ fn unlisted_entries(
             accounted.contains(n)
                 || cosignature_proof(n)
                 || cosigned_file(n)
-                    .is_some_and(|(file, _)| file == opts.checksums_name || listed.contains(file))
+                    .is_some_and(|(file, _)| signs_a_list(file) || listed.contains(file))
         });
         if !entry.is_dir && accounted_for {
             continue;
         }
-        let why = format!("{}, not listed in {}", entry.kind, opts.checksums_name);
-        if opts.allow_unlisted {
+        let why = format!("{}, not listed in {list}", entry.kind);
+        if foreign {
+            not_signed.push(name.unwrap_or_default().to_string());
+        } else if opts.allow_unlisted {
             report.skip(&entry.path, why);
         } else {
             // A job that fails before reading anything, so it reports in walk order.
@@ -526,19 +616,20 @@ fn unlisted_entries(
             ));
         }
     }
+    if !not_signed.is_empty() {
+        report.notes.push(format!(
+            "not signed (not in {list}, no signature of their own): {}",
+            not_signed.join(", ")
+        ));
+    }
 }
 
 /// Without a checksum list: a job for every file that may be an artifact (each must carry a
-/// valid signature), a failure for a signature whose artifact is gone, and a named skip for
-/// everything else (links, hidden files, special files).
-fn signed_entries(
-    ev: &Evidence,
-    dir: &Path,
-    opts: &VerifyOptions,
-    jobs: &mut Vec<Job>,
-    report: &mut VerifyReport,
-) {
-    let sums_sig = format!("{}{SIGNATURE_SUFFIX}", opts.checksums_name);
+/// valid signature, `.minisig` or a minisign `.sig`), a failure for a signature whose artifact
+/// is gone, and a named skip for everything else (links, hidden files, special files). A
+/// published release's assets without a signature are "not signed", in one line.
+fn signed_entries(ev: &Evidence, dir: &Path, jobs: &mut Vec<Job>, report: &mut VerifyReport) {
+    let mut not_signed = Vec::new();
     for entry in entries(ev, dir) {
         if entry.is_dir {
             continue;
@@ -546,17 +637,20 @@ fn signed_entries(
         let path = entry.path.as_path();
         let name = path.file_name().and_then(|n| n.to_str());
         let plain = matches!(entry.kind, "a file" | "a signature of no listed file");
+        let minisign_sig = name
+            .and_then(|n| n.strip_suffix(".sig"))
+            .filter(|artifact| {
+                signature_of(ev, &path.with_file_name(artifact)).as_deref() == Some(path)
+            });
         if !plain || name.is_none_or(|n| n.starts_with('.')) {
             report.skip(path, format!("{}: not an artifact", entry.kind));
-        } else if let Some(artifact) = name.and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX)) {
-            if name == Some(sums_sig.as_str()) {
-                continue;
-            }
+        } else if let Some(artifact) = name
+            .and_then(|n| n.strip_suffix(SIGNATURE_SUFFIX))
+            .or(minisign_sig)
+        {
             // A co-signature is checked with the file it signs.
             let cosigned = name.and_then(cosigned_file).map(|(file, _)| file);
-            if cosigned
-                .is_some_and(|f| f == opts.checksums_name || ev.exists(&path.with_file_name(f)))
-            {
+            if cosigned.is_some_and(|f| ev.exists(&path.with_file_name(f))) {
                 continue;
             }
             if !ev.exists(&path.with_file_name(artifact)) {
@@ -568,18 +662,26 @@ fn signed_entries(
                     ),
                 ));
             }
+        } else if ev.is_published() && signature_of(ev, path).is_none() {
+            not_signed.push(name.unwrap_or_default().to_string());
         } else {
-            jobs.push(Job::signed_file(
-                path.to_path_buf(),
-                path.display().to_string(),
-            ));
+            let mut job = Job::signed_file(path.to_path_buf(), path.display().to_string());
+            job.signature = signature_of(ev, path).or(job.signature);
+            jobs.push(job);
         }
+    }
+    if !not_signed.is_empty() {
+        report.notes.push(format!(
+            "not signed (no signature beside them): {}",
+            not_signed.join(", ")
+        ));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::evidence::ByteNeed;
     use crate::verdict::testkit::{folder, list, read, Signer};
     use std::path::PathBuf;
 
@@ -588,7 +690,7 @@ mod tests {
     fn opts() -> VerifyOptions {
         VerifyOptions {
             inputs: vec![PathBuf::from("dist")],
-            checksums_name: "SHA256SUMS".into(),
+            checksums_name: None,
             ..VerifyOptions::default()
         }
     }
@@ -634,7 +736,7 @@ mod tests {
         };
         assert_eq!(
             needs.bytes.into_iter().collect::<Vec<_>>(),
-            [(PathBuf::from("dist/app"), false)]
+            [(PathBuf::from("dist/app"), ByteNeed::default())]
         );
         let mut good = ev.clone();
         read(&mut good, Path::new("dist/app"), b"the app");
@@ -743,7 +845,13 @@ mod tests {
         };
         assert_eq!(
             needs.bytes.into_iter().collect::<Vec<_>>(),
-            [(PathBuf::from("dist/app"), true)]
+            [(
+                PathBuf::from("dist/app"),
+                ByteNeed {
+                    whole: true,
+                    sha512: false
+                }
+            )]
         );
     }
 }

@@ -14,6 +14,7 @@
 pub(crate) mod evidence;
 pub(crate) mod file;
 pub(crate) mod folder;
+pub(crate) mod layout;
 pub(crate) mod logged;
 pub(crate) mod provenance;
 pub(crate) mod release;
@@ -50,8 +51,9 @@ pub struct VerifyOptions {
     /// `--only`: in a release directory, verify just the listed files whose names match one of
     /// these globs (the others are named as skipped).
     pub only: Option<Only>,
-    /// Name of the checksum file inside a release directory.
-    pub checksums_name: String,
+    /// The checksum list of a release folder (`--checksums NAME`); `None`: found by its name
+    /// (`verdict::layout`).
+    pub checksums_name: Option<String>,
     /// `-x FILE`: the signature of the one file verified, where it is not `<file>.minisig`.
     pub signature_file: Option<PathBuf>,
     /// Bytes hashed so far, for a progress display.

@@ -105,7 +105,27 @@ impl ReleaseVerdict {
 
 /// Whether a release carries anything signed: a checksum list or a signature.
 pub(crate) fn is_signed<'a>(mut assets: impl Iterator<Item = &'a str>, list: &str) -> bool {
-    assets.any(|a| a.ends_with(SIGNATURE_SUFFIX) || a == list)
+    assets.any(|a| a.ends_with(SIGNATURE_SUFFIX) || a.ends_with(".sig") || a == list)
+}
+
+/// The layout of a published release, from its assets' names (`opts.checksums_name` when given).
+pub(crate) fn layout_of<'a>(
+    assets: impl Iterator<Item = &'a str> + Clone,
+    opts: &VerifyOptions,
+) -> super::layout::Layout {
+    let names: std::collections::BTreeSet<&str> = assets.clone().collect();
+    super::layout::choose(assets, opts.checksums_name.as_deref(), |n| {
+        super::layout::signature_names(n)
+            .iter()
+            .any(|s| names.contains(s.as_str()))
+    })
+}
+
+/// The list name a sentence about a release without one names.
+fn list_shown(opts: &VerifyOptions) -> &str {
+    opts.checksums_name
+        .as_deref()
+        .unwrap_or(crate::minisign::names::CHECKSUMS_NAME)
 }
 
 /// The verdict on `ev`, judged with `keys` and the caller's `opts` (what a signature must bind
@@ -121,17 +141,16 @@ pub(crate) fn judge(
         release: Some(ev.identity.clone()),
         ..opts.clone()
     };
-    if !is_signed(
-        ev.assets.iter().map(|a| a.name.as_str()),
-        &opts.checksums_name,
-    ) {
+    let names = ev.assets.iter().map(|a| a.name.as_str());
+    if !is_signed(names.clone(), list_shown(&opts)) {
         return Ok(Judgement::Done(unsigned(ev, &opts)));
     }
+    let layout = layout_of(names, &opts);
     let mut folder = ev.folder.clone();
     folder.preset.extend(replaced_by_digest(ev, &opts));
-    let sums = ev.dir().join(&opts.checksums_name);
+    let sums = ev.dir().join(layout.list.as_deref().unwrap_or_default());
     let mut needs = Needs::default();
-    if folder.exists(&sums) {
+    if layout.list.is_some() && folder.exists(&sums) {
         match super::folder::judge_list(&folder, &sums, keys, &opts) {
             Err(more) => return Ok(Judgement::Needs(more)),
             Ok((list, _)) => {
@@ -164,20 +183,20 @@ pub(crate) fn judge(
         provenance(ev, keys, &mut verdict);
     }
     verdict.problems = problems(&verdict.report, std::mem::take(&mut verdict.problems));
-    notes(ev, (keys, &opts), &mut verdict.report);
+    notes(ev, keys, &mut verdict.report);
     Ok(Judgement::Done(verdict))
 }
 
 /// A release with no checksum list and no signature at all.
 fn unsigned(ev: &ReleaseEvidence, opts: &VerifyOptions) -> ReleaseVerdict {
     let mut report = VerifyReport::default();
-    let problem = unsigned_problem(&ev.identity, &opts.checksums_name, ev.assets.len());
+    let problem = unsigned_problem(&ev.identity, list_shown(opts), ev.assets.len());
     report.add_check(
         problem.subject.clone(),
         "signature",
         Some((Cause::Unsigned, problem.why.clone())),
     );
-    notes(ev, (&TrustedKeys::default(), opts), &mut report);
+    notes(ev, &TrustedKeys::default(), &mut report);
     ReleaseVerdict {
         report,
         problems: vec![problem],
@@ -209,10 +228,17 @@ pub(crate) fn replaced_by_digest(
     opts: &VerifyOptions,
 ) -> Vec<(PathBuf, Rejected)> {
     let dir = ev.dir();
-    let listed: BTreeMap<String, [u8; 32]> =
-        parsed_list(&ev.folder, &dir.join(&opts.checksums_name))
-            .map(|l| l.entries().map(|(n, d)| (n.to_string(), *d)).collect())
-            .unwrap_or_default();
+    let layout = layout_of(ev.assets.iter().map(|a| a.name.as_str()), opts);
+    let Some(list_name) = layout.list else {
+        return Vec::new();
+    };
+    let listed: BTreeMap<String, [u8; 32]> = parsed_list(&ev.folder, &dir.join(&list_name))
+        .map(|l| {
+            l.entries()
+                .filter_map(|(n, d)| Some((n.to_string(), *d.sha256()?)))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut out = Vec::new();
     for a in &ev.assets {
         let Some(digest) = a.digest else { continue };
@@ -225,7 +251,7 @@ pub(crate) fn replaced_by_digest(
                     Cause::Replaced,
                     format!(
                         "GitHub's digest of the asset is sha256:{hex}, the signed {} lists {}: replaced after signing",
-                        opts.checksums_name,
+                        list_name,
                         crate::util::to_hex(expected),
                     ),
                 ),
@@ -388,11 +414,7 @@ fn problems(report: &VerifyReport, provenance: Vec<Problem>) -> Vec<Problem> {
 }
 
 /// What the reader should know of the release besides its verdict.
-fn notes(
-    ev: &ReleaseEvidence,
-    (keys, opts): (&TrustedKeys, &VerifyOptions),
-    report: &mut VerifyReport,
-) {
+fn notes(ev: &ReleaseEvidence, keys: &TrustedKeys, report: &mut VerifyReport) {
     let unread = ev.folder.unread.len();
     if unread > 0 {
         report.notes.push(format!(
@@ -405,11 +427,15 @@ fn notes(
         .results
         .first()
         .filter(|r| r.checked != ["provenance"]);
-    let unbound = first.is_some_and(|r| r.status == ArtifactStatus::Ok && r.run.is_none());
-    if unbound && !keys.policy().run.is_set() {
+    let unbound = first.filter(|r| {
+        r.status == ArtifactStatus::Ok && r.run.is_none() && r.trusted_comment.is_none()
+    });
+    if let (Some(list), false) = (unbound, keys.policy().run.is_set()) {
+        let name = Path::new(&list.name)
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
         report.warnings.push(format!(
-            "{}{SIGNATURE_SUFFIX} binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)",
-            opts.checksums_name
+            "{name}{SIGNATURE_SUFFIX} binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)",
         ));
     }
 }
@@ -451,7 +477,7 @@ mod tests {
 
     fn opts() -> VerifyOptions {
         VerifyOptions {
-            checksums_name: "SHA256SUMS".into(),
+            checksums_name: None,
             ..VerifyOptions::default()
         }
     }

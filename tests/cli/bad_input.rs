@@ -159,7 +159,7 @@ fn bad_checksum_lines() {
         (
             format!("zz{}  a.bin\n", &SHA[2..]),
             "SHA256SUMS: line 1: ",
-            "not 64 hex digits",
+            "is not 64 (SHA-256) or 128 (SHA-512) hex digits",
         ),
         (
             format!("{SHA}  a.bin\n{SHA}\n"),

@@ -950,9 +950,11 @@ pub(crate) struct VerifyArgs {
     /// as minisign accepts it, and said in a warning.
     #[arg(long, hide = true)]
     pub allow_unbound: bool,
-    /// Name of the checksum file inside a release directory.
-    #[arg(long, value_name = "NAME", default_value = "SHA256SUMS")]
-    pub checksums: String,
+    /// The checksum list of a release folder, when it is not one found by its name (SHA256SUMS,
+    /// SHA256SUMS.txt, SHASUMS256.txt, sha256sums.txt, checksums.txt,
+    /// <project>_<version>_checksums.txt, SHA512SUMS, …, with a .minisig or .sig beside it).
+    #[arg(long, value_name = "NAME")]
+    pub checksums: Option<String>,
     #[command(flatten)]
     pub log: RequireLogArgs,
     #[arg(long, value_enum, default_value_t)]
@@ -1252,7 +1254,7 @@ mod tests {
             panic!()
         };
         assert_eq!(v.keys_dir, None);
-        assert_eq!(v.checksums, "SHA256SUMS");
+        assert_eq!(v.checksums, None);
         assert!(v.public_key.is_empty() && !v.allow_legacy && !v.allow_dry_run);
         let Command::Verify(v) = parse(&[
             "verify",

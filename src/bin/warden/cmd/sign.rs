@@ -137,7 +137,7 @@ fn cosign_run(
     };
     let opts = VerifyOptions {
         inputs: vec![dir],
-        checksums_name,
+        checksums_name: Some(checksums_name.clone()),
         progress: Some(Progress::default()),
         ..VerifyOptions::default()
     };
@@ -149,7 +149,7 @@ fn cosign_run(
     let Some((log_dir, log_key)) = log else {
         return ctx.emit(out, &report, args.format.into(), false);
     };
-    let sums = opts.inputs[0].join(&opts.checksums_name);
+    let sums = opts.inputs[0].join(&checksums_name);
     let logged =
         release_warden::release::log_ops::append_release(&log_dir, &log_key, &sums, &keys)?;
     emit_both(ctx, out, args.format, (&report, &logged))
