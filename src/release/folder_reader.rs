@@ -13,9 +13,7 @@ use crate::error::{Error, Reason, Result};
 use crate::files::guarded::{self, CappedReadError, SMALL_FILE_CAP};
 use crate::minisign::checksums::ChecksumFile;
 use crate::minisign::hash::{hash_bytes_sha512, hash_file};
-use crate::minisign::names::{
-    cosigned_file, file_kind, signature_path, PROOF_SUFFIX, SIGNATURE_SUFFIX,
-};
+use crate::minisign::names::{cosigned_file, file_kind, PROOF_SUFFIX, SIGNATURE_SUFFIX};
 use crate::trust::signer::{Cause, Rejected};
 use crate::trust::TrustedKeys;
 use crate::util::{cores_to_spare, parallel_map};
@@ -159,32 +157,82 @@ fn resolved(path: &Path) -> Option<PathBuf> {
         .map(|dir| dir.join(name))
 }
 
-/// A file given on its own: its signature (`-x`, or `<file>.minisig`) and co-signatures.
+/// A file given on its own: its signature (`-x`, `<file>.minisig`, or a minisign `<file>.sig`)
+/// and co-signatures; without one, the signed checksum list beside it (found by its name, or
+/// `--checksums`), read in its place: one downloaded file of a release signed by its list.
 fn read_file(input: &Path, opts: &VerifyOptions, ev: &mut Evidence) {
     ev.present.insert(input.to_path_buf());
     if let Some(r) = resolved(input) {
         ev.resolved.insert(input.to_path_buf(), r);
     }
-    let own = opts
-        .signature_file
-        .clone()
-        .unwrap_or_else(|| signature_path(input));
-    if fs::symlink_metadata(&own).is_ok() {
-        ev.present.insert(own.clone());
+    let own: Vec<PathBuf> = match &opts.signature_file {
+        Some(x) => vec![x.clone()],
+        None => signature_names(&input.display().to_string())
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
+    };
+    for sig in &own {
+        if fs::symlink_metadata(sig).is_ok() {
+            ev.present.insert(sig.clone());
+        }
+        read_signature_file(sig, ev);
     }
-    read_signature_file(&own, ev);
     let Some(name) = input.file_name().and_then(|n| n.to_str()) else {
         return;
     };
     let dir = crate::files::paths::parent_dir(input);
     let Ok(read) = fs::read_dir(dir) else { return };
-    for entry in read.flatten() {
-        let file = entry.file_name();
-        let Some(file) = file.to_str() else { continue };
-        if cosigned_file(file).is_some_and(|(f, _)| f == name) {
-            read_signature_file(&input.with_file_name(file), ev);
+    let names: Vec<String> = read
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    for file in names
+        .iter()
+        .filter(|f| cosigned_file(f).is_some_and(|(f, _)| f == name))
+    {
+        read_signature_file(&input.with_file_name(file), ev);
+    }
+    if opts.signature_file.is_some() || signature_of(ev, input).is_some() {
+        return;
+    }
+    read_list_beside(input, (&names, opts), ev);
+}
+
+/// The signed checksum list beside a file that has no signature of its own, read with its
+/// signatures, for the file to be judged by.
+fn read_list_beside(input: &Path, (names, opts): (&[String], &VerifyOptions), ev: &mut Evidence) {
+    let dir = crate::files::paths::parent_dir(input);
+    let explicit = opts.checksums_name.as_deref();
+    for name in names {
+        if list_rank(name).is_some() || Some(name.as_str()) == explicit {
+            for sig in signature_names(name) {
+                read_signature_file(&dir.join(sig), ev);
+            }
         }
     }
+    let layout = choose(names.iter().map(String::as_str), explicit, |n| {
+        signature_of(ev, &dir.join(n)).is_some()
+    });
+    let Some(list) = layout.list.map(|l| dir.join(l)) else {
+        return;
+    };
+    if fs::symlink_metadata(&list).is_err() {
+        return;
+    }
+    let read = guarded::open_regular(&list)
+        .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
+        .map_err(|e| Reason::from(e.to_string()));
+    ev.present.insert(list.clone());
+    ev.lists.insert(list.clone(), read);
+    if let Some(r) = resolved(&list) {
+        ev.resolved.insert(list.clone(), r);
+    }
+    let proofs = names.iter().filter(|n| n.ends_with(PROOF_SUFFIX));
+    for proof in proofs {
+        read_signature_file(&dir.join(proof), ev);
+    }
+    ev.file_lists.insert(input.to_path_buf(), list);
 }
 
 /// A release folder: its layout (found from the names at its top and the signatures of the

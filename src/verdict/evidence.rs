@@ -74,6 +74,9 @@ pub(crate) struct Evidence {
     /// "not an asset of the release"; one the judgement cannot have is "not downloaded" when
     /// `downloading`, else "not checked".
     pub(crate) published: Option<Published>,
+    /// A file given on its own without a signature of its own, and the signed checksum list
+    /// beside it (found by its name) that is read in its place.
+    pub(crate) file_lists: BTreeMap<PathBuf, PathBuf>,
     /// What each log requirement's log says (by the requirement's place in
     /// [`crate::verdict::file::log_requirements`]).
     pub(crate) logs: BTreeMap<usize, LogEvidence>,

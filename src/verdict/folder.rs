@@ -77,11 +77,15 @@ pub(crate) fn judge(
                     );
                     continue;
                 }
-                let mut job = Job::signed_file(input.clone(), input.display().to_string());
-                if let Some(sig) = &opts.signature_file {
-                    job.signature = Some(sig.clone());
+                if let Some(list) = ev.file_lists.get(input) {
+                    let judged =
+                        file_in_list(ev, (input, list), (opts, keys), (&mut jobs, &mut report));
+                    if let Err(more) = judged {
+                        return Ok(Judgement::Needs(more));
+                    }
+                    continue;
                 }
-                jobs.push(job);
+                jobs.push(file_job(ev, input, opts));
             }
         }
     }
@@ -106,6 +110,78 @@ pub(crate) fn judge(
         note_offline_runs(&mut report);
     }
     Ok(Judgement::Done(report))
+}
+
+/// A file given on its own, judged by its own signature (`-x FILE`, `<file>.minisig`, or a
+/// minisign `<file>.sig`). Without one, and without a signed list beside it, the failure says
+/// the ways to give one.
+fn file_job(ev: &Evidence, input: &Path, opts: &VerifyOptions) -> Job {
+    let mut job = Job::signed_file(input.to_path_buf(), input.display().to_string());
+    if let Some(sig) = &opts.signature_file {
+        job.signature = Some(sig.clone());
+        return job;
+    }
+    match signature_of(ev, input) {
+        Some(sig) => job.signature = Some(sig),
+        None => {
+            job.preset_failure = Some(unsigned(format!(
+                "missing signature {} (nor a minisign .sig), and no signed checksum list beside it ({}, …): -x FILE names its signature, --checksums NAME its list",
+                signature_path(input).display(),
+                super::layout::list_names_shown()
+            )))
+        }
+    }
+    job
+}
+
+/// One downloaded file of a release signed by its checksum list: the list beside it is judged,
+/// and the file against it; the other files the list names that are not here were not
+/// downloaded, and are said in one line (not failures).
+fn file_in_list(
+    ev: &Evidence,
+    (input, list): (&Path, &Path),
+    (opts, keys): (&VerifyOptions, &TrustedKeys),
+    (jobs, report): (&mut Vec<Job>, &mut VerifyReport),
+) -> std::result::Result<(), Needs> {
+    let (result, parsed) = judge_list(ev, list, keys, opts)?;
+    let trusted = result.status == ArtifactStatus::Ok;
+    let list_name = file_name(list);
+    report.results.push(result);
+    let Ok(parsed) = parsed else {
+        return Ok(());
+    };
+    let name = file_name(input);
+    let dir = crate::files::paths::parent_dir(input);
+    match parsed.entries().find(|(n, _)| *n == name) {
+        None => jobs.push(Job::failing(
+            input,
+            (
+                Cause::Unlisted,
+                format!("{list_name} beside it does not list {name}, and it has no signature of its own (-x FILE names one)"),
+            ),
+        )),
+        Some((_, digest)) => jobs.push(Job {
+            path: input.to_path_buf(),
+            name: input.display().to_string(),
+            signature: Some(signature_path(input)),
+            require_signature: !trusted,
+            failed_list: (!trusted).then(|| list.to_path_buf()),
+            expected: trusted.then_some(*digest),
+            preset_failure: None,
+        }),
+    }
+    let others = parsed
+        .names()
+        .filter(|n| *n != name && !ev.exists(&dir.join(n)))
+        .count();
+    if others > 0 {
+        report.notes.push(format!(
+            "{list_name} names {others} other file{} that {} not here: not downloaded, so not checked",
+            if others == 1 { "" } else { "s" },
+            if others == 1 { "is" } else { "are" }
+        ));
+    }
+    Ok(())
 }
 
 /// What cannot be asked, said before anything is read: no trusted key, nothing to verify, `-x`
@@ -462,6 +538,8 @@ fn list_verdict(
         (&opts.checks(), &files),
         &mut out.judged,
     );
+    // A list renamed is still the list: only the files it names are held to their names.
+    out.judged.no_file = false;
     let text = match ev.lists.get(sums_path) {
         Some(Ok(text)) => text,
         Some(Err(e)) => {
