@@ -45,6 +45,7 @@ impl Report for VerifyReport {
                         text_value(&file.display().to_string())
                     )),
                     (Some(id), None) => line.push_str(&format!("  key {id}")),
+                    (None, _) if r.checked.contains(&"sha512") => line.push_str("  sha512"),
                     (None, _) => line.push_str("  sha256"),
                 }
                 let cosigners: Vec<String> = r

@@ -4,6 +4,7 @@ mod agreement;
 mod cosign;
 mod install_script;
 mod keygen_secrets;
+mod layouts;
 mod lineage;
 mod minisign_interop;
 mod provenance;
