@@ -71,7 +71,9 @@ fn is_commit_prefix(c: &str) -> bool {
     (12..=40).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// The first binding `signed` does not hold, checked in the order repository, commit, tag.
+/// The first binding `signed` does not hold, checked in the order repository, tag (when it binds
+/// another one: the signature is another release's, a replay, which says more than its commit
+/// differing), commit, tag (when it binds none).
 pub(crate) fn binding_mismatch(
     signed: &SignedRelease,
     expected: &Expected<'_>,
@@ -81,6 +83,11 @@ pub(crate) fn binding_mismatch(
         signed: signed.clone(),
         expected: expected.to_string(),
     };
+    let same_tag = |t: &str, tag: &str| {
+        t == tag
+            || (signed.loose
+                && t.strip_prefix('v').unwrap_or(t) == tag.strip_prefix('v').unwrap_or(tag))
+    };
     if let Some(repo) = expected.repo {
         if !signed
             .repo
@@ -88,6 +95,11 @@ pub(crate) fn binding_mismatch(
             .is_some_and(|r| r.eq_ignore_ascii_case(repo))
         {
             return Some(mismatch(BoundField::Repo, &signed.repo, repo));
+        }
+    }
+    if let (Some(t), Some(tag)) = (signed.tag.as_deref(), expected.tag) {
+        if !same_tag(t, tag) {
+            return Some(mismatch(BoundField::Tag, &signed.tag, tag));
         }
     }
     if let Some(commit) = expected.commit {
@@ -102,12 +114,7 @@ pub(crate) fn binding_mismatch(
         }
     }
     if let Some(tag) = expected.tag {
-        let same = |t: &str| {
-            t == tag
-                || (signed.loose
-                    && t.strip_prefix('v').unwrap_or(t) == tag.strip_prefix('v').unwrap_or(tag))
-        };
-        if !signed.tag.as_deref().is_some_and(same) {
+        if !signed.tag.as_deref().is_some_and(|t| same_tag(t, tag)) {
             return Some(mismatch(BoundField::Tag, &signed.tag, tag));
         }
     }

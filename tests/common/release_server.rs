@@ -103,3 +103,84 @@ pub(crate) async fn serve_revocations(api: &MockServer, slug: &str, revoked: &Pa
         .mount(api)
         .await;
 }
+
+/// A storage host that streams each blob (`/blob/<id>`) and records, in order, the path of every
+/// request and the bytes it sent: large blobs are made as they are sent (a block repeated), so a
+/// release of gigabytes costs no memory.
+pub(crate) struct CountingStorage {
+    pub(crate) uri: String,
+    /// (path, bytes sent), in the order answered.
+    pub(crate) served: std::sync::Arc<std::sync::Mutex<Vec<(String, u64)>>>,
+    /// The paths asked for, in the order the requests came.
+    pub(crate) asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// What a blob of the counting storage is: bytes kept, or `block` repeated to `size` bytes.
+#[derive(Clone)]
+pub(crate) enum Blob {
+    Bytes(Vec<u8>),
+    Repeated { block: Vec<u8>, size: u64 },
+}
+
+impl CountingStorage {
+    pub(crate) fn start(blobs: std::collections::BTreeMap<String, Blob>) -> CountingStorage {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let uri = format!("http://{}", listener.local_addr().unwrap());
+        let served = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (log, asked_log) = (served.clone(), asked.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let blobs = blobs.clone();
+                let (log, asked_log) = (log.clone(), asked_log.clone());
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap_or(0);
+                    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+                    let path = path.split('?').next().unwrap_or("").to_string();
+                    loop {
+                        let mut header = String::new();
+                        if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                            break;
+                        }
+                    }
+                    asked_log.lock().unwrap().push(path.clone());
+                    let Some(blob) = blobs.get(&path) else {
+                        let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                        return;
+                    };
+                    let size = match blob {
+                        Blob::Bytes(b) => b.len() as u64,
+                        Blob::Repeated { size, .. } => *size,
+                    };
+                    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n");
+                    if stream.write_all(head.as_bytes()).is_err() {
+                        return;
+                    }
+                    let mut sent = 0u64;
+                    match blob {
+                        Blob::Bytes(b) => {
+                            if stream.write_all(b).is_ok() {
+                                sent = b.len() as u64;
+                            }
+                        }
+                        Blob::Repeated { block, size } => {
+                            while sent < *size {
+                                let n = (*size - sent).min(block.len() as u64) as usize;
+                                if stream.write_all(&block[..n]).is_err() {
+                                    break;
+                                }
+                                sent += n as u64;
+                            }
+                        }
+                    }
+                    log.lock().unwrap().push((path, sent));
+                });
+            }
+        });
+        CountingStorage { uri, served, asked }
+    }
+}

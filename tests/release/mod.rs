@@ -2,6 +2,7 @@
 
 mod agreement;
 mod cosign;
+mod foreign_release;
 mod install_script;
 mod keygen_secrets;
 mod layouts;
