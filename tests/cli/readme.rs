@@ -18,7 +18,10 @@
 //! - `<!-- readme-test: in repo -->`: run in this repository (read-only commands);
 //! - `<!-- readme-test: any REGEX -->`: output text matching REGEX may differ (a random key id);
 //! - `<!-- readme-test: setup demo-key -->`: first write the fixed demo key pair to
-//!   `keys/minisign.pub` and `~/.minisign/demo.key`, so later signatures are reproducible.
+//!   `keys/minisign.pub` and `~/.minisign/demo.key`, so later signatures are reproducible;
+//! - `<!-- readme-test: setup foreign-releases -->`: first write other projects' releases in
+//!   their own layouts (`foreign/`), signed with the `minisign` crate by a fixed key whose public
+//!   half is `upstream.pub` (the shapes of `tests/release/layouts.rs`).
 //!
 //! To update an example, `README_PRINT=1 cargo test --test integration cli::readme -- --nocapture`
 //! prints what every command prints now, in the README's form, instead of comparing.
@@ -225,8 +228,122 @@ fn setup(name: &str, work: &Path, home: &Path) {
             &work.join("keys/minisign.pub"),
             &home.join(".minisign/demo.key"),
         ),
+        "foreign-releases" => foreign_releases(work, home),
         other => panic!("unknown setup {other:?}"),
     }
+}
+
+/// Other projects' releases, each in its own layout, signed by `upstream.pub`'s key with the
+/// `minisign` crate (deterministic: a fixed key, fixed comments).
+fn foreign_releases(work: &Path, home: &Path) {
+    use sha2::Digest as _;
+    let secret = home.join("upstream.key");
+    seeded_keypair(
+        &work.join("upstream.pub"),
+        &secret,
+        b"upstream project release key!!!!",
+        "5EED0F0F0F0F0F5E",
+    );
+    let text = std::fs::read_to_string(&secret).unwrap();
+    let sk = minisign::SecretKey::from_unencrypted_box(
+        minisign::SecretKeyBox::from_string(&text).unwrap(),
+    )
+    .unwrap();
+    let f = work.join("foreign");
+    let file = |rel: &str| {
+        let bytes = format!("{rel}\n").repeat(40).into_bytes();
+        write(&f.join(rel), &bytes);
+        bytes
+    };
+    let sign = |rel: &str, sig: &str, comment: &str| {
+        let bytes = std::fs::read(f.join(rel)).unwrap();
+        let s = minisign::sign(None, &sk, &bytes[..], Some(comment), None).unwrap();
+        write(&f.join(sig), s.to_string().as_bytes());
+    };
+    let sha = |b: &[u8], len: usize| -> String {
+        if len == 64 {
+            format!("{:x}", sha2::Sha256::digest(b))
+        } else {
+            format!("{:x}", sha2::Sha512::digest(b))
+        }
+    };
+    // zig: a default comment beside each tarball.
+    let zig = "zig/zig-x86_64-linux-0.14.1.tar.xz";
+    file(zig);
+    sign(
+        zig,
+        &format!("{zig}.minisig"),
+        "timestamp:1740000000\tfile:zig-x86_64-linux-0.14.1.tar.xz\thashed",
+    );
+    // goreleaser: <project>_<version>_checksums.txt signed with "name tag".
+    let (a, b) = (file("kes/kes-darwin-arm64"), file("kes/kes-linux-amd64"));
+    let list = format!(
+        "{}  kes-darwin-arm64\n{}  kes-linux-amd64\n",
+        sha(&a, 64),
+        sha(&b, 64)
+    );
+    write(&f.join("kes/kes_0.22.0_checksums.txt"), list.as_bytes());
+    sign(
+        "kes/kes_0.22.0_checksums.txt",
+        "kes/kes_0.22.0_checksums.txt.minisig",
+        "kes v0.22.0",
+    );
+    // ethrex's zkEVM guest programs: "<file> ethrex <tag> <commit>".
+    for ext in ["elf", "vk"] {
+        let name = format!("stateless-validator-ethrex-zisk-v1.0.0-alpha.{ext}");
+        let rel = format!("ethrex/{name}");
+        file(&rel);
+        sign(
+            &rel,
+            &format!("{rel}.minisig"),
+            &format!("{name} ethrex v10.0.0-rc.1 3470838ef50e566f292860fb1d8aee4937d11849"),
+        );
+    }
+    // cargo-binstall: a minisign signature named .sig.
+    let tgz = "binstall/cargo-binstall-x86_64-unknown-linux-musl.tgz";
+    file(tgz);
+    sign(tgz, &format!("{tgz}.sig"), "gh=cargo-bins/cargo-binstall git=3470838ef50e566f292860fb1d8aee4937d11849 ts=2025-01-01T00:00:00+00:00 run=42");
+    // mise: SHASUMS256.txt and SHASUMS512.txt with ./ names, both signed.
+    let (m1, m2) = (
+        file("mise/mise-v2026.9.1-linux-x64"),
+        file("mise/mise-v2026.9.1-macos-arm64"),
+    );
+    let l256 = format!(
+        "{}  ./mise-v2026.9.1-linux-x64\n{}  ./mise-v2026.9.1-macos-arm64\n",
+        sha(&m1, 64),
+        sha(&m2, 64)
+    );
+    write(&f.join("mise/SHASUMS256.txt"), l256.as_bytes());
+    let l512 = format!(
+        "{}  ./SHASUMS256.txt\n{}  ./mise-v2026.9.1-linux-x64\n{}  ./mise-v2026.9.1-macos-arm64\n",
+        sha(l256.as_bytes(), 128),
+        sha(&m1, 128),
+        sha(&m2, 128)
+    );
+    write(&f.join("mise/SHASUMS512.txt"), l512.as_bytes());
+    for l in ["SHASUMS256.txt", "SHASUMS512.txt"] {
+        sign(
+            &format!("mise/{l}"),
+            &format!("mise/{l}.minisig"),
+            &format!("timestamp:1740000000\tfile:{l}\thashed"),
+        );
+    }
+    // One downloaded binary of a release signed by its SHA256SUMS.
+    let (d1, d2) = (
+        file("download/app-linux-x86_64"),
+        "app-macos-aarch64\n".repeat(40),
+    );
+    let sums = format!(
+        "{}  app-linux-x86_64\n{}  app-macos-aarch64\n",
+        sha(&d1, 64),
+        sha(d2.as_bytes(), 64)
+    );
+    write(&f.join("download/SHA256SUMS"), sums.as_bytes());
+    sign(
+        "download/SHA256SUMS",
+        "download/SHA256SUMS.minisig",
+        "app v2.0.0",
+    );
 }
 
 /// The documents whose examples run, in order: each may build on what the ones before left in

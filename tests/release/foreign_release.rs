@@ -245,3 +245,27 @@ async fn a_previous_release_s_signed_elf_under_a_new_tag_is_refused() {
         "FAIL  guest.elf  signed for tag v1.0.0, expected v2.0.0\n0 verified, 1 failed, 0 errors\n"
     );
 }
+
+/// `--only NAME`: the list, its signature and that one file are all that is downloaded.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_one_file_of_a_foreign_release_is_downloaded() {
+    let t = tempfile::tempdir().unwrap();
+    let sk = keys(t.path());
+    let (assets, storage) = big_release(&sk);
+    let api = api(&assets, ("v1.0.0", C1), &storage.uri).await;
+    let out = verify_release(t.path(), &api, "v1.0.0", &["--only", "app-3.bin"])
+        .await
+        .expect(0);
+    let id = out.stdout.split("key ").nth(1).unwrap()[..16].to_string();
+    let skipped: String = [0, 1, 2, 4, 5, 6, 7]
+        .iter()
+        .map(|i| format!("SKIP  app-{i}.bin  not selected by --only\n"))
+        .collect();
+    assert_eq!(
+        out.stdout,
+        format!("OK    checksums.txt  key {id} (k.pub)  tag v1.0.0\nOK    app-3.bin  sha256\n{skipped}2 verified, 0 failed, 0 errors, 7 skipped\n")
+    );
+    let mut asked = storage.asked.lock().unwrap().clone();
+    asked.sort();
+    assert_eq!(asked, ["/blob/100", "/blob/101", "/blob/106"]);
+}
