@@ -125,9 +125,8 @@ fn file_job(ev: &Evidence, input: &Path, opts: &VerifyOptions) -> Job {
         Some(sig) => job.signature = Some(sig),
         None => {
             job.preset_failure = Some(unsigned(format!(
-                "missing signature {} (nor a minisign .sig), and no signed checksum list beside it ({}, …): -x FILE names its signature, --checksums NAME its list",
+                "missing signature {} (or .sig), and no signed checksum list beside it: -x FILE names its signature, --checksums NAME its list",
                 signature_path(input).display(),
-                super::layout::list_names_shown()
             )))
         }
     }
