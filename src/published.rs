@@ -248,6 +248,7 @@ fn split_small(
     let known = keys.known_ids();
     let logged = !crate::verdict::file::log_requirements(opts, keys).is_empty();
     let per_file = layout.list.is_none();
+    let names: BTreeSet<&str> = release.assets.iter().map(|a| a.name.as_str()).collect();
     let sums = layout.list.unwrap_or_default();
     let sums = sums.as_str();
     release.assets.iter().cloned().partition(|a| {
@@ -264,7 +265,13 @@ fn split_small(
             && name
                 .strip_suffix(PROOF_SUFFIX)
                 .is_some_and(|stem| signature(&format!("{stem}{SIGNATURE_SUFFIX}")));
-        name == sums || signature(name) || proof
+        // A signature beside each file: the signed per-file checksums are lists, read first.
+        let signed_sidecar = per_file
+            && crate::verdict::layout::sidecar_subject(name).is_some()
+            && crate::verdict::layout::signature_names(name)
+                .iter()
+                .any(|s| names.contains(s.as_str()));
+        name == sums || signature(name) || proof || signed_sidecar
     })
 }
 

@@ -179,6 +179,27 @@ impl ChecksumFile {
         Ok(ChecksumFile { entries })
     }
 
+    /// A per-file checksum (`app.tar.gz.sha256`) of `subject`: a list of one file, which many
+    /// projects write as the bare digest (`sha256sum app | cut -d' ' -f1`) or with the path the
+    /// file had when it was hashed (`dist/app`). Either is `subject`'s digest: the sidecar's own
+    /// name binds it to `subject`. Anything else parses as a list (and must name `subject`).
+    pub(crate) fn parse_sidecar(text: &str, subject: &str) -> Result<Self, ParseError> {
+        let body = text.trim_end_matches(['\n', '\r']).trim();
+        if let Some(digest) = listed(body) {
+            let entries = BTreeMap::from([(subject.to_string(), digest)]);
+            return Ok(ChecksumFile { entries });
+        }
+        let mut list = Self::parse(text)?;
+        if list.entries.len() == 1 {
+            if let Some((name, digest)) = list.entries.pop_first() {
+                let base = name.rsplit('/').next().unwrap_or_default();
+                let key = if base == subject { subject } else { &name };
+                list.entries.insert(key.to_string(), digest);
+            }
+        }
+        Ok(list)
+    }
+
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &Listed)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
@@ -271,6 +292,30 @@ mod tests {
     use super::*;
 
     const EMPTY_SHA: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+    #[test]
+    fn a_per_file_checksum_is_its_file_s_digest() {
+        let one = |text: &str| {
+            ChecksumFile::parse_sidecar(text, "app.tar.gz")
+                .map(|l| l.names().map(str::to_string).collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
+        };
+        let named = Ok(vec!["app.tar.gz".to_string()]);
+        assert_eq!(one(&format!("{EMPTY_SHA}\n")), named);
+        assert_eq!(one(&format!("{}\r\n", EMPTY_SHA.to_uppercase())), named);
+        assert_eq!(one(&format!("{EMPTY_SHA}  app.tar.gz\n")), named);
+        assert_eq!(one(&format!("{EMPTY_SHA} *dist/app.tar.gz\n")), named);
+        // Another file's name stays that name (and the file beside it is not listed).
+        assert_eq!(
+            one(&format!("{EMPTY_SHA}  other.tar.gz\n")),
+            Ok(vec!["other.tar.gz".to_string()])
+        );
+        assert_eq!(
+            one(&format!("{EMPTY_SHA}  a\n{EMPTY_SHA}  app.tar.gz\n")),
+            Ok(vec!["a".to_string(), "app.tar.gz".to_string()])
+        );
+        assert!(one("not a digest\n").is_err());
+    }
 
     fn digest() -> [u8; 32] {
         crate::util::from_hex(EMPTY_SHA).unwrap()

@@ -20,7 +20,7 @@ use crate::util::{cores_to_spare, parallel_map};
 use crate::verdict::evidence::{ByteNeed, Entry, Evidence, FileBytes, InputKind, Judgement, Needs};
 use crate::verdict::file::log_requirements;
 use crate::verdict::folder::{signature_of, SUMS_CAP};
-use crate::verdict::layout::{choose, list_rank, signature_names};
+use crate::verdict::layout::{choose, list_rank, sidecar_names, sidecar_subject, signature_names};
 use crate::verdict::{VerifyOptions, VerifyReport};
 
 /// Verifies files and release folders. Returns `Err` only for usage errors and what could not
@@ -214,20 +214,26 @@ fn read_list_beside(input: &Path, (names, opts): (&[String], &VerifyOptions), ev
     let layout = choose(names.iter().map(String::as_str), explicit, |n| {
         signature_of(ev, &dir.join(n)).is_some()
     });
-    let Some(list) = layout.list.map(|l| dir.join(l)) else {
+    let file = input
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    // Else a signed checksum of this one file (`<file>.sha256` and its signature).
+    let sidecar = || {
+        sidecar_names(file).map(|s| dir.join(s)).find(|s| {
+            for sig in signature_names(&s.display().to_string()) {
+                read_signature_file(Path::new(&sig), ev);
+            }
+            signature_of(ev, s).is_some()
+        })
+    };
+    let Some(list) = layout.list.map(|l| dir.join(l)).or_else(sidecar) else {
         return;
     };
     if fs::symlink_metadata(&list).is_err() {
         return;
     }
-    let read = guarded::open_regular(&list)
-        .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
-        .map_err(|e| Reason::from(e.to_string()));
-    ev.present.insert(list.clone());
-    ev.lists.insert(list.clone(), read);
-    if let Some(r) = resolved(&list) {
-        ev.resolved.insert(list.clone(), r);
-    }
+    read_list(&list, ev);
     let proofs = names.iter().filter(|n| n.ends_with(PROOF_SUFFIX));
     for proof in proofs {
         read_signature_file(&dir.join(proof), ev);
@@ -299,6 +305,9 @@ fn read_folder(dir: &Path, opts: &VerifyOptions, ev: &mut Evidence) -> Result<()
             read_signature_file(&e.path, ev);
         }
     }
+    if !has_list {
+        read_signed_sidecars(&entries, ev);
+    }
     ev.entries.insert(dir.to_path_buf(), entries);
     if has_list && !listed.is_empty() {
         let root = fs::canonicalize(dir).map_err(|e| Error::io("resolving", dir, e))?;
@@ -315,6 +324,31 @@ fn read_folder(dir: &Path, opts: &VerifyOptions, ev: &mut Evidence) -> Result<()
         }
     }
     Ok(())
+}
+
+/// A signature beside each file: the per-file checksums (`app.tar.gz.sha256`) that are signed
+/// are read, each a list of one file standing in for its file's own signature.
+fn read_signed_sidecars(entries: &[Entry], ev: &mut Evidence) {
+    for e in entries.iter().filter(|e| !e.is_dir) {
+        let Some(name) = e.name.as_deref() else {
+            continue;
+        };
+        if sidecar_subject(name).is_some() && signature_of(ev, &e.path).is_some() {
+            read_list(&e.path, ev);
+        }
+    }
+}
+
+/// A checksum list's bytes (capped), and where it resolves.
+fn read_list(list: &Path, ev: &mut Evidence) {
+    let read = guarded::open_regular(list)
+        .and_then(|f| guarded::read_at_most(f, SUMS_CAP))
+        .map_err(|e| Reason::from(e.to_string()));
+    ev.present.insert(list.to_path_buf());
+    ev.lists.insert(list.to_path_buf(), read);
+    if let Some(r) = resolved(list) {
+        ev.resolved.insert(list.to_path_buf(), r);
+    }
 }
 
 /// Every entry of `dir`, in name order; a folder is descended into when `keep_descending` says

@@ -169,9 +169,11 @@ fn file_in_list(
             preset_failure: None,
         }),
     }
+    // A per-file checksum names its one file: what else it names is not a release's rest.
+    let sidecar = super::layout::sidecar_subject(&list_name).is_some();
     let others = parsed
         .names()
-        .filter(|n| *n != name && !ev.exists(&dir.join(n)))
+        .filter(|n| *n != name && !ev.exists(&dir.join(n)) && !sidecar)
         .count();
     if others > 0 {
         report.notes.push(format!(
@@ -344,7 +346,9 @@ fn folder_jobs(
         return Ok(Ok(()));
     }
     let before = jobs.len();
-    signed_entries(ev, dir, jobs, report);
+    if let Err(needs) = signed_entries(ev, dir, (opts, keys), (jobs, report)) {
+        return Ok(Err(needs));
+    }
     if jobs.len() == before {
         report.results.push(
             Verdict::new()
@@ -605,7 +609,11 @@ fn parse_list(sums_path: &Path, text: Option<&[u8]>) -> std::result::Result<Chec
     })?;
     let text = std::str::from_utf8(text)
         .map_err(|_| format!("{}: not valid UTF-8", sums_path.display()))?;
-    ChecksumFile::parse(text).map_err(|e| format!("{}: {e}", sums_path.display()))
+    let parsed = match super::layout::sidecar_subject(&file_name(sums_path)) {
+        Some(subject) => ChecksumFile::parse_sidecar(text, subject),
+        None => ChecksumFile::parse(text),
+    };
+    parsed.map_err(|e| format!("{}: {e}", sums_path.display()))
 }
 
 /// Every entry of a release folder that the verified list does not account for (a listed
@@ -705,7 +713,12 @@ fn unlisted_entries(
 /// valid signature, `.minisig` or a minisign `.sig`), a failure for a signature whose artifact
 /// is gone, and a named skip for everything else (links, hidden files, special files). A
 /// published release's assets without a signature are "not signed", in one line.
-fn signed_entries(ev: &Evidence, dir: &Path, jobs: &mut Vec<Job>, report: &mut VerifyReport) {
+fn signed_entries(
+    ev: &Evidence,
+    dir: &Path,
+    (opts, keys): (&VerifyOptions, &TrustedKeys),
+    (jobs, report): (&mut Vec<Job>, &mut VerifyReport),
+) -> std::result::Result<(), Needs> {
     let mut not_signed = Vec::new();
     for entry in entries(ev, dir) {
         if entry.is_dir {
@@ -713,6 +726,23 @@ fn signed_entries(ev: &Evidence, dir: &Path, jobs: &mut Vec<Job>, report: &mut V
         }
         let path = entry.path.as_path();
         let name = path.file_name().and_then(|n| n.to_str());
+        match per_file_checksum(ev, path) {
+            PerFileChecksum::None => {}
+            PerFileChecksum::SignsItsFile(sidecar) => {
+                file_in_list(ev, (path, &sidecar), (opts, keys), (jobs, report))?;
+                continue;
+            }
+            PerFileChecksum::JudgedWithItsFile => continue,
+            PerFileChecksum::Unsigned(subject) => {
+                report.skip(
+                    path,
+                    format!(
+                        "an unsigned checksum of {subject}, which is verified by its own signature"
+                    ),
+                );
+                continue;
+            }
+        }
         let plain = matches!(entry.kind, "a file" | "a signature of no listed file");
         let minisign_sig = name
             .and_then(|n| n.strip_suffix(".sig"))
@@ -752,6 +782,48 @@ fn signed_entries(ev: &Evidence, dir: &Path, jobs: &mut Vec<Job>, report: &mut V
             "not signed (no signature beside them): {}",
             not_signed.join(", ")
         ));
+    }
+    Ok(())
+}
+
+/// What a per-file checksum (`app.tar.gz.sha256`) is to the layout of a signature beside each
+/// file.
+enum PerFileChecksum {
+    /// Not one, or one signed beside a file signed too: a signed file like any other.
+    None,
+    /// The file at hand has no signature of its own; this signed checksum of it stands in.
+    SignsItsFile(PathBuf),
+    /// A signed checksum of a file without its own signature: judged as that file's list.
+    JudgedWithItsFile,
+    /// An unsigned checksum of a signed file (of the file named): a claim nothing relies on.
+    Unsigned(String),
+}
+
+fn per_file_checksum(ev: &Evidence, path: &Path) -> PerFileChecksum {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let signed = |p: &Path| signature_of(ev, p).is_some();
+    if !signed(path) {
+        let sidecar = super::layout::sidecar_names(name)
+            .map(|s| path.with_file_name(s))
+            .find(|s| signed(s) && ev.lists.contains_key(s));
+        if let Some(sidecar) = sidecar {
+            return PerFileChecksum::SignsItsFile(sidecar);
+        }
+    }
+    let Some(subject) = super::layout::sidecar_subject(name) else {
+        return PerFileChecksum::None;
+    };
+    let subject_path = path.with_file_name(subject);
+    if !ev.exists(&subject_path) {
+        return PerFileChecksum::None;
+    }
+    match (signed(path), signed(&subject_path)) {
+        (true, false) if ev.lists.contains_key(path) => PerFileChecksum::JudgedWithItsFile,
+        (false, true) => PerFileChecksum::Unsigned(subject.to_string()),
+        _ => PerFileChecksum::None,
     }
 }
 

@@ -7,7 +7,7 @@
 /// Checksum-list names, in the order one is preferred when several are signed (SHA-256 first:
 /// GitHub's digests are SHA-256, so a published release's assets need no download to be
 /// checked).
-const LIST_NAMES: [&str; 14] = [
+const LIST_NAMES: [&str; 15] = [
     "SHA256SUMS",
     "SHA256SUMS.txt",
     "SHASUMS256.txt",
@@ -16,6 +16,7 @@ const LIST_NAMES: [&str; 14] = [
     "checksums.txt",
     "CHECKSUMS",
     "CHECKSUMS.txt",
+    "checksums.sha256",
     "SHA512SUMS",
     "SHA512SUMS.txt",
     "SHASUMS512.txt",
@@ -46,6 +47,23 @@ pub(crate) fn list_rank(name: &str) -> Option<usize> {
 /// `.sig` cargo-binstall and others use (read as minisign only when it is one).
 pub(crate) fn signature_names(file: &str) -> [String; 2] {
     [format!("{file}.minisig"), format!("{file}.sig")]
+}
+
+/// A per-file checksum's suffixes (`app.tar.gz.sha256`): a list of one file, signed beside it
+/// (`app.tar.gz.sha256.minisig`) where a project signs its checksums rather than its files.
+const SIDECAR_SUFFIXES: [&str; 4] = [".sha256", ".sha256sum", ".sha512", ".sha512sum"];
+
+/// The file a per-file checksum named `name` is the checksum of.
+pub(crate) fn sidecar_subject(name: &str) -> Option<&str> {
+    SIDECAR_SUFFIXES
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .filter(|subject| !subject.is_empty() && !subject.ends_with('/'))
+}
+
+/// The names a per-file checksum of `file` may have, preferred first.
+pub(crate) fn sidecar_names(file: &str) -> impl Iterator<Item = String> + '_ {
+    SIDECAR_SUFFIXES.iter().map(move |s| format!("{file}{s}"))
 }
 
 /// What a release's names say of its layout.
@@ -154,5 +172,11 @@ mod tests {
         assert_eq!(list_rank("SHA256SUMS"), Some(0));
         assert_eq!(list_rank("_checksums.txt"), None);
         assert_eq!(list_rank("app.tar.gz"), None);
+        // A per-file checksum is a list of one file; a list named like one is still a list.
+        assert_eq!(sidecar_subject("app.tar.gz.sha256"), Some("app.tar.gz"));
+        assert_eq!(sidecar_subject("app.sha512sum"), Some("app"));
+        assert_eq!(sidecar_subject(".sha256"), None);
+        assert_eq!(sidecar_subject("app.tar.gz"), None);
+        assert!(list_rank("checksums.sha256").is_some());
     }
 }

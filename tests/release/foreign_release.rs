@@ -269,3 +269,70 @@ async fn only_one_file_of_a_foreign_release_is_downloaded() {
     asked.sort();
     assert_eq!(asked, ["/blob/100", "/blob/101", "/blob/106"]);
 }
+
+/// A signed one-entry checksum beside each asset (`<asset>.sha256` and its `.minisig`, the
+/// layout of a release whose maintainer signs checksums, not archives): the checksums and their
+/// signatures are read and judged first, then the assets against them.
+#[tokio::test(flavor = "multi_thread")]
+async fn per_file_signed_checksums_of_a_published_release() {
+    use sha2::Digest as _;
+    let t = tempfile::tempdir().unwrap();
+    let sk = keys(t.path());
+    let mut assets = Vec::new();
+    let mut blobs = BTreeMap::new();
+    for (i, name) in ["clat-linux.tar.gz", "clat-macos.tar.gz"]
+        .iter()
+        .enumerate()
+    {
+        let bytes = format!("the archive {name}").into_bytes();
+        let sums = format!("{:x}  {name}\n", sha2::Sha256::digest(&bytes));
+        let sig = sign(
+            &sk,
+            sums.as_bytes(),
+            "CLAT v1.0.0 release checksum manifests",
+        );
+        for (j, (n, b)) in [
+            (name.to_string(), bytes),
+            (format!("{name}.sha256"), sums.into_bytes()),
+            (format!("{name}.sha256.minisig"), sig),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assets.push((n, b.len() as u64));
+            blobs.insert(format!("/blob/{}", 100 + 3 * i + j), Blob::Bytes(b));
+        }
+    }
+    let storage = CountingStorage::start(blobs);
+    let api_v1 = api(&assets, ("v1.0.0", C1), &storage.uri).await;
+    let out = verify_release(t.path(), &api_v1, "v1.0.0", &[])
+        .await
+        .expect(0);
+    let id = out.stdout.split("key ").nth(1).unwrap()[..16].to_string();
+    assert_eq!(
+        out.stdout,
+        format!("OK    clat-linux.tar.gz.sha256  key {id} (k.pub)  tag v1.0.0\nOK    clat-macos.tar.gz.sha256  key {id} (k.pub)  tag v1.0.0\nOK    clat-linux.tar.gz  sha256\nOK    clat-macos.tar.gz  sha256\n4 verified, 0 failed, 0 errors\n")
+    );
+    // The checksums and their signatures were read before either archive.
+    let asked = storage.asked.lock().unwrap().clone();
+    let first_archive = asked
+        .iter()
+        .position(|p| p == "/blob/100" || p == "/blob/103")
+        .unwrap();
+    assert_eq!(first_archive, 4, "{asked:?}");
+    // Under the next tag, the same assets are refused, and no archive is downloaded.
+    storage.asked.lock().unwrap().clear();
+    let api_v2 = api(&assets, ("v2.0.0", C2), &storage.uri).await;
+    let out = verify_release(t.path(), &api_v2, "v2.0.0", &[])
+        .await
+        .expect(1);
+    assert_eq!(
+        out.stdout,
+        "FAIL  clat-linux.tar.gz.sha256  signed for tag v1.0.0, expected v2.0.0\nFAIL  clat-macos.tar.gz.sha256  signed for tag v1.0.0, expected v2.0.0\nFAIL  clat-linux.tar.gz  not verified: clat-linux.tar.gz.sha256 did not verify, and there is no clat-linux.tar.gz.minisig\nFAIL  clat-macos.tar.gz  not verified: clat-macos.tar.gz.sha256 did not verify, and there is no clat-macos.tar.gz.minisig\n0 verified, 4 failed, 0 errors\n"
+    );
+    let asked = storage.asked.lock().unwrap().clone();
+    assert!(
+        !asked.iter().any(|p| p == "/blob/100" || p == "/blob/103"),
+        "{asked:?}"
+    );
+}

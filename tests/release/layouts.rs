@@ -23,7 +23,11 @@
 //! - BSD lines: `sha256sum --tag` (OpenBSD's form; seen with signify, here signed with minisign);
 //! - SHA-512: 3leaps/docprims `scripts/generate-checksums.sh` and `sign-release-assets.sh`
 //!   (`shasum -a 512 > SHA512SUMS`, `-t "docprims <tag>"`);
-//! - one download: a user who fetched one binary, `SHA256SUMS` and its `.minisig`.
+//! - one download: a user who fetched one binary, `SHA256SUMS` and its `.minisig`;
+//! - per-file checksums: a Rust CLI's release-signing page ("CLAT": a one-entry `<asset>.sha256`
+//!   per platform archive, each signed as `<asset>.sha256.minisig` with `-t "CLAT <tag> release
+//!   checksum manifests"`), and the many releases whose `<asset>.sha256` is unsigned beside a
+//!   signed asset, or is the bare digest (`sha256sum <asset> | cut -d' ' -f1`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -484,5 +488,87 @@ fn one_downloaded_file_of_a_list_signed_release() {
             sha256_hex(&content("rel/app-macos-aarch64")),
             sha256_hex(&content("rel/app-linux-x86_64"))
         )
+    );
+}
+
+/// A signed one-entry checksum beside each archive, in place of the archive's own signature;
+/// the archive verifies against it, alone or in its folder, and a checksum renamed to another
+/// archive's is refused by its comment's `file:`.
+#[test]
+fn per_file_signed_checksums_and_unsigned_ones_beside_signed_files() {
+    let Some(p) = Project::new() else { return };
+    let archives = [
+        "clat-aarch64-apple-darwin.tar.gz",
+        "clat-x86_64-unknown-linux-gnu.tar.gz",
+    ];
+    for f in archives {
+        p.file(&format!("dist/{f}"));
+        p.shell("dist", &format!("sha256sum {f} > {f}.sha256"));
+        let sums = format!("dist/{f}.sha256");
+        p.sign(&sums, Some("CLAT v0.4.0 release checksum manifests"), None);
+        p.minisign_accepts(&sums, &format!("{sums}.minisig"));
+    }
+    let id = &p.id;
+    let [mac, linux] = archives;
+    let out = p.warden(&["verify", "dist"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    dist/{mac}.sha256  key {id} (k.pub)  tag v0.4.0\nOK    dist/{linux}.sha256  key {id} (k.pub)  tag v0.4.0\nOK    dist/{mac}  sha256\nOK    dist/{linux}  sha256\n4 verified, 0 failed, 0 errors\n")
+    );
+    assert_eq!(out.stderr, "");
+    // One downloaded archive and its checksum.
+    let out = p
+        .warden(&["verify", &format!("dist/{linux}"), "--expect-tag", "v0.4.0"])
+        .expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    dist/{linux}.sha256  key {id} (k.pub)  tag v0.4.0\nOK    dist/{linux}  sha256\n2 verified, 0 failed, 0 errors\n")
+    );
+    // Under another release's tag: refused before the archive is read.
+    let out = p
+        .warden(&["verify", &format!("dist/{linux}"), "--expect-tag", "v0.5.0"])
+        .expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("FAIL  dist/{linux}.sha256  signed for tag v0.4.0, expected v0.5.0\nFAIL  dist/{linux}  not verified: dist/{linux}.sha256 did not verify, and there is no dist/{linux}.minisig\n0 verified, 2 failed, 0 errors\n")
+    );
+    // The bare digest, signed with minisign's default comment; the same digest and signature
+    // moved to another name are refused by what the comment binds.
+    p.file("bare/guest-v1.elf");
+    p.shell(
+        "bare",
+        "sha256sum guest-v1.elf | cut -d' ' -f1 > guest-v1.elf.sha256",
+    );
+    p.sign("bare/guest-v1.elf.sha256", None, None);
+    let out = p.warden(&["verify", "bare"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    bare/guest-v1.elf.sha256  key {id} (k.pub)  file guest-v1.elf.sha256\nOK    bare/guest-v1.elf  sha256\n2 verified, 0 failed, 0 errors\n")
+    );
+    for (from, to) in [
+        ("guest-v1.elf", "guest.elf"),
+        ("guest-v1.elf.sha256", "guest.elf.sha256"),
+        ("guest-v1.elf.sha256.minisig", "guest.elf.sha256.minisig"),
+    ] {
+        std::fs::rename(
+            p.dir().join("bare").join(from),
+            p.dir().join("bare").join(to),
+        )
+        .unwrap();
+    }
+    p.minisign_accepts("bare/guest.elf.sha256", "bare/guest.elf.sha256.minisig");
+    let out = p.warden(&["verify", "bare"]).expect(1);
+    assert_eq!(
+        out.stdout,
+        "FAIL  bare/guest.elf.sha256  the signature is for file:guest-v1.elf.sha256, not guest.elf.sha256 (renamed or swapped artifact)\nFAIL  bare/guest.elf  not verified: bare/guest.elf.sha256 did not verify, and there is no bare/guest.elf.minisig\n0 verified, 2 failed, 0 errors\n"
+    );
+    // An unsigned checksum beside a signed file: shown, relied on by nothing.
+    p.file("signed/app.tar.gz");
+    p.shell("signed", "sha256sum app.tar.gz > app.tar.gz.sha256");
+    p.sign("signed/app.tar.gz", None, None);
+    let out = p.warden(&["verify", "signed"]).expect(0);
+    assert_eq!(
+        out.stdout,
+        format!("OK    signed/app.tar.gz  key {id} (k.pub)  file app.tar.gz\nSKIP  signed/app.tar.gz.sha256  an unsigned checksum of app.tar.gz, which is verified by its own signature\n1 verified, 0 failed, 0 errors, 1 skipped\n")
     );
 }
