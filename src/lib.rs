@@ -19,6 +19,7 @@
 //!   hex, a parallel map, today's date (a leaf).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod attest;
 pub mod audit;
 pub mod error;
 pub mod files;

@@ -69,6 +69,15 @@ fn evidence(
         published: Some(Published {
             assets: release.assets.iter().map(|a| a.name.clone()).collect(),
             downloading: matches!(depth, Depth::Download { .. }),
+            digests: release
+                .assets
+                .iter()
+                .filter_map(|a| {
+                    let d = a.digest.as_deref().and_then(crate::util::from_hex::<32>)?;
+                    Some((a.name.clone(), d))
+                })
+                .collect(),
+            immutable: release.immutable,
         }),
         ..Evidence::default()
     };
@@ -116,6 +125,7 @@ pub(crate) async fn judge<S: ApiSource>(
     depth: &Depth<'_>,
 ) -> Result<ReleaseVerdict> {
     let mut ev = evidence((repo, release, commit), depth);
+    ev.folder.attestations.sources = crate::attest::bundle::read_files(&opts.attest.files)?;
     let (small, rest) = split_small(release, keys, opts);
     read_small(source, repo, &small, depth, &mut ev.folder).await?;
     let dir = depth.dir();
@@ -169,6 +179,43 @@ pub(crate) async fn judge<S: ApiSource>(
         }
         answer_unreadable(&needs, (depth, &ev.assets), &mut ev.folder);
         logs.read(&needs.logs, &mut ev.folder)?;
+        read_attestations(source, repo, &needs.attestations, &mut ev.folder).await;
+    }
+}
+
+/// GitHub's attestations of each digest asked about, read at once (each answer is a source: the
+/// bundles, or why they could not be had, which the verdict says as unverifiable).
+async fn read_attestations<S: ApiSource>(
+    source: &S,
+    repo: &str,
+    digests: &BTreeSet<[u8; 32]>,
+    folder: &mut Evidence,
+) {
+    use futures::StreamExt as _;
+    let answers: Vec<_> = futures::stream::iter(digests.iter().copied())
+        .map(|d| async move {
+            let read = crate::github::attestations::for_digest(source, repo, &d).await;
+            (d, read)
+        })
+        .buffered(8)
+        .collect()
+        .await;
+    for (digest, read) in answers {
+        use crate::github::attestations::Answer;
+        folder.attestations.asked.insert(digest);
+        let shown = format!("sha256:{}", crate::util::to_hex(&digest));
+        let read = match read {
+            Ok(Answer::Bundles(b)) => Ok(b),
+            Ok(Answer::NotRecorded) => {
+                folder.attestations.not_recorded = true;
+                continue;
+            }
+            Err(e) => Err(format!(
+                "{e}; reading attestations needs {}",
+                e.needs("`attestations: read` (fine-grained), or none on a public repository")
+            )),
+        };
+        folder.attestations.sources.push((shown, read));
     }
 }
 

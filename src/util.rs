@@ -7,6 +7,12 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
 }
 
 /// The `N` bytes written in `s` as hex (either case); `None` for anything else.
+/// The SHA-256 of `bytes`.
+pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).into()
+}
+
 pub(crate) fn from_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
     if s.len() != 2 * N || !s.is_ascii() {
         return None;

@@ -7,6 +7,7 @@
 
 use crate::audit::findings::{Finding, Location};
 use crate::audit::rules::unverifiable;
+use crate::audit::rules::release_attestation_mismatch;
 use crate::audit::rules::{
     immutable_releases_disabled, release_asset_replaced, release_binding_mismatch, release_mutable,
     release_signature_invalid, release_signed_by_revoked_key, release_signed_outside_pipeline,
@@ -150,6 +151,7 @@ fn finding(at: &Location, tag: &str, p: &Problem) -> Option<Finding> {
         Cause::Binding => release_binding_mismatch::finding(at, tag, p),
         Cause::RunPolicy | Cause::Provenance => release_signed_outside_pipeline::finding(at, tag, p),
         Cause::Replaced | Cause::Upload => release_asset_replaced::finding(at, tag, p),
+        Cause::Attestation => release_attestation_mismatch::finding(at, tag, p),
         Cause::Unreadable
         | Cause::NotCounted
         | Cause::Invalid

@@ -208,6 +208,18 @@ pub trait ApiSource: Sync {
         self.get(route, Shape::Object)
     }
 
+    /// A small answer from another host than the API's (a bundle in blob storage), at most
+    /// `cap` bytes, as `{"base64": "…"}`; sent without the token. A snapshot keeps it under
+    /// the URL's host and path (its query is a signed, expiring token).
+    fn get_external(
+        &self,
+        url: &str,
+        cap: u64,
+    ) -> impl std::future::Future<Output = Fetched> + Send {
+        let route = super::routes::external(url);
+        async move { self.get_bytes(&route, cap).await }
+    }
+
     /// The digests of a release asset of any size, as `{"sha256": "<hex>", "blake2b512":
     /// "<hex>", "size": N}` (streamed: memory stays flat; a snapshot records only the digests).
     fn get_sha256(&self, route: &str) -> impl std::future::Future<Output = Fetched> + Send {
@@ -878,12 +890,33 @@ impl LiveApi {
 
     /// An asset's response, after the redirect to the storage host (see `download`).
     async fn open_asset(&self, route: &str) -> Result<http::Response<AssetBody>, Reason> {
-        let api_https = self.base_url.starts_with("https://");
-        let mut resp = self
+        let resp = self
             .bytes
             ._get(format!("/{}", route.trim_start_matches('/')))
             .await
             .map_err(|e| e.to_string())?;
+        self.follow(resp).await
+    }
+
+    /// The response of an absolute URL on another host, without the token (HTTPS, unless the
+    /// API itself is plain HTTP: a local test server).
+    async fn open_external(&self, url: &str) -> Result<http::Response<AssetBody>, Reason> {
+        redirect_allowed(self.base_url.starts_with("https://"), url)?;
+        let resp = self
+            .anonymous
+            ._get(url)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.follow(resp).await
+    }
+
+    /// `resp`, or where its redirects lead (at most five, none from HTTPS down to HTTP, each on
+    /// the client without the token).
+    async fn follow(
+        &self,
+        mut resp: http::Response<AssetBody>,
+    ) -> Result<http::Response<AssetBody>, Reason> {
+        let api_https = self.base_url.starts_with("https://");
         for _ in 0..5 {
             if !resp.status().is_redirection() {
                 break;
@@ -1180,6 +1213,27 @@ impl ApiSource for LiveApi {
                 "sha256": crate::util::to_hex(&d.sha256),
                 "blake2b512": crate::util::to_hex(&d.blake2b512),
                 "size": d.size,
+            })),
+            Err(e) => asset_failure(e),
+        }
+    }
+
+    async fn get_external(&self, url: &str, cap: u64) -> Fetched {
+        use base64::Engine as _;
+        let bytes = async {
+            let mut body = self.open_external(url).await?.into_body();
+            let mut bytes = Vec::new();
+            while let Some(data) = next_chunk(&mut body).await {
+                bytes.extend_from_slice(&data?);
+                if bytes.len() as u64 > cap {
+                    return Err(format!("larger than {cap} bytes"));
+                }
+            }
+            Ok(bytes)
+        };
+        match bytes.await {
+            Ok(b) => Fetched::Ok(serde_json::json!({
+                "base64": base64::engine::general_purpose::STANDARD.encode(b)
             })),
             Err(e) => asset_failure(e),
         }

@@ -80,6 +80,11 @@ impl<S: ApiSource> ApiSource for Memo<'_, S> {
         self.inner.get_sha256(route).await
     }
 
+    async fn get_external(&self, url: &str, cap: u64) -> Fetched {
+        self.passed_on.fetch_add(1, Ordering::Relaxed);
+        self.inner.get_external(url, cap).await
+    }
+
     // Whole assets stream through, never kept.
     async fn download(
         &self,

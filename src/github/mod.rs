@@ -8,6 +8,7 @@
 
 pub(crate) mod actions;
 pub(crate) mod api;
+pub(crate) mod attestations;
 pub(crate) mod changes;
 pub(crate) mod comments;
 mod git_object;

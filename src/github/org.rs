@@ -134,6 +134,10 @@ impl<S: ApiSource> ApiSource for OrgOverlay<'_, S> {
     async fn get_sha256(&self, route: &str) -> Fetched {
         self.inner.get_sha256(route).await
     }
+
+    async fn get_external(&self, url: &str, cap: u64) -> Fetched {
+        self.inner.get_external(url, cap).await
+    }
 }
 
 const MAX_FILES: usize = 500;

@@ -33,6 +33,9 @@ fn error_file(file: &Path) -> PathBuf {
     file.with_extension("error.json")
 }
 
+/// How a snapshot answers what it does not hold (an older warden did not ask it).
+pub(crate) const NOT_RECORDED: &str = "not in the snapshot";
+
 #[derive(Debug)]
 pub(crate) struct SnapshotSource {
     pub(crate) dir: PathBuf,
@@ -70,7 +73,7 @@ impl ApiSource for SnapshotSource {
                 },
                 _ => Fetched::Failed {
                     status: 0,
-                    message: format!("not in the snapshot ({} is missing)", file.display()),
+                    message: format!("{NOT_RECORDED} ({} is missing)", file.display()),
                     permission: None,
                 },
             },
@@ -143,6 +146,15 @@ impl<S: ApiSource> ApiSource for Recorder<'_, S> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push((route.to_string(), answer.clone()));
+        answer
+    }
+
+    async fn get_external(&self, url: &str, cap: u64) -> Fetched {
+        let answer = self.inner.get_external(url, cap).await;
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((super::routes::external(url), answer.clone()));
         answer
     }
 

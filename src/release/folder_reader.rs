@@ -39,6 +39,7 @@ pub fn verify(opts: &VerifyOptions, keys: &TrustedKeys) -> Result<VerifyReport> 
     }
     crate::verdict::folder::precheck(&ev, opts, keys)?;
     refuse_trust_from_inputs(opts, keys)?;
+    ev.attestations.sources = crate::attest::bundle::read_files(&opts.attest.files)?;
     for (input, kind) in ev.inputs.clone() {
         match kind {
             InputKind::Folder => read_folder(&input, opts, &mut ev)?,

@@ -38,6 +38,8 @@ impl Report for VerifyReport {
             let mut line = format!("{label} {}", text_value(&r.name));
             if r.status == ArtifactStatus::Ok && r.checked == ["provenance"] {
                 line.push_str("  the run and the uploads match GitHub's records");
+            } else if let (ArtifactStatus::Ok, Some(says)) = (r.status, &r.says) {
+                line.push_str(&format!("  {}", text_value(says)));
             } else if r.status == ArtifactStatus::Ok {
                 match (r.key_id, &r.key_file) {
                     (Some(id), Some(file)) => line.push_str(&format!(
@@ -134,7 +136,7 @@ impl Report for VerifyReport {
                     (None, _) => String::new(),
                 },
                 markdown_cell(r.tag.as_deref().unwrap_or("")),
-                markdown_cell(r.reason.as_deref().unwrap_or(""))
+                markdown_cell(r.reason.as_deref().or(r.says.as_deref()).unwrap_or(""))
             )?;
         }
         for s in &self.skipped {

@@ -198,6 +198,11 @@ impl TrustedKeys {
         self.policy.threshold
     }
 
+    /// Whether the policy asks for GitHub's attestations (`require_attestation`).
+    pub fn attestation_required(&self) -> bool {
+        self.policy().attestation.is_some()
+    }
+
     pub(crate) fn policy(&self) -> &Policy {
         &self.policy
     }

@@ -46,8 +46,68 @@ struct PolicyFile {
     #[serde(default)]
     witnesses: Vec<toml::Spanned<String>>,
     witness_threshold: Option<toml::Spanned<u64>>,
+    /// GitHub's statements a published release must carry (issue 48).
+    require_attestation: Option<toml::Spanned<String>>,
     #[serde(default)]
     keys: BTreeMap<String, toml::Spanned<KeyEntry>>,
+}
+
+/// Which of GitHub's statements about a release must be there (`require_attestation`,
+/// `--require-attestation`): its release attestation, build provenance of its artifacts, or
+/// both. Without a requirement, missing ones are a note; present ones are always checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttestRequirement {
+    Release,
+    Provenance,
+    Both,
+}
+
+impl AttestRequirement {
+    /// The word in `keys/policy.toml` and on the command line.
+    pub fn parse(word: &str) -> Option<AttestRequirement> {
+        match word {
+            "release" => Some(AttestRequirement::Release),
+            "provenance" => Some(AttestRequirement::Provenance),
+            "both" => Some(AttestRequirement::Both),
+            _ => None,
+        }
+    }
+
+    /// `require_attestation` as written, or why it is not one.
+    fn parse_spanned(v: &toml::Spanned<String>) -> std::result::Result<Self, String> {
+        AttestRequirement::parse(v.get_ref()).ok_or_else(|| {
+            format!(
+                "require_attestation {}: one of \"release\", \"provenance\", \"both\"",
+                crate::markup::text_value(v.get_ref())
+            )
+        })
+    }
+
+    pub(crate) fn release(self) -> bool {
+        self != AttestRequirement::Provenance
+    }
+
+    pub(crate) fn provenance(self) -> bool {
+        self != AttestRequirement::Release
+    }
+
+    /// Two requirements at once: each holds (a flag adds to the policy, never lifts it).
+    pub(crate) fn and(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (None, x) | (x, None) => x,
+            (Some(x), Some(y)) if x == y => Some(x),
+            _ => Some(AttestRequirement::Both),
+        }
+    }
+
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            AttestRequirement::Release => "release",
+            AttestRequirement::Provenance => "provenance",
+            AttestRequirement::Both => "both",
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -73,6 +133,9 @@ pub(crate) struct Policy {
     /// the other's when two are applied together: each holds in full).
     #[serde(skip)]
     pub(crate) log: Vec<crate::trust::log::LogRequirement>,
+    /// `require_attestation`: GitHub's statements a published release must carry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) attestation: Option<AttestRequirement>,
 }
 
 impl Default for Policy {
@@ -83,6 +146,7 @@ impl Default for Policy {
             file: None,
             run: crate::trust::run_policy::RunPolicy::default(),
             log: Vec::new(),
+            attestation: None,
         }
     }
 }
@@ -179,28 +243,8 @@ impl Policy {
                 expires_at,
             });
         }
-        let mut run = crate::trust::run_policy::RunPolicy {
-            require_run: parsed.require_run,
-            ..Default::default()
-        };
-        for (name, value, slot) in [
-            ("workflow", parsed.workflow, &mut run.workflow),
-            ("environment", parsed.environment, &mut run.environment),
-        ] {
-            if let Some(v) = value {
-                let text = v.get_ref();
-                if text.is_empty() || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
-                    return Err(bad(
-                        v.span(),
-                        format!(
-                            "{name} {}: one word, no spaces",
-                            crate::markup::text_value(text)
-                        ),
-                    ));
-                }
-                *slot = Some(text.clone());
-            }
-        }
+        let run = run_policy(parsed.require_run, parsed.workflow, parsed.environment)
+            .map_err(|(span, why)| bad(span, why))?;
         let log = log_requirement(
             &parsed.require_log,
             &parsed.log_vkey,
@@ -208,12 +252,17 @@ impl Policy {
             &parsed.witness_threshold,
         )
         .map_err(|(span, why)| bad(span, why))?;
+        let attestation = parsed
+            .require_attestation
+            .map(|v| AttestRequirement::parse_spanned(&v).map_err(|why| bad(v.span(), why)))
+            .transpose()?;
         Ok(Policy {
             threshold,
             keys,
             file: Some(file.to_path_buf()),
             run,
             log: log.into_iter().collect(),
+            attestation,
         })
     }
 
@@ -260,6 +309,7 @@ impl Policy {
         // Two log requirements are two requirements: the repository's witnesses are never
         // dropped for the verifier's log (or the other way round).
         self.log.extend(theirs.log);
+        self.attestation = AttestRequirement::and(self.attestation, theirs.attestation);
         // Messages name where a requirement came from: the repository's file when this policy
         // has none of its own.
         if self.file.is_none() && theirs.run.is_set() {
@@ -292,6 +342,37 @@ impl Policy {
             .as_ref()
             .map_or("no policy file".into(), |f| f.display().to_string())
     }
+}
+
+/// `require_run`, `workflow` and `environment`, each one word; or where and why not.
+fn run_policy(
+    require_run: bool,
+    workflow: Option<toml::Spanned<String>>,
+    environment: Option<toml::Spanned<String>>,
+) -> std::result::Result<crate::trust::run_policy::RunPolicy, (std::ops::Range<usize>, String)> {
+    let mut run = crate::trust::run_policy::RunPolicy {
+        require_run,
+        ..Default::default()
+    };
+    for (name, value, slot) in [
+        ("workflow", workflow, &mut run.workflow),
+        ("environment", environment, &mut run.environment),
+    ] {
+        if let Some(v) = value {
+            let text = v.get_ref();
+            if text.is_empty() || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+                return Err((
+                    v.span(),
+                    format!(
+                        "{name} {}: one word, no spaces",
+                        crate::markup::text_value(text)
+                    ),
+                ));
+            }
+            *slot = Some(text.clone());
+        }
+    }
+    Ok(run)
 }
 
 /// The first second a key is no longer trusted: the instant given (with its offset), or the
@@ -454,7 +535,7 @@ mod tests {
             ("threshold = 0\n", "keys/policy.toml: line 1: threshold 0 is not between 1 and 64"),
             ("threshold = 1\n[keys.alice]\nname = \"A\"\n", "keys/policy.toml: line 2: [keys.alice]: not a key id (16 hex digits, as `warden keys list` shows)"),
             ("[keys.0000000000000001]\nvalid_until = 2027-01-01T00:00:00\n", "keys/policy.toml: line 2: [keys.0000000000000001] valid_until 2027-01-01T00:00:00: a time without an offset: add Z (UTC) or +HH:MM"),
-            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected one of `threshold`, `require_run`, `workflow`, `environment`, `require_log`, `log_vkey`, `witnesses`, `witness_threshold`, `keys`"),
+            ("threshold = 1\nthreshhold = 2\n", "keys/policy.toml: line 2: not a key policy statement: unknown field `threshhold`, expected one of `threshold`, `require_run`, `workflow`, `environment`, `require_log`, `log_vkey`, `witnesses`, `witness_threshold`, `require_attestation`, `keys`"),
             ("environment = \"prod env\"\n", "keys/policy.toml: line 1: environment prod env: one word, no spaces"),
         ];
         for (text, message) in cases {

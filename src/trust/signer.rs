@@ -90,6 +90,9 @@ pub(crate) enum Cause {
     /// A counted signature is not in the transparency log the verifier requires, or the log
     /// does not prove it (`verify --require-log`).
     Unlogged,
+    /// GitHub's release attestation or build provenance does not verify, contradicts the
+    /// release or its signatures, or is missing where required (issue 48).
+    Attestation,
 }
 
 pub(crate) type Rejected = (Cause, String);

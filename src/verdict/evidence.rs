@@ -80,6 +80,20 @@ pub(crate) struct Evidence {
     /// What each log requirement's log says (by the requirement's place in
     /// [`crate::verdict::file::log_requirements`]).
     pub(crate) logs: BTreeMap<usize, LogEvidence>,
+    /// The attestation bundles read: `--attestations` files, or GitHub's answers by digest.
+    pub(crate) attestations: AttestationEvidence,
+}
+
+/// Attestation bundles as read.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AttestationEvidence {
+    /// Each source: a file, or GitHub's answer for one digest; its bundles, or why it could not
+    /// be read.
+    pub(crate) sources: Vec<(String, Result<Vec<crate::attest::bundle::RawBundle>, String>)>,
+    /// The digests GitHub was asked about (a published release).
+    pub(crate) asked: BTreeSet<[u8; 32]>,
+    /// A snapshot recorded by an older warden holds no answer about them.
+    pub(crate) not_recorded: bool,
 }
 
 /// What a published release's assets are.
@@ -87,6 +101,10 @@ pub(crate) struct Evidence {
 pub(crate) struct Published {
     pub(crate) assets: BTreeSet<String>,
     pub(crate) downloading: bool,
+    /// GitHub's SHA-256 of each asset that has one, taken at upload.
+    pub(crate) digests: BTreeMap<String, [u8; 32]>,
+    /// Whether GitHub says the release is immutable (only those have a release attestation).
+    pub(crate) immutable: Option<bool>,
 }
 
 impl Evidence {
@@ -168,11 +186,16 @@ pub(crate) struct Needs {
     pub(crate) logs: BTreeSet<(usize, LogNeed)>,
     /// The runs counted signatures name, with the environment whose deployment each must show.
     pub(crate) runs: Vec<(RunBinding, Option<String>)>,
+    /// Asset digests to ask GitHub's attestations of.
+    pub(crate) attestations: BTreeSet<[u8; 32]>,
 }
 
 impl Needs {
     pub(crate) fn is_empty(&self) -> bool {
-        self.bytes.is_empty() && self.logs.is_empty() && self.runs.is_empty()
+        self.bytes.is_empty()
+            && self.logs.is_empty()
+            && self.runs.is_empty()
+            && self.attestations.is_empty()
     }
 }
 

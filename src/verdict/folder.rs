@@ -108,6 +108,10 @@ pub(crate) fn judge(
     note_unbound(&mut report);
     if !ev.is_published() {
         note_offline_runs(&mut report);
+        // A published release's witnesses are judged with its provenance (`release`).
+        if let Err(more) = super::witnesses::judge(ev, opts, keys, &mut report) {
+            return Ok(Judgement::Needs(more));
+        }
     }
     Ok(Judgement::Done(report))
 }
@@ -963,6 +967,8 @@ mod tests {
                 .map(String::from)
                 .into(),
             downloading: true,
+            digests: Default::default(),
+            immutable: None,
         });
         let report = done(judge(&ev, &opts(), &s.keys()).unwrap());
         assert!(

@@ -9,6 +9,8 @@
 //! - `file`: one file of it;
 //! - `logged`: `--require-log`, from the log's records;
 //! - `release`: a published release, with GitHub's records held against it (`provenance`);
+//! - `witnesses`: GitHub's release attestation and build provenance, held against the release
+//!   and its minisign signatures;
 //! - `evidence` and `report`: what goes in and what comes out.
 
 pub(crate) mod evidence;
@@ -19,6 +21,7 @@ pub(crate) mod logged;
 pub(crate) mod provenance;
 pub(crate) mod release;
 pub(crate) mod report;
+pub(crate) mod witnesses;
 #[cfg(test)]
 pub(crate) mod testkit;
 
@@ -60,6 +63,22 @@ pub struct VerifyOptions {
     pub progress: Option<crate::minisign::hash::Progress>,
     /// `--require-log`: every counted signature of the checksum list must be in this log.
     pub log: Option<crate::trust::log::LogRequirement>,
+    /// GitHub's attestations of the release: where they are read from and what is required.
+    pub attest: AttestOptions,
+}
+
+/// How GitHub's attestations take part in a verification (issue 48).
+#[derive(Clone, Debug, Default)]
+pub struct AttestOptions {
+    /// The roots bundles are verified against; `None`: no attestation is read or judged.
+    pub roots: Option<std::sync::Arc<crate::attest::TrustRoots>>,
+    /// `--attestations FILE…`: bundles downloaded beside the release (no network).
+    pub files: Vec<PathBuf>,
+    /// `--require-attestation`, added to the keys folder's `require_attestation`.
+    pub require: Option<crate::trust::policy::AttestRequirement>,
+    /// A published release: ask GitHub about one asset only (the audit: its release
+    /// attestation covers every asset), not each.
+    pub one_asset: bool,
 }
 
 impl VerifyOptions {

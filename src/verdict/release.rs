@@ -182,6 +182,9 @@ pub(crate) fn judge(
     if list_trusted {
         provenance(ev, keys, &mut verdict);
     }
+    if let Err(more) = super::witnesses::judge(&folder, &opts, keys, &mut verdict.report) {
+        return Ok(Judgement::Needs(more));
+    }
     verdict.problems = problems(&verdict.report, std::mem::take(&mut verdict.problems));
     notes(ev, keys, &mut verdict.report);
     Ok(Judgement::Done(verdict))
@@ -455,6 +458,8 @@ mod tests {
         folder.published = Some(Published {
             assets: names.iter().map(|n| n.to_string()).collect(),
             downloading: true,
+            digests: Default::default(),
+            immutable: None,
         });
         ReleaseEvidence {
             identity: ReleaseIdentity {

@@ -69,9 +69,104 @@ pub(crate) struct ArtifactResult {
     /// The trusted comment binds no file name.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) binds_no_file: bool,
+    /// What a witness that verified says (a release attestation, build provenance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) says: Option<String>,
     /// Why it failed, as a type (`Cause::None` when it verified).
     #[serde(skip)]
     pub(crate) cause: Cause,
+}
+
+/// One witness of a release and what it says (issue 48): the minisign signature (a project's
+/// key), GitHub's release attestation, GitHub's build provenance.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Witness {
+    /// `minisign`, `release-attestation` or `provenance`.
+    pub(crate) witness: &'static str,
+    pub(crate) status: ArtifactStatus,
+    /// Who vouches: a key; GitHub's release signer; the workflow GitHub certified.
+    pub(crate) signer: String,
+    /// The root the attestation verified under, and the time it proves it was signed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) root: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) signed_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) repo: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tag: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) commit: Option<String>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub(crate) git_ref: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) workflow: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) run_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) attempt: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) environment: Option<String>,
+    /// The release's files it speaks for (build provenance).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) files: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+}
+
+impl Witness {
+    pub(crate) fn new(witness: &'static str, signer: String) -> Witness {
+        Witness {
+            witness,
+            status: ArtifactStatus::Ok,
+            signer,
+            root: None,
+            signed_at: None,
+            repo: None,
+            tag: None,
+            commit: None,
+            git_ref: None,
+            workflow: None,
+            run_id: None,
+            attempt: None,
+            environment: None,
+            files: Vec::new(),
+            reason: None,
+        }
+    }
+
+    fn kind_word(kind: crate::attest::claims::Kind) -> &'static str {
+        match kind {
+            crate::attest::claims::Kind::ReleaseAttestation => "release-attestation",
+            crate::attest::claims::Kind::Provenance => "provenance",
+        }
+    }
+
+    /// A verified attestation, before what it says is filled in.
+    pub(crate) fn attestation(a: &crate::attest::verify::Attestation) -> Witness {
+        let mut w = Witness::new(Self::kind_word(a.kind), a.signer.clone());
+        w.root = Some(a.root.clone());
+        w.signed_at = a.signed_at.clone();
+        w
+    }
+
+    /// An attestation that did not verify.
+    pub(crate) fn failed(kind: Option<crate::attest::claims::Kind>, why: String) -> Witness {
+        let mut w = Witness::new(kind.map_or("attestation", Self::kind_word), String::new());
+        w.status = ArtifactStatus::Failed;
+        w.reason = Some(why);
+        w
+    }
+
+    /// What the witness is, in words.
+    pub(crate) fn noun(&self) -> &'static str {
+        match self.witness {
+            "minisign" => "the minisign signature",
+            "release-attestation" => "GitHub's release attestation",
+            "provenance" => "GitHub's build provenance",
+            _ => "an attestation",
+        }
+    }
 }
 
 fn opt_display<S: serde::Serializer>(
@@ -93,6 +188,9 @@ pub struct VerifyReport {
     /// Facts, not cautions (what a published release is).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) notes: Vec<String>,
+    /// The release's witnesses and what each says, when attestations were read (issue 48).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) witnesses: Vec<Witness>,
 }
 
 /// A path `verify` passed over, and why.
@@ -124,6 +222,12 @@ impl VerifyReport {
         }
         self.warnings.iter_mut().for_each(rename);
         self.notes.iter_mut().for_each(rename);
+        for w in &mut self.witnesses {
+            w.files.iter_mut().for_each(rename);
+            if let Some(reason) = w.reason.as_mut() {
+                rename(reason);
+            }
+        }
     }
 
     /// Adds the result of a check made outside the folder (a release's provenance): `name`,
@@ -224,6 +328,7 @@ impl Verdict {
             trusted_comment: j.comment,
             binds_nothing: j.unbound,
             binds_no_file: j.no_file && j.key_id.is_some(),
+            says: None,
             cause: self.cause,
         }
     }

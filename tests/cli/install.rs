@@ -123,7 +123,7 @@ async fn readme_install_lines_work_from_an_empty_folder() {
     assert_eq!(out.stdout, expected, "{}", out.stderr);
     assert_eq!(
         out.stderr,
-        format!("warden: note: release {tag} of {slug}: 10 assets, tag at commit {COMMIT}\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
+        format!("warden: note: release {tag} of {slug}: 10 assets, tag at commit {COMMIT}\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: note: from GitHub's attestations: no build provenance for warden-v0.1.0-linux-aarch64, warden-v0.1.0-linux-x86_64, warden-v0.1.0-macos-aarch64 and 1 more\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
     );
 
     // What `cargo binstall` fetches for each target (pkg-url, then `file` for the signature),

@@ -148,7 +148,7 @@ async fn a_foreign_release_s_signed_list_is_judged_before_anything_large_is_down
     );
     assert_eq!(
         out.stderr,
-        format!("warden: note: release v1.0.0 of o/r: 11 assets, tag at commit {C1}\nwarden: note: GitHub says the release is immutable (its tag and assets cannot change)\nwarden: note: not signed (not in checksums.txt, no signature of their own): README.md\n")
+        format!("warden: note: release v1.0.0 of o/r: 11 assets, tag at commit {C1}\nwarden: note: GitHub says the release is immutable (its tag and assets cannot change)\nwarden: note: not signed (not in checksums.txt, no signature of their own): README.md\nwarden: note: from GitHub's attestations: no release attestation, though GitHub says the release is immutable; no build provenance for README.md, app-0.bin, app-1.bin and 6 more\n")
     );
     // The list and its signature came first; what was served before the first large asset is
     // under 1 MiB.

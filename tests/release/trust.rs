@@ -375,7 +375,7 @@ async fn a_repository_statement_about_a_key_not_trusted_here_is_noted_and_ignore
     .expect(0);
     assert_eq!(
         out.stderr,
-        format!("warden: note: release v1.2.3 of o/r: 4 assets, tag at commit {COMMIT}, a prerelease\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: o/r:keys/revoked/{old_id}.toml revokes key {old_id}, which is not trusted here, and cannot be checked with the keys here (o/r:keys/revoked/{old_id}.toml.minisig: signed by key 0E10000000000001, neither the revoked key nor a key trusted here): ignored\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
+        format!("warden: note: release v1.2.3 of o/r: 4 assets, tag at commit {COMMIT}, a prerelease\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: note: from GitHub's attestations: no build provenance for app\nwarden: warning: o/r:keys/revoked/{old_id}.toml revokes key {old_id}, which is not trusted here, and cannot be checked with the keys here (o/r:keys/revoked/{old_id}.toml.minisig: signed by key 0E10000000000001, neither the revoked key nor a key trusted here): ignored\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
     );
 }
 

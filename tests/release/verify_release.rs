@@ -166,7 +166,7 @@ OK    got/app.tar.gz  key 8F457D1A3C3B50B5 (keys/demo.pub)  tag v1.2.3
     );
     assert_eq!(
         out.stderr,
-        format!("warden: note: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
+        format!("warden: note: release v1.2.3 of o/r: 6 assets, tag at commit {COMMIT}, a prerelease\nwarden: note: GitHub says the release is not immutable: its assets and tag can still change\nwarden: note: from GitHub's attestations: no build provenance for app-linux, app.tar.gz\nwarden: warning: SHA256SUMS.minisig binds no workflow run: where it was made cannot be checked (`warden sign` in GitHub Actions binds one; keys/policy.toml's require_run makes it required)\n")
     );
     let to_storage = storage.received_requests().await.unwrap();
     assert_eq!(to_storage.len(), 6);
@@ -481,9 +481,9 @@ async fn a_recorded_release_replays_offline_with_the_same_output() {
     let again = replay("again").expect(0);
     assert_eq!(again.stdout, live.stdout.replace("got/", "again/"));
     assert_eq!(again.stderr, live.stderr);
-    // The release, its assets, the tag's commit, and the repository's keys/revoked/ and
-    // keys/policy.toml (404 both).
-    assert_eq!(requests, 5 + assets.len());
+    // The release, its assets, the tag's commit, the repository's keys/revoked/ and
+    // keys/policy.toml (404 both), and GitHub's attestations of the two artifacts (404 both).
+    assert_eq!(requests, 7 + assets.len());
     // A replayed asset that was tampered with fails like a downloaded one (102: app-linux,
     // "linux binary" listed at 12 bytes): same length, other bytes.
     let asset = t.path().join("snap/repos/o/r/releases/assets/102.json");

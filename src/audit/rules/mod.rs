@@ -90,6 +90,7 @@ rules! {
     release_signed_by_revoked_key: stage,
     release_signed_outside_pipeline: stage,
     release_asset_replaced: stage,
+    release_attestation_mismatch: stage,
     keys_folder_inconsistent: stage,
     key_shared_across_repositories: stage,
     key_not_committed: stage,

@@ -955,6 +955,20 @@ pub(crate) struct VerifyArgs {
     /// <project>_<version>_checksums.txt, SHA512SUMS, …, with a .minisig or .sig beside it).
     #[arg(long, value_name = "NAME")]
     pub checksums: Option<String>,
+    /// GitHub's attestations of the release, downloaded beside it (`*.sigstore.json`,
+    /// `*.intoto.jsonl`, `gh attestation download`'s `*.jsonl`), checked offline with the
+    /// minisign signatures: no network, no login (repeatable). With --release, GitHub's are read
+    /// too.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub attestations: Vec<PathBuf>,
+    /// Require GitHub's release attestation, build provenance of every artifact, or both (added
+    /// to keys/policy.toml's `require_attestation`).
+    #[arg(long, value_name = "WHICH", value_parser = ["release", "provenance", "both"])]
+    pub require_attestation: Option<String>,
+    /// The Sigstore trusted root GitHub's attestations are verified against, in place of the one
+    /// warden carries (a GitHub Enterprise instance's; `gh attestation trusted-root` prints it).
+    #[arg(long, value_name = "FILE")]
+    pub trusted_root: Option<PathBuf>,
     #[command(flatten)]
     pub log: RequireLogArgs,
     #[arg(long, value_enum, default_value_t)]

@@ -9,8 +9,9 @@ use release_warden::github::{repo_keys, ReleaseSource};
 use release_warden::minisign::Progress;
 use release_warden::published::{verify_release, ReleaseRequest};
 use release_warden::release::verify;
-use release_warden::trust::TrustedKeys;
-use release_warden::verdict::{Only, VerifyOptions};
+use release_warden::attest::TrustRoots;
+use release_warden::trust::{AttestRequirement, TrustedKeys};
+use release_warden::verdict::{AttestOptions, Only, VerifyOptions};
 
 use crate::cli::VerifyArgs;
 use crate::context::Context;
@@ -75,6 +76,30 @@ fn trusted_keys(
     Ok((keys, None))
 }
 
+/// How GitHub's attestations take part: read for a published release, from `--attestations`
+/// files, or asked for by a requirement (which then fails without them).
+fn attest_options(args: &VerifyArgs, keys: &TrustedKeys) -> anyhow::Result<AttestOptions> {
+    let require = args
+        .require_attestation
+        .as_deref()
+        .and_then(AttestRequirement::parse);
+    let wanted = args.release.is_some()
+        || !args.attestations.is_empty()
+        || require.is_some()
+        || keys.attestation_required();
+    let roots = match (&args.trusted_root, wanted) {
+        (_, false) => None,
+        (Some(file), true) => Some(TrustRoots::with_github_root(file)?),
+        (None, true) => Some(TrustRoots::embedded()?),
+    };
+    Ok(AttestOptions {
+        roots: roots.map(std::sync::Arc::new),
+        files: args.attestations.clone(),
+        require,
+        one_asset: false,
+    })
+}
+
 pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     let mut notes = Vec::new();
     let (mut keys, _repo_keys) = trusted_keys(&args, ctx, &mut notes)?;
@@ -99,6 +124,7 @@ pub(crate) fn run(args: VerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyho
         checksums_name: args.checksums.clone(),
         progress: Some(Progress::default()),
         log: super::log::requirement(&args.log)?,
+        attest: attest_options(&args, &keys)?,
     };
     let show = ctx.progress && !args.no_progress;
     let mut report = match (&args.release, &args.repo) {
