@@ -15,17 +15,19 @@ pub(crate) struct RawBundle {
     pub(crate) json: String,
 }
 
+/// Where bundles were read from, and each source's bundles or why they could not be read.
+pub(crate) type Sources = Vec<(String, Result<Vec<RawBundle>, String>)>;
+
 /// The most one bundle file may be.
 const FILE_CAP: u64 = 16 << 20;
 
 /// The bundles in each of `files` (`--attestations`), as evidence's sources; a file that cannot
 /// be read or holds no bundle is a usage error, named (exit 2): it was given to be read.
-pub(crate) fn read_files(
-    files: &[std::path::PathBuf],
-) -> crate::error::Result<Vec<(String, Result<Vec<RawBundle>, String>)>> {
+pub(crate) fn read_files(files: &[std::path::PathBuf]) -> crate::error::Result<Sources> {
     let mut out = Vec::new();
     for file in files {
-        let text = crate::files::guarded::read_small_file(file, FILE_CAP, "a Sigstore bundle file")?;
+        let text =
+            crate::files::guarded::read_small_file(file, FILE_CAP, "a Sigstore bundle file")?;
         let origin = file.display().to_string();
         let bundles = bundles_in(&text, &origin)
             .map_err(|e| crate::error::Error::Usage(format!("--attestations {e}")))?;
@@ -46,8 +48,8 @@ pub(crate) fn bundles_in(text: &str, origin: &str) -> Result<Vec<RawBundle>, Str
                 continue;
             }
             let at = format!("{origin}:{}", i + 1);
-            let value: Value = serde_json::from_str(line)
-                .map_err(|e| format!("{at}: not JSON ({e})"))?;
+            let value: Value =
+                serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
             collect(value, &at, &mut out)?;
         }
     }
@@ -122,6 +124,9 @@ mod tests {
                 .next(),
             Some("x.jsonl:2: not JSON")
         );
-        assert_eq!(bundles_in("", "e").unwrap_err(), "e: no Sigstore bundle in it");
+        assert_eq!(
+            bundles_in("", "e").unwrap_err(),
+            "e: no Sigstore bundle in it"
+        );
     }
 }

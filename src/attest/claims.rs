@@ -187,8 +187,14 @@ mod tests {
             Some((5, None))
         );
         assert_eq!(run_of("https://github.com/o/r/actions/runs/x"), None);
-        assert_eq!(Kind::of("https://in-toto.io/attestation/release/v0.2"), Some(Kind::ReleaseAttestation));
-        assert_eq!(Kind::of("https://slsa.dev/provenance/v1"), Some(Kind::Provenance));
+        assert_eq!(
+            Kind::of("https://in-toto.io/attestation/release/v0.2"),
+            Some(Kind::ReleaseAttestation)
+        );
+        assert_eq!(
+            Kind::of("https://slsa.dev/provenance/v1"),
+            Some(Kind::Provenance)
+        );
         assert_eq!(Kind::of("https://spdx.dev/Document"), None);
     }
 }

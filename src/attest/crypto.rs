@@ -73,7 +73,10 @@ impl CryptoProvider for RingProvider {
         sig: &[u8],
     ) -> sigstore_crypto::Result<()> {
         let a = algorithm(scheme).ok_or_else(|| {
-            Error::UnsupportedAlgorithm(format!("{} signatures are not verified here", scheme.name()))
+            Error::UnsupportedAlgorithm(format!(
+                "{} signatures are not verified here",
+                scheme.name()
+            ))
         })?;
         signature::UnparsedPublicKey::new(a, spki_public_key)
             .verify(data, sig)

@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use sigstore_trust_root::{TrustedRoot, SIGSTORE_GITHUB_TRUSTED_ROOT, SIGSTORE_PRODUCTION_TRUSTED_ROOT};
+use sigstore_trust_root::{
+    TrustedRoot, SIGSTORE_GITHUB_TRUSTED_ROOT, SIGSTORE_PRODUCTION_TRUSTED_ROOT,
+};
 use sigstore_verify::Verifier;
 
 use crate::error::{Error, Result};
@@ -36,7 +38,13 @@ impl std::fmt::Debug for TrustRoots {
 
 fn root(json: &str, label: &str, origin: &str) -> Result<Root> {
     super::crypto::install();
-    let bad = |e: String| Error::input(origin, None, format!("not a usable Sigstore trusted root: {e}"));
+    let bad = |e: String| {
+        Error::input(
+            origin,
+            None,
+            format!("not a usable Sigstore trusted root: {e}"),
+        )
+    };
     let parsed = TrustedRoot::from_json(json).map_err(|e| bad(e.to_string()))?;
     let verifier = Verifier::new(&parsed).map_err(|e| bad(e.to_string()))?;
     Ok(Root {
@@ -60,6 +68,16 @@ impl TrustRoots {
                 "the embedded public-good trusted root",
             )?,
         })
+    }
+
+    /// The embedded roots, built once per process (the audit judges many releases).
+    pub(crate) fn shared() -> Result<std::sync::Arc<TrustRoots>> {
+        static SHARED: std::sync::OnceLock<std::sync::Arc<TrustRoots>> = std::sync::OnceLock::new();
+        if let Some(r) = SHARED.get() {
+            return Ok(r.clone());
+        }
+        let built = std::sync::Arc::new(TrustRoots::embedded()?);
+        Ok(SHARED.get_or_init(|| built).clone())
     }
 
     /// The embedded roots with GitHub's replaced by the trusted root in `file`

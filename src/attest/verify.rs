@@ -9,7 +9,9 @@
 //!   (private repositories; trust from its timestamp authority) or the public-good one (public
 //!   repositories; its transparency log and certificate timestamps checked in full).
 
-use sigstore_types::{Artifact, ArtifactDigest, Bundle, HashAlgorithm, SignatureContent, Statement};
+use sigstore_types::{
+    Artifact, ArtifactDigest, Bundle, HashAlgorithm, SignatureContent, Statement,
+};
 use sigstore_verify::{Error, IdentityMatcher, VerificationPolicy, VerificationResult};
 
 use super::bundle::RawBundle;
@@ -42,7 +44,10 @@ pub(crate) struct Attestation {
 pub(crate) enum Verified {
     Attestation(Box<Attestation>),
     /// A statement of another kind (an SBOM, a custom predicate): not a witness here.
-    Other { origin: String, predicate_type: String },
+    Other {
+        origin: String,
+        predicate_type: String,
+    },
     /// Not a bundle, or it does not verify: why (with the kind it claimed, when it said).
     Failed {
         origin: String,
@@ -72,7 +77,12 @@ pub(crate) fn verify(roots: &TrustRoots, raw: &RawBundle) -> Verified {
     // Read before verifying only to choose what it must then prove.
     let statement: Statement = match serde_json::from_slice(envelope.payload.as_bytes()) {
         Ok(s) => s,
-        Err(e) => return failed(None, format!("its payload is not an in-toto statement: {e}")),
+        Err(e) => {
+            return failed(
+                None,
+                format!("its payload is not an in-toto statement: {e}"),
+            )
+        }
     };
     let Some(kind) = Kind::of(&statement.predicate_type) else {
         return Verified::Other {
@@ -87,26 +97,7 @@ pub(crate) fn verify(roots: &TrustRoots, raw: &RawBundle) -> Verified {
             "no subject with a SHA-256 or SHA-512 digest".into(),
         );
     };
-    let checked = match kind {
-        Kind::ReleaseAttestation => {
-            let policy = github_policy().require_identity(IdentityMatcher::Uri(RELEASE_SIGNER.into()));
-            check(&roots.github, &artifact, &bundle, &policy)
-        }
-        Kind::Provenance => {
-            let on_github = check(&roots.github, &artifact, &bundle, &github_policy());
-            match on_github {
-                Ok(r) => Ok(r),
-                // A bundle with a log entry was made on the public-good instance.
-                Err(_) if !bundle.verification_material.tlog_entries.is_empty() => check(
-                    &roots.public_good,
-                    &artifact,
-                    &bundle,
-                    &VerificationPolicy::any_identity(),
-                ),
-                Err(e) => Err(e),
-            }
-        }
-    };
+    let checked = check_kind(roots, kind, &artifact, &bundle);
     let (result, root) = match checked {
         Ok(ok) => ok,
         Err(why) => return failed(Some(kind), why),
@@ -150,10 +141,44 @@ pub(crate) fn verify(roots: &TrustRoots, raw: &RawBundle) -> Verified {
     Verified::Attestation(Box::new(attestation))
 }
 
+/// Checks `bundle` by what it says it is: a release attestation only on GitHub's instance and
+/// from GitHub's release signer; a provenance on GitHub's instance, or on the public-good one
+/// when it carries a log entry.
+fn check_kind<'r>(
+    roots: &'r TrustRoots,
+    kind: Kind,
+    artifact: &Artifact<'static>,
+    bundle: &Bundle,
+) -> Result<(VerificationResult, &'r Root), String> {
+    match kind {
+        Kind::ReleaseAttestation => {
+            let policy =
+                github_policy().require_identity(IdentityMatcher::Uri(RELEASE_SIGNER.into()));
+            check(&roots.github, artifact, bundle, &policy)
+        }
+        Kind::Provenance => {
+            let on_github = check(&roots.github, artifact, bundle, &github_policy());
+            match on_github {
+                Ok(r) => Ok(r),
+                // A bundle with a log entry was made on the public-good instance.
+                Err(_) if !bundle.verification_material.tlog_entries.is_empty() => check(
+                    &roots.public_good,
+                    artifact,
+                    bundle,
+                    &VerificationPolicy::any_identity(),
+                ),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
 /// GitHub's instance: trust comes from its timestamp authority; it keeps no transparency log
 /// and its certificates carry no certificate timestamps.
 fn github_policy() -> VerificationPolicy {
-    VerificationPolicy::any_identity().skip_tlog_unsafe().skip_sct()
+    VerificationPolicy::any_identity()
+        .skip_tlog_unsafe()
+        .skip_sct()
 }
 
 /// The statement's first digest, to verify the envelope with (every subject is then held by
@@ -194,7 +219,9 @@ fn explain(e: &Error, root: &str) -> String {
         }
         Error::Certificate(c) => format!("its certificate does not chain to {root}: {c}"),
         Error::Timestamp(t) => format!("its signing time is not vouched for by {root}: {t}"),
-        Error::TransparencyLog(t) => format!("its transparency-log entry does not verify under {root}: {t}"),
+        Error::TransparencyLog(t) => {
+            format!("its transparency-log entry does not verify under {root}: {t}")
+        }
         other => other.to_string(),
     }
 }

@@ -6,8 +6,8 @@
 //! it.
 
 use crate::audit::findings::{Finding, Location};
-use crate::audit::rules::unverifiable;
 use crate::audit::rules::release_attestation_mismatch;
+use crate::audit::rules::unverifiable;
 use crate::audit::rules::{
     immutable_releases_disabled, release_asset_replaced, release_binding_mismatch, release_mutable,
     release_signature_invalid, release_signed_by_revoked_key, release_signed_outside_pipeline,
@@ -121,8 +121,16 @@ async fn one_release<S: ApiSource>(
             None
         }
     };
+    // GitHub's attestations of the release, found through one artifact and one other asset:
+    // the release attestation lists every asset.
+    let attest = crate::verdict::AttestOptions {
+        roots: crate::attest::TrustRoots::shared().ok(),
+        one_asset: true,
+        ..Default::default()
+    };
     let opts = VerifyOptions {
         checksums_name: None,
+        attest,
         ..VerifyOptions::default()
     };
     let depth = if deep { Depth::Deep } else { Depth::Signatures };

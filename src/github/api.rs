@@ -902,11 +902,7 @@ impl LiveApi {
     /// API itself is plain HTTP: a local test server).
     async fn open_external(&self, url: &str) -> Result<http::Response<AssetBody>, Reason> {
         redirect_allowed(self.base_url.starts_with("https://"), url)?;
-        let resp = self
-            .anonymous
-            ._get(url)
-            .await
-            .map_err(|e| e.to_string())?;
+        let resp = self.anonymous._get(url).await.map_err(|e| e.to_string())?;
         self.follow(resp).await
     }
 

@@ -35,9 +35,7 @@ pub(crate) async fn for_digest<S: ApiSource>(
         // GitHub answers 404 for an artifact it holds no attestation of.
         Fetched::Failed { status: 404, .. } => return Ok(Answer::Bundles(Vec::new())),
         Fetched::Failed {
-            status: 0,
-            message,
-            ..
+            status: 0, message, ..
         } if message.starts_with(super::snapshot::NOT_RECORDED) => return Ok(Answer::NotRecorded),
         failed => return Err(ApiError::from_fetched(&route, failed)),
     };
@@ -57,7 +55,10 @@ pub(crate) async fn for_digest<S: ApiSource>(
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let origin = format!("GitHub's attestation {} of sha256:{}", i + 1, &hex[..12]);
-        let json = match (item.get("bundle").filter(|b| b.is_object()), item.get("bundle_url")) {
+        let json = match (
+            item.get("bundle").filter(|b| b.is_object()),
+            item.get("bundle_url"),
+        ) {
             (Some(bundle), _) => bundle.to_string(),
             (None, Some(Value::String(url))) => {
                 let bytes = external_bytes(source, url).await.map_err(|e| {
@@ -143,7 +144,10 @@ mod tests {
         assert_eq!(bundle_text(json).unwrap(), want);
         // A block whose header claims more than the cap is refused before it is decompressed.
         let bomb = [0xff, 0xff, 0xff, 0xff, 0x0f];
-        assert_eq!(bundle_text(&bomb).unwrap_err(), "larger than 16 MiB decompressed");
+        assert_eq!(
+            bundle_text(&bomb).unwrap_err(),
+            "larger than 16 MiB decompressed"
+        );
         assert!(bundle_text(b"\x05garbage").is_err());
     }
 }

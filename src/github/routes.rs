@@ -211,6 +211,25 @@ pub(super) fn deployment_statuses(repo: &str, id: u64) -> String {
     format!("{}/deployments/{id}/statuses?per_page=100", repo_path(repo))
 }
 
+/// GitHub's attestations of an artifact, by its SHA-256 (release attestations and build
+/// provenance together; one page of 100 is more than a release carries).
+pub(super) fn attestations(repo: &str, sha256_hex: &str) -> String {
+    format!(
+        "{}/attestations/sha256:{}?per_page=100",
+        repo_path(repo),
+        encode_segment(sha256_hex)
+    )
+}
+
+/// The route a snapshot keeps the answer of an absolute URL under (another host: a bundle in
+/// blob storage), without its query (a signed, expiring token).
+pub(super) fn external(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = path_of(rest);
+    let segments: Vec<String> = path.split('/').map(encode_segment).collect();
+    format!("external/{}", segments.join("/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,23 +249,4 @@ mod tests {
         assert_eq!(path_of(&rulesets("o/r")), "repos/o/r/rulesets");
         assert_eq!(ruleset_write("o/r", Some(7)), "repos/o/r/rulesets/7");
     }
-}
-
-/// GitHub's attestations of an artifact, by its SHA-256 (release attestations and build
-/// provenance together; one page of 100 is more than a release carries).
-pub(super) fn attestations(repo: &str, sha256_hex: &str) -> String {
-    format!(
-        "{}/attestations/sha256:{}?per_page=100",
-        repo_path(repo),
-        encode_segment(sha256_hex)
-    )
-}
-
-/// The route a snapshot keeps the answer of an absolute URL under (another host: a bundle in
-/// blob storage), without its query (a signed, expiring token).
-pub(super) fn external(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let path = path_of(rest);
-    let segments: Vec<String> = path.split('/').map(encode_segment).collect();
-    format!("external/{}", segments.join("/"))
 }

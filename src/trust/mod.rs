@@ -18,7 +18,7 @@ pub(crate) mod signer;
 pub(crate) mod statement;
 
 pub use keys::{list as list_keys, TrustedKeys};
-pub use policy::AttestRequirement;
 pub use log::{parse_vkey, parse_witness_vkey, LogRequirement, LogTrust, VerifierKeyArg};
+pub use policy::AttestRequirement;
 pub use revocation::{install as install_revocation, revoke, RevokeOptions};
 pub use rotation::{rotate, RotateOptions};

@@ -89,7 +89,7 @@ pub(crate) struct Evidence {
 pub(crate) struct AttestationEvidence {
     /// Each source: a file, or GitHub's answer for one digest; its bundles, or why it could not
     /// be read.
-    pub(crate) sources: Vec<(String, Result<Vec<crate::attest::bundle::RawBundle>, String>)>,
+    pub(crate) sources: crate::attest::bundle::Sources,
     /// The digests GitHub was asked about (a published release).
     pub(crate) asked: BTreeSet<[u8; 32]>,
     /// A snapshot recorded by an older warden holds no answer about them.

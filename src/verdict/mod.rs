@@ -21,9 +21,9 @@ pub(crate) mod logged;
 pub(crate) mod provenance;
 pub(crate) mod release;
 pub(crate) mod report;
-pub(crate) mod witnesses;
 #[cfg(test)]
 pub(crate) mod testkit;
+pub(crate) mod witnesses;
 
 use std::path::PathBuf;
 

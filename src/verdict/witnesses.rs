@@ -67,10 +67,8 @@ pub(crate) fn judge(
     let files = release_files(ev);
     if ev.is_published() {
         let wanted = wanted_digests(&files, opts.attest.one_asset);
-        let missing: BTreeSet<[u8; 32]> = wanted
-            .difference(&ev.attestations.asked)
-            .copied()
-            .collect();
+        let missing: BTreeSet<[u8; 32]> =
+            wanted.difference(&ev.attestations.asked).copied().collect();
         if !missing.is_empty() {
             return Err(Needs {
                 attestations: missing,
@@ -279,8 +277,9 @@ impl Judging {
             match require.filter(|r| r.release()) {
                 Some(r) => self.required("release attestation", none, (&origin, r), hint),
                 None if mutable => {}
-                None if immutable == Some(true) => missing
-                    .push("no release attestation, though GitHub says the release is immutable".into()),
+                None if immutable == Some(true) => missing.push(
+                    "no release attestation, though GitHub says the release is immutable".into(),
+                ),
                 None => missing.push(
                     "no release attestation (GitHub attests immutable releases only)".to_string(),
                 ),
@@ -294,13 +293,21 @@ impl Judging {
             }
         }
         if read_any && !missing.is_empty() {
-            self.notes
-                .push(format!("from GitHub's attestations: {}", missing.join("; ")));
+            self.notes.push(format!(
+                "from GitHub's attestations: {}",
+                missing.join("; ")
+            ));
         }
     }
 
     /// A required attestation that is not there: a failed line.
-    fn required(&mut self, name: &str, what: &str, (origin, r): (&str, AttestRequirement), hint: &str) {
+    fn required(
+        &mut self,
+        name: &str,
+        what: &str,
+        (origin, r): (&str, AttestRequirement),
+        hint: &str,
+    ) {
         self.lines.push(
             Verdict::new()
                 .rejected((
@@ -438,23 +445,20 @@ fn is_artifact(name: &str) -> bool {
         || super::layout::sidecar_subject(name).is_some())
 }
 
-/// The digests to ask GitHub about: every artifact's (each may have its own provenance), or
-/// one (its release attestation covers every asset), or, with no artifact, any asset's.
+/// The digests to ask GitHub about: every asset's (GitHub finds its release attestation by any
+/// digest it lists, so a replaced asset's digest finds none, and each artifact may have its own
+/// provenance); for the audit, one artifact's and one other asset's (a checksum list first).
 fn wanted_digests(files: &[ReleaseFile], one: bool) -> BTreeSet<[u8; 32]> {
-    let artifacts: Vec<[u8; 32]> = files
-        .iter()
-        .filter(|f| f.artifact)
-        .filter_map(|f| f.sha256)
-        .collect();
-    let pool = if artifacts.is_empty() {
-        files.iter().filter_map(|f| f.sha256).collect()
-    } else {
-        artifacts
-    };
-    match one {
-        true => pool.into_iter().take(1).collect(),
-        false => pool.into_iter().collect(),
+    if !one {
+        return files.iter().filter_map(|f| f.sha256).collect();
     }
+    let artifact = files.iter().filter(|f| f.artifact).find_map(|f| f.sha256);
+    let list = files
+        .iter()
+        .filter(|f| super::layout::list_rank(&f.name).is_some())
+        .chain(files.iter().filter(|f| !f.artifact))
+        .find_map(|f| f.sha256);
+    artifact.into_iter().chain(list).collect()
 }
 
 /// What the release is: a published release's identity; else what `--expect-*` and the counted
@@ -476,24 +480,31 @@ fn expected(opts: &VerifyOptions, report: &VerifyReport) -> Expected {
         return Expected {
             repo: Some((release.repo.clone(), "the release is of")),
             tag: Some((release.tag.clone(), "the release is")),
-            commit: release
-                .commit
-                .clone()
-                .map(|c| (c, "the tag is at")),
+            commit: release.commit.clone().map(|c| (c, "the tag is at")),
             run,
         };
     }
-    let or_signed = |given: Option<&String>, flag: &'static str, pick: &dyn Fn(&ArtifactResult) -> Option<String>| {
+    let or_signed = |given: Option<&String>,
+                     flag: &'static str,
+                     pick: &dyn Fn(&ArtifactResult) -> Option<String>| {
         given
             .map(|v| (v.clone(), flag))
             .or_else(|| first(pick).map(|v| (v, "the minisign signature binds")))
     };
     Expected {
-        repo: or_signed(opts.expect_repo.as_ref(), "--expect-repo is", &|r| r.repo.clone()),
-        tag: or_signed(opts.expect_tag.as_ref(), "--expect-tag is", &|r| r.tag.clone()),
+        repo: or_signed(opts.expect_repo.as_ref(), "--expect-repo is", &|r| {
+            r.repo.clone()
+        }),
+        tag: or_signed(opts.expect_tag.as_ref(), "--expect-tag is", &|r| {
+            r.tag.clone()
+        }),
         commit: first(&|r| r.commit.clone())
             .map(|c| (c, "the minisign signature binds"))
-            .or_else(|| opts.expect_commit.clone().map(|c| (c, "--expect-commit is"))),
+            .or_else(|| {
+                opts.expect_commit
+                    .clone()
+                    .map(|c| (c, "--expect-commit is"))
+            }),
         run,
     }
 }
@@ -511,7 +522,9 @@ fn release_problems(
     let mut out = Vec::new();
     if let (Some(theirs), Some((ours, from))) = (&claims.repo, &expected.repo) {
         if !theirs.eq_ignore_ascii_case(ours) {
-            out.push(format!("GitHub attests a release of {theirs}; {from} {ours}"));
+            out.push(format!(
+                "GitHub attests a release of {theirs}; {from} {ours}"
+            ));
         }
     }
     if let (Some(theirs), Some((ours, from))) = (&claims.tag, &expected.tag) {
@@ -579,14 +592,19 @@ fn build_problems(b: &BuildClaims, expected: &Expected, keys: &TrustedKeys) -> V
             out.push(format!("built from commit {theirs}; {from} {ours}"));
         }
     }
-    let built_tag = b.git_ref.as_deref().and_then(|r| r.strip_prefix("refs/tags/"));
+    let built_tag = b
+        .git_ref
+        .as_deref()
+        .and_then(|r| r.strip_prefix("refs/tags/"));
     if let (Some(theirs), Some((ours, from))) = (built_tag, &expected.tag) {
         if theirs != ours {
             out.push(format!("built for tag {theirs}; {from} {ours}"));
         }
     }
     if let Some(run) = &expected.run {
-        if b.run_id.is_some_and(|id| id != run.run_id) || b.attempt.is_some_and(|a| a != run.attempt) {
+        if b.run_id.is_some_and(|id| id != run.run_id)
+            || b.attempt.is_some_and(|a| a != run.attempt)
+        {
             out.push(format!(
                 "built by run {} (attempt {}); the minisign signature binds run {} (attempt {})",
                 b.run_id.map_or("?".into(), |i| i.to_string()),
@@ -630,7 +648,10 @@ fn build_says(b: &BuildClaims, expected: &Expected) -> String {
         .map(|w| w.split('@').next().unwrap_or(w))
         .map(|w| w.splitn(3, '/').nth(2).unwrap_or(w))
         .unwrap_or("an unnamed workflow");
-    let env = match (&b.environment, expected.run.as_ref().and_then(|r| r.environment.as_ref())) {
+    let env = match (
+        &b.environment,
+        expected.run.as_ref().and_then(|r| r.environment.as_ref()),
+    ) {
         (Some(e), _) => format!("environment {e}"),
         (None, Some(_)) => "environment not vouched by GitHub".to_string(),
         (None, None) => "no environment".to_string(),

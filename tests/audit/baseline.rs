@@ -119,6 +119,9 @@ jobs:
       - run: minisign -S -s key -m dist/app
         env:
           MINISIGN_SECRET_KEY: ${{ secrets.MINISIGN_SECRET_KEY }}
+      - uses: actions/attest-build-provenance@977bb373ede98d70efbf0b7b13af9c3d6651dc60 # v4.1.0
+        with:
+          subject-path: dist/app
 "#;
 
 /// A baseline entry hides only the same finding: the same action (or expression, or trigger),

@@ -259,7 +259,7 @@ fn org_audit_text_table_filters_and_baseline() {
     // Markdown: the table, every name a code span.
     let out = org_audit(t.path(), &server.uri(), &["--format", "markdown"]).expect(1);
     assert!(
-        out.stdout.contains("| `acme/repo-001` | 3 | 0 | 0 | 0 |"),
+        out.stdout.contains("| `acme/repo-001` | 3 | 0 | 0 | 1 |"),
         "{}",
         out.stdout
     );

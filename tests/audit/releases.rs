@@ -640,3 +640,82 @@ async fn live_reads_follow_the_storage_redirect_and_are_recorded() {
         "{found:?}"
     );
 }
+
+/// Issue 48 in the audit: GitHub's release attestation of a published release, found through
+/// one artifact's digest and one other asset's, is held against the release and its signatures
+/// (here GitHub's real attestation of release v6 of bdehamer/delme, served for a release that
+/// calls itself v7).
+#[test]
+fn a_release_attestation_that_disagrees_is_a_finding() {
+    use sha2::Digest as _;
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    demo_keypair(
+        &repo.join("keys/demo.pub"),
+        &t.path().join("secret/demo.key"),
+    );
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/attestations");
+    let zip = std::fs::read(fixtures.join("github_release_artifact.zip")).unwrap();
+    let dir = t.path().join("build/v7");
+    write(&dir.join("artifact.zip"), &zip);
+    let commit = "c5e17a62e06a1d201570249c61fae531e9244e1b";
+    run(warden(t.path())
+        .args(["sign", "--secret-key"])
+        .arg(t.path().join("secret/demo.key"))
+        .arg(&dir)
+        .args([
+            "--tag",
+            "v7",
+            "--repo",
+            "bdehamer/delme",
+            "--commit",
+            commit,
+        ]))
+    .expect(0);
+    let sums = std::fs::read(dir.join("SHA256SUMS")).unwrap();
+    let sig = std::fs::read(dir.join("SHA256SUMS.minisig")).unwrap();
+    let hex = |b: &[u8]| format!("{:x}", sha2::Sha256::digest(b));
+    let assets = json!([
+        {"id": 10, "name": "artifact.zip", "digest": format!("sha256:{}", hex(&zip))},
+        {"id": 11, "name": "SHA256SUMS", "digest": format!("sha256:{}", hex(&sums))},
+        {"id": 12, "name": "SHA256SUMS.minisig", "digest": format!("sha256:{}", hex(&sig))},
+    ]);
+    let snap = t.path().join("snap");
+    let base = "repos/bdehamer/delme";
+    put(
+        &snap,
+        &format!("{base}/releases"),
+        json!([{"id": 1, "tag_name": "v7", "immutable": true, "assets": assets}]),
+    );
+    put(&snap, &format!("{base}/releases/assets/11"), bytes(&sums));
+    put(&snap, &format!("{base}/releases/assets/12"), bytes(&sig));
+    put(&snap, &format!("{base}/commits/v7"), json!({"sha": commit}));
+    let bundle: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures.join("github_release_bundle.json")).unwrap(),
+    )
+    .unwrap();
+    put(
+        &snap,
+        &format!("{base}/attestations/sha256:{}", hex(&zip)),
+        json!({"attestations": [{"bundle": bundle}]}),
+    );
+    write(
+        &snap.join(format!(
+            "{base}/attestations/sha256:{}.error.json",
+            hex(&sums)
+        )),
+        br#"{"status": 404, "message": "Not Found"}"#,
+    );
+    let out = run(warden(&repo)
+        .args(["audit", "--repo", "bdehamer/delme", "--releases", "1"])
+        .args(["--format", "json", "--allow-empty", "--snapshot"])
+        .arg(&snap));
+    assert_eq!(
+        release_findings(&out),
+        [
+            "release-asset-replaced release v7: SHA256SUMS: not in GitHub's release attestation: SHA256SUMS (sha256:".to_string() + &hex(&sums) + ") was not an asset when the release was published",
+            "release-asset-replaced release v7: SHA256SUMS.minisig: not in GitHub's release attestation: SHA256SUMS.minisig (sha256:".to_string() + &hex(&sig) + ") was not an asset when the release was published",
+            "release-attestation-mismatch release v7: release attestation: GitHub attests tag v6; the release is v7".to_string(),
+        ]
+    );
+}

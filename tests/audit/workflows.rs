@@ -68,6 +68,10 @@ fn ethrex_shaped_release_workflow() {
                 ".github/workflows/tag_release.yaml:29:9"
             ),
             (
+                "signing-job-without-attestation",
+                ".github/workflows/tag_release.yaml:21:3"
+            ),
+            (
                 "tag-gate-is-not-a-boundary",
                 ".github/workflows/tag_release.yaml:23:5"
             ),
@@ -109,6 +113,10 @@ fn one_finding_per_case_and_clean_counterparts() {
             (
                 "signing-secrets-inherit",
                 ".github/workflows/release.yml:6:3"
+            ),
+            (
+                "signing-job-without-attestation",
+                ".github/workflows/publish.yml:11:3"
             )
         ])
     );
@@ -118,10 +126,16 @@ fn one_finding_per_case_and_clean_counterparts() {
     );
     assert_eq!(
         findings("write-all"),
-        pairs(&[(
-            "signing-job-write-permissions",
-            ".github/workflows/release.yml:11:5"
-        )])
+        pairs(&[
+            (
+                "signing-job-write-permissions",
+                ".github/workflows/release.yml:11:5"
+            ),
+            (
+                "signing-job-without-attestation",
+                ".github/workflows/release.yml:6:3"
+            )
+        ])
     );
     assert_eq!(
         findings("unparseable"),
@@ -343,9 +357,15 @@ fn suppressions_and_extra_names_from_the_config_file() {
     LOW    suppression-unmatched  .github/warden.toml:13:1
            the suppression of signing-job-cache-restore in .github/workflows/release.yml matches no finding
            fix: Remove the suppression: what it excused is gone (or the rule, path or job is misspelt).
+    INFO   signing-job-without-attestation  .github/workflows/release.yml:7:3 (job sign)
+           job `sign` holds ORG_KEY on a tag push and has GitHub attest nothing: its build provenance of what the job signs would name this run, a witness a stolen key cannot forge
+           fix: Add two lines to the job's `permissions:` (`id-token: write`, `attestations: write`) and a step after the build: `- uses: actions/attest-build-provenance@<full commit SHA>` with `subject-path: <the files it signs>`.
+    INFO   signing-job-without-attestation  .github/workflows/release.yml:15:3 (job other)
+           job `other` holds HOUSE_KEY on a tag push and has GitHub attest nothing: its build provenance of what the job signs would name this run, a witness a stolen key cannot forge
+           fix: Add two lines to the job's `permissions:` (`id-token: write`, `attestations: write`) and a step after the build: `- uses: actions/attest-build-provenance@<full commit SHA>` with `subject-path: <the files it signs>`.
     audited: workflows from the checkout (.); settings not audited (--offline)
     read 1 workflow file, 2 jobs; 2 signing jobs: release.yml `sign` (ORG_KEY); release.yml `other` (HOUSE_KEY)
-    3 findings: 1 high, 1 medium, 1 low, 0 info, 2 suppressed by .github/warden.toml (--fail-on medium: FAILED)
+    5 findings: 1 high, 1 medium, 1 low, 2 info, 2 suppressed by .github/warden.toml (--fail-on medium: FAILED)
     ");
     let doc: serde_json::Value = serde_json::from_str(
         &run(warden(t.path()).args(["audit", "--offline", "--format", "json"])).stdout,
@@ -470,6 +490,7 @@ fn a_workflow_the_locator_cannot_read_is_still_audited() {
         found,
         [
             ("signing-secret-outside-environment", 7),
+            ("signing-job-without-attestation", 7),
             ("tag-gate-is-not-a-boundary", 7)
         ]
     );

@@ -344,6 +344,24 @@ fn foreign_releases(work: &Path, home: &Path) {
         "download/SHA256SUMS.minisig",
         "app v2.0.0",
     );
+    // Issue 48: release v6 of bdehamer/delme (GitHub's own test release), its asset as GitHub
+    // attests it, a SHA256SUMS signed for v6, and GitHub's real release attestation beside it
+    // (tests/fixtures/attestations, as `gh attestation download` saves one).
+    let attestations = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/attestations");
+    let zip = std::fs::read(attestations.join("github_release_artifact.zip")).unwrap();
+    write(&f.join("delme/artifact.zip"), &zip);
+    let list = format!("{}  artifact.zip\n", sha(&zip, 64));
+    write(&f.join("delme/SHA256SUMS"), list.as_bytes());
+    sign(
+        "delme/SHA256SUMS",
+        "delme/SHA256SUMS.minisig",
+        "SHA256SUMS tag:v6 repo:bdehamer/delme commit:c5e17a62e06a1d201570249c61fae531e9244e1b",
+    );
+    std::fs::copy(
+        attestations.join("github_release_bundle.json"),
+        f.join("delme-v6.sigstore.json"),
+    )
+    .unwrap();
 }
 
 /// The documents whose examples run, in order: each may build on what the ones before left in

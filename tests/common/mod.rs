@@ -295,6 +295,7 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
 pub(crate) mod folder_org;
 pub(crate) mod org_server;
 pub(crate) mod release_server;
+pub(crate) mod sigstore;
 
 /// A local GitHub API that knows the repository `repo` (`GET /repos/{repo}`, as an audit asks
 /// first); the caller mounts the rest.

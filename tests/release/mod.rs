@@ -1,6 +1,7 @@
 //! keygen, sign and verify (folders and published releases), minisign interop, the Action's installer.
 
 mod agreement;
+mod attestations;
 mod cosign;
 mod foreign_release;
 mod install_script;

@@ -11,7 +11,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::common::*;
 
-const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
+pub(super) const COMMIT: &str = "3470838ef50e566f292860fb1d8aee4937d11849";
 const WORKFLOW_REF: &str = "o/r/.github/workflows/release.yml@refs/tags/v1.2.3";
 /// 2025-11-30T00:00:00Z, inside the run below.
 const SIGNED_AT: &str = "1764460800";
@@ -45,9 +45,9 @@ fn sign_in_run(t: &Path, extra_env: &[(&str, &str)]) -> Run {
 
 /// What the server plays: the release's assets (as the API lists them), the run attempt, and
 /// the deployments with their statuses. Each test changes one thing.
-struct Records {
+pub(super) struct Records {
     assets: Vec<Value>,
-    files: Vec<(String, Vec<u8>)>,
+    pub(super) files: Vec<(String, Vec<u8>)>,
     run: Option<Value>,
     deployments: Value,
     statuses: Value,
@@ -82,7 +82,7 @@ fn good_records(dist: &Path) -> Records {
     }
 }
 
-async fn serve(r: &Records) -> (MockServer, MockServer) {
+pub(super) async fn serve(r: &Records) -> (MockServer, MockServer) {
     let api = MockServer::start().await;
     let storage = MockServer::start().await;
     let get = |p: String| Mock::given(method("GET")).and(path(p));
@@ -119,7 +119,7 @@ async fn serve(r: &Records) -> (MockServer, MockServer) {
     (api, storage)
 }
 
-async fn verify(t: &Path, api: &MockServer, extra: &[&str]) -> Run {
+pub(super) async fn verify(t: &Path, api: &MockServer, extra: &[&str]) -> Run {
     let (dir, uri) = (t.to_path_buf(), api.uri());
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     tokio::task::spawn_blocking(move || {
@@ -133,7 +133,7 @@ async fn verify(t: &Path, api: &MockServer, extra: &[&str]) -> Run {
 }
 
 /// A signed release in `t/dist` and the records of the run that made it.
-fn release(t: &Path) -> Records {
+pub(super) fn release(t: &Path) -> Records {
     demo_keys(t);
     write(&t.join("dist/app"), b"the app");
     sign_in_run(t, &[]).expect(0);

@@ -66,6 +66,7 @@ rules! {
     signing_job_self_hosted_runner: job,
     signing_job_foreign_artifact: job,
     signing_key_in_artifact: job,
+    signing_job_without_attestation: job,
     workflow_unparseable: stage,
     no_tag_ruleset: settings,
     legacy_tag_protection: settings,
@@ -163,7 +164,7 @@ mod tests {
     #[test]
     fn every_job_workflow_and_settings_rule_is_dispatched() {
         let checks = workflow_checks();
-        assert_eq!((checks.job.len(), checks.workflow.len()), (12, 3));
+        assert_eq!((checks.job.len(), checks.workflow.len()), (13, 3));
         assert_eq!(settings_checks().len(), 14);
     }
 }

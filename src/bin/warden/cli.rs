@@ -63,7 +63,7 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Keys(KeysCommand),
     Sign(SignArgs),
-    Verify(VerifyArgs),
+    Verify(Box<VerifyArgs>),
     Check(CheckArgs),
     #[command(subcommand)]
     KnownIssues(KnownIssuesCommand),

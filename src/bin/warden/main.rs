@@ -57,7 +57,7 @@ fn run(command: Command, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u
         Command::Keygen(args) => cmd::keygen::run(args, ctx, out),
         Command::Keys(cmd) => cmd::keys::run(cmd, ctx, out),
         Command::Sign(args) => cmd::sign::run(args, ctx, out),
-        Command::Verify(args) => cmd::verify::run(args, ctx, out),
+        Command::Verify(args) => cmd::verify::run(*args, ctx, out),
         Command::Check(args) => cmd::check::run(args, ctx, out),
         Command::KnownIssues(cmd) => cmd::known_issues::run(cmd, ctx, out),
         Command::Hive(cli::HiveCommand::Check(args)) => cmd::hive::run(args, ctx, out),

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
+use release_warden::attest::TrustRoots;
 use release_warden::github::{repo_keys, ReleaseSource};
 use release_warden::minisign::Progress;
 use release_warden::published::{verify_release, ReleaseRequest};
 use release_warden::release::verify;
-use release_warden::attest::TrustRoots;
 use release_warden::trust::{AttestRequirement, TrustedKeys};
 use release_warden::verdict::{AttestOptions, Only, VerifyOptions};
 
