@@ -615,3 +615,34 @@ fn signatures_are_judged_for_trust_in_trust_only() {
         "a minisign signature is verified outside trust/ (ask trust::signer): {found:#?}"
     );
 }
+
+/// The Sigstore verifier comes without a C crypto build: nothing warden builds (for this
+/// platform, normal and build dependencies) pulls in aws-lc or OpenSSL (docs/performance.md).
+#[test]
+fn no_c_crypto_library_is_built() {
+    for package in ["aws-lc-sys", "aws-lc-rs", "openssl-sys"] {
+        let out = std::process::Command::new(env!("CARGO"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "tree",
+                "--locked",
+                "--offline",
+                "-e",
+                "normal,build",
+                "-i",
+                package,
+            ])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // Built: a tree. In the lock for a feature warden leaves off: nothing to print. Not in
+        // the lock at all: no package matches.
+        let absent =
+            stderr.contains("nothing to print") || stderr.contains("did not match any packages");
+        assert!(
+            stdout.is_empty() && absent,
+            "{package} is built:\n{stdout}{stderr}"
+        );
+    }
+}
