@@ -29,7 +29,7 @@ pub(crate) mod workflows;
 pub use apply::{apply, requests};
 pub use baseline::Baseline;
 pub use findings::{AuditReport, Finding, Location, Severity, Subject};
-pub use fix::{check_environment_name, fix_workflows, FixedFile, NotFixed, WorkflowFixes};
+pub use fix::{check_environment_name, fix_workflows, FixMode, FixedFile, NotFixed, WorkflowFixes};
 pub use fix_plan::plan;
 pub use inventory::{inventory, Inventory};
 pub use org::{run_org, OrgProgress, OrgReport, OrgRequest, OrgSource, Resume};

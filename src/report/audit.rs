@@ -26,6 +26,8 @@ pub enum AuditFormat {
     Json,
     Sarif,
     Markdown,
+    /// With `--fix --dry-run`: the patch alone, for `git apply`.
+    Patch,
 }
 
 impl From<AuditFormat> for Format {
@@ -35,6 +37,7 @@ impl From<AuditFormat> for Format {
             AuditFormat::Json => Format::Json,
             AuditFormat::Sarif => Format::Sarif,
             AuditFormat::Markdown => Format::Markdown,
+            AuditFormat::Patch => Format::Text,
         }
     }
 }
@@ -559,19 +562,34 @@ pub fn write_workflow_fixes(
     written: &[(std::path::PathBuf, Result<(), String>)],
 ) -> io::Result<()> {
     if dry_run {
-        // A diff is for `git apply`: its lines as they are, tabs and CRLF ends included; only a
-        // line a terminal or the Actions runner would act on is escaped (and no longer applies).
-        for line in fixes.diff().split_inclusive('\n') {
-            let body = line.strip_suffix('\n').unwrap_or(line);
-            let end = body.strip_suffix('\r').unwrap_or(body);
-            let plain = end.replace('\t', " ");
-            if crate::markup::text_value(&plain) == plain.as_str() {
-                writeln!(w, "{body}")?;
-            } else {
-                writeln!(w, "{}", crate::markup::text_value(body))?;
-            }
+        write_patch(w, fixes)?;
+    }
+    write_workflow_fix_words(w, fixes, dry_run, written)
+}
+
+/// The diff of `--fix`, for `git apply`: its lines as they are, tabs and CRLF ends included;
+/// only a line a terminal or the Actions runner would act on is escaped (and no longer applies).
+pub fn write_patch(w: &mut dyn Write, fixes: &crate::audit::WorkflowFixes) -> io::Result<()> {
+    for line in fixes.diff().split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let end = body.strip_suffix('\r').unwrap_or(body);
+        let plain = end.replace('\t', " ");
+        if crate::markup::text_value(&plain) == plain.as_str() {
+            writeln!(w, "{body}")?;
+        } else {
+            writeln!(w, "{}", crate::markup::text_value(body))?;
         }
     }
+    Ok(())
+}
+
+/// What `--fix` did or would do to each file and job, in words (no diff).
+pub fn write_workflow_fix_words(
+    w: &mut dyn Write,
+    fixes: &crate::audit::WorkflowFixes,
+    dry_run: bool,
+    written: &[(std::path::PathBuf, Result<(), String>)],
+) -> io::Result<()> {
     for f in &fixes.files {
         let path = text_value(&f.path.display().to_string()).into_owned();
         let verb = match written.iter().find(|(p, _)| *p == f.path) {

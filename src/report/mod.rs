@@ -24,7 +24,10 @@ pub(crate) mod summary;
 pub(crate) mod update;
 pub(crate) mod verify;
 
-pub use audit::{write_applied, write_fix_plan, write_workflow_fixes, AuditFormat};
+pub use audit::{
+    write_applied, write_fix_plan, write_patch, write_workflow_fix_words, write_workflow_fixes,
+    AuditFormat,
+};
 pub use hive::HiveCheckFormat;
 pub use hive_diff::{DiffFormat, RunsFormat};
 pub use hive_history::{rerun_plan, rerun_regex};

@@ -5,6 +5,7 @@ mod api_faults;
 mod baseline;
 mod corpus;
 mod fix;
+mod fix_labelled;
 mod inventory;
 mod org;
 mod releases;

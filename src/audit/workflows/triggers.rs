@@ -62,7 +62,7 @@ pub(crate) fn admits_only_tags(cond: &str) -> bool {
 /// Whether a job's `if:` is false on every run of a tag (a push of one, a release, a dispatch
 /// on one): a job that signs nightlies and never releases.
 pub(crate) fn never_on_tags(cond: &str) -> bool {
-    const TAG_RUNS: [Run; 3] = [
+    const TAG_RUNS: [Run<'static>; 3] = [
         Run {
             event_name: "push",
             r#ref: "refs/tags/v1.2.3",
@@ -91,6 +91,31 @@ pub(crate) fn never_on_tags(cond: &str) -> bool {
     })
 }
 
+/// Whether a job's `if:` may be true on a run of `event` (on any ref): false only when it is
+/// false on every one of them.
+pub(crate) fn may_run_on(cond: &str, event: &str) -> bool {
+    let Some(text) = parse_condition(cond) else {
+        return true;
+    };
+    let Ok(expr) = github_actions_expressions::Expr::parse(&text) else {
+        return true;
+    };
+    const REFS: [(&str, &str, &str); 3] = [
+        ("refs/heads/main", "main", "branch"),
+        ("refs/tags/v1.2.3", "v1.2.3", "tag"),
+        ("refs/pull/1/merge", "1/merge", ""),
+    ];
+    REFS.iter().any(|(r, name, kind)| {
+        let run = Run {
+            event_name: event,
+            r#ref: r,
+            ref_name: name,
+            ref_type: kind,
+        };
+        eval(&expr, &run).truthy() != Some(false)
+    })
+}
+
 /// The expression of an `if:` (its `${{ }}` taken off, double quotes read as single), or
 /// `None` when text stands beside an expression.
 fn parse_condition(cond: &str) -> Option<String> {
@@ -107,16 +132,16 @@ fn parse_condition(cond: &str) -> Option<String> {
 }
 
 /// A run whose ref is not a tag, as the `github` context describes it.
-struct Run {
-    event_name: &'static str,
-    r#ref: &'static str,
-    ref_name: &'static str,
-    ref_type: &'static str,
+struct Run<'a> {
+    event_name: &'a str,
+    r#ref: &'a str,
+    ref_name: &'a str,
+    ref_type: &'a str,
 }
 
 /// Every kind of run that is not of a tag: each event on a branch named like a tag, on a
 /// branch whose name starts with `refs/tags/`, and on a pull request's merge ref.
-const NON_TAG_RUNS: &[Run] = &{
+const NON_TAG_RUNS: &[Run<'static>] = &{
     const EVENTS: [&str; 13] = [
         "push",
         "pull_request",

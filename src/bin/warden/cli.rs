@@ -181,6 +181,24 @@ pub(crate) struct CompletionsArgs {
 #[command(after_help = "Example:\n  warden man > /usr/local/share/man/man1/warden.1")]
 pub(crate) struct ManArgs {}
 
+/// `--fix-mode`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum FixModeArg {
+    WholeJob,
+    Split,
+    Plan,
+}
+
+impl From<FixModeArg> for release_warden::audit::FixMode {
+    fn from(m: FixModeArg) -> Self {
+        match m {
+            FixModeArg::WholeJob => Self::WholeJob,
+            FixModeArg::Split => Self::Split,
+            FixModeArg::Plan => Self::Plan,
+        }
+    }
+}
+
 /// Audit a repository: is the release-signing key behind an enforced boundary?
 ///
 /// Offline, always: the workflows in .github/workflows (signing jobs without `environment:`,
@@ -222,13 +240,20 @@ pub(crate) struct AuditArgs {
     /// With --apply: do not ask for confirmation (non-interactive use).
     #[arg(long, requires = "apply")]
     pub yes: bool,
-    /// Edit the workflows: each job that holds a signing key outside an environment gets one
-    /// (`environment:` on a job that exists to sign; a job that also builds on pull requests,
-    /// branches or schedules is split, its key's steps moved to `<job>-sign`). The exit status
-    /// is the audit's of the files as they are after the fix.
+    /// Edit the workflows: each job that holds a signing key outside an environment gets one.
+    /// A fix never changes what a workflow builds, signs or publishes, on any trigger; where it
+    /// cannot keep that, it is a plan in words. The exit status is the audit's of the files as
+    /// they are after the fix.
     #[arg(long, conflicts_with = "org")]
     pub fix: bool,
-    /// With --fix: print the changes as a unified diff and change nothing.
+    /// With --fix: the remedy. `whole-job`: `environment:` on the job (the default for a job
+    /// that runs on no pull request); `split`: the steps with the key in a new job behind the
+    /// environment, only where every moved step keeps what it used (else a plan); `plan`: words
+    /// only (the default for a job that also runs on pull requests).
+    #[arg(long, value_enum, value_name = "MODE", requires = "fix")]
+    pub fix_mode: Option<FixModeArg>,
+    /// With --fix: print the changes as a unified diff and change nothing (`--format patch`:
+    /// the diff alone on stdout, for `git apply`).
     #[arg(long, requires = "fix")]
     pub dry_run: bool,
     /// With --fix: the environment the signing jobs run in.

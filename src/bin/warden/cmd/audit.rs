@@ -22,6 +22,59 @@ use crate::cli::{AuditArgs, AuditCommand, AuditTarget, OrgFilter, SnapshotArgs};
 use crate::context::Context;
 use crate::progress::{ProgressDisplay, Unit};
 
+/// What `--fix` leaves for the report: its words, or (with `--format patch`) the exit status.
+enum FixOutcome {
+    Words(Vec<u8>),
+    Patch(u8),
+}
+
+/// `--fix`: the files fixed (or, with `--dry-run`, the diff), in words for the report; with
+/// `--format patch`, the patch alone on stdout and the words on stderr.
+fn fix(args: &AuditArgs, out: &mut dyn Write) -> anyhow::Result<FixOutcome> {
+    let mut text = Vec::new();
+    let patch = matches!(args.format, release_warden::report::AuditFormat::Patch);
+    if patch && !(args.fix && args.dry_run) {
+        return Err(release_warden::Error::Usage(
+            "--format patch: the patch of --fix --dry-run (add both)".into(),
+        )
+        .into());
+    }
+    if !args.fix {
+        return Ok(FixOutcome::Words(text));
+    }
+    let fixes = audit::fix_workflows(
+        &args.target.root,
+        &args.target.signing_secrets(),
+        &args.fix_environment,
+        args.fix_mode.map(Into::into),
+    )?;
+    if patch {
+        release_warden::report::write_patch(out, &fixes)?;
+        release_warden::report::write_workflow_fix_words(
+            &mut io::stderr().lock(),
+            &fixes,
+            true,
+            &[],
+        )?;
+        return Ok(FixOutcome::Patch(u8::from(!fixes.not_fixed.is_empty())));
+    }
+    let written = if args.dry_run {
+        Vec::new()
+    } else {
+        fixes.write(&args.target.root)
+    };
+    write_workflow_fixes(&mut text, &fixes, args.dry_run, &written)?;
+    let failed = written.iter().filter(|(_, r)| r.is_err()).count();
+    if failed > 0 {
+        io::stderr().write_all(&text)?;
+        return Err(release_warden::Error::Usage(format!(
+            "--fix: {failed} file(s) not written (see above)"
+        ))
+        .into());
+    }
+    Ok(FixOutcome::Words(text))
+}
+
 pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
     if let Some(persona) = &args.persona {
         anyhow::bail!(
@@ -61,28 +114,10 @@ pub(crate) fn run(args: AuditArgs, ctx: &Context, out: &mut dyn Write) -> anyhow
         },
     };
     // The fix first: the audit judges the files as they are after it.
-    let mut fix_text = Vec::new();
-    if args.fix {
-        let fixes = audit::fix_workflows(
-            &args.target.root,
-            &args.target.signing_secrets(),
-            &args.fix_environment,
-        )?;
-        let written = if args.dry_run {
-            Vec::new()
-        } else {
-            fixes.write(&args.target.root)
-        };
-        write_workflow_fixes(&mut fix_text, &fixes, args.dry_run, &written)?;
-        let failed = written.iter().filter(|(_, r)| r.is_err()).count();
-        if failed > 0 {
-            io::stderr().write_all(&fix_text)?;
-            return Err(release_warden::Error::Usage(format!(
-                "--fix: {failed} file(s) not written (see above)"
-            ))
-            .into());
-        }
-    }
+    let fix_text = match fix(&args, out)? {
+        FixOutcome::Patch(code) => return Ok(code),
+        FixOutcome::Words(text) => text,
+    };
     let mut report = audit::run(&request(&args.target, ctx, settings, args.fail_on))?;
     if report.workflows.is_empty() && !args.allow_empty {
         return Err(release_warden::Error::Usage(format!(
