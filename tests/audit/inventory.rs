@@ -429,3 +429,93 @@ fn an_inventory_cut_short_by_the_rate_limit_resumes_with_the_key_facts_it_had() 
     );
     assert_eq!(resumed.stdout, whole.stdout, "{}", resumed.stderr);
 }
+
+/// Issue 50: a thief's key that signed a release cannot be laundered by committing its `.pub`
+/// in another repository of the organisation (at its root or under `.github/`): a release
+/// signature counts as verified only under a key the releasing repository commits, or one the
+/// organisation's `.github` repository lists in its `keys/`. Two keys under one id are a
+/// finding.
+#[test]
+fn a_key_committed_elsewhere_never_verifies_another_repository_s_release() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (o, mut repos, org_secrets) = organisation();
+    // The thief commits the stranger key where the inventory reads keys: web-l's root and
+    // `.github/`.
+    o.put_key("web-l", "stranger", "stranger.pub");
+    o.put_key("web-l", "stranger", ".github/stranger.pub");
+    let at = repos.iter().position(|r| r.name == "web-l").unwrap();
+    repos[at] = FakeRepo::from_dir("web-l", &o.repo("web-l"));
+    let (server, _, _) = serve(&rt, repos.clone(), org_secrets.clone());
+    let work = tempfile::tempdir().unwrap();
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let cli_i: Vec<&Value> = doc["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["last_releases"].as_array().unwrap())
+        .filter(|r| r["repository"] == "acme/cli-i")
+        .collect();
+    assert_eq!(cli_i.len(), 1, "{cli_i:?}");
+    assert_eq!(cli_i[0]["verified"], false, "{cli_i:?}");
+    let not_committed: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "key-not-committed")
+        .collect();
+    assert_eq!(not_committed.len(), 1, "{not_committed:?}");
+
+    // A key made to carry the id of the organisation's shared key (ids are labels in the key
+    // file), committed in another repository: one finding, naming both keys by their bytes.
+    let forged = o.dir.path().join("forged");
+    seeded_keypair(
+        &forged.join("f.pub"),
+        &forged.join("f.key"),
+        b"inventory test key: forged id...",
+        "1111111111111111",
+    );
+    let dest = o.repo("tools-f").join("keys/forged.pub");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    std::fs::copy(forged.join("f.pub"), &dest).unwrap();
+    let at = repos.iter().position(|r| r.name == "tools-f").unwrap();
+    repos[at] = FakeRepo::from_dir("tools-f", &o.repo("tools-f"));
+    // The organisation's own list (`acme/.github`, `keys/`) is trusted by each repository.
+    o.put_key(".github", "stranger", "keys/stranger.pub");
+    repos.push(FakeRepo::from_dir(".github", &o.repo(".github")));
+    let (server, _, _) = serve(&rt, repos, org_secrets);
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let collisions: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "key-id-collision")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(collisions.len(), 1, "{collisions:?}");
+    assert!(
+        collisions[0]
+            .starts_with("key id 1111111111111111 is carried by 2 different keys: sha256:")
+            && collisions[0].contains("acme/tools-f/keys/forged.pub")
+            && collisions[0].contains("acme/app-a/keys/release.pub"),
+        "{}",
+        collisions[0]
+    );
+    let verified = doc["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["last_releases"].as_array().unwrap())
+        .any(|r| r["repository"] == "acme/cli-i" && r["verified"] == true);
+    assert!(verified, "{}", out.stdout);
+}

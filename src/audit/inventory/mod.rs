@@ -2,8 +2,9 @@
 //! Three sources, read during each repository's audit (`facts`): the public keys repositories
 //! commit with their keys folders' state, the secrets the audit shows to be keys with where they
 //! are stored, and the key ids of recent releases' signatures. Keys are joined by their bytes
-//! (a signature is attributed to a key only when it verifies under it); a key known only from a
-//! signature that nothing committed verifies is known by its id alone, and said so.
+//! (a signature is attributed to a key only when it verifies under it, and only to a key its own
+//! repository commits or the organisation's `.github` repository lists in `keys/`); a key known
+//! only from a signature no such key verifies is known by its id alone, and said so.
 
 pub(crate) mod facts;
 
@@ -184,6 +185,7 @@ pub(crate) fn build(src: &Sources<'_>) -> Inventory {
     for f in src.facts {
         findings.extend(unkeyed_repository(f));
     }
+    findings.extend(id_collisions(src.facts));
     let mut report = AuditReport {
         findings,
         fail_on: src.org.fail_on,
@@ -241,18 +243,67 @@ fn gather_committed(facts: &[RepoFacts], keys: &mut BTreeMap<KeyRef, Gathered>) 
     }
 }
 
-/// Release signatures, each attributed to the committed key it verifies under (else its id);
-/// returns the keys that sign each repository's releases.
+/// Ids carried by more than one key (different bytes): one finding per id, each key with its
+/// fingerprint and where it is committed.
+fn id_collisions(facts: &[RepoFacts]) -> Vec<Finding> {
+    use sha2::Digest as _;
+    let mut by_id: BTreeMap<KeyId, BTreeMap<[u8; 32], Vec<String>>> = BTreeMap::new();
+    for f in facts {
+        for c in &f.committed {
+            if let Some(k) = c.key() {
+                by_id
+                    .entry(k.key_id)
+                    .or_default()
+                    .entry(*k.key.as_bytes())
+                    .or_default()
+                    .push(format!("{}/{}", f.repository, c.path));
+            }
+        }
+    }
+    by_id
+        .into_iter()
+        .filter(|(_, keys)| keys.len() > 1)
+        .map(|(id, keys)| {
+            let listed: Vec<String> = keys
+                .into_iter()
+                .map(|(bytes, places)| {
+                    let digest = sha2::Sha256::digest(bytes);
+                    format!(
+                        "sha256:{} in {}",
+                        crate::util::to_hex(&digest[..8]),
+                        places.join(", ")
+                    )
+                })
+                .collect();
+            super::rules::key_id_collision::finding(&id.to_string(), &listed)
+        })
+        .collect()
+}
+
+/// The keys a repository's releases are judged by: those it commits and the organisation's
+/// list (the `.github` repository's `keys/`), never a `.pub` another repository commits (which
+/// anyone who can push there could add).
+fn trusted_by(facts: &[RepoFacts], repo: &RepoFacts) -> Vec<PublicKey> {
+    let org_list = facts
+        .iter()
+        .filter(|f| f.repository.rsplit('/').next() == Some(".github"))
+        .flat_map(|f| f.committed.iter().filter(|c| c.in_keys_folder));
+    repo.committed
+        .iter()
+        .chain(org_list)
+        .filter_map(|c| c.key())
+        .collect()
+}
+
+/// Release signatures, each attributed to the key it verifies under among those its repository
+/// trusts (else its id); returns the keys that sign each repository's releases.
 fn gather_releases<'a>(
     facts: &'a [RepoFacts],
     keys: &mut BTreeMap<KeyRef, Gathered>,
 ) -> BTreeMap<&'a str, BTreeSet<KeyRef>> {
-    let known: Vec<PublicKey> = facts
-        .iter()
-        .flat_map(|f| f.committed.iter().filter_map(|c| c.key()))
-        .collect();
     let mut signed_by: BTreeMap<&str, BTreeSet<KeyRef>> = BTreeMap::new();
     for f in facts {
+        let known = trusted_by(facts, f);
         for r in &f.releases {
             for s in &r.signatures {
                 let (at, verified) = attribute(s, &known);
@@ -514,12 +565,17 @@ fn key_findings(src: &Sources<'_>, r: &KeyRef, e: &KeyEntry) -> Vec<Finding> {
             .iter()
             .map(|l| format!("{} {}", l.repository, l.tag))
             .collect();
-        // An id a committed key also carries, unverified for want of the signed file, is
-        // not a stranger: it is said so in the entry, not reported.
-        let committed_id = src.facts.iter().any(|f| {
-            f.committed
+        // An id a key its repository trusts also carries, unverified for want of the signed
+        // file, is not a stranger: it is said so in the entry, not reported.
+        let committed_id = e.last_releases.iter().all(|l| {
+            src.facts
                 .iter()
-                .any(|c| c.key().is_some_and(|k| k.key_id.to_string() == e.key_id))
+                .find(|f| f.repository == l.repository)
+                .is_some_and(|f| {
+                    trusted_by(src.facts, f)
+                        .iter()
+                        .any(|k| k.key_id.to_string() == e.key_id)
+                })
         });
         if !committed_id || all_read(src, e) {
             out.push(key_not_committed::finding(id, &releases));

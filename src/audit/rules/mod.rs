@@ -95,6 +95,7 @@ rules! {
     keys_folder_inconsistent: stage,
     key_shared_across_repositories: stage,
     key_not_committed: stage,
+    key_id_collision: stage,
     key_unused: stage,
     key_secret_overexposed: stage,
     key_expiring: stage,
