@@ -154,6 +154,9 @@ pub struct Finding {
     pub(crate) remediation: String,
     /// Why each secret the finding calls a key is one (the one decision of key-ness).
     pub(crate) evidence: Vec<Evidence>,
+    /// A finding that stands for several of one kind in one place (each unpinned action of a
+    /// job): each one's location and words. SARIF keeps one result per part.
+    pub(crate) parts: Vec<(Location, String)>,
 }
 
 /// What shows a secret to be a signing key, as the workflow audit decided it once for the job.
@@ -198,6 +201,7 @@ impl Finding {
             message: message.into(),
             remediation: remediation.into(),
             evidence: Vec::new(),
+            parts: Vec::new(),
         }
     }
 
@@ -293,6 +297,13 @@ pub(crate) struct Coverage {
     pub(crate) signing_jobs: Vec<CoveredJob>,
     /// The repository's local actions and scripts read to judge the steps.
     pub(crate) followed: std::collections::BTreeSet<String>,
+    /// No job holds a key, none is committed, no signed release was read: what the settings
+    /// protect reaches no key, so their findings are `info`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) holds_no_key: bool,
+    /// Jobs not audited because their `if:` is always false (`file `job``).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) never_run: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]

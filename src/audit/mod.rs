@@ -142,6 +142,18 @@ impl Prepared {
         })
     }
 
+    /// Whether the repository holds no signing key: no job holds one, it commits none (`keys/`,
+    /// `.github/*.pub`, a `.pub` at its root), and no release read was signed.
+    fn holds_no_key(&self, settings: &[Finding]) -> bool {
+        let signed_release = settings.iter().any(|f| {
+            let id = f.rule.id();
+            id.starts_with("release-") && !matches!(id, "release-unsigned" | "release-mutable")
+        });
+        self.wf.signing_jobs.is_empty()
+            && !signed_release
+            && inventory::facts::committed_keys(&self.root, self.keys.as_ref(), &[]).is_empty()
+    }
+
     /// What the settings audit of `repo` needs.
     pub(crate) fn settings_input<'a>(
         &'a self,
@@ -163,8 +175,20 @@ impl Prepared {
 
     /// The report: the workflow findings, `settings` (the settings audit's, of `repository`),
     /// suppressions applied, sorted.
-    pub(crate) fn finish(self, repository: Option<&str>, settings: Vec<Finding>) -> AuditReport {
+    pub(crate) fn finish(
+        self,
+        repository: Option<&str>,
+        mut settings: Vec<Finding>,
+    ) -> AuditReport {
+        // Severity means reach: settings that protect no key are `info`, said once.
+        let no_key = repository.is_some() && self.holds_no_key(&settings);
         let mut report = self.report;
+        if no_key {
+            report.coverage.holds_no_key = true;
+            for f in settings.iter_mut().filter(|f| rules::is_settings(f.rule)) {
+                f.severity = Severity::Info;
+            }
+        }
         report.findings.extend(settings);
         let inside = format!("{}/", self.root.display());
         if inside != "./" && inside != "/" {
@@ -289,7 +313,7 @@ fn live<S: crate::github::ApiSource>(
                 api,
                 repo,
                 fetched.path(),
-                false,
+                None,
             ));
             session.check_api()?;
             let files =

@@ -235,7 +235,8 @@ async fn audit_one<S: ApiSource>(
     // The inventory's reads that the audit made already are free.
     let memo = Memo::new(api);
     let api = &memo;
-    let files = match fetch_audit_files(api, repo, checkout.path(), req.inventory).await {
+    let key_budget = req.inventory.then_some(facts::EXTRA_REQUESTS);
+    let files = match fetch_audit_files(api, repo, checkout.path(), key_budget).await {
         Ok(files) => files,
         Err(why) => {
             return match (state.stopped)() {
@@ -272,6 +273,7 @@ async fn audit_one<S: ApiSource>(
             stores: facts::stores(&read),
             releases,
             releases_unread,
+            keys_not_fetched: files.keys_not_fetched.clone(),
         }))
     } else {
         None
@@ -534,6 +536,7 @@ fn report_from_json(v: &serde_json::Value) -> Result<AuditReport, Reason> {
             message: f.message,
             remediation: f.remediation,
             evidence: f.evidence,
+            parts: Vec::new(),
         };
         match f.suppressed {
             Some(s) => report.suppressed.push((finding, s)),

@@ -299,27 +299,26 @@ pub(crate) struct AuditFiles {
     pub(crate) key_files: u64,
     /// Files over the size cap, not fetched: the audit reports each, never drops it.
     pub(crate) oversized: Vec<(String, u64)>,
+    /// Public keys outside `keys/` beyond the request budget: named, not fetched.
+    pub(crate) keys_not_fetched: Vec<String>,
 }
 
 /// The most bytes of one file fetched for the audit (a workflow or a local action's).
 pub(crate) const FILE_CAP: u64 = 1 << 20;
 
 /// Fetches the files of `repo`'s default branch that the workflow audit reads into `dest`
-/// (with `public_keys`, also the `.pub` files of `.github/` and of the root, for the key
-/// inventory). An empty repository has none.
+/// (with `public_keys: Some(n)`, also up to `n` `.pub` files of `.github/` and of the root, for
+/// the key inventory: `.github/minisign.pub` first, the rest named, not fetched). An empty
+/// repository has none.
 pub(crate) async fn fetch_audit_files<S: ApiSource>(
     api: &S,
     repo: &str,
     dest: &Path,
-    public_keys: bool,
+    key_budget: Option<u64>,
 ) -> Result<AuditFiles, Reason> {
-    let root_route = routes::git_tree(repo, "HEAD", false);
-    let root = match api.get(&root_route, Shape::Object).await {
-        Fetched::Ok(v) => serde_json::from_value::<Tree>(v)
-            .map_err(|e| format!("GET /{}: {e}", routes::path_of(&root_route)))?,
-        // 409: "Git Repository is empty".
-        Fetched::Failed { status: 409, .. } => return Ok(AuditFiles::default()),
-        other => return Err(failed_read(&root_route, other).into()),
+    let public_keys = key_budget.is_some();
+    let Some(root) = root_tree(api, repo).await? else {
+        return Ok(AuditFiles::default());
     };
     let mut files: Vec<TreeEntry> = Vec::new();
     for dir in root.tree.iter().filter(|e| e.kind == "tree") {
@@ -347,6 +346,7 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
             && (e.mode == "100644" || e.mode == "100755")
             && (wanted(&e.path) || key_file(&e.path) || (public_keys && !e.path.contains('/')))
     });
+    let keys_not_fetched = key_budget.map_or_else(Vec::new, |b| keep_key_files(&mut files, b));
     if files.len() > MAX_FILES {
         return Err(format!(
             "{} files under .github/ and keys/: more than {MAX_FILES}, not fetched",
@@ -381,7 +381,10 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
         }
         Ok(Ok((e.path.as_str(), bytes)))
     });
-    let mut files = AuditFiles::default();
+    let mut files = AuditFiles {
+        keys_not_fetched,
+        ..AuditFiles::default()
+    };
     for read in futures::future::join_all(reads).await {
         let (path, bytes) = match read? {
             Ok(file) => file,
@@ -402,6 +405,40 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
     }
     files.oversized.sort();
     Ok(files)
+}
+
+/// The root tree of `repo`'s default branch; `None` for an empty repository (409).
+async fn root_tree<S: ApiSource>(api: &S, repo: &str) -> Result<Option<Tree>, Reason> {
+    let route = routes::git_tree(repo, "HEAD", false);
+    match api.get(&route, Shape::Object).await {
+        Fetched::Ok(v) => serde_json::from_value::<Tree>(v)
+            .map(Some)
+            .map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)).into()),
+        // 409: "Git Repository is empty".
+        Fetched::Failed { status: 409, .. } => Ok(None),
+        other => Err(failed_read(&route, other).into()),
+    }
+}
+
+/// Keeps at most `budget` public keys outside `keys/` in `files` (`.github/minisign.pub`
+/// first, then `.github/`, then the root, by name); returns the others' paths.
+fn keep_key_files(files: &mut Vec<TreeEntry>, budget: u64) -> Vec<String> {
+    let outside = |e: &TreeEntry| is_public_key_file(&e.path) && !e.path.starts_with("keys/");
+    let mut candidates: Vec<String> = files
+        .iter()
+        .filter(|e| outside(e))
+        .map(|e| e.path.clone())
+        .collect();
+    candidates.sort_by_key(|p| {
+        (
+            p != ".github/minisign.pub",
+            !p.starts_with(".github/"),
+            p.clone(),
+        )
+    });
+    let rest = candidates.split_off((budget as usize).min(candidates.len()));
+    files.retain(|e| !outside(e) || candidates.contains(&e.path));
+    rest
 }
 
 #[cfg(test)]
@@ -448,7 +485,7 @@ mod tests {
         let dest = outer.path().join("checkout");
         std::fs::create_dir(&dest).unwrap();
         let err =
-            futures::executor::block_on(fetch_audit_files(&api, "o/r", &dest, false)).unwrap_err();
+            futures::executor::block_on(fetch_audit_files(&api, "o/r", &dest, None)).unwrap_err();
         assert_eq!(
             err,
             "\".github/actions/../../../escape.yml\": not a plain path inside the repository"

@@ -124,6 +124,15 @@ fn coverage_line(c: &Coverage) -> String {
             c.followed.iter().cloned().collect::<Vec<_>>().join(", ")
         ));
     }
+    if !c.never_run.is_empty() {
+        line.push_str(&format!(
+            "; not audited, as their `if:` is always false: {}",
+            c.never_run.join(", ")
+        ));
+    }
+    if c.holds_no_key {
+        line.push_str("; no signing key here (none held, committed or seen signing a release): settings findings are info");
+    }
     line
 }
 
@@ -140,7 +149,12 @@ fn text(w: &mut dyn Write, r: &AuditReport, color: bool) -> io::Result<()> {
     if r.workflows.is_empty() {
         writeln!(
             w,
-            "no workflow files in .github/workflows/: no signing job to audit"
+            "no workflow files in .github/workflows/: no signing job to audit{}",
+            if r.coverage.holds_no_key {
+                "; no signing key here (none held, committed or seen signing a release): settings findings are info"
+            } else {
+                ""
+            }
         )?;
     }
     findings_text(w, r, color)
@@ -336,11 +350,32 @@ pub(crate) fn sarif_run(r: &AuditReport) -> serde_json::Value {
             })
         })
         .collect();
-    let results: Vec<_> = r
+    // A finding that stands for several (its parts) is one result per part: each location
+    // annotated on its own line, each fingerprint its own.
+    let expanded: Vec<(Finding, Option<&Suppression>)> = r
         .findings
         .iter()
         .map(|f| (f, None))
         .chain(r.suppressed.iter().map(|(f, s)| (f, Some(s))))
+        .flat_map(|(f, s)| {
+            if f.parts.is_empty() {
+                return vec![(f.clone(), s)];
+            }
+            f.parts
+                .iter()
+                .map(|(loc, words)| {
+                    let mut one = f.clone();
+                    one.location = loc.clone();
+                    one.message = words.clone();
+                    one.parts.clear();
+                    (one, s)
+                })
+                .collect()
+        })
+        .collect();
+    let results: Vec<_> = expanded
+        .iter()
+        .map(|(f, s)| (f, *s))
         .map(|(f, suppressed): (&Finding, Option<&Suppression>)| {
             let (uri, line, col, logical) = match &f.location {
                 Location::Workflow {

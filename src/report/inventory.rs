@@ -30,6 +30,15 @@ impl Report for Inventory {
                 writeln!(w, "  {}", text_value(&job(u)))?;
             }
         }
+        if !self.keys_not_fetched.is_empty() {
+            writeln!(
+                w,
+                "\npublic keys not read (over the budget of 3 requests per repository; commit them in keys/ to have them read):"
+            )?;
+            for k in &self.keys_not_fetched {
+                writeln!(w, "  {}", text_value(k))?;
+            }
+        }
         for (label, list) in [
             ("UNREADABLE", &self.unreadable),
             ("NOT STARTED", &self.not_started),

@@ -153,7 +153,11 @@ fn said_per_job(doc: &serde_json::Value) -> BTreeMap<(String, String), Said> {
                 .get_or_insert_with(Vec::new)
                 .extend(secrets.clone());
         }
-        if id == "unverifiable" && message.contains("its environment is the expression") {
+        // An expression environment, or one a `type: environment` input chooses.
+        if id == "unverifiable"
+            && (message.contains("its environment is the expression")
+                || message.contains("the `type: environment` input"))
+        {
             entry.expression = true;
         }
         // A finding about the job's key: a signing rule, or one that names the secrets it holds.

@@ -519,3 +519,47 @@ fn a_key_committed_elsewhere_never_verifies_another_repository_s_release() {
         .any(|r| r["repository"] == "acme/cli-i" && r["verified"] == true);
     assert!(verified, "{}", out.stdout);
 }
+
+/// Issue 50: the request budget holds whatever a repository contains: of the public keys
+/// outside `keys/`, at most 3 are read (`.github/minisign.pub` first), the rest named.
+#[test]
+fn public_keys_over_the_budget_are_named_not_fetched() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (o, mut repos, org_secrets) = organisation();
+    for i in 0..5 {
+        o.put_key("web-l", "spare", &format!(".github/keys/k{i}.pub"));
+    }
+    o.put_key("web-l", "spare", ".github/minisign.pub");
+    let at = repos.iter().position(|r| r.name == "web-l").unwrap();
+    repos[at] = FakeRepo::from_dir("web-l", &o.repo("web-l"));
+    let (server, log, _) = serve(&rt, repos, org_secrets);
+    let work = tempfile::tempdir().unwrap();
+    audit(work.path(), &server.uri(), &["--format", "json"]);
+    let plain = per_repo(&log.lock().unwrap())["web-l"];
+    log.lock().unwrap().clear();
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let with = per_repo(&log.lock().unwrap())["web-l"];
+    assert!(
+        with <= plain + 3,
+        "{with} requests with the inventory, {plain} without"
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        doc["keys_not_fetched"],
+        serde_json::json!([
+            "acme/web-l .github/keys/k2.pub",
+            "acme/web-l .github/keys/k3.pub",
+            "acme/web-l .github/keys/k4.pub"
+        ])
+    );
+    let text = audit(work.path(), &server.uri(), &["--inventory"]);
+    assert!(
+        text.stdout.contains("\npublic keys not read (over the budget of 3 requests per repository; commit them in keys/ to have them read):\n  acme/web-l .github/keys/k2.pub\n  acme/web-l .github/keys/k3.pub\n  acme/web-l .github/keys/k4.pub\n"),
+        "{}",
+        text.stdout
+    );
+}

@@ -55,17 +55,14 @@ fn ethrex_shaped_release_workflow() {
                 "signing-secret-outside-environment",
                 ".github/workflows/tag_release.yaml:21:3"
             ),
+            // One finding for the job's two unpinned actions (lines 29 and 36), at the first.
             (
                 "signing-job-unpinned-action",
-                ".github/workflows/tag_release.yaml:36:9"
+                ".github/workflows/tag_release.yaml:29:9"
             ),
             (
                 "signing-job-write-permissions",
                 ".github/workflows/tag_release.yaml:9:1"
-            ),
-            (
-                "signing-job-unpinned-action",
-                ".github/workflows/tag_release.yaml:29:9"
             ),
             (
                 "signing-job-without-attestation",
@@ -365,7 +362,7 @@ fn suppressions_and_extra_names_from_the_config_file() {
            fix: Add two lines to the job's `permissions:` (`id-token: write`, `attestations: write`) and a step after the build: `- uses: actions/attest-build-provenance@<full commit SHA>` with `subject-path: <the files it signs>`.
     audited: workflows from the checkout (.); settings not audited (--offline)
     read 1 workflow file, 2 jobs; 2 signing jobs: release.yml `sign` (ORG_KEY); release.yml `other` (HOUSE_KEY)
-    5 findings: 1 high, 1 medium, 1 low, 2 info, 2 suppressed by .github/warden.toml (--fail-on medium: FAILED)
+    5 findings: 1 high, 1 medium, 1 low, 2 info, 1 suppressed by .github/warden.toml (--fail-on medium: FAILED)
     ");
     let doc: serde_json::Value = serde_json::from_str(
         &run(warden(t.path()).args(["audit", "--offline", "--format", "json"])).stdout,
@@ -378,7 +375,8 @@ fn suppressions_and_extra_names_from_the_config_file() {
         .filter(|f| f.get("suppressed").is_some())
         .map(|f| f["suppressed"]["reason"].as_str().unwrap())
         .collect();
-    assert_eq!(suppressed, ["our own actions; tags are protected"; 2]);
+    // The job's two unpinned actions are one finding; SARIF keeps a result for each.
+    assert_eq!(suppressed, ["our own actions; tags are protected"]);
     let sarif = run(warden(t.path()).args(["audit", "--offline", "--format", "sarif"])).stdout;
     assert_eq!(sarif.matches("\"justification\"").count(), 2, "{sarif}");
     // A malformed file is bad input, with its line.
@@ -493,5 +491,50 @@ fn a_workflow_the_locator_cannot_read_is_still_audited() {
             ("signing-job-without-attestation", 7),
             ("tag-gate-is-not-a-boundary", 7)
         ]
+    );
+}
+
+/// Issue 50: a job whose `if:` is always false (`false`, `${{ false && … }}`) never runs: it is
+/// not audited, and the coverage line names it.
+#[test]
+fn jobs_that_never_run_are_not_audited_and_are_named() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/workflows/never-runs");
+    let out = run(warden(&case).args(["audit", "--offline", "--root", "."])).expect(0);
+    assert_eq!(
+        out.stdout,
+        "INFO   signing-job-without-attestation  .github/workflows/release.yml:23:3 (job publish)\n       job `publish` holds MINISIGN_SECRET_KEY on a tag push and has GitHub attest nothing: its build provenance of what the job signs would name this run, a witness a stolen key cannot forge\n       fix: Add two lines to the job's `permissions:` (`id-token: write`, `attestations: write`) and a step after the build: `- uses: actions/attest-build-provenance@<full commit SHA>` with `subject-path: <the files it signs>`.\naudited: workflows from the checkout (.); settings not audited (--offline)\nread 1 workflow file, 1 job; 1 signing job: release.yml `publish` (MINISIGN_SECRET_KEY); not audited, as their `if:` is always false: .github/workflows/release.yml `old-sign`, .github/workflows/release.yml `sign`\n1 finding: 0 high, 0 medium, 0 low, 1 info (--fail-on medium: ok)\n"
+    );
+}
+
+/// Issue 50: an environment chosen by a `type: environment` dispatch input is one of the
+/// repository's environments: `unverifiable` at medium, naming the input (not high).
+#[test]
+fn an_environment_chosen_by_a_dispatch_input_is_named_at_medium() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/workflows/environment-input");
+    let out = run(warden(&case).args(["audit", "--offline", "--root", "."])).expect(1);
+    assert_eq!(
+        out.stdout,
+        "MEDIUM unverifiable  .github/workflows/deploy.yml:11:3 (job sign)\n       job `sign` holds MINISIGN_SECRET_KEY (flows into `minisign -S` at line 17) and runs in the environment the `type: environment` input `target` of `workflow_dispatch` names (`${{ inputs.target }}`): one of the repository's environments, chosen by whoever dispatches, so which protection applies cannot be checked offline\n       fix: Name the environment literally (`environment: release`) in the job that holds MINISIGN_SECRET_KEY, or give every environment of the repository required reviewers.\naudited: workflows from the checkout (.); settings not audited (--offline)\nread 1 workflow file, 1 job; 1 signing job: deploy.yml `sign` (MINISIGN_SECRET_KEY)\n1 finding: 0 high, 1 medium, 0 low, 0 info (--fail-on medium: FAILED)\n"
+    );
+}
+
+/// Issue 50: what GitHub runs, warden reads: `workflow_dispatch: inputs:` with no value is no
+/// parse error, and the job is audited.
+#[test]
+fn an_empty_dispatch_inputs_key_is_read_as_github_reads_it() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/workflows/empty-dispatch-inputs");
+    let out = run(warden(&case).args(["audit", "--offline", "--root", "."])).expect(1);
+    assert!(
+        !out.stdout.contains("workflow-unparseable"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .ends_with("read 1 workflow file, 1 job; 1 signing job: r.yml `sign` (MINISIGN_SECRET_KEY)\n3 findings: 1 high, 1 medium, 0 low, 1 info (--fail-on medium: FAILED)\n"),
+        "{}",
+        out.stdout
     );
 }

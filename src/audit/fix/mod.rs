@@ -347,7 +347,10 @@ fn checked(new: String) -> Option<String> {
     // The rewrite must read as a workflow again, or nothing is written.
     crate::yaml::parse(&new)
         .ok()
-        .and_then(|v| yaml_serde::from_value::<github_actions_models::workflow::Workflow>(v).ok())
+        .and_then(|mut v| {
+            crate::audit::workflows::as_github_reads(&mut v);
+            yaml_serde::from_value::<github_actions_models::workflow::Workflow>(v).ok()
+        })
         .map(|_| new)
 }
 

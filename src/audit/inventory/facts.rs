@@ -40,6 +40,9 @@ pub(crate) struct RepoFacts {
     /// Why the releases could not be read (all or some).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) releases_unread: Option<String>,
+    /// Public keys outside `keys/` over the request budget: named, not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) keys_not_fetched: Vec<String>,
 }
 
 /// A public key file of the repository, and what its keys folder says of the key.

@@ -41,6 +41,9 @@ pub struct Inventory {
     pub(crate) keys: Vec<KeyEntry>,
     /// Signing secrets whose key is not known (no key named, committed or seen in releases).
     pub(crate) unattributed: Vec<SigningUse>,
+    /// Public keys outside `keys/` not read, over the request budget (`repository path`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) keys_not_fetched: Vec<String>,
     #[serde(skip)]
     pub(crate) report: AuditReport,
     pub(crate) unreadable: Vec<NotAudited>,
@@ -210,6 +213,15 @@ pub(crate) fn build(src: &Sources<'_>) -> Inventory {
         repositories: src.facts.iter().map(|f| f.repository.clone()).collect(),
         keys: entries.into_iter().map(|(_, e)| e).collect(),
         unattributed,
+        keys_not_fetched: src
+            .facts
+            .iter()
+            .flat_map(|f| {
+                f.keys_not_fetched
+                    .iter()
+                    .map(move |p| format!("{} {p}", f.repository))
+            })
+            .collect(),
         report,
         unreadable: src.org.unreadable.clone(),
         not_started: src.org.not_started.clone(),

@@ -36,12 +36,26 @@ macro_rules! hook {
     };
 }
 
+macro_rules! is_settings_hook {
+    (settings) => {
+        true
+    };
+    ($other:ident) => {
+        false
+    };
+}
+
 macro_rules! rules {
     ($($module:ident: $hook:ident,)*) => {
         $(pub(crate) mod $module;)*
 
         /// Every rule, in the order of the README table and SARIF's rule list.
         pub const ALL: &[Rule] = &[$($module::RULE,)*];
+
+        /// Whether `rule` judges the repository's settings (rulesets, environments, secrets).
+        pub(crate) fn is_settings(rule: Rule) -> bool {
+            $((is_settings_hook!($hook) && rule.id() == $module::RULE.id()) ||)* false
+        }
 
         /// Every rule's hooks, in list order.
         fn hooks() -> Vec<Hooks> {

@@ -19,12 +19,13 @@ pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
     if v.holds_key() { unpinned_action(v) } else { Vec::new() }
 }
 
-/// `signing-job-unpinned-action`: an action by tag or branch in a job that holds the key. A
-/// retagged action runs with the key (the tj-actions compromise). High for third-party actions;
-/// low for GitHub's own (`actions/`, `github/`), whose tags GitHub itself controls (zizmor's
-/// default policy accepts those pinned by tag too).
+/// `signing-job-unpinned-action`: the actions by tag or branch in a job that holds the key, as
+/// one finding listing each (a retagged action runs with the key: the tj-actions compromise).
+/// High when one is a third party's; low when all are GitHub's own (`actions/`, `github/`),
+/// whose tags GitHub itself controls (zizmor's default policy accepts those pinned by tag too).
 fn unpinned_action(v: &JobView) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut parts = Vec::new();
+    let mut third_party = false;
     for (i, step) in v.steps().into_iter().enumerate() {
         let Some(uses) = step_text(step, "uses") else {
             continue;
@@ -39,21 +40,55 @@ fn unpinned_action(v: &JobView) -> Vec<Finding> {
         if pinned {
             continue;
         }
-        let first_party = action.starts_with("actions/") || action.starts_with("github/");
-        let mut f = v.finding(RULE,
-            v.step_at(i),
-            format!(
-                "job `{}` holds {} and runs `{uses}` by the mutable ref `{}`: whoever can move that ref runs code with the key",
-                v.id,
-                v.key_list(),
-                r#ref
-            ),
-            "Pin the action to a full commit SHA (`uses: owner/repo@<40-hex sha> # v1.2.3`), or move it to a job without the key.",
-        ).detail(uses.to_string());
-        if first_party {
-            f.severity = Severity::Low;
-        }
-        out.push(f);
+        third_party |= !(action.starts_with("actions/") || action.starts_with("github/"));
+        parts.push((v.step_at(i), uses.to_string(), r#ref.to_string()));
     }
-    out
+    let Some((first, ..)) = parts.first() else {
+        return Vec::new();
+    };
+    let listed: Vec<String> = parts
+        .iter()
+        .map(|((line, _), uses, _)| format!("`{uses}` (line {line})"))
+        .collect();
+    let message = match parts.as_slice() {
+        [(_, uses, r#ref)] => format!(
+            "job `{}` holds {} and runs `{uses}` by the mutable ref `{}`: whoever can move that ref runs code with the key",
+            v.id,
+            v.key_list(),
+            r#ref
+        ),
+        _ => format!(
+            "job `{}` holds {} and runs {} actions by mutable refs: {}: whoever can move one of those refs runs code with the key",
+            v.id,
+            v.key_list(),
+            parts.len(),
+            listed.join(", ")
+        ),
+    };
+    let mut f = v
+        .finding(
+            RULE,
+            *first,
+            message,
+            "Pin each action to a full commit SHA (`uses: owner/repo@<40-hex sha> # v1.2.3`), or move it to a job without the key.",
+        )
+        .detail(parts.iter().map(|(_, u, _)| u.as_str()).collect::<Vec<_>>().join(","));
+    if !third_party {
+        f.severity = Severity::Low;
+    }
+    f.parts = parts
+        .into_iter()
+        .map(|(loc, uses, r#ref)| {
+            (
+                v.src.loc(loc, Some(v.id)),
+                format!(
+                    "job `{}` runs `{uses}` by the mutable ref `{}` while it holds {}",
+                    v.id,
+                    r#ref,
+                    v.key_list()
+                ),
+            )
+        })
+        .collect();
+    vec![f]
 }

@@ -57,8 +57,18 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
     };
     match &v.environment {
         Environment::Named(_) => None,
-        Environment::Expression(expr) => Some(
-            super::unverifiable::finding(
+        // A dispatch input of `type: environment`: GitHub offers only the repository's
+        // environments, so one of them protects the key; which one is the dispatcher's choice.
+        Environment::Expression(expr) => Some(match environment_input(v.wf_value, expr) {
+            Some(input) => super::unverifiable::finding(
+                Severity::Medium,
+                loc,
+                format!(
+                    "job `{id}` holds {what} and runs in the environment the `type: environment` input `{input}` of `workflow_dispatch` names (`{expr}`): one of the repository's environments, chosen by whoever dispatches, so which protection applies cannot be checked offline"
+                ),
+                format!("Name the environment literally (`environment: release`) in the job that holds {first}, or give every environment of the repository required reviewers."),
+            ),
+            None => super::unverifiable::finding(
                 Severity::High,
                 loc,
                 format!(
@@ -66,9 +76,9 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
                     if expr.contains("''") { " (none, when it comes out empty)" } else { " (if any)" }
                 ),
                 format!("Name the environment literally (`environment: release`) in the job that holds {first}."),
-            )
-            .about(Subject::secrets(names)),
-        ),
+            ),
+        }
+        .about(Subject::secrets(names))),
         Environment::None => Some(
             Finding::new(
                 RULE,
@@ -119,4 +129,24 @@ pub(crate) fn unread(v: &JobView) -> Option<Finding> {
         )
         .about(Subject::secrets(names)),
     )
+}
+
+/// The `workflow_dispatch` input of `type: environment` that `expr` is exactly
+/// (`${{ inputs.X }}`, `${{ github.event.inputs.X }}`).
+fn environment_input(workflow: &yaml_serde::Value, expr: &str) -> Option<String> {
+    let inner = expr.trim().strip_prefix("${{")?.strip_suffix("}}")?.trim();
+    let name = inner
+        .strip_prefix("inputs.")
+        .or_else(|| inner.strip_prefix("github.event.inputs."))?;
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return None;
+    }
+    let kind = workflow
+        .get("on")?
+        .get("workflow_dispatch")?
+        .get("inputs")?
+        .get(name)?
+        .get("type")?
+        .as_str()?;
+    (kind == "environment").then(|| name.to_string())
 }

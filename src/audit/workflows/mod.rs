@@ -157,7 +157,17 @@ pub fn audit_workflows(
             .map_or_else(|| secrets.clone(), |c| c.secrets_for_callee(secrets));
         let mut of_file = Vec::new();
         for (id, job) in &wf.jobs {
-            let Job::NormalJob(_) = job else { continue };
+            let Job::NormalJob(normal) = job else {
+                continue;
+            };
+            // A job whose `if:` is always false never runs: not audited, and said so.
+            if normal.r#if.as_ref().is_some_and(triggers::never_true) {
+                audit
+                    .coverage
+                    .never_run
+                    .push(format!("{} `{id}`", rel.display()));
+                continue;
+            }
             let s = JobView::secrets_of(value, id, root, &given);
             audit.coverage.jobs += 1;
             audit.coverage.followed.extend(s.followed.iter().cloned());
@@ -306,6 +316,27 @@ const WORKFLOW_CAP: u64 = 1 << 20;
 type Unparseable = ((usize, usize), String);
 
 /// The workflow and its document, or where and why it could not be had.
+/// What GitHub accepts and the typed model does not, made the model's: an empty
+/// `workflow_dispatch: inputs:` or `workflow_call: inputs:/outputs:/secrets:` (GitHub runs the
+/// workflow; a key with no value is no key).
+pub(crate) fn as_github_reads(value: &mut yaml_serde::Value) {
+    let Some(on) = value.get_mut("on").and_then(|o| o.as_mapping_mut()) else {
+        return;
+    };
+    for (event, keys) in [
+        ("workflow_dispatch", &["inputs"][..]),
+        ("workflow_call", &["inputs", "outputs", "secrets"][..]),
+    ] {
+        if let Some(body) = on.get_mut(event).and_then(|b| b.as_mapping_mut()) {
+            for key in keys {
+                if body.get(*key).is_some_and(|v| v.is_null()) {
+                    body.remove(*key);
+                }
+            }
+        }
+    }
+}
+
 fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
     // A pull request controls this file: no link out of the repository, no FIFO, no size,
     // nesting or alias expansion that makes the parsers slow (see `yaml`).
@@ -317,7 +348,8 @@ fn parse(root: &Path, file: &Path, rel: &Path) -> Result<Parsed, Unparseable> {
     };
     // Parsed once as YAML values (aliases resolved, within a node budget), then read as the
     // typed model; only a model error parses the text again, for its line and column.
-    let value: yaml_serde::Value = crate::yaml::parse(&text)?;
+    let mut value: yaml_serde::Value = crate::yaml::parse(&text)?;
+    as_github_reads(&mut value);
     let workflow: Workflow = match yaml_serde::from_value(value.clone()) {
         Ok(w) => w,
         Err(_) => yaml_serde::from_str(&text).map_err(located)?,

@@ -91,6 +91,27 @@ pub(crate) fn never_on_tags(cond: &str) -> bool {
     })
 }
 
+/// Whether an `if:` is false whatever the run (`false`, `${{ false }}`, `0 == 1`): the job or
+/// step never runs.
+pub(crate) fn never_true(cond: &github_actions_models::common::If) -> bool {
+    use github_actions_models::common::If;
+    match cond {
+        If::Bool(b) => !b,
+        // False with nothing of the run known (`false`, `false && …`, `!true`).
+        If::Expr(e) => parse_condition(e).is_some_and(|text| {
+            github_actions_expressions::Expr::parse(&text).is_ok_and(|expr| {
+                let blind = Run {
+                    event_name: UNKNOWN,
+                    r#ref: UNKNOWN,
+                    ref_name: UNKNOWN,
+                    ref_type: UNKNOWN,
+                };
+                eval(&expr, &blind).truthy() == Some(false)
+            })
+        }),
+    }
+}
+
 /// Whether a job's `if:` may be true on a run of `event` (on any ref): false only when it is
 /// false on every one of them.
 pub(crate) fn may_run_on(cond: &str, event: &str) -> bool {
@@ -130,6 +151,9 @@ fn parse_condition(cond: &str) -> Option<String> {
     };
     Some(inner.replace('"', "'"))
 }
+
+/// A value of the run that is not known (`never_true` evaluates with nothing known).
+const UNKNOWN: &str = "\u{0}unknown";
 
 /// A run whose ref is not a tag, as the `github` context describes it.
 struct Run<'a> {
@@ -236,6 +260,7 @@ fn eval(expr: &github_actions_expressions::SpannedExpr<'_>, run: &Run) -> Value 
             known
                 .iter()
                 .find(|(pattern, _)| ctx.matches(*pattern))
+                .filter(|(_, v)| *v != UNKNOWN)
                 .map_or(Value::Unknown, |(_, v)| {
                     Value::Known(Evaluation::String((*v).to_string()))
                 })
