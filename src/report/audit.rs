@@ -105,10 +105,12 @@ fn coverage_line(c: &Coverage) -> String {
             .signing_jobs
             .iter()
             .map(|j| {
-                let file = j.workflow.file_name().map_or_else(
-                    || j.workflow.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
+                // A Gitea or Forgejo workflow by its path: the name alone would read as GitHub's.
+                let forge = j.workflow.starts_with(".gitea") || j.workflow.starts_with(".forgejo");
+                let file = match j.workflow.file_name() {
+                    Some(n) if !forge => n.to_string_lossy().into_owned(),
+                    _ => j.workflow.display().to_string(),
+                };
                 format!("{file} `{}` ({})", j.job, j.secrets.join(", "))
             })
             .collect();
@@ -671,7 +673,12 @@ pub fn write_workflow_fix_words(
 fn write_secret_moves(w: &mut dyn Write, fixes: &crate::audit::WorkflowFixes) -> io::Result<()> {
     let env = &fixes.environment;
     writeln!(w, "\nThen keep each key in the `{env}` environment only (GitHub never reads a secret's value back, so this is yours to do; `gh secret set` asks for the value):")?;
-    for s in &fixes.secrets {
+    let fetched: std::collections::BTreeSet<String> = fixes
+        .fetched
+        .iter()
+        .map(|k| k.to_ascii_uppercase())
+        .collect();
+    for s in fixes.secrets.difference(&fetched) {
         let storable = s.chars().next().is_some_and(|c| !c.is_ascii_digit())
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !storable {
@@ -693,6 +700,13 @@ fn write_secret_moves(w: &mut dyn Write, fixes: &crate::audit::WorkflowFixes) ->
                 if jobs.len() == 1 { "that job is" } else { "they are" }
             )?,
         }
+    }
+    for s in &fixes.fetched {
+        writeln!(
+            w,
+            "  {}: fetched with the job's OIDC token, not a GitHub secret: let the store's trust policy accept only the subject `repo:OWNER/REPO:environment:{env}` (a run behind `{env}` is the only one whose token says so)",
+            text_value(s)
+        )?;
     }
     writeln!(w, "and protect `{env}`: a deployment policy of your release tags and required reviewers (`warden audit --fix-plan` prints the requests; `--apply` sends them).")
 }

@@ -23,7 +23,7 @@ const NOW: &str = "4070908800";
 const SIGNED_AT: &str = "1780000000";
 
 /// The keys, by name: (seed, id).
-const KEYS: [(&str, &[u8; 32], &str); 8] = [
+const KEYS: [(&str, &[u8; 32], &str); 9] = [
     (
         "shared",
         b"inventory test key: shared......",
@@ -63,6 +63,11 @@ const KEYS: [(&str, &[u8; 32], &str); 8] = [
         "spare",
         b"inventory test key: spare.......",
         "7777777777777777",
+    ),
+    (
+        "spare-2",
+        b"inventory test key: spare two...",
+        "8888888888888888",
     ),
 ];
 
@@ -561,5 +566,49 @@ fn public_keys_over_the_budget_are_named_not_fetched() {
         text.stdout.contains("\npublic keys not read (over the budget of 3 requests per repository; commit them in keys/ to have them read):\n  acme/web-l .github/keys/k2.pub\n  acme/web-l .github/keys/k3.pub\n  acme/web-l .github/keys/k4.pub\n"),
         "{}",
         text.stdout
+    );
+}
+
+/// Issue 50: the layout of a repository that commits its key as `.github/minisign.pub` and has
+/// no `keys/`: one key entry, with its last release verified.
+#[test]
+fn a_key_committed_as_github_minisign_pub_is_one_entry_with_its_release() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (o, mut repos, org_secrets) = organisation();
+    o.put_key("web-l", "spare-2", ".github/minisign.pub");
+    let at = repos.iter().position(|r| r.name == "web-l").unwrap();
+    repos[at] = FakeRepo::from_dir("web-l", &o.repo("web-l"))
+        .with_release("v3.0.0", &o.release("web-l", "v3.0.0", "spare-2"));
+    let (server, _, _) = serve(&rt, repos, org_secrets);
+    let work = tempfile::tempdir().unwrap();
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let entries: Vec<&Value> = doc["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| {
+            k["last_releases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["repository"] == "acme/web-l")
+                || k["committed"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["repository"] == "acme/web-l")
+        })
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:#?}");
+    assert_eq!(
+        entries[0]["last_releases"],
+        serde_json::json!([{"repository": "acme/web-l", "tag": "v3.0.0", "verified": true}]),
+        "{:#?}",
+        entries[0]
     );
 }

@@ -538,3 +538,13 @@ fn an_empty_dispatch_inputs_key_is_read_as_github_reads_it() {
         out.stdout
     );
 }
+
+/// Issue 50: workflows in `.gitea/workflows` and `.forgejo/workflows` are audited with the same
+/// rules, but for GitHub's alone (environments with reviewers, token `permissions:`,
+/// attestations): an `environment:` there protects nothing, and the finding says so.
+#[test]
+fn gitea_and_forgejo_workflows_are_audited_for_what_those_forges_enforce() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/workflows/gitea-release");
+    let out = run(warden(&case).args(["audit", "--offline", "--root", "."])).expect(1);
+    assert_eq!(out.stdout, "HIGH   signing-secret-outside-environment  .forgejo/workflows/sign.yml:6:3 (job sign)\n       job `sign` holds MINISIGN_SECRET_KEY (flows into `minisign -S` at line 10) in a Gitea/Forgejo workflow, where `environment: release` protects nothing (no required reviewers, no deployment policy): any run of this job can read the key\n       fix: Sign where a reviewer or a protected runner stands between a run and MINISIGN_SECRET_KEY: a GitHub workflow behind an environment, or a runner that only release tags reach.\nHIGH   signing-secret-outside-environment  .gitea/workflows/release.yml:13:3 (job linux)\n       job `linux` holds LINUX_SIGNING_KEY (a signing key's name, line 18) and has no `environment:`: any run of this job can read the key (a Gitea/Forgejo workflow: an environment there would not protect it either)\n       fix: Sign where a reviewer or a protected runner stands between a run and LINUX_SIGNING_KEY: a GitHub workflow behind an environment, or a runner that only release tags reach.\nLOW    signing-job-unpinned-action  .gitea/workflows/release.yml:17:9 (job linux)\n       job `linux` holds LINUX_SIGNING_KEY and runs `actions/checkout@v4` by the mutable ref `v4`: whoever can move that ref runs code with the key\n       fix: Pin each action to a full commit SHA (`uses: owner/repo@<40-hex sha> # v1.2.3`), or move it to a job without the key.\naudited: workflows from the checkout (.); settings not audited (--offline)\nread 2 workflow files, 2 jobs; 2 signing jobs: .gitea/workflows/release.yml `linux` (LINUX_SIGNING_KEY); .forgejo/workflows/sign.yml `sign` (MINISIGN_SECRET_KEY)\n3 findings: 2 high, 0 medium, 1 low, 0 info (--fail-on medium: FAILED)\n");
+}

@@ -22,7 +22,7 @@ use crate::audit::config::AuditConfig;
 use crate::audit::findings::Location;
 use crate::audit::rules::{self, signing_secret_outside_environment};
 use crate::audit::secrets::SigningSecrets;
-use crate::audit::workflows::audit_workflows;
+use crate::audit::workflows::{audit_workflows, SigningJob};
 use crate::error::{Error, Result};
 use runs::JobRuns;
 use split::JobFix;
@@ -69,6 +69,10 @@ pub struct WorkflowFixes {
     /// Of those, the ones a job the fix left (or one in another environment) still reads: the
     /// repository secret stays until that job is fixed too. Key → `path (job id)`.
     pub still_read: BTreeMap<String, Vec<String>>,
+    /// Of `secrets`, the keys a job fetches from a store outside GitHub (a cloud secret manager)
+    /// with its own OIDC token, as the workflow names them: moved by narrowing the store's
+    /// trust, not by `gh secret set`.
+    pub fetched: BTreeSet<String>,
     /// The jobs fixed, by file.
     fixed_jobs: BTreeSet<(PathBuf, String)>,
 }
@@ -126,6 +130,7 @@ pub fn fix_workflows(
         }
     }
     let mut by_file: BTreeMap<PathBuf, Vec<(String, usize, BTreeSet<String>)>> = BTreeMap::new();
+    let mut fetched = BTreeSet::new();
     for f in active
         .iter()
         .filter(|f| f.rule == signing_secret_outside_environment::RULE)
@@ -143,6 +148,12 @@ pub fn fix_workflows(
                 .iter()
                 .map(|s| s.to_ascii_uppercase())
                 .collect();
+            fetched.extend(
+                f.evidence
+                    .iter()
+                    .filter(|e| e.kind == "fetched")
+                    .map(|e| e.secret.clone()),
+            );
             by_file
                 .entry(path.clone())
                 .or_default()
@@ -165,9 +176,18 @@ pub fn fix_workflows(
         out.secrets.extend(one.secrets);
         out.fixed_jobs.extend(one.fixed_jobs);
     }
-    // A key moves to the environment; the repository secret goes only when no job outside it
-    // is left reading it.
-    for job in &audit.signing_jobs {
+    out.fetched = fetched
+        .into_iter()
+        .filter(|k| out.secrets.contains(&k.to_ascii_uppercase()))
+        .collect();
+    mark_still_read(&mut out, &audit.signing_jobs, environment);
+    Ok(out)
+}
+
+/// A key moves to the environment; the repository secret goes only when no job outside it is
+/// left reading it.
+fn mark_still_read(out: &mut WorkflowFixes, signing_jobs: &[SigningJob], environment: &str) {
+    for job in signing_jobs {
         let fixed = out
             .fixed_jobs
             .contains(&(job.workflow.clone(), job.job.clone()));
@@ -185,7 +205,6 @@ pub fn fix_workflows(
             }
         }
     }
-    Ok(out)
 }
 
 /// The fixes of one file's jobs; a file warden cannot read again is named and left.
@@ -199,6 +218,13 @@ fn fix_file(
     let refuse = |out: &mut WorkflowFixes, job: &str, line: usize, reason: String| {
         refuse_job(out, rel, job, line, reason)
     };
+    // Gitea and Forgejo read `environment:` and protect nothing with it: no patch pretends.
+    if rel.starts_with(".gitea") || rel.starts_with(".forgejo") {
+        for (job, line, _) in jobs {
+            refuse(out, job, *line, "plan: a Gitea/Forgejo workflow, where `environment:` protects nothing (no reviewers, no deployment policy): sign where a reviewer or a protected runner stands between a run and the key (a GitHub workflow behind an environment, or a runner only release tags reach)".into());
+        }
+        return;
+    }
     // A link is not replaced by a file: the workflow it points to is edited there, by hand.
     if std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
         let why = "a symbolic link: not changed (edit the file it points to)";

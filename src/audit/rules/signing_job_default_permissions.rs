@@ -18,6 +18,10 @@ pub(crate) const RULE: Rule = Rule(&Meta {
 
 /// The check (the job hook).
 pub(crate) fn check(v: &JobView, _: &JobContext) -> Vec<Finding> {
+    // GitHub's alone: Gitea and Forgejo have neither (docs/audit.md).
+    if v.on_forge() {
+        return Vec::new();
+    }
     default_permissions(v).into_iter().collect()
 }
 

@@ -20,6 +20,10 @@ const ATTEST_ACTIONS: [&str; 2] = ["actions/attest-build-provenance@", "actions/
 
 /// The check (the job hook).
 pub(crate) fn check(v: &JobView, cx: &JobContext) -> Vec<Finding> {
+    // GitHub's alone: Gitea and Forgejo have neither (docs/audit.md).
+    if v.on_forge() {
+        return Vec::new();
+    }
     if !v.holds_key() || !cx.tag_trigger {
         return Vec::new();
     }

@@ -55,7 +55,19 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
         ),
         _ => return None,
     };
+    // Gitea and Forgejo Actions read `environment:` and protect nothing with it: no reviewers,
+    // no deployment policy.
+    let forge = v.on_forge();
     match &v.environment {
+        Environment::Named(name) if forge => Some(
+            Finding::new(
+                RULE,
+                loc,
+                format!("job `{id}` holds {what} in a Gitea/Forgejo workflow, where `environment: {name}` protects nothing (no required reviewers, no deployment policy): any run of this job can read the key"),
+                format!("Sign where a reviewer or a protected runner stands between a run and {first}: a GitHub workflow behind an environment, or a runner that only release tags reach."),
+            )
+            .about(Subject::secrets(names)),
+        ),
         Environment::Named(_) => None,
         // A dispatch input of `type: environment`: GitHub offers only the repository's
         // environments, so one of them protects the key; which one is the dispatcher's choice.
@@ -83,8 +95,9 @@ fn outside_environment(v: &JobView, known: &BTreeSet<String>) -> Option<Finding>
             Finding::new(
                 RULE,
                 loc,
-                format!("job `{id}` holds {what} and has no `environment:`: any run of this job can read the key"),
+                format!("job `{id}` holds {what} and has no `environment:`: any run of this job can read the key{}", if forge { " (a Gitea/Forgejo workflow: an environment there would not protect it either)" } else { "" }),
                 match v.first() {
+                    _ if forge => format!("Sign where a reviewer or a protected runner stands between a run and {first}: a GitHub workflow behind an environment, or a runner that only release tags reach."),
                     None if names.is_empty() => format!("Pass job `{id}` only the secrets it needs (`secrets.NAME`), not every secret, and keep signing keys in an environment (`environment: release`) with required reviewers that this job does not use."),
                     Some(f) if matches!(f.why, Why::Fetched { .. }) => format!("Add `environment: release` to job `{id}`, let only that environment's runs read {first} (the store's trust policy on the environment's OIDC subject, not on a ref anyone who pushes a tag can make), and require reviewers on it."),
                     _ => format!("Add `environment: release` to job `{id}`, store {first} only in that environment (not as a repository secret), and require reviewers on it."),

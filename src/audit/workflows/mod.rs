@@ -49,23 +49,40 @@ pub struct WorkflowAudit {
 
 /// Every workflow file of `root`, parsed (both cores): the ones that do not parse are findings
 /// in `audit`. `None` when the repository has no workflows folder.
+/// Where workflows live: GitHub's, then Gitea's and Forgejo's (the same syntax; go-ethereum
+/// signs its releases in `.gitea/workflows`).
+pub(crate) const WORKFLOW_FOLDERS: [&str; 3] = [
+    ".github/workflows",
+    ".gitea/workflows",
+    ".forgejo/workflows",
+];
+
 fn parse_workflows(
     root: &Path,
     checks: &Checks,
     audit: &mut WorkflowAudit,
 ) -> crate::error::Result<Option<Vec<Parsed>>> {
     use crate::error::Error;
-    let dir = root.join(".github/workflows");
-    let entries = match fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io("reading", &dir, e)),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
-        .collect();
-    files.sort();
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut any = false;
+    for folder in WORKFLOW_FOLDERS {
+        let dir = root.join(folder);
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io("reading", &dir, e)),
+        };
+        any = true;
+        let mut of_folder: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+            .collect();
+        of_folder.sort();
+        files.extend(of_folder);
+    }
+    if !any {
+        return Ok(None);
+    }
     let mut parsed = Vec::new();
     // Parsing is most of the time: both cores.
     let results = crate::util::parallel_map(&files, |file| {

@@ -209,6 +209,12 @@ impl<'a> JobView<'a> {
         self.src.at(&route!("jobs", self.id, "steps", i))
     }
 
+    /// Whether the workflow is a Gitea or Forgejo one (`.gitea/workflows`, `.forgejo/workflows`):
+    /// no environments with reviewers, no `permissions:` for the token, no GitHub attestations.
+    pub(crate) fn on_forge(&self) -> bool {
+        self.src.rel.starts_with(".gitea") || self.src.rel.starts_with(".forgejo")
+    }
+
     /// The key names, for messages: `GPG_KEY, MINISIGN_KEY`; a whole-context read as "every
     /// secret (`toJSON(secrets)`)".
     pub(crate) fn key_list(&self) -> String {
