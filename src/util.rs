@@ -89,7 +89,7 @@ pub(crate) fn utc_time(secs: u64) -> String {
 }
 
 /// Seconds since the epoch, now (0 if the clock is before 1970).
-pub(crate) fn unix_now() -> u64 {
+pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())

@@ -41,7 +41,7 @@ impl FindingKey {
                 job.as_deref().unwrap_or_default()
             ),
             Location::Api { resource } => format!("api:{resource}"),
-            Location::Key { key } => format!("key:{key}"),
+            Location::Key { .. } => f.location.key_handle().unwrap_or_default(),
         };
         let mut secrets = f.subject.secrets.clone();
         secrets.sort();
@@ -89,7 +89,10 @@ impl FindingKey {
                 loc["job"].as_str().unwrap_or_default()
             ),
             "api" => format!("api:{}", loc["resource"].as_str()?),
-            "key" => format!("key:{}", loc["key"].as_str()?),
+            "key" => match loc["fingerprint"].as_str() {
+                Some(fp) => format!("key:{fp}"),
+                None => format!("key:{}", loc["key"].as_str()?),
+            },
             _ => return None,
         };
         let mut secrets: Vec<String> = f["secrets"]

@@ -17,6 +17,7 @@
 //! until = 2027-06-30
 //! ```
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -110,6 +111,20 @@ impl AuditConfig {
         let mut active = Vec::new();
         let mut suppressed = Vec::new();
         let mut used = vec![false; self.ignores.len()];
+        // Each (rule, key id)'s fingerprints, to tell a `key:ID` suppression what to name instead.
+        let mut by_id: BTreeMap<(&str, String), BTreeSet<String>> = BTreeMap::new();
+        for f in &findings {
+            if let Location::Key {
+                key,
+                fingerprint: Some(fp),
+            } = &f.location
+            {
+                by_id
+                    .entry((f.rule.id(), format!("key:{key}")))
+                    .or_default()
+                    .insert(format!("key:{fp}"));
+            }
+        }
         let expired = |i: &Ignore| {
             i.until
                 .as_ref()
@@ -157,12 +172,12 @@ impl AuditConfig {
                     until.as_deref().unwrap_or_default(),
                 ));
             } else if !used[n] {
-                active.push(suppression_unmatched::finding(
-                    at,
-                    &i.rule,
-                    &i.path,
-                    i.job.as_deref(),
-                ));
+                let mut f = suppression_unmatched::finding(at, &i.rule, &i.path, i.job.as_deref());
+                if let Some(fps) = by_id.get(&(i.rule.as_str(), i.path.clone())) {
+                    let fps: Vec<&str> = fps.iter().map(String::as_str).collect();
+                    f.remediation = format!("A key is named by its bytes, not its id (an id can be copied): write `path = \"{}\"`{}.", fps[0], if fps.len() > 1 { format!(" (the id is carried by {} different keys: {})", fps.len(), fps.join(", ")) } else { String::new() });
+                }
+                active.push(f);
             }
         }
         (active, suppressed)
@@ -188,7 +203,9 @@ fn matches(i: &Ignore, f: &Finding) -> bool {
                     .is_none_or(|j| job.as_deref() == Some(j.as_str()))
         }
         Location::Api { resource } => i.path.trim_start_matches('/') == resource.as_str(),
-        // `path = "key:8F457D1A3C3B50B5"` in the configuration of the inventory's checkout.
-        Location::Key { key } => i.path.strip_prefix("key:") == Some(key.as_str()),
+        // `path = "key:sha256:…"` (the key's bytes) in the configuration of the inventory's
+        // checkout; `key:ID` only for a key known by its id alone, so that one suppression never
+        // hides two keys that share an id.
+        Location::Key { .. } => f.location.key_handle().as_deref() == Some(i.path.as_str()),
     }
 }

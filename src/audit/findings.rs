@@ -28,8 +28,14 @@ pub enum Location {
         /// The API route without its query, e.g. `repos/o/r/environments/release`.
         resource: String,
     },
-    /// A signing key of an organisation's inventory, by its id.
-    Key { key: String },
+    /// A signing key of an organisation's inventory: its id, and the SHA-256 of its Ed25519 bytes
+    /// (`sha256:` and 64 hex digits) when its bytes are known. An id is a label anyone can copy;
+    /// a suppression or baseline names a key by its fingerprint.
+    Key {
+        key: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fingerprint: Option<String>,
+    },
 }
 
 impl Location {
@@ -37,6 +43,20 @@ impl Location {
     pub(crate) fn key(key: &str) -> Location {
         Location::Key {
             key: key.to_string(),
+            fingerprint: None,
+        }
+    }
+
+    /// The key's handle where suppressions and baselines name it: `key:sha256:…` when its bytes
+    /// are known, `key:ID` for a key known by its id alone.
+    pub(crate) fn key_handle(&self) -> Option<String> {
+        match self {
+            Location::Key {
+                fingerprint: Some(f),
+                ..
+            } => Some(format!("key:{f}")),
+            Location::Key { key, .. } => Some(format!("key:{key}")),
+            _ => None,
         }
     }
 
@@ -69,7 +89,7 @@ impl fmt::Display for Location {
                 Ok(())
             }
             Location::Api { resource } => write!(f, "GET /{}", text_value(resource)),
-            Location::Key { key } => write!(f, "key {}", text_value(key)),
+            Location::Key { key, .. } => write!(f, "key {}", text_value(key)),
         }
     }
 }

@@ -384,7 +384,7 @@ pub(crate) fn sarif_run(r: &AuditReport) -> serde_json::Value {
                     path, line, column, ..
                 } => (path.clone(), *line, *column, None),
                 Location::Api { resource } => (anchor.clone(), 1, 1, Some(resource.clone())),
-                Location::Key { key } => (anchor.clone(), 1, 1, Some(format!("key:{key}"))),
+                Location::Key { .. } => (anchor.clone(), 1, 1, f.location.key_handle()),
             };
             let mut location = json!({
                 "physicalLocation": {

@@ -217,6 +217,9 @@ fn key_lines(k: &KeyEntry) -> Vec<(&'static str, String)> {
     if let Some(p) = &k.public_key {
         lines.push(("public key", p.clone()));
     }
+    if let Some(f) = &k.fingerprint {
+        lines.push(("fingerprint", f.clone()));
+    }
     for c in &k.committed {
         lines.push((
             "committed in",

@@ -18,7 +18,7 @@ use wiremock::{Mock, MockServer};
 use crate::common::folder_org::{FakeRepo, FolderOrg, OrgSecret};
 use crate::common::*;
 
-/// 2099-01-01: the inventory's "now" (the expiring key is due on 2099-01-20).
+/// 2099-01-01: a SOURCE_DATE_EPOCH the inventory ignores (validity is judged by the clock).
 const NOW: &str = "4070908800";
 const SIGNED_AT: &str = "1780000000";
 
@@ -610,5 +610,180 @@ fn a_key_committed_as_github_minisign_pub_is_one_entry_with_its_release() {
         serde_json::json!([{"repository": "acme/web-l", "tag": "v3.0.0", "verified": true}]),
         "{:#?}",
         entries[0]
+    );
+}
+
+/// `valid_until` is judged by the clock: SOURCE_DATE_EPOCH (2099 here, as a reproducible build
+/// could set any date) changes nothing. A key ten days from its date is due (medium); a key
+/// past it is expired (high).
+#[test]
+fn validity_is_judged_by_the_clock_not_source_date_epoch() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (o, mut repos, org_secrets) = organisation();
+    let day = |offset: i64| {
+        let secs = release_warden::util::unix_now() as i64 + offset * 86_400;
+        release_warden::util::rfc3339(secs as u64)[..10].to_string()
+    };
+    let (due, expired) = (day(10), day(-1));
+    o.put(
+        "lib-k",
+        "keys/policy.toml",
+        &format!("[keys.6666666666666666]\nvalid_until = {due}\n"),
+    );
+    o.put_key("web-l", "spare-2", "keys/release.pub");
+    o.put(
+        "web-l",
+        "keys/policy.toml",
+        &format!("[keys.8888888888888888]\nvalid_until = {expired}\n"),
+    );
+    for name in ["lib-k", "web-l"] {
+        let at = repos.iter().position(|r| r.name == name).unwrap();
+        let old = std::mem::replace(&mut repos[at], FakeRepo::from_dir(name, &o.repo(name)));
+        repos[at].environments = old.environments;
+        repos[at].secrets = old.secrets;
+        repos[at].releases = old.releases;
+    }
+    let (server, _, _) = serve(&rt, repos, org_secrets);
+    let work = tempfile::tempdir().unwrap();
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let expiring: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "key-expiring")
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["severity"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        expiring,
+        [
+            format!("high key 8888888888888888 is past its valid_until ({expired}) in acme/web-l: its signatures no longer count"),
+            format!("medium key 6666666666666666 expires on {due} (within 30 days) in acme/lib-k"),
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+/// A suppression names a key by its bytes (`key:sha256:…`, the inventory's `fingerprint`): a
+/// `key:ID` suppression never hides a key known by its bytes, so one suppression cannot hide two
+/// keys that share an id; unmatched, it says what to write instead.
+#[test]
+fn a_suppression_names_a_key_by_its_fingerprint_never_by_its_id() {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (o, mut repos, org_secrets) = organisation();
+    // A second key carrying the id of the organisation's shared key, committed unused.
+    let forged = o.dir.path().join("forged");
+    seeded_keypair(
+        &forged.join("f.pub"),
+        &forged.join("f.key"),
+        b"inventory test key: forged id...",
+        "1111111111111111",
+    );
+    let dest = o.repo("tools-f").join("keys/forged.pub");
+    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    std::fs::copy(forged.join("f.pub"), &dest).unwrap();
+    let at = repos.iter().position(|r| r.name == "tools-f").unwrap();
+    repos[at] = FakeRepo::from_dir("tools-f", &o.repo("tools-f"));
+    let (server, _, _) = serve(&rt, repos, org_secrets);
+    // The fingerprint, computed here from the .pub file: SHA-256 of the 32 Ed25519 bytes.
+    let text = std::fs::read_to_string(forged.join("f.pub")).unwrap();
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(text.lines().nth(1).unwrap().trim())
+        .unwrap();
+    let fp: String = sha2::Sha256::digest(&raw[10..42])
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let fp = format!("sha256:{fp}");
+
+    let work = tempfile::tempdir().unwrap();
+    let config = |path: &str| {
+        write(
+            &work.path().join(".github/warden.toml"),
+            format!("[[ignore]]\nrule = \"key-unused\"\npath = \"{path}\"\nreason = \"a spare\"\n")
+                .as_bytes(),
+        )
+    };
+    let findings = |doc: &Value, rule: &str| -> Vec<String> {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == rule)
+            .map(|f| {
+                format!(
+                    "{} {}{} | {}",
+                    f["location"]["key"].as_str().unwrap_or("-"),
+                    f["location"]["fingerprint"].as_str().unwrap_or("-"),
+                    if f["suppressed"].is_object() {
+                        " (suppressed)"
+                    } else {
+                        ""
+                    },
+                    f["remediation"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+
+    config("key:1111111111111111");
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let entry = doc["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["committed"][0]["path"] == "keys/forged.pub")
+        .unwrap();
+    assert_eq!(entry["fingerprint"], fp.as_str());
+    let unused = "If the key is no longer used, revoke it (`warden keys revoke`) or remove it from keys/; if it is a spare, say so in keys/policy.toml (`role`) and suppress this finding.";
+    assert_eq!(
+        findings(&doc, "key-unused")
+            .into_iter()
+            .filter(|f| f.starts_with("1111111111111111"))
+            .collect::<Vec<_>>(),
+        [format!("1111111111111111 {fp} | {unused}")]
+    );
+    assert_eq!(
+        findings(&doc, "suppression-unmatched"),
+        [format!(
+            "- - | A key is named by its bytes, not its id (an id can be copied): write `path = \"key:{fp}\"`."
+        )]
+    );
+
+    config(&format!("key:{fp}"));
+    let out = audit(
+        work.path(),
+        &server.uri(),
+        &["--inventory", "--format", "json"],
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        findings(&doc, "key-unused")
+            .into_iter()
+            .filter(|f| f.starts_with("1111111111111111"))
+            .collect::<Vec<_>>(),
+        [format!("1111111111111111 {fp} (suppressed) | {unused}")]
+    );
+    assert_eq!(
+        findings(&doc, "suppression-unmatched"),
+        Vec::<String>::new()
     );
 }

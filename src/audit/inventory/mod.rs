@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::findings::{AuditReport, Finding};
+use super::findings::{AuditReport, Finding, Location};
 use super::org::{NotAudited, OrgReport};
 use super::rules::{
     key_expiring, key_not_committed, key_secret_overexposed, key_shared_across_repositories,
@@ -60,6 +60,10 @@ pub(crate) struct KeyEntry {
     pub(crate) other_ids: Vec<String>,
     /// The minisign public key (`RW…`) as first committed; `null` when known by its id only.
     pub(crate) public_key: Option<String>,
+    /// `sha256:` and the hex SHA-256 of the key's 32 Ed25519 bytes: what a suppression or a
+    /// baseline names it by (`key:sha256:…`); absent when known by its id only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fingerprint: Option<String>,
     pub(crate) committed: Vec<Committed>,
     pub(crate) signing_jobs: Vec<SigningUse>,
     pub(crate) secrets: Vec<SecretPlace>,
@@ -258,7 +262,6 @@ fn gather_committed(facts: &[RepoFacts], keys: &mut BTreeMap<KeyRef, Gathered>) 
 /// Ids carried by more than one key (different bytes): one finding per id, each key with its
 /// fingerprint and where it is committed.
 fn id_collisions(facts: &[RepoFacts]) -> Vec<Finding> {
-    use sha2::Digest as _;
     let mut by_id: BTreeMap<KeyId, BTreeMap<[u8; 32], Vec<String>>> = BTreeMap::new();
     for f in facts {
         for c in &f.committed {
@@ -278,14 +281,7 @@ fn id_collisions(facts: &[RepoFacts]) -> Vec<Finding> {
         .map(|(id, keys)| {
             let listed: Vec<String> = keys
                 .into_iter()
-                .map(|(bytes, places)| {
-                    let digest = sha2::Sha256::digest(bytes);
-                    format!(
-                        "sha256:{} in {}",
-                        crate::util::to_hex(&digest[..8]),
-                        places.join(", ")
-                    )
-                })
+                .map(|(bytes, places)| format!("{} in {}", fingerprint(&bytes), places.join(", ")))
                 .collect();
             super::rules::key_id_collision::finding(&id.to_string(), &listed)
         })
@@ -453,6 +449,10 @@ fn entry(src: &Sources<'_>, r: &KeyRef, mut g: Gathered) -> KeyEntry {
         key_id: main,
         public_key: match r {
             KeyRef::Bytes(_) => g.public_key.clone(),
+            KeyRef::Id(_) => None,
+        },
+        fingerprint: match r {
+            KeyRef::Bytes(b) => Some(fingerprint(b)),
             KeyRef::Id(_) => None,
         },
         state: KeyState {
@@ -652,7 +652,26 @@ fn key_findings(src: &Sources<'_>, r: &KeyRef, e: &KeyEntry) -> Vec<Finding> {
             &jobs,
         ));
     }
-    out
+    with_fingerprint(out, e)
+}
+
+/// The findings, each located at the key's fingerprint as well as its id.
+fn with_fingerprint(mut findings: Vec<Finding>, e: &KeyEntry) -> Vec<Finding> {
+    for f in &mut findings {
+        if let Location::Key { fingerprint, .. } = &mut f.location {
+            fingerprint.clone_from(&e.fingerprint);
+        }
+    }
+    findings
+}
+
+/// A key's fingerprint: `sha256:` and the hex SHA-256 of its 32 Ed25519 bytes.
+fn fingerprint(bytes: &[u8; 32]) -> String {
+    use sha2::Digest as _;
+    format!(
+        "sha256:{}",
+        crate::util::to_hex(&sha2::Sha256::digest(bytes))
+    )
 }
 
 /// Whether every release signature of the key's repositories was read with its signed file

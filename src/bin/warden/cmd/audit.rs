@@ -231,8 +231,10 @@ fn organisation(
         return Err(release_warden::Error::Usage(line.clone()).into());
     }
     if args.inventory {
-        let mut inventory =
-            audit::inventory(&report, req.releases, ctx.timestamp()?, &args.target.root)?;
+        // Validity is judged by the clock, never SOURCE_DATE_EPOCH (which a reproducible build
+        // sets to a past date: a key expired today would pass as valid).
+        let now = release_warden::util::unix_now();
+        let mut inventory = audit::inventory(&report, req.releases, now, &args.target.root)?;
         if let Some(b) = inventory_baseline {
             inventory.apply_baseline(b);
         }
