@@ -395,11 +395,54 @@ fn run_op(
     if let Some(label) = signs {
         op.op = Some((label, None));
         op.flowing = flowing;
+    } else if let Some((label, within, read)) = build_signing(step, run, visible, root) {
+        op.followed.push(within.clone());
+        op.op = Some((label, Some(within)));
+        // What the run names itself, and the variables the build reads.
+        op.flowing = names(&secrets_in_value(run, false))
+            .map(str::to_string)
+            .chain(read)
+            .collect();
     } else if verifies {
         op.verifies = true;
         op.flowing = flowing;
     }
     op
+}
+
+/// The signing a build the step starts does (a Gradle file's signing config, a make target's
+/// recipe or a script it runs): its label, the build file, and the secrets in the variables the
+/// build reads.
+fn build_signing(
+    step: &Value,
+    run: &str,
+    visible: &BTreeMap<String, Vec<SecretRef>>,
+    root: &Path,
+) -> Option<(String, String, Vec<String>)> {
+    let mut vars: Env = visible.clone();
+    vars.extend(env_secrets(step));
+    super::build_files::builds(root, run)
+        .into_iter()
+        .find_map(|b| {
+            // Signed in the build file itself: what it reads; in a script it runs: what the step
+            // hands on (the script reads the environment it inherits).
+            let (label, in_file) = if b.gradle_signs {
+                ("Gradle signing".to_string(), true)
+            } else if let Some(label) = classify(&b.text).0 {
+                (label, true)
+            } else {
+                let label = local_scripts(root, &b.text)
+                    .into_iter()
+                    .find_map(|(_, c)| c.0)?;
+                (label, false)
+            };
+            let read: Vec<String> = vars
+                .iter()
+                .filter(|(var, _)| !in_file || super::build_files::reads_var(&b.text, var))
+                .flat_map(|(_, refs)| names(refs).map(str::to_string))
+                .collect();
+            Some((label, b.path, read))
+        })
 }
 
 /// A `uses:` step: a signing action (catalogue or `.github/warden.toml`), whose key inputs carry

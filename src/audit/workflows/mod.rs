@@ -6,6 +6,7 @@
 //! what starts a workflow. The rules (`audit/rules/`) come in as [`Checks`]: this folder runs
 //! them over its views and never names one.
 
+mod build_files;
 pub(crate) mod calls;
 pub(crate) mod checks;
 pub(crate) mod expr;
