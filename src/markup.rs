@@ -10,7 +10,7 @@ pub(crate) const COMMENT_MARKER: &str = "<!-- warden:known-issues -->";
 
 /// Characters that change how a line reads without being seen: bidirectional overrides and
 /// isolates, zero-width characters, and the Unicode line and paragraph separators.
-fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}' | '\u{2029}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 

@@ -206,6 +206,40 @@ fn entry_id(suite: &str) -> String {
     format!("imported-{}", id.trim_matches('-'))
 }
 
+/// How an entry names the list it came from: the path relative to `cwd` when the file is under
+/// it, else the file's name alone. Never an absolute path (it would carry the importer's home
+/// folder into the registry and the rendered doc), never a control or invisible character (the
+/// name is written into a TOML comment line).
+pub fn origin_name(file: &Path, cwd: Option<&Path>) -> String {
+    use std::path::Component;
+    let relative = if file.is_absolute() {
+        cwd.and_then(|c| file.strip_prefix(c).ok())
+    } else {
+        Some(file)
+    };
+    let plain = relative.filter(|p| {
+        p.components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    });
+    let shown = match plain {
+        Some(p) => p.to_string_lossy().trim_start_matches("./").to_string(),
+        None => file.file_name().map_or_else(
+            || "the list".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    };
+    shown
+        .chars()
+        .map(|c| {
+            if c.is_control() || crate::markup::is_invisible(c) {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 fn toml_string(s: &str) -> String {
     toml::Value::from(s).to_string()
 }
@@ -416,5 +450,36 @@ mod tests {
         assert_eq!(bash_words(text).unwrap(), ["a b", "c\"d", "e/f", "it's"]);
         assert_eq!(bash_words("X=(\n 'open\n").unwrap_err().0, 2);
         assert!(bash_words("X=( \"$(rm -rf /)\" )").is_err());
+    }
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use super::origin_name;
+    use std::path::Path;
+
+    #[test]
+    fn an_entry_never_names_an_absolute_path_or_a_line_break() {
+        let cwd = Path::new("/home/dev/reth");
+        assert_eq!(
+            origin_name(
+                Path::new("/home/dev/reth/.github/assets/hive/expected_failures.yaml"),
+                Some(cwd)
+            ),
+            ".github/assets/hive/expected_failures.yaml"
+        );
+        assert_eq!(
+            origin_name(Path::new("/tmp/lists/expected_failures.yaml"), Some(cwd)),
+            "expected_failures.yaml"
+        );
+        assert_eq!(
+            origin_name(Path::new("../other/ignored_tests.yaml"), Some(cwd)),
+            "ignored_tests.yaml"
+        );
+        assert_eq!(origin_name(Path::new("./lists.sh"), None), "lists.sh");
+        assert_eq!(
+            origin_name(Path::new("a\nb\u{202E}.yaml"), None),
+            "a?b?.yaml"
+        );
     }
 }

@@ -14,7 +14,7 @@ pub(crate) mod schema;
 
 pub use doc::{doc_path, render as render_doc_file, render_doc, DocOutcome};
 pub use exclusions::{read_test_list, render as render_exclusions, ExclusionFormat, Query};
-pub use import::{import, init, ImportFormat};
+pub use import::{import, init, origin_name, ImportFormat};
 pub use lint::lint_registry;
 pub use schema::{Expect, DEFAULT_DIR};
 

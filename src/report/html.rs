@@ -14,7 +14,9 @@ use crate::hive::history::{History, Mark, TestClass};
 use crate::hive::outcome::{HiveReport, Outcome};
 
 /// `s` for HTML text and attribute values: `& < > " '` escaped, control characters (bar tab
-/// and newline) shown as U+FFFD.
+/// and newline) shown as U+FFFD, and characters that reorder or hide text (bidirectional
+/// overrides, zero-width characters) shown by their code point, `<U+202E>`, so a client version
+/// or test name cannot make a row read as something else.
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -26,6 +28,9 @@ pub(crate) fn escape(s: &str) -> String {
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(c),
             c if c.is_control() => out.push('\u{FFFD}'),
+            c if crate::markup::is_invisible(c) => {
+                let _ = write!(out, "&lt;U+{:04X}&gt;", c as u32);
+            }
             c => out.push(c),
         }
     }
@@ -332,6 +337,11 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
         );
         assert_eq!(escape("a\u{1b}[31mb"), "a\u{FFFD}[31mb");
+        // A client version with a right-to-left override, and a zero-width space.
+        assert_eq!(
+            escape("v9.2.0\u{202E}0.1.9v\u{200B}"),
+            "v9.2.0&lt;U+202E&gt;0.1.9v&lt;U+200B&gt;"
+        );
         assert_eq!(anchor("javascript:alert(1)"), "entry-javascript-alert-1-");
     }
 }

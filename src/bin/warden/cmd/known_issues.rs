@@ -39,7 +39,10 @@ pub(crate) fn run(
             let text =
                 release_warden::files::read_small_file(&args.file, 16 << 20, "a list of tests")?;
             let expect = args.expect.into();
-            let origin = args.file.display().to_string();
+            let origin = release_warden::known_issues::origin_name(
+                &args.file,
+                std::env::current_dir().ok().as_deref(),
+            );
             let report = release_warden::known_issues::import(
                 &args.registry.registry_dir(),
                 (&text, &origin),
