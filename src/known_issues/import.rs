@@ -97,6 +97,96 @@ fn read_lists(
     }
 }
 
+/// What the list's authors wrote beside each suite: comment blocks (`#` lines together), each
+/// given to the suite whose key it stands above, else to the suite it stands in; a comment at
+/// the end of an item's line too. A file's opening block set apart by a blank line is about the
+/// whole file and goes nowhere. For a bash array, every comment in it and the block above it.
+fn comments_by_suite(
+    text: &str,
+    format: ImportFormat,
+    bash_suite: Option<&str>,
+) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut block: Vec<String> = Vec::new();
+    let mut current: Option<String> = bash_suite.map(str::to_string);
+    let mut seen_content = false;
+    fn give(
+        out: &mut BTreeMap<String, Vec<String>>,
+        suite: &Option<String>,
+        block: &mut Vec<String>,
+    ) {
+        if let (Some(s), false) = (suite, block.is_empty()) {
+            out.entry(s.clone()).or_default().push(block.join("\n"));
+        }
+        block.clear();
+    }
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(c) = trimmed.strip_prefix('#') {
+            block.push(c.strip_prefix(' ').unwrap_or(c).trim_end().to_string());
+            continue;
+        }
+        if trimmed.is_empty() {
+            // An opening block apart from everything is the file's own header.
+            if !seen_content && !block.is_empty() {
+                block.clear();
+            }
+            continue;
+        }
+        seen_content = true;
+        let key = match format {
+            ImportFormat::RethYaml if !line.starts_with([' ', '\t', '-']) => line
+                .split_once(':')
+                .map(|(k, _)| k.trim().trim_matches(['"', '\'']).to_string()),
+            _ => None,
+        };
+        match key {
+            Some(k) => {
+                current = Some(k);
+                give(&mut out, &current, &mut block);
+            }
+            None => give(&mut out, &current, &mut block),
+        }
+        // `- name  # why`: a comment after the item (not a `#` inside a quoted name).
+        let after_item = line.match_indices(" #").map(|(at, _)| at).find(|&at| {
+            let before = &line[..at];
+            before.matches('"').count() % 2 == 0 && before.matches('\'').count() % 2 == 0
+        });
+        if let Some(c) = after_item.map(|at| &line[at + 2..]) {
+            let c = c.trim();
+            if !c.is_empty() {
+                out.entry(current.clone().unwrap_or_default())
+                    .or_default()
+                    .push(c.to_string());
+            }
+        }
+    }
+    give(&mut out, &current, &mut block);
+    out.remove("");
+    out
+}
+
+/// The web links in `text` (`http://`, `https://`), without trailing punctuation, in order.
+fn links_in(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (at, _) in text.match_indices("http") {
+        let rest = &text[at..];
+        if !(rest.starts_with("https://") || rest.starts_with("http://")) {
+            continue;
+        }
+        let end = rest
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')' | ']')
+            })
+            .unwrap_or(rest.len());
+        let link = rest[..end].trim_end_matches(['.', ',', ';', ':']);
+        if link.len() > "https://".len() && !out.iter().any(|l| l == link) {
+            out.push(link.to_string());
+        }
+    }
+    out
+}
+
 /// The words of the first bash array in `text` (`NAME=( … )`): single-quoted, double-quoted
 /// (with `\"` and `\\`) or bare, `#` comments skipped. Nothing is expanded.
 fn bash_words(text: &str) -> std::result::Result<Vec<String>, (usize, String)> {
@@ -254,6 +344,7 @@ pub fn import(
     (client, suite, expect): (&str, Option<&str>, Expect),
 ) -> Result<ImportReport> {
     let lists = read_lists(text, format, suite, origin)?;
+    let comments = comments_by_suite(text, format, suite);
     let mut report = ImportReport::default();
     let mut files = Vec::new();
     for (suite, names) in lists {
@@ -301,24 +392,7 @@ pub fn import(
                     })
             })
             .unwrap_or(base);
-        let mut body = format!(
-            "# Imported by `warden known-issues import` from {origin}: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = {}\nwhy = {}\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\ndrafted_by = \"import\"\n",
-            toml_string(&format!("{suite}: tests listed in {origin}")),
-            toml_string(&format!("Listed in {origin} before the registry existed; its comments say why."))
-        );
-        for t in &tests {
-            body.push_str(&format!(
-                "\n[[exclude]]\nsuite = {}\ntest = {}\nclients = [{}]\nexpect = \"{}\"\n",
-                toml_string(&suite),
-                toml_string(t),
-                toml_string(client),
-                match expect {
-                    Expect::Fail => "fail",
-                    Expect::Flaky => "flaky",
-                    Expect::Skip => "skip",
-                }
-            ));
-        }
+        let body = entry_body(origin, &suite, comments.get(&suite), &tests, client, expect);
         let file = registry.join(format!("{id}.toml"));
         if file.exists() {
             return Err(Error::Refused(format!(
@@ -334,6 +408,50 @@ pub fn import(
         report.written.push((file, suite, n));
     }
     Ok(report)
+}
+
+/// The text of one imported entry: its draft header, `why` from the list's comments, the links
+/// they name, and one exclusion per test.
+fn entry_body(
+    origin: &str,
+    suite: &str,
+    comments: Option<&Vec<String>>,
+    tests: &[String],
+    client: &str,
+    expect: Expect,
+) -> String {
+    // What the list's authors wrote is the start of `why`, its links the entry's links.
+    let written = comments.map(|c| c.join("\n\n")).unwrap_or_default();
+    let why = if written.trim().is_empty() {
+        format!("Listed in {origin} before the registry existed, with no comment saying why.")
+    } else {
+        format!("Listed in {origin} before the registry existed. Its comments:\n\n{written}")
+    };
+    let links: Vec<String> = links_in(&written).iter().map(|l| toml_string(l)).collect();
+    let mut body = format!(
+        "# Imported by `warden known-issues import` from {origin}: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = {}\nwhy = {}\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\ndrafted_by = \"import\"\n{}",
+        toml_string(&format!("{suite}: tests listed in {origin}")),
+        toml_string(&why),
+        if links.is_empty() {
+            String::new()
+        } else {
+            format!("links = [{}]\n", links.join(", "))
+        }
+    );
+    for t in tests {
+        body.push_str(&format!(
+            "\n[[exclude]]\nsuite = {}\ntest = {}\nclients = [{}]\nexpect = \"{}\"\n",
+            toml_string(suite),
+            toml_string(t),
+            toml_string(client),
+            match expect {
+                Expect::Fail => "fail",
+                Expect::Flaky => "flaky",
+                Expect::Skip => "skip",
+            }
+        ));
+    }
+    body
 }
 
 /// `known-issues init`: a commented `registry.toml` for `clients` and one example entry.
@@ -480,6 +598,56 @@ mod origin_tests {
         assert_eq!(
             origin_name(Path::new("a\nb\u{202E}.yaml"), None),
             "a?b?.yaml"
+        );
+    }
+}
+
+#[cfg(test)]
+mod comment_tests {
+    use super::{comments_by_suite, links_in, ImportFormat};
+
+    #[test]
+    fn comments_go_to_the_suite_they_stand_above_or_in() {
+        // The shapes of reth's lists: a header set apart, a tracking link above a suite, a
+        // block inside a list, a comment after an item, a `#` inside a quoted name.
+        let yaml = "# Ignored tests\n#\n# Format: suite → names\n\n# tracked by https://github.com/o/r/issues/1\nrpc-compat:\n  - a (reth)\n\nengine-api: []\n\n# EIP-7610: impossible on mainnet.\n#   ref: https://example.org/x#c1.\neels/consume-engine:\n  - t1-reth\n  # Hive infra bug, all clients.\n  # Tracked: https://github.com/h/h/issues/2\n  - t2-reth\n  - t3-reth  # slow on CI\n  - \"test #4 (reth)\"\n";
+        let c = comments_by_suite(yaml, ImportFormat::RethYaml, None);
+        assert_eq!(
+            c.into_iter().collect::<Vec<_>>(),
+            [
+                (
+                    "eels/consume-engine".to_string(),
+                    vec![
+                        "EIP-7610: impossible on mainnet.\n  ref: https://example.org/x#c1."
+                            .to_string(),
+                        "Hive infra bug, all clients.\nTracked: https://github.com/h/h/issues/2"
+                            .to_string(),
+                        "slow on CI".to_string(),
+                    ]
+                ),
+                (
+                    "rpc-compat".to_string(),
+                    vec!["tracked by https://github.com/o/r/issues/1".to_string()]
+                ),
+            ]
+        );
+        let bash = "#!/bin/bash\n\n# Failing since the Osaka fork: see https://github.com/e/e/issues/3\nKNOWN=(\n  'a/b'  # flaky\n  # timeouts\n  'c/d'\n)\n";
+        let c = comments_by_suite(bash, ImportFormat::Bash, Some("rpc-compat"));
+        assert_eq!(
+            c["rpc-compat"],
+            [
+                "Failing since the Osaka fork: see https://github.com/e/e/issues/3",
+                "flaky",
+                "timeouts"
+            ]
+        );
+    }
+
+    #[test]
+    fn links_are_found_without_trailing_punctuation() {
+        assert_eq!(
+            links_in("see https://a.org/x#c1. and (http://b.org/y), https://a.org/x#c1, https://"),
+            ["https://a.org/x#c1", "http://b.org/y"]
         );
     }
 }

@@ -326,16 +326,13 @@ fn a_project_moves_its_lists_into_the_registry_in_one_command() {
         "wrote known_issues/imported-eels-consume-engine.toml: 2 exclusions of eels/consume-engine (status = \"draft\": review, then lint)\nwrote known_issues/imported-engine-cancun.toml: 2 exclusions of engine-cancun (status = \"draft\": review, then lint)\nwrote known_issues/imported-rpc-compat.toml: 2 exclusions of rpc-compat (status = \"draft\": review, then lint)\nnot imported: a name listed without the client: no client suffix ` (reth)` or `-reth`\n6 tests imported into 3 entries, 1 not imported\n"
     );
     // The list was named by an absolute path outside the work folder: the entry names the file
-    // alone, never the importer's folders (issue 52).
+    // alone, never the importer's folders; the list's comments are its why, their links its
+    // links (issue 52).
     let entry =
         std::fs::read_to_string(t.path().join("known_issues/imported-engine-cancun.toml")).unwrap();
     assert_eq!(
-        entry.lines().take(3).collect::<Vec<_>>(),
-        [
-            "# Imported by `warden known-issues import` from expected_failures.yaml: review the title, why and removal,",
-            "# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).",
-            "title = \"engine-cancun: tests listed in expected_failures.yaml\"",
-        ]
+        entry.split("\n[[exclude]]").next().unwrap(),
+        "# Imported by `warden known-issues import` from expected_failures.yaml: review the title, why and removal,\n# then remove `status = \"draft\"` (lint refuses drafts without --allow-draft).\ntitle = \"engine-cancun: tests listed in expected_failures.yaml\"\nwhy = \"\"\"\nListed in expected_failures.yaml before the registry existed. Its comments:\n\ntracked by https://github.com/example/client/issues/7\"\"\"\nremoval = \"When each test passes: `warden known-issues update` removes fixed exclusions.\"\nstatus = \"draft\"\ndrafted_by = \"import\"\nlinks = [\"https://github.com/example/client/issues/7\"]\n"
     );
     ki(&["lint"]).expect(1);
     ki(&["lint", "--allow-draft"]).expect(0);
