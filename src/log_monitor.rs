@@ -123,17 +123,53 @@ pub(crate) async fn monitor_with<S: ApiSource>(
             return Ok(report);
         }
     }
-    // The files (digest, name) a release run's entry backs: a co-signature of one is not news.
-    let mut backed: Vec<([u8; 32], String, u64)> = Vec::new();
+    judge_entries(source, req, store, &current, &mut report).await?;
+    if let (Some(path), 0) = (&req.state, report.exit_code()) {
+        atomic::write_atomic(path, &current.note, 0o644, true)?;
+    }
+    Ok(report)
+}
+
+/// Judges the entries from `report.from` on, with what the earlier entries logged.
+async fn judge_entries<S: ApiSource>(
+    source: &S,
+    req: &MonitorRequest,
+    store: &dyn Store,
+    current: &VerifiedCheckpoint,
+    report: &mut MonitorReport,
+) -> Result<()> {
+    // The files a release run's entry backs: a co-signature of one (same bytes, name, tag and
+    // commit) is not news. Entries before `from` passed an earlier run of the monitor.
+    let mut backed: Vec<Logged> = Vec::new();
+    // Every entry's file, to see one signed again for another tag or commit (a rollback).
+    let mut logged: Vec<Logged> = Vec::new();
     let mut cosigners: Vec<(usize, Entry)> = Vec::new();
-    for (index, entry) in new_entries(store, &current, report.from)? {
+    for (index, entry) in new_entries(store, current, 0)? {
         let entry = match entry {
             Ok(entry) => entry,
-            Err(why) => {
+            Err(why) if index >= report.from => {
                 report.problem.get_or_insert(why);
                 continue;
             }
+            Err(_) => continue,
         };
+        let this = Logged::of(&entry, index);
+        if index < report.from {
+            if entry
+                .signature
+                .trusted_comment
+                .run()
+                .ok()
+                .flatten()
+                .is_some()
+            {
+                backed.push(this.clone());
+            }
+            logged.push(this);
+            continue;
+        }
+        let rollback = rolled_back(&logged, &this);
+        logged.push(this.clone());
         let tc = &entry.signature.trusted_comment;
         let repo = tc.value("repo").ok().flatten().map(str::to_string);
         let elsewhere = repo
@@ -155,22 +191,27 @@ pub(crate) async fn monitor_with<S: ApiSource>(
             }
             Some(_) => report.other_repositories += 1,
             None => {
-                let verdict = judge_entry(source, &req.repo, index, &entry).await?;
+                let mut verdict = judge_entry(source, &req.repo, index, &entry).await?;
                 if verdict.problems.is_empty() {
-                    backed.push((entry.sha256, entry.file.clone(), index));
+                    backed.push(this);
                 }
                 cosigners.push((report.entries.len(), entry));
+                verdict.problems.extend(rollback);
                 report.entries.push(verdict);
             }
         }
     }
     for (at, entry) in &cosigners {
+        if report.entries[*at]
+            .problems
+            .iter()
+            .any(|p| p.contains("a rollback"))
+        {
+            continue;
+        }
         cosigns(&mut report.entries[*at], entry, &backed, &req.keys);
     }
-    if let (Some(path), 0) = (&req.state, report.exit_code()) {
-        atomic::write_atomic(path, &current.note, 0o644, true)?;
-    }
-    Ok(report)
+    Ok(())
 }
 
 /// An entry as the monitor reads it: parsed, or why it is not one.
@@ -200,12 +241,78 @@ fn new_entries(
     Ok(out)
 }
 
+/// What the monitor keeps of a logged entry: its file's bytes and name, and what its trusted
+/// comment binds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Logged {
+    index: u64,
+    sha256: [u8; 32],
+    file: String,
+    tag: Option<String>,
+    commit: Option<String>,
+    version: Option<String>,
+}
+
+impl Logged {
+    fn of(entry: &Entry, index: u64) -> Logged {
+        let tc = &entry.signature.trusted_comment;
+        let value = |k: &str| tc.value(k).ok().flatten().map(str::to_string);
+        Logged {
+            index,
+            sha256: entry.sha256,
+            file: entry.file.clone(),
+            tag: value("tag"),
+            commit: value("commit"),
+            version: value("version"),
+        }
+    }
+
+    /// The same release: the same tag, commit and version.
+    fn same_release(&self, other: &Logged) -> bool {
+        (&self.tag, &self.commit, &self.version) == (&other.tag, &other.commit, &other.version)
+    }
+}
+
+/// An entry that signs bytes an earlier entry logged, for another tag, commit or version: an old
+/// release's file presented as a new one. Named with both entries.
+fn rolled_back(logged: &[Logged], this: &Logged) -> Option<String> {
+    let earlier = logged
+        .iter()
+        .find(|e| e.sha256 == this.sha256 && !e.same_release(this))?;
+    let shown = |l: &Logged| {
+        let mut parts = Vec::new();
+        for (k, v) in [
+            ("tag", &l.tag),
+            ("commit", &l.commit),
+            ("version", &l.version),
+        ] {
+            if let Some(v) = v {
+                parts.push(format!("{k}:{}", crate::markup::text_value(v)));
+            }
+        }
+        if parts.is_empty() {
+            "no tag, commit or version".to_string()
+        } else {
+            parts.join(" ")
+        }
+    };
+    Some(format!(
+        "signs the same bytes as entry {} ({} as {}), now as {} ({}): a rollback (an earlier release's file presented as another)",
+        earlier.index,
+        crate::markup::text_value(&earlier.file),
+        shown(earlier),
+        crate::markup::text_value(&this.file),
+        shown(this)
+    ))
+}
+
 /// A co-signature (a maintainer's `sign --cosign --log`, bound to no run) of a file an entry of
 /// a release run backs, by a key of the repository's keys folder, is that release's: not news.
+/// Only for the same bytes, name, tag, commit and version.
 fn cosigns(
     verdict: &mut EntryVerdict,
     entry: &Entry,
-    backed: &[([u8; 32], String, u64)],
+    backed: &[Logged],
     keys: &[crate::minisign::PublicKey],
 ) {
     let unbound = entry
@@ -215,12 +322,13 @@ fn cosigns(
         .ok()
         .flatten()
         .is_none();
+    let this = Logged::of(entry, verdict.index);
     let first = backed
         .iter()
-        .find(|(sha, file, _)| *sha == entry.sha256 && *file == entry.file);
-    if let (true, Some((_, _, index))) = (unbound && keys.contains(&entry.key), first) {
+        .find(|b| b.sha256 == this.sha256 && b.file == this.file && b.same_release(&this));
+    if let (true, Some(b)) = (unbound && keys.contains(&entry.key), first) {
         verdict.problems.clear();
-        verdict.run = Some(format!("co-signs entry {index}"));
+        verdict.run = Some(format!("co-signs entry {}", b.index));
     }
 }
 

@@ -631,6 +631,40 @@ log log: entries 0 to 5 read, 4 of o/r (1 of other repositories), 2 flagged
         out.stdout,
         "log good-log: entries 2 to 2 read, 0 of o/r (0 of other repositories), 0 flagged\n"
     );
+
+    // Issue 51: a laptop with the release key signs v1.2.3's exact files again, labelled v2.0.0,
+    // and logs it. The same bytes for another tag is a rollback, named with both entries; it
+    // is never credited as a co-signature of entry 0, whose tag it does not share.
+    write(&t.path().join("again/app"), b"the app");
+    run(warden(t.path())
+        .env("SOURCE_DATE_EPOCH", SIGNED_AT)
+        .args([
+            "sign",
+            "again",
+            "--secret-key",
+            "secret/demo.key",
+            "--tag",
+            "v2.0.0",
+            "--repo",
+            "o/r",
+            "--commit",
+            COMMIT,
+            "--log",
+            "good-log",
+            "--log-key",
+        ])
+        .arg(&log_key))
+    .expect(0);
+    assert_eq!(
+        std::fs::read(t.path().join("again/SHA256SUMS")).unwrap(),
+        std::fs::read(t.path().join("dist/SHA256SUMS")).unwrap(),
+        "the same list, byte for byte"
+    );
+    let out = good(state.clone()).await.expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("FLAGGED  entry 2  key 8F457D1A3C3B50B5  tag v2.0.0: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key); signs the same bytes as entry 0 (SHA256SUMS as tag:v1.2.3 commit:{COMMIT}), now as SHA256SUMS (tag:v2.0.0 commit:{COMMIT}): a rollback (an earlier release's file presented as another)\nlog good-log: entries 2 to 3 read, 1 of o/r (0 of other repositories), 1 flagged\n")
+    );
 }
 
 /// Issue 46: a run that could not be read (a truncated answer, a redirect to another host) is
