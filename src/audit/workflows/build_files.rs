@@ -113,6 +113,13 @@ fn make(root: &Path, run: &str) -> Vec<Build> {
     let start = re(&START, r"(?m)(?:^|[\s;&|(])g?make((?:[ \t]+[^\s;&|()]+)*)");
     let mut out = Vec::new();
     for c in start.captures_iter(run).take(4) {
+        // `make` the command, not the start of a word (`make_release.sh`, `makefile-lint`).
+        let after = run[c.get(1).map_or(run.len(), |m| m.end())..]
+            .chars()
+            .next();
+        if c[1].is_empty() && after.is_some_and(|ch| !ch.is_whitespace() && !";&|)".contains(ch)) {
+            continue;
+        }
         let words: Vec<&str> = c[1].split_whitespace().collect();
         let (mut dir, mut file, mut targets) = (String::new(), None, Vec::new());
         let mut i = 0;
@@ -259,6 +266,33 @@ mod tests {
             recipes("a: b\n\techo a\nb: a\n\techo b\n", &[]),
             "echo a\necho b"
         );
+    }
+
+    #[test]
+    fn only_make_the_command_is_followed() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(
+            root.path().join("Makefile"),
+            "all:\n\tgpg --detach-sign x\n",
+        )
+        .unwrap();
+        let followed = |run: &str| {
+            builds(root.path(), run)
+                .into_iter()
+                .map(|b| b.text)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(followed("make"), ["gpg --detach-sign x"]);
+        assert_eq!(
+            followed("cd x && make all; echo done"),
+            ["gpg --detach-sign x"]
+        );
+        assert!(followed("make_release.sh").is_empty());
+        assert!(followed("./scripts/make-dist").is_empty());
+        assert!(followed("cmake --build .").is_empty());
+        // Outside the repository: not read.
+        assert!(followed("make -C ../elsewhere").is_empty());
+        assert!(followed("make -f /etc/Makefile").is_empty());
     }
 
     #[test]
