@@ -61,51 +61,7 @@ impl Mark {
     }
 }
 
-/// What a test's runs add up to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum TestClass {
-    /// Passed or was absent, then failed in the last run.
-    New,
-    /// Failing in every run since its onset, including the last (the verdict `broken`).
-    Persistent,
-    /// Both passed and failed under one client version and hive commit (the verdict `flaky`).
-    Flaky,
-    /// Failed and passed, but the runs cannot tell a flake from a break yet (too few, or only
-    /// across changes of the client or hive): `--plan` says what to re-run.
-    Undecided,
-    /// Failed, then passed in each of the last `fixed_after` runs.
-    Fixed,
-    /// Failed in some run, absent from the last: renamed or removed upstream, or not run.
-    Gone,
-    /// Listed in the registry, but passed in every run it ran in, or absent from every run.
-    Stale,
-}
-
-impl TestClass {
-    /// Every class, in the order reports list them.
-    pub(crate) const ALL: [TestClass; 7] = [
-        TestClass::New,
-        TestClass::Persistent,
-        TestClass::Flaky,
-        TestClass::Undecided,
-        TestClass::Fixed,
-        TestClass::Gone,
-        TestClass::Stale,
-    ];
-
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            TestClass::New => "new",
-            TestClass::Persistent => "persistent",
-            TestClass::Flaky => "flaky",
-            TestClass::Undecided => "undecided",
-            TestClass::Fixed => "fixed",
-            TestClass::Gone => "gone",
-            TestClass::Stale => "stale",
-        }
-    }
-}
+pub(crate) use super::verdict::TestClass;
 
 /// One test across the runs.
 #[derive(Clone, Debug, Serialize)]
@@ -114,6 +70,9 @@ pub(crate) struct TestHistory {
     /// The name as hive wrote it, with the client suffix; for a listed pattern that matched no
     /// test, the pattern and its client.
     pub(crate) name: String,
+    /// The one judgement of its runs (`broken`, `flaky`, `fixed`, `new`, `undecided`; `gone`
+    /// and `stale` for what the last run or the registry says).
+    #[serde(rename = "verdict")]
     pub(crate) class: TestClass,
     /// One mark per run, oldest first.
     pub(crate) marks: Vec<Mark>,
@@ -134,9 +93,9 @@ pub(crate) struct TestHistory {
     /// the signature.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) signature_matches: Option<bool>,
-    /// How sure its runs make it: broken, flaky (with an interval), fixed, new or undecided,
-    /// and where a failure began.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What the verdict rests on: the runs it failed in, the interval of a flaky test, and
+    /// where a failure began.
+    #[serde(rename = "evidence", skip_serializing_if = "Option::is_none")]
     pub(crate) verdict: Option<super::verdict::Verdict>,
 }
 
@@ -208,9 +167,36 @@ pub struct History {
     /// `--require-pins`: a pin mismatch is a failure.
     #[serde(skip)]
     pub require_pins: bool,
+    /// `--all`: text and markdown list the known failures too, instead of folding them.
+    #[serde(skip)]
+    pub all: bool,
+}
+
+impl TestHistory {
+    /// A known failure: broken, and listed in the registry (what the registry expects).
+    pub(crate) fn is_known(&self) -> bool {
+        self.class == TestClass::Broken && self.entry.is_some()
+    }
 }
 
 impl History {
+    /// The tests text and markdown list: all with `--all`, else all but the known failures.
+    pub(crate) fn shown(&self) -> impl Iterator<Item = &TestHistory> {
+        self.tests.iter().filter(|t| self.all || !t.is_known())
+    }
+
+    /// The line that stands for the known failures not listed, if any.
+    pub(crate) fn known_folded(&self) -> Option<String> {
+        let n = self.tests.iter().filter(|t| t.is_known()).count();
+        (!self.all && n > 0).then(|| {
+            format!(
+                "{} (broken, listed in the registry): --all lists {}",
+                crate::markup::count(n, "known failure", "known failures"),
+                if n == 1 { "it" } else { "them" }
+            )
+        })
+    }
+
     pub(crate) fn count(&self, class: TestClass) -> usize {
         self.tests.iter().filter(|t| t.class == class).count()
     }
@@ -441,7 +427,7 @@ fn classify(marks: &[Mark], listed: bool, fixed_after: usize) -> Option<TestClas
     } else if marks.len() > 1 && last == Mark::Fail && failed == 1 {
         TestClass::New
     } else if passed == 0 {
-        TestClass::Persistent
+        TestClass::Broken
     } else if marks.len() >= fixed_after
         && marks[marks.len() - fixed_after..]
             .iter()
@@ -605,7 +591,17 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
     });
     add_verdicts(&mut tests, &runs, fixed_after);
     unmatched_rules(&matcher, &runs, opts, &mut tests);
-    tests.sort_by(|a, b| (a.class, &a.suite, &a.name).cmp(&(b.class, &b.suite, &b.name)));
+    // What matters first: the known failures (broken and listed) last, the rest by verdict,
+    // and within one what the registry does not list yet.
+    tests.sort_by(|a, b| {
+        (a.is_known(), a.class, a.entry.is_some(), &a.suite, &a.name).cmp(&(
+            b.is_known(),
+            b.class,
+            b.entry.is_some(),
+            &b.suite,
+            &b.name,
+        ))
+    });
     let entries = entry_histories(&matcher, &tests, &runs);
     let last = runs.last().map(|r| r.sources.clone()).unwrap_or_default();
     let pins = pins::check(&registry.settings.upstream, &last);
@@ -620,6 +616,7 @@ pub fn history(dirs: &[PathBuf], registry: &Registry, opts: &HistoryOptions) -> 
         entries,
         fixed_after,
         require_pins: false,
+        all: false,
     })
 }
 
@@ -662,13 +659,7 @@ fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize)
             continue;
         }
         if let Some(v) = &t.verdict {
-            t.class = match v.verdict {
-                super::verdict::VerdictKind::Broken => TestClass::Persistent,
-                super::verdict::VerdictKind::Flaky => TestClass::Flaky,
-                super::verdict::VerdictKind::Fixed => TestClass::Fixed,
-                super::verdict::VerdictKind::New => TestClass::New,
-                super::verdict::VerdictKind::Undecided => TestClass::Undecided,
-            };
+            t.class = v.verdict;
         }
     }
 }
@@ -833,7 +824,7 @@ fn entry_histories(
         } else if all_are(TestClass::Fixed) && passing + failing.len() == seen.len() {
             "fixed: its tests failed, then passed in each of the last runs: remove its exclusions"
                 .to_string()
-        } else if all_are(TestClass::Persistent) {
+        } else if all_are(TestClass::Broken) {
             format!(
                 "excuses {} test{} broken since a change the runs record",
                 failing.len(),
@@ -960,10 +951,10 @@ mod tests {
     #[test]
     fn classes() {
         let c = |m: &[Mark], listed| classify(m, listed, 2);
-        assert_eq!(c(&[F, F, F], false), Some(TestClass::Persistent));
-        assert_eq!(c(&[A, F, F], false), Some(TestClass::Persistent));
+        assert_eq!(c(&[F, F, F], false), Some(TestClass::Broken));
+        assert_eq!(c(&[A, F, F], false), Some(TestClass::Broken));
         assert_eq!(c(&[P, A, F], false), Some(TestClass::New));
-        assert_eq!(c(&[F], false), Some(TestClass::Persistent));
+        assert_eq!(c(&[F], false), Some(TestClass::Broken));
         assert_eq!(c(&[F, P, P], true), Some(TestClass::Fixed));
         assert_eq!(c(&[F, F, P], true), Some(TestClass::Flaky));
         assert_eq!(c(&[P, F, P, F], false), Some(TestClass::Flaky));
@@ -972,7 +963,7 @@ mod tests {
         assert_eq!(c(&[A, A], true), Some(TestClass::Stale));
         assert_eq!(c(&[P, P], false), None);
         // A run where the client did not launch says nothing.
-        assert_eq!(c(&[F, F, N], true), Some(TestClass::Persistent));
+        assert_eq!(c(&[F, F, N], true), Some(TestClass::Broken));
         assert_eq!(c(&[P, N], false), None);
         assert_eq!(c(&[N, N], true), None);
     }

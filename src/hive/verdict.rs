@@ -39,15 +39,51 @@ fn wilson_exact(k: usize, n: usize) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
-/// What a test's runs say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// What a test's runs add up to: the one vocabulary of history, check, diff, summary, update,
+/// HTML and JSON (`gone` and `stale` are never a verdict of runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum VerdictKind {
-    Broken,
-    Flaky,
-    Fixed,
+pub(crate) enum TestClass {
+    /// Passed or was absent, then failed in the last run.
     New,
+    /// Failing in every run since its onset, including the last.
+    Broken,
+    /// Both passed and failed under one client version and hive commit.
+    Flaky,
+    /// Failed and passed, but the runs cannot tell a flake from a break yet (too few, or only
+    /// across changes of the client or hive): `--plan` says what to re-run.
     Undecided,
+    /// Failed, then passed in each of the last `fixed_after` runs.
+    Fixed,
+    /// Failed in some run, absent from the last: renamed or removed upstream, or not run.
+    Gone,
+    /// Listed in the registry, but passed in every run it ran in, or absent from every run.
+    Stale,
+}
+
+impl TestClass {
+    /// Every class, in the order reports list them.
+    pub(crate) const ALL: [TestClass; 7] = [
+        TestClass::New,
+        TestClass::Broken,
+        TestClass::Flaky,
+        TestClass::Undecided,
+        TestClass::Fixed,
+        TestClass::Gone,
+        TestClass::Stale,
+    ];
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            TestClass::New => "new",
+            TestClass::Broken => "broken",
+            TestClass::Flaky => "flaky",
+            TestClass::Undecided => "undecided",
+            TestClass::Fixed => "fixed",
+            TestClass::Gone => "gone",
+            TestClass::Stale => "stale",
+        }
+    }
 }
 
 /// Where a failure began: the last run it passed in, the first it failed in, and what differs
@@ -64,7 +100,9 @@ pub(crate) struct Onset {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Verdict {
-    pub(crate) verdict: VerdictKind,
+    /// The test's verdict, written once, as the test's own.
+    #[serde(skip)]
+    pub(crate) verdict: TestClass,
     /// Runs it failed in, of those it ran in.
     pub(crate) failed: usize,
     pub(crate) ran: usize,
@@ -159,7 +197,7 @@ struct Evidence<'r, 'a> {
 impl Evidence<'_, '_> {
     fn verdict(
         &self,
-        verdict: VerdictKind,
+        verdict: TestClass,
         interval: Option<(f64, f64)>,
         onset: Option<Onset>,
         why: String,
@@ -213,7 +251,7 @@ impl Evidence<'_, '_> {
             String::new()
         };
         Some(Verdict {
-            verdict: VerdictKind::Flaky,
+            verdict: TestClass::Flaky,
             failed: k,
             ran: n,
             interval: Some(interval),
@@ -241,7 +279,7 @@ impl Evidence<'_, '_> {
             self.runs[first_pass].name,
             all.join("; ")
         );
-        self.verdict(VerdictKind::Fixed, None, None, why)
+        self.verdict(TestClass::Fixed, None, None, why)
     }
 
     /// The last run failed: the streak of failures at the end, the pass before it, and what
@@ -261,10 +299,10 @@ impl Evidence<'_, '_> {
         let words = onset_words(self.runs, self.client, &onset);
         if last_pass.is_none() {
             return if n >= 2 {
-                self.verdict(VerdictKind::Broken, None, Some(onset), words)
+                self.verdict(TestClass::Broken, None, Some(onset), words)
             } else {
                 let why = "one run: too few to tell a flake from a break".to_string();
-                self.verdict(VerdictKind::Undecided, None, Some(onset), why)
+                self.verdict(TestClass::Undecided, None, Some(onset), why)
             };
         }
         // A flake's evidence before the streak: a pass and a failure under one version.
@@ -274,12 +312,12 @@ impl Evidence<'_, '_> {
                 return self.flaky(Some(onset));
             }
             let why = format!("new: {words}");
-            return self.verdict(VerdictKind::New, None, Some(onset), why);
+            return self.verdict(TestClass::New, None, Some(onset), why);
         }
         // A change both runs record, at the onset of two or more failures: broken there.
         let recorded = |p: usize| key(&self.runs[p], self.client).is_some();
         if !onset.changes.is_empty() && recorded(first_fail) && last_pass.is_some_and(recorded) {
-            return self.verdict(VerdictKind::Broken, None, Some(onset), words);
+            return self.verdict(TestClass::Broken, None, Some(onset), words);
         }
         // Nothing recorded changed at the onset: how likely is the streak for a flake at the
         // rate seen before it (its 95 % upper bound)?
@@ -290,13 +328,13 @@ impl Evidence<'_, '_> {
                 "{words}; a flake at the rate before it (at most {:.0} %) fails {streak} runs in a row less than 5 % of the time",
                 upper * 100.0
             );
-            return self.verdict(VerdictKind::Broken, None, Some(onset), why);
+            return self.verdict(TestClass::Broken, None, Some(onset), why);
         }
         if flaky_before {
             return self.flaky(Some(onset));
         }
         let why = format!("{words}: too few runs to tell");
-        self.verdict(VerdictKind::Undecided, None, Some(onset), why)
+        self.verdict(TestClass::Undecided, None, Some(onset), why)
     }
 }
 
@@ -347,7 +385,7 @@ pub(crate) fn judge(
             "{failed} of {n}: it passed and failed only under different client or hive versions"
         )
     };
-    e.verdict(VerdictKind::Undecided, None, None, why)
+    e.verdict(TestClass::Undecided, None, None, why)
 }
 
 /// Tests whose failures began at one onset (same last pass, same first failure, same changes).
@@ -368,7 +406,7 @@ pub(crate) fn group_onsets<'v>(
 ) -> Vec<OnsetGroup> {
     let mut groups: Vec<(usize, OnsetGroup)> = Vec::new();
     for (test, v) in verdicts {
-        if !matches!(v.verdict, VerdictKind::Broken | VerdictKind::New) {
+        if !matches!(v.verdict, TestClass::Broken | TestClass::New) {
             continue;
         }
         // A test that never passed has no onset within these runs.
@@ -457,7 +495,7 @@ mod tests {
             .collect();
         let m = marks(&format!("{}{}", "p".repeat(11), "f".repeat(19)));
         let v = judge(&m, &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Broken);
+        assert_eq!(v.verdict, TestClass::Broken);
         assert_eq!(
             v.onset,
             Some(Onset {
@@ -480,16 +518,16 @@ mod tests {
             .map(|i| if i % 5 == 2 { 'f' } else { 'p' })
             .collect();
         let v = judge(&marks(&pattern), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Flaky);
+        assert_eq!(v.verdict, TestClass::Flaky);
         assert_eq!(v.why, "6 of 30, 10–37 %");
         // Passes under one client, failures under the next: never flaky across the change.
         let runs: Vec<RunSide> = (0..6)
             .map(|i| run(i, ["1", "1", "2", "2", "3", "3"][i], "aaaa"))
             .collect();
         let v = judge(&marks("ppffff"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Broken);
+        assert_eq!(v.verdict, TestClass::Broken);
         let v = judge(&marks("ppffp-"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Undecided);
+        assert_eq!(v.verdict, TestClass::Undecided);
         assert_eq!(
             v.why,
             "2 of 5: it passed and failed only under different client or hive versions"
@@ -498,19 +536,19 @@ mod tests {
         // version before it, in either order, are a flake's, its rate counted under that
         // version only.
         let v = judge(&marks("ppffpf"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::New);
+        assert_eq!(v.verdict, TestClass::New);
         let runs: Vec<RunSide> = (0..6)
             .map(|i| run(i, ["1", "1", "2", "2", "2", "2"][i], "aaaa"))
             .collect();
         let v = judge(&marks("ppfpf-"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Flaky);
+        assert_eq!(v.verdict, TestClass::Flaky);
         assert_eq!(
             v.why,
             "2 of 3, 21–94 % (of the 3 runs under the versions it both passed and failed under)"
         );
         // One failure right after a client change is new, not broken.
         let v = judge(&marks("ppppf-"), &runs, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::New);
+        assert_eq!(v.verdict, TestClass::New);
     }
 
     #[test]
@@ -525,7 +563,7 @@ mod tests {
             })
             .collect();
         let v = judge(&marks("pfpfpp"), &runs, "reth", 3).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Undecided);
+        assert_eq!(v.verdict, TestClass::Undecided);
         assert_eq!(v.why, "2 of 6: the runs do not all record the client's version and hive's commit, so a flake cannot be told from a change");
         let v = judge(&marks("ppppff"), &runs, "reth", 3).unwrap();
         assert_eq!(
@@ -544,28 +582,28 @@ mod tests {
             v.why,
             "fails since run 3: hive aaaa → bbbb; client reth unchanged"
         );
-        assert_eq!(v.verdict, VerdictKind::Broken);
+        assert_eq!(v.verdict, TestClass::Broken);
         let one = [run(0, "1", "aaaa")];
         assert_eq!(
             judge(&marks("f"), &one, "reth", 2).unwrap().verdict,
-            VerdictKind::Undecided
+            TestClass::Undecided
         );
         let v = judge(&marks("ffpp"), &runs, "reth", 2).unwrap();
         assert_eq!(
             (v.verdict, v.why.as_str()),
             (
-                VerdictKind::Fixed,
+                TestClass::Fixed,
                 "passes since run 3: hive aaaa → bbbb; client reth unchanged"
             )
         );
         // Two failures in a row after passing, nothing changed: a flake at ≤ 60 % would do that.
         let same: Vec<RunSide> = (0..4).map(|i| run(i, "1", "aaaa")).collect();
         let v = judge(&marks("ppff"), &same, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Undecided);
+        assert_eq!(v.verdict, TestClass::Undecided);
         // Ten passes, then four failures, nothing changed: broken.
         let long: Vec<RunSide> = (0..14).map(|i| run(i, "1", "aaaa")).collect();
         let v = judge(&marks("ppppppppppffff"), &long, "reth", 2).unwrap();
-        assert_eq!(v.verdict, VerdictKind::Broken);
+        assert_eq!(v.verdict, TestClass::Broken);
     }
 
     #[test]

@@ -117,7 +117,7 @@ impl Report for History {
         if let Some(p) = pins(self) {
             writeln!(w, "pinned upstream: {}", text_value(&p))?;
         }
-        for t in &self.tests {
+        for t in self.shown() {
             // Names and failure text come from the results: one line each, never a command.
             let d = detail(self, t);
             writeln!(
@@ -137,6 +137,9 @@ impl Report for History {
                     writeln!(w, "    | {}", text_value(line))?;
                 }
             }
+        }
+        if let Some(line) = self.known_folded() {
+            writeln!(w, "{:<10} {line}", "KNOWN")?;
         }
         for g in &self.onsets {
             writeln!(w, "{}", text_value(&onset_line(g)))?;
@@ -165,9 +168,10 @@ impl Report for History {
         if let Some(p) = pins(self) {
             writeln!(w, "Pinned upstream: {}\n", markdown_cell(&p))?;
         }
-        if !self.tests.is_empty() {
-            writeln!(w, "| runs | test | class | notes |\n|---|---|---|---|")?;
-            for t in self.tests.iter().take(MARKDOWN_ROWS) {
+        let shown: Vec<&TestHistory> = self.shown().collect();
+        if !shown.is_empty() {
+            writeln!(w, "| runs | test | verdict | notes |\n|---|---|---|---|")?;
+            for t in shown.iter().take(MARKDOWN_ROWS) {
                 writeln!(
                     w,
                     "| `{}` | {} | {} | {} |",
@@ -177,13 +181,16 @@ impl Report for History {
                     markdown_cell(&detail(self, t))
                 )?;
             }
-            if self.tests.len() > MARKDOWN_ROWS {
+            if shown.len() > MARKDOWN_ROWS {
                 writeln!(
                     w,
                     "\n…and {} more (see `--format json`).",
-                    self.tests.len() - MARKDOWN_ROWS
+                    shown.len() - MARKDOWN_ROWS
                 )?;
             }
+        }
+        if let Some(line) = self.known_folded() {
+            writeln!(w, "\n{}", markdown_cell(&format!("{line}.")))?;
         }
         if !self.onsets.is_empty() {
             writeln!(w, "\nWhere failures began (one change, many failures):\n")?;
@@ -243,16 +250,16 @@ impl Report for History {
 /// new failure).
 pub fn rerun_plan(h: &History) -> String {
     use crate::hive::classify::split_client;
-    use crate::hive::verdict::{repetitions, VerdictKind};
+    use crate::hive::verdict::repetitions;
     let mut suites: std::collections::BTreeMap<&str, (Vec<&str>, u32)> = Default::default();
     for t in &h.tests {
         let Some(v) = &t.verdict else { continue };
-        if !matches!(v.verdict, VerdictKind::Undecided | VerdictKind::New) {
+        if !matches!(v.verdict, TestClass::Undecided | TestClass::New) {
             continue;
         }
         // A new failure has no rate yet (one failure since its onset): ½, as for none seen.
         let rate = match v.verdict {
-            VerdictKind::New => 1.0,
+            TestClass::New => 1.0,
             _ => v.failed as f64 / v.ran.max(1) as f64,
         };
         let e = suites.entry(t.suite.as_str()).or_default();

@@ -236,7 +236,7 @@ fn run_line(out: &mut String, r: &HiveReport, esc: Escape) {
 fn history_line(out: &mut String, h: &History) {
     let classes: Vec<String> = [
         TestClass::New,
-        TestClass::Persistent,
+        TestClass::Broken,
         TestClass::Flaky,
         TestClass::Fixed,
         TestClass::Stale,

@@ -196,6 +196,29 @@ fn history_classifies_every_shape_across_runs() {
         run(warden(t.path()).args(["hive", "history", "runs/1", "runs/2", "runs/3", "runs/4"]))
             .expect(0);
     insta::assert_snapshot!(out.stdout);
+    // `--all` lists the known failures the default folds into one line, in its place (after
+    // everything else), and nothing else changes.
+    let all = run(warden(t.path()).args([
+        "hive", "history", "runs/1", "runs/2", "runs/3", "runs/4", "--all",
+    ]))
+    .expect(0);
+    let folded: Vec<&str> = out.stdout.lines().collect();
+    let listed: Vec<&str> = all.stdout.lines().collect();
+    let known: Vec<&str> = listed
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("BROKEN ") && l.contains("listed in "))
+        .collect();
+    assert_eq!(known.len(), 36, "{}", all.stdout);
+    let at = folded.iter().position(|l| l.starts_with("KNOWN ")).unwrap();
+    assert_eq!(
+        folded[at],
+        "KNOWN      36 known failures (broken, listed in the registry): --all lists them"
+    );
+    let mut expected: Vec<&str> = folded[..at].to_vec();
+    expected.extend(known.iter().copied());
+    expected.extend(folded[at + 1..].iter().copied());
+    assert_eq!(listed, expected);
     assert_eq!(
         out.stderr,
         "warden: warning: hive: the run used e429a9470c1f310907e6bdc8cc3d48403d82a2b6, the registry pins 389348a0a7f04148881e90c278ece3e172dbbd4f\n"
@@ -225,7 +248,7 @@ fn history_json_and_rerun_regex() {
             .unwrap()
             .iter()
             .find(|t| t["name"] == name)
-            .map(|t| (t["class"].clone(), t["marks"].clone()))
+            .map(|t| (t["verdict"].clone(), t["marks"].clone()))
     };
     assert_eq!(
         class("eth_getCode/get-code (polard)"),
@@ -556,16 +579,16 @@ fn a_run_whose_client_did_not_launch_is_not_news() {
     let tests = doc["tests"].as_array().unwrap();
     assert!(tests
         .iter()
-        .all(|t| t["class"] != "gone" && t["class"] != "new"));
+        .all(|t| t["verdict"] != "gone" && t["verdict"] != "new"));
     let getcode = tests
         .iter()
         .find(|t| t["name"] == "eth_getCode/get-code (polard)")
         .unwrap();
     assert_eq!(getcode["marks"], serde_json::json!(["fail", "not-run"]));
     // One run that ran it cannot tell a flake from a break.
-    assert_eq!(getcode["class"], "undecided");
+    assert_eq!(getcode["verdict"], "undecided");
     assert_eq!(
-        getcode["verdict"]["why"],
+        getcode["evidence"]["why"],
         "one run: too few to tell a flake from a break"
     );
 }
@@ -655,7 +678,13 @@ fn history_verdicts_say_how_sure_and_plan_what_to_rerun() {
             .unwrap()
             .iter()
             .find(|t| t["name"] == name)
-            .map(|t| t["verdict"].clone())
+            .map(|t| {
+                // The verdict, once, beside what it rests on.
+                assert!(t["evidence"].get("verdict").is_none(), "{t}");
+                let mut e = t["evidence"].clone();
+                e["verdict"] = t["verdict"].clone();
+                e
+            })
             .unwrap()
     };
     // Failed and passed under one client version and hive commit (runs 1 to 3): flaky, its rate

@@ -103,14 +103,18 @@ fn every_verdict_interval_and_onset_matches_the_truth() {
     );
     let out = history(t.path(), &["--format", "json"]).expect(0);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    // The verdict, once (`verdict`), beside what it rests on (`evidence`).
     let verdict = |name: &str| -> Value {
-        doc["tests"]
+        let t = doc["tests"]
             .as_array()
             .unwrap()
             .iter()
             .find(|t| t["name"] == name)
-            .unwrap_or_else(|| panic!("{name} not in {}", doc["tests"]))["verdict"]
-            .clone()
+            .unwrap_or_else(|| panic!("{name} not in {}", doc["tests"]));
+        assert!(t["evidence"].get("verdict").is_none(), "{t}");
+        let mut e = t["evidence"].clone();
+        e["verdict"] = t["verdict"].clone();
+        e
     };
     let broken_12 = json!({"verdict": "broken", "failed": 19, "ran": 30,
         "onset": {"last_pass": 10, "first_fail": 11, "changes": ["client reth 1.4.2+abc123 → 1.4.3+def456"]},
@@ -146,7 +150,7 @@ fn every_verdict_interval_and_onset_matches_the_truth() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|t| t["verdict"]["verdict"] == "flaky")
+        .filter(|t| t["verdict"] == "flaky")
         .collect();
     assert_eq!(flaky.len(), 1, "{flaky:?}");
     // One change, many failures: the two reth tests share their onset.

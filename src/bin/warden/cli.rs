@@ -624,7 +624,7 @@ pub(crate) enum HiveCommand {
     History(HiveHistoryArgs),
 }
 
-/// Tests across several hive runs (oldest first): persistent, flaky, fixed, new, gone, stale.
+/// Tests across several hive runs (oldest first): new, broken, flaky, undecided, fixed, gone, stale (the known failures folded into one line: --all lists them).
 ///
 /// Every test that failed in some run or that the registry lists, with one mark per run
 /// (✓ passed, ✗ failed, · absent), and per registry entry what it excused: an entry whose tests
@@ -653,6 +653,10 @@ pub(crate) struct HiveHistoryArgs {
     /// Fail (exit 1) when the last run does not match the registry's [upstream] pins.
     #[arg(long)]
     pub require_pins: bool,
+    /// List the known failures too (broken tests the registry lists), which text and markdown
+    /// otherwise fold into one line with their count.
+    #[arg(long)]
+    pub all: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: RunsFormat,
     /// Also append the markdown to $GITHUB_STEP_SUMMARY.

@@ -24,6 +24,7 @@ pub(crate) fn history(
     let registry = Registry::load_valid(&args.registry)?;
     let mut report = release_warden::hive::history(&args.dirs, &registry, &args.runs.options())?;
     report.require_pins = args.require_pins;
+    report.all = args.all;
     if args.rerun_regex {
         out.write_all(rerun_regex(&report).as_bytes())?;
         return Ok(0);
