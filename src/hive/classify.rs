@@ -50,14 +50,36 @@ pub(crate) fn split_client(name: &str) -> (&str, Option<&str>) {
     (name, None)
 }
 
+/// The excerpt of a failure text shown with a test: from the line that says why it failed (a
+/// `FAIL` line, a failed assertion or a panic; else the first line naming an expected value, a
+/// mismatch or an error), or from its start when no line does; `TEXT_LINES` lines of at most
+/// 300 characters, `…` where lines were left out.
 pub(crate) fn first_lines(text: &str) -> String {
-    let mut lines: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(TEXT_LINES + 1)
-        .collect();
+    use std::sync::OnceLock;
+    static STRONG: OnceLock<regex::Regex> = OnceLock::new();
+    static WEAK: OnceLock<regex::Regex> = OnceLock::new();
+    let strong = STRONG.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)(^\s*(--- )?FAIL(ED)?\b|\bassert(ion)?\b|\bpanicked\b|^\s*FAIL:|\btest failed\b)",
+        )
+        .expect("static regex")
+    });
+    let weak = WEAK.get_or_init(|| {
+        regex::Regex::new(r"(?i)(\bexpected\b|\bmismatch|\bdiffers?\b|\berror\b|\bwant\b.*\bgot\b)")
+            .expect("static regex")
+    });
+    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let at = all
+        .iter()
+        .position(|l| strong.is_match(l))
+        .or_else(|| all.iter().position(|l| weak.is_match(l)))
+        .unwrap_or(0);
+    let mut lines: Vec<&str> = all[at..].iter().copied().take(TEXT_LINES + 1).collect();
     let more = lines.len() > TEXT_LINES;
     lines.truncate(TEXT_LINES);
+    if at > 0 {
+        lines.insert(0, "…");
+    }
     let mut s: String = lines
         .iter()
         .map(|l| {
@@ -570,5 +592,22 @@ mod tests {
         let s = first_lines(&text);
         assert_eq!(s.lines().count(), TEXT_LINES + 1);
         assert!(s.ends_with('…'));
+    }
+
+    #[test]
+    fn the_excerpt_starts_where_the_log_says_why() {
+        let log = "starting client\nwaiting for sync\nsending request 0x1\n--- FAIL: TestX (1.2s)\n    want 0x01, got 0x\n";
+        assert_eq!(
+            first_lines(log),
+            "…\n--- FAIL: TestX (1.2s)\n    want 0x01, got 0x"
+        );
+        let log =
+            "setup\nresponse differs from expected (-- client, ++ test):\n--  \"result\": \"0x\"";
+        assert_eq!(
+            first_lines(log),
+            "…\nresponse differs from expected (-- client, ++ test):\n--  \"result\": \"0x\""
+        );
+        // No line says why: the start.
+        assert_eq!(first_lines("a\nb"), "a\nb");
     }
 }

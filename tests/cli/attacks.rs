@@ -890,7 +890,7 @@ fn test_names_and_registry_titles_cannot_issue_workflow_commands() {
     assert_no_injected_commands(&out.stdout);
     assert!(
         out.stdout
-            .contains("    | x\n    | \"::error::details\\r::notice::cr\"\n"),
+            .contains("    | …\n    | \"::error::details\\r::notice::cr\"\n"),
         "{}",
         out.stdout
     );

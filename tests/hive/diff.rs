@@ -53,7 +53,7 @@ fn new_failures_fixed_changed_added_and_removed() {
     let out = run(warden(t.path()).args(["hive", "diff", "old", "new"])).expect(1);
     insta::assert_snapshot!(out.stdout, @r#"
     NEW FAILURE  rpc-compat/eth_call/a (ethrex)
-        | boom
+        | …
         | "::error::injected"
     FIXED        rpc-compat/eth_call/b (ethrex)
     CHANGED      rpc-compat/eth_getLogs/c (ethrex)
