@@ -158,7 +158,7 @@ pub(crate) fn render(
         run_line(&mut out, r, esc);
     }
     if let Some(h) = history {
-        history_line(&mut out, h);
+        history_line(&mut out, h, esc);
     }
     pins(&mut out, registry, results, esc);
     for e in entries {
@@ -187,15 +187,28 @@ pub(crate) fn render(
         }
         let why: Vec<&str> = e.why_first_paragraph().split_whitespace().collect();
         let _ = writeln!(out, "\n{}", esc.text(&why.join(" ")));
-        if n > 0 {
-            let _ = writeln!(out, "\nExcludes {}.", n_of(n, "test", "tests"));
-        }
-        if let Some(r) = results {
-            let mine: Vec<&CaseResult> = r
-                .results
+        let mine: Option<Vec<&CaseResult>> = results.map(|r| {
+            r.results
                 .iter()
                 .filter(|c| c.entry.as_deref() == Some(e.id.as_str()))
-                .collect();
+                .collect()
+        });
+        // Exclusions are names or patterns: what they match in this run is counted apart.
+        match (&mine, n) {
+            (_, 0) => {}
+            (Some(m), n) => {
+                let _ = writeln!(
+                    out,
+                    "\n{}, matching {} of this run.",
+                    n_of(n, "exclusion", "exclusions"),
+                    n_of(m.len(), "test", "tests")
+                );
+            }
+            (None, n) => {
+                let _ = writeln!(out, "\n{}.", n_of(n, "exclusion", "exclusions"));
+            }
+        }
+        if let Some(mine) = mine {
             entry_results(&mut out, &mine, history, esc);
         }
     }
@@ -232,8 +245,10 @@ fn run_line(out: &mut String, r: &HiveReport, esc: Escape) {
     );
 }
 
-/// "Over the last N runs: …" for the history.
-fn history_line(out: &mut String, h: &History) {
+/// "Over the last N runs: …" for the history. A count of what is news (new, broken and not
+/// listed, flaky) names its tests when there are a few.
+fn history_line(out: &mut String, h: &History, esc: Escape) {
+    const NAMED: usize = 5;
     let classes: Vec<String> = [
         TestClass::New,
         TestClass::Broken,
@@ -242,7 +257,35 @@ fn history_line(out: &mut String, h: &History) {
         TestClass::Stale,
     ]
     .iter()
-    .map(|c| format!("{} {}", h.count(*c), c.label()))
+    .map(|c| {
+        let news: Vec<String> = h
+            .tests
+            .iter()
+            .filter(|t| t.class == *c && !t.is_known())
+            .filter(|_| matches!(c, TestClass::New | TestClass::Broken | TestClass::Flaky))
+            .map(|t| esc.code(&format!("{}/{}", t.suite, t.name)))
+            .collect();
+        let known = h
+            .tests
+            .iter()
+            .filter(|t| t.class == *c && t.is_known())
+            .count();
+        let mut said = format!("{} {}", h.count(*c), c.label());
+        if !news.is_empty() && news.len() <= NAMED {
+            said.push_str(&format!(" ({})", news.join(", ")));
+        }
+        if known > 0 {
+            said.push_str(if known == h.count(*c) {
+                " (all known)"
+            } else {
+                ""
+            });
+            if known < h.count(*c) {
+                said.push_str(&format!(", {known} of them known"));
+            }
+        }
+        said
+    })
     .collect();
     let _ = writeln!(
         out,

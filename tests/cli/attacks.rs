@@ -935,7 +935,7 @@ fn the_pr_comment_cannot_mention_link_or_forge_the_marker() {
 
     See \[docs\](https:&#8203;//evil.example) &lt;img src=x onerror=alert(1)&gt; `code @x` and cc @&#8203;alice
 
-    Excludes 1 test.
+    1 exclusion.
 
     <!-- warden:known-issues -->
     ");
