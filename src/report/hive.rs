@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{unsupported, write_json, Format, Report};
-use crate::hive::outcome::{HiveReport, Outcome, SuiteSummary};
+use crate::hive::outcome::{CaseResult, HiveReport, Outcome, SuiteSummary};
 use crate::markup::{count, markdown_cell, markdown_code, text_value, xml_text as xml};
 
 /// `warden hive check --format`.
@@ -227,15 +227,43 @@ fn markdown(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
             s.failed
         )?;
     }
-    if !r.results.is_empty() {
+    // What fails the check first; the excused folded into one line per entry and outcome, as
+    // in the text (`--verbose` lists them).
+    let (news, excused): (Vec<&CaseResult>, Vec<&CaseResult>) = r
+        .results
+        .iter()
+        .partition(|c| c.outcome.is_error(r.allow_missing) || c.outcome == Outcome::Missing);
+    let listed: Vec<&CaseResult> = if r.verbose {
+        news.iter().chain(excused.iter()).copied().collect()
+    } else {
+        news
+    };
+    if !listed.is_empty() {
         writeln!(w, "\n| outcome | test | details |\n|---|---|---|")?;
-        for c in &r.results {
+        for c in listed {
             writeln!(
                 w,
                 "| {} | {} | {} |",
                 c.outcome.label(),
                 markdown_code(&format!("{}/{}", c.suite, c.name)),
                 markdown_cell(&c.message)
+            )?;
+        }
+    }
+    if !r.verbose && !excused.is_empty() {
+        let mut by_entry: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for c in &excused {
+            *by_entry
+                .entry((c.entry.as_deref().unwrap_or("?"), c.outcome.label()))
+                .or_default() += 1;
+        }
+        writeln!(w)?;
+        for ((entry, label), n) in &by_entry {
+            writeln!(
+                w,
+                "- excused ({label}) by {}: {} (`--verbose` lists them)",
+                markdown_code(entry),
+                count(*n, "case", "cases")
             )?;
         }
     }
