@@ -143,6 +143,13 @@ pub(crate) fn history_page(w: &mut dyn Write, h: &History) -> io::Result<()> {
             c.label()
         );
     }
+    // The known failures (broken, listed in the registry) are hidden until asked for: what
+    // matters is what the registry does not expect.
+    let known = h.tests.iter().filter(|t| t.is_known()).count();
+    let _ = write!(
+        out,
+        "<label><input type=\"checkbox\" value=\"known\"> known failures ({known})</label>"
+    );
     out.push_str("<label>entry <select id=\"entry\"><option value=\"\">any</option>");
     for e in &h.entries {
         let _ = write!(out, "<option value=\"{0}\">{0}</option>", escape(&e.id));
@@ -198,21 +205,29 @@ fn history_grid(out: &mut String, h: &History, changed: &[Option<String>]) {
             }
         }
     }
-    out.push_str("<th>class</th><th>verdict</th><th>entry</th></tr></thead><tbody>\n");
-    // By onset, the oldest first (one change, many failures, side by side); then as listed.
+    out.push_str("<th>verdict</th><th>why</th><th>entry</th></tr></thead><tbody>\n");
+    // The known failures last; by onset, the oldest first (one change, many failures, side by
+    // side); then as listed.
     let mut rows: Vec<&crate::hive::history::TestHistory> = h.tests.iter().collect();
     rows.sort_by_key(|t| {
-        t.verdict
-            .as_ref()
-            .and_then(|v| v.onset.as_ref())
-            .map_or(usize::MAX, |o| o.first_fail)
+        (
+            t.is_known(),
+            t.verdict
+                .as_ref()
+                .and_then(|v| v.onset.as_ref())
+                .map_or(usize::MAX, |o| o.first_fail),
+        )
     });
     for t in rows {
         let entry = t.entry.as_deref().unwrap_or("");
         let _ = write!(
             out,
             "<tr class=\"row\" data-class=\"{}\" data-entry=\"{}\"><td>{}/{}",
-            t.class.label(),
+            if t.is_known() {
+                "known"
+            } else {
+                t.class.label()
+            },
             escape(entry),
             escape(&t.suite),
             escape(&t.name)
