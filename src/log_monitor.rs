@@ -11,7 +11,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::files::{atomic, guarded};
 use crate::github::api::ApiSource;
-use crate::github::session::Session;
+use crate::github::snapshot::{Recorder, SnapshotSource};
+use crate::github::ReleaseSource;
 use crate::log::entry::Entry;
 use crate::log::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
 use crate::log::tiles::{Store, Tiles};
@@ -67,11 +68,31 @@ impl MonitorReport {
     }
 }
 
-/// Monitors the log of `req` against GitHub through `session`.
-pub fn monitor(session: &Session, req: &MonitorRequest) -> Result<MonitorReport> {
-    let got = session.block_on(monitor_with(session.api(), req));
-    session.check_api()?;
-    got
+/// Monitors the log of `req` against GitHub: live, recording GitHub's answers (`--record`), or
+/// replaying them (`--snapshot`, no network but the log's own URL, if it has one).
+pub fn monitor(from: &ReleaseSource<'_>, req: &MonitorRequest) -> Result<MonitorReport> {
+    match from {
+        ReleaseSource::Live(session) => {
+            let got = session.block_on(monitor_with(session.api(), req));
+            session.check_api()?;
+            got
+        }
+        ReleaseSource::Record(session, dir) => {
+            let recorder = Recorder::new(session.api());
+            let got = session.block_on(monitor_with(&recorder, req));
+            session.check_api()?;
+            recorder.save(dir)?;
+            got
+        }
+        ReleaseSource::Snapshot(dir) => {
+            let source = SnapshotSource { dir: dir.clone() };
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
+            runtime.block_on(monitor_with(&source, req))
+        }
+    }
 }
 
 fn failed(report: &mut MonitorReport, e: LogError) -> Result<()> {

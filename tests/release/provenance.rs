@@ -665,6 +665,48 @@ log log: entries 0 to 5 read, 4 of o/r (1 of other repositories), 2 flagged
         out.stdout,
         format!("FLAGGED  entry 2  key 8F457D1A3C3B50B5  tag v2.0.0: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key); signs the same bytes as entry 0 (SHA256SUMS as tag:v1.2.3 commit:{COMMIT}), now as SHA256SUMS (tag:v2.0.0 commit:{COMMIT}): a rollback (an earlier release's file presented as another)\nlog good-log: entries 2 to 3 read, 1 of o/r (0 of other repositories), 1 flagged\n")
     );
+
+    // Replay: `--record DIR` keeps GitHub's answers, `--snapshot DIR` judges from them alone
+    // (no API: the server's address is not given), to the same words and exit code.
+    let recorded = secrets.path().join("monitor-snapshot");
+    let (dir, uri, vkey) = (
+        t.path().to_path_buf(),
+        api.uri(),
+        vkey_text.trim().to_string(),
+    );
+    let (rec_dir, rec_vkey, rec_out) = (dir.clone(), vkey.clone(), recorded.clone());
+    let live = tokio::task::spawn_blocking(move || {
+        run(warden(&rec_dir)
+            .args([
+                "log",
+                "monitor",
+                "good-log",
+                "--repo",
+                "o/r",
+                "--log-vkey",
+                &rec_vkey,
+            ])
+            .args(["--api-url", &uri, "--record"])
+            .arg(&rec_out))
+    })
+    .await
+    .unwrap()
+    .expect(1);
+    assert!(live.stdout.contains("a rollback"), "{}", live.stdout);
+    let replay = run(warden(&dir)
+        .args([
+            "log",
+            "monitor",
+            "good-log",
+            "--repo",
+            "o/r",
+            "--log-vkey",
+            &vkey,
+        ])
+        .arg("--snapshot")
+        .arg(&recorded))
+    .expect(1);
+    assert_eq!(replay.stdout, live.stdout);
 }
 
 /// Issue 46: a run that could not be read (a truncated answer, a redirect to another host) is

@@ -1077,6 +1077,14 @@ pub(crate) struct LogMonitorArgs {
     /// GitHub's API [default: $GITHUB_API_URL, else https://api.github.com].
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
+    /// Judge against GitHub's answers saved by --record instead of the API (offline replay; the
+    /// log is still read from DIR|URL).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["record", "api_url"])]
+    pub snapshot: Option<PathBuf>,
+    /// Save every answer GitHub gave (runs, deployments, releases, assets) under DIR, for
+    /// `--snapshot DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: TextOrJson,
 }

@@ -29,8 +29,19 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
                 state: args.state.clone(),
                 keys: monitor_keys(args.keys_dir.as_deref())?,
             };
-            let session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
-            let report = release_warden::log_monitor::monitor(&session, &req)?;
+            use release_warden::github::ReleaseSource;
+            let session;
+            let from = match (&args.snapshot, &args.record) {
+                (Some(dir), _) => ReleaseSource::Snapshot(dir.clone()),
+                (None, record) => {
+                    session = ctx.connect(args.api_url.as_deref(), ctx.token.as_ref())?;
+                    match record {
+                        Some(dir) => ReleaseSource::Record(&session, dir.clone()),
+                        None => ReleaseSource::Live(&session),
+                    }
+                }
+            };
+            let report = release_warden::log_monitor::monitor(&from, &req)?;
             ctx.emit(out, &report, args.format.into(), false)
         }
         LogCommand::WitnessKey(args) => {
