@@ -60,6 +60,25 @@ async fn next_chunk(body: &mut AssetBody) -> Option<Result<bytes::Bytes, Reason>
     }
 }
 
+/// A small body of at most `cap` bytes as `{"base64": "…"}`, the JSON form snapshots keep; a
+/// larger one, or one cut short, as a failed answer.
+async fn capped_base64(mut body: AssetBody, cap: u64) -> Fetched {
+    use base64::Engine as _;
+    let mut bytes = Vec::new();
+    while let Some(data) = next_chunk(&mut body).await {
+        match data {
+            Ok(data) => bytes.extend_from_slice(&data),
+            Err(e) => return asset_failure(e.into()),
+        }
+        if bytes.len() as u64 > cap {
+            return asset_failure(format!("larger than {cap} bytes"));
+        }
+    }
+    Fetched::Ok(serde_json::json!({
+        "base64": base64::engine::general_purpose::STANDARD.encode(bytes)
+    }))
+}
+
 /// A download that did not complete, as an answer (no HTTP status to report).
 fn asset_failure(why: String) -> Fetched {
     Fetched::Failed {
@@ -1215,44 +1234,16 @@ impl ApiSource for LiveApi {
     }
 
     async fn get_external(&self, url: &str, cap: u64) -> Fetched {
-        use base64::Engine as _;
-        let bytes = async {
-            let mut body = self.open_external(url).await?.into_body();
-            let mut bytes = Vec::new();
-            while let Some(data) = next_chunk(&mut body).await {
-                bytes.extend_from_slice(&data?);
-                if bytes.len() as u64 > cap {
-                    return Err(format!("larger than {cap} bytes"));
-                }
-            }
-            Ok(bytes)
-        };
-        match bytes.await {
-            Ok(b) => Fetched::Ok(serde_json::json!({
-                "base64": base64::engine::general_purpose::STANDARD.encode(b)
-            })),
-            Err(e) => asset_failure(e),
+        match self.open_external(url).await {
+            Ok(response) => capped_base64(response.into_body(), cap).await,
+            Err(e) => asset_failure(e.into()),
         }
     }
 
     async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
-        use base64::Engine as _;
-        let bytes = async {
-            let mut body = self.open_asset(route).await?.into_body();
-            let mut bytes = Vec::new();
-            while let Some(data) = next_chunk(&mut body).await {
-                bytes.extend_from_slice(&data?);
-                if bytes.len() as u64 > cap {
-                    return Err(format!("larger than {cap} bytes"));
-                }
-            }
-            Ok(bytes)
-        };
-        match bytes.await {
-            Ok(b) => Fetched::Ok(serde_json::json!({
-                "base64": base64::engine::general_purpose::STANDARD.encode(b)
-            })),
-            Err(e) => asset_failure(e),
+        match self.open_asset(route).await {
+            Ok(response) => capped_base64(response.into_body(), cap).await,
+            Err(e) => asset_failure(e.into()),
         }
     }
 

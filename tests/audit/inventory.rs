@@ -96,9 +96,29 @@ impl Org {
     }
 
     fn put_key(&self, repo: &str, key: &str, path: &str) {
+        self.put_key_file(repo, &self.key(key).0, path);
+    }
+
+    fn put_key_file(&self, repo: &str, public: &Path, path: &str) {
         let dest = self.repo(repo).join(path);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        std::fs::copy(self.key(key).0, dest).unwrap();
+        std::fs::copy(public, dest).unwrap();
+    }
+
+    /// A key made to carry the id of the organisation's shared key (1111111111111111: an id is
+    /// a label in the key file), committed in tools-f as keys/forged.pub; its .pub file.
+    fn forge_shared_id(&self, repos: &mut [FakeRepo]) -> PathBuf {
+        let forged = self.dir.path().join("forged");
+        seeded_keypair(
+            &forged.join("f.pub"),
+            &forged.join("f.key"),
+            b"inventory test key: forged id...",
+            "1111111111111111",
+        );
+        self.put_key_file("tools-f", &forged.join("f.pub"), "keys/forged.pub");
+        let at = repos.iter().position(|r| r.name == "tools-f").unwrap();
+        repos[at] = FakeRepo::from_dir("tools-f", &self.repo("tools-f"));
+        forged.join("f.pub")
     }
 
     fn put(&self, repo: &str, path: &str, text: &str) {
@@ -478,18 +498,7 @@ fn a_key_committed_elsewhere_never_verifies_another_repository_s_release() {
 
     // A key made to carry the id of the organisation's shared key (ids are labels in the key
     // file), committed in another repository: one finding, naming both keys by their bytes.
-    let forged = o.dir.path().join("forged");
-    seeded_keypair(
-        &forged.join("f.pub"),
-        &forged.join("f.key"),
-        b"inventory test key: forged id...",
-        "1111111111111111",
-    );
-    let dest = o.repo("tools-f").join("keys/forged.pub");
-    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-    std::fs::copy(forged.join("f.pub"), &dest).unwrap();
-    let at = repos.iter().position(|r| r.name == "tools-f").unwrap();
-    repos[at] = FakeRepo::from_dir("tools-f", &o.repo("tools-f"));
+    o.forge_shared_id(&mut repos);
     // The organisation's own list (`acme/.github`, `keys/`) is trusted by each repository.
     o.put_key(".github", "stranger", "keys/stranger.pub");
     repos.push(FakeRepo::from_dir(".github", &o.repo(".github")));
@@ -685,21 +694,10 @@ fn a_suppression_names_a_key_by_its_fingerprint_never_by_its_id() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (o, mut repos, org_secrets) = organisation();
     // A second key carrying the id of the organisation's shared key, committed unused.
-    let forged = o.dir.path().join("forged");
-    seeded_keypair(
-        &forged.join("f.pub"),
-        &forged.join("f.key"),
-        b"inventory test key: forged id...",
-        "1111111111111111",
-    );
-    let dest = o.repo("tools-f").join("keys/forged.pub");
-    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-    std::fs::copy(forged.join("f.pub"), &dest).unwrap();
-    let at = repos.iter().position(|r| r.name == "tools-f").unwrap();
-    repos[at] = FakeRepo::from_dir("tools-f", &o.repo("tools-f"));
+    let forged = o.forge_shared_id(&mut repos);
     let (server, _, _) = serve(&rt, repos, org_secrets);
     // The fingerprint, computed here from the .pub file: SHA-256 of the 32 Ed25519 bytes.
-    let text = std::fs::read_to_string(forged.join("f.pub")).unwrap();
+    let text = std::fs::read_to_string(&forged).unwrap();
     let raw = base64::engine::general_purpose::STANDARD
         .decode(text.lines().nth(1).unwrap().trim())
         .unwrap();

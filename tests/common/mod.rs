@@ -260,6 +260,19 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// docs/hive-history.schema.json, ready to validate `hive history --format json`.
+#[allow(dead_code)]
+pub(crate) fn hive_history_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hive-history.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
 /// The SARIF 2.1.0 schema (tests/fixtures/sarif), ready to validate a log.
 #[allow(dead_code)]
 pub(crate) fn sarif_validator() -> jsonschema::Validator {

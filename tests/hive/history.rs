@@ -243,14 +243,7 @@ fn history_json_and_rerun_regex() {
     .expect(0);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     // The JSON is what docs/hive-history.schema.json says, and the schema refuses old names.
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hive-history.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = hive_history_validator();
     let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:#?}");
     let mut old = doc.clone();

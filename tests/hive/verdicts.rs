@@ -104,14 +104,7 @@ fn every_verdict_interval_and_onset_matches_the_truth() {
     let out = history(t.path(), &["--format", "json"]).expect(0);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     // Every verdict, interval and onset as docs/hive-history.schema.json documents them.
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/hive-history.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = hive_history_validator();
     let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:#?}");
     // The verdict, once (`verdict`), beside what it rests on (`evidence`).

@@ -421,14 +421,6 @@ fn check_commands(
                 ));
             }
         }
-        installed.extend(models[&i].installs.iter().cloned());
-        built.extend(
-            models[&i]
-                .writes
-                .iter()
-                .filter(|w| w.starts_with('/'))
-                .cloned(),
-        );
     }
     Ok(())
 }

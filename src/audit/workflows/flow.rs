@@ -395,7 +395,7 @@ fn run_op(
     if let Some(label) = signs {
         op.op = Some((label, None));
         op.flowing = flowing;
-    } else if let Some((label, within, read)) = build_signing(step, run, visible, root) {
+    } else if let Some((label, within, read)) = build_signing(run, visible, root) {
         op.followed.push(within.clone());
         op.op = Some((label, Some(within)));
         // What the run names itself, and the variables the build reads.
@@ -414,13 +414,11 @@ fn run_op(
 /// recipe or a script it runs): its label, the build file, and the secrets in the variables the
 /// build reads.
 fn build_signing(
-    step: &Value,
     run: &str,
     visible: &BTreeMap<String, Vec<SecretRef>>,
     root: &Path,
 ) -> Option<(String, String, Vec<String>)> {
-    let mut vars: Env = visible.clone();
-    vars.extend(env_secrets(step));
+    // `visible` holds the step's own `env:` already (its callers merge it in).
     super::build_files::builds(root, run)
         .into_iter()
         .find_map(|b| {
@@ -436,7 +434,7 @@ fn build_signing(
                     .find_map(|(_, c)| c.0)?;
                 (label, false)
             };
-            let read: Vec<String> = vars
+            let read: Vec<String> = visible
                 .iter()
                 .filter(|(var, _)| !in_file || super::build_files::reads_var(&b.text, var))
                 .flat_map(|(_, refs)| names(refs).map(str::to_string))
