@@ -19,10 +19,11 @@ use super::secrets::SigningSecrets;
 use super::{settings, Prepared};
 use crate::error::{Error, Reason, Result};
 use crate::github::api::{ApiSource, RequestCounts};
+use crate::github::graphql;
 use crate::github::memo::Memo;
 use crate::github::org::{
-    fetch_audit_files, list_repositories, org_secrets_by_repository, OrgOverlay, OrgRepository,
-    SecretReaders,
+    fetch_audit_files, legacy_tag_protection_gone, list_repositories, org_secrets_by_repository,
+    OrgOverlay, OrgRepository, SecretReaders,
 };
 use crate::github::session::Session;
 use crate::github::snapshot::{Recorder, SnapshotSource};
@@ -217,6 +218,7 @@ async fn audit_one<S: ApiSource>(
     state: &ApiState<'_>,
     repo: &str,
     req: &OrgRequest,
+    primed: std::collections::HashMap<String, serde_json::Value>,
 ) -> Outcome {
     if let Some(line) = (state.stopped)() {
         return Outcome::NotStarted(line);
@@ -232,8 +234,9 @@ async fn audit_one<S: ApiSource>(
         Ok(d) => d,
         Err(e) => return Outcome::Unreadable(format!("a temporary folder: {e}")),
     };
-    // The inventory's reads that the audit made already are free.
-    let memo = Memo::new(api);
+    // The inventory's reads that the audit made already are free, and so are those GraphQL
+    // answered for the batch.
+    let memo = Memo::with_answers(api, primed);
     let api = &memo;
     let key_budget = req.inventory.then_some(facts::EXTRA_REQUESTS);
     let files = match fetch_audit_files(api, repo, checkout.path(), key_budget).await {
@@ -304,11 +307,17 @@ async fn audit_all<S: ApiSource>(
     let (answers, readers) = org_secrets_by_repository(api, &req.org, &listing)
         .await
         .map_or((Default::default(), None), |(a, r)| (a, Some(r)));
-    let api = &OrgOverlay {
+    let (mut repos, excluded) = select(listing, req)?;
+    // Legacy tag protection is gone from github.com (410 for every repository): asked once.
+    let legacy_gone = match repos.first() {
+        Some(first) => legacy_tag_protection_gone(api, first).await,
+        None => None,
+    };
+    let overlay = &OrgOverlay {
         inner: api,
         answers,
+        legacy_gone,
     };
-    let (mut repos, excluded) = select(listing, req)?;
     // Resumed: every repository of today's listing the saved run did not audit (those it did not
     // start, could not read, and any created since).
     if let Some(resume) = &req.resume {
@@ -322,9 +331,32 @@ async fn audit_all<S: ApiSource>(
     if let Some(p) = &req.progress {
         p.total.store(repos.len() as u64, Ordering::Relaxed);
     }
-    let outcomes = futures::stream::iter(repos)
-        .map(|repo| async move {
-            let outcome = audit_one(api, state, &repo, req).await;
+    let wanted = graphql::Wanted {
+        key_budget: req.inventory.then_some(facts::EXTRA_REQUESTS),
+        releases: req.releases,
+    };
+    // One GraphQL query answers a batch's trees, files and rulesets (REST reads the rest, and
+    // everything where GraphQL is not served); the next batch is asked for while one is audited.
+    let batches: Vec<Vec<String>> = repos
+        .chunks(graphql::BATCH)
+        .map(<[String]>::to_vec)
+        .collect();
+    let outcomes = futures::stream::iter(batches)
+        .map(|batch| async move {
+            let mut primed = graphql::prime(api, &batch, wanted).await;
+            let with_answers: Vec<_> = batch
+                .into_iter()
+                .map(|repo| {
+                    let answers = primed.remove(&repo).unwrap_or_default();
+                    (repo, answers)
+                })
+                .collect();
+            futures::stream::iter(with_answers)
+        })
+        .buffered(2)
+        .flatten()
+        .map(|(repo, primed)| async move {
+            let outcome = audit_one(overlay, state, &repo, req, primed).await;
             if let Some(p) = &req.progress {
                 p.done.fetch_add(1, Ordering::Relaxed);
             }

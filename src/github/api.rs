@@ -217,6 +217,21 @@ pub enum Shape {
 pub trait ApiSource: Sync {
     fn get(&self, route: &str, shape: Shape) -> impl std::future::Future<Output = Fetched> + Send;
 
+    /// One GraphQL query (`POST /graphql`) with its variables: the whole answer (`data`, and
+    /// `errors` when part of it failed). Only the live API serves it: everywhere else (snapshots,
+    /// recordings) it fails, and the caller reads the same facts through REST.
+    fn graphql(
+        &self,
+        _query: &str,
+        _variables: &Value,
+    ) -> impl std::future::Future<Output = Fetched> + Send {
+        std::future::ready(Fetched::Failed {
+            status: 0,
+            message: "GraphQL is not served here".to_string(),
+            permission: None,
+        })
+    }
+
     /// A small binary answer (a release asset of at most `cap` bytes), as
     /// `{"base64": "…"}`: the JSON form a snapshot records and replays.
     fn get_bytes(
@@ -387,14 +402,18 @@ pub(crate) struct Usage {
     remaining: std::sync::atomic::AtomicI64,
     reset: std::sync::atomic::AtomicU64,
     sent: std::sync::atomic::AtomicUsize,
+    graphql: std::sync::atomic::AtomicUsize,
     not_modified: std::sync::atomic::AtomicUsize,
     from_cache: std::sync::atomic::AtomicUsize,
 }
 
-/// Requests sent, answered 304 (free), and answered from the cache without a request.
+/// Requests sent, answered 304 (free), and answered from the cache without a request; of those
+/// sent, GraphQL queries (counted against GraphQL's own rate limit).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct RequestCounts {
     pub(crate) sent: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) graphql: usize,
     pub(crate) not_modified: usize,
     pub(crate) from_cache: usize,
 }
@@ -409,6 +428,11 @@ pub struct LiveApi {
     bytes: Octocrab,
     /// No token at all: for whatever host an asset download is redirected to.
     anonymous: Octocrab,
+    /// The same token at the host's root, for GraphQL queries (`graphql_path`).
+    gql: Octocrab,
+    graphql_path: String,
+    /// GraphQL answered a query with a refusal: not asked again.
+    graphql_refused: std::sync::atomic::AtomicBool,
     base_url: String,
     base_path: String,
     retry: RetryPolicy,
@@ -435,22 +459,28 @@ impl fmt::Debug for LiveApi {
 
 impl LiveApi {
     pub fn new(base_url: &str, token: Option<&Token>, retry: RetryPolicy) -> Result<Self, Reason> {
-        let client =
-            |accept: &str, token: Option<&Token>, read: Duration| -> Result<Octocrab, Reason> {
-                let mut b = Octocrab::builder()
-                    .base_uri(base_url)
-                    .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
-                    // Our own retry loop honours retry-after and x-ratelimit-reset.
-                    .add_retry_config(RetryConfig::None)
-                    .set_connect_timeout(Some(Duration::from_secs(10)))
-                    .set_read_timeout(Some(read))
-                    .add_header(http::header::ACCEPT, accept.into());
-                if let Some(t) = token {
-                    b = b.personal_token(t.0.clone());
-                }
-                b.build()
-                    .map_err(|e| format!("building the GitHub client: {e}").into())
-            };
+        let client_at = |base: &str,
+                         accept: &str,
+                         token: Option<&Token>,
+                         read: Duration|
+         -> Result<Octocrab, Reason> {
+            let mut b = Octocrab::builder()
+                .base_uri(base)
+                .map_err(|e| format!("--api-url {base_url:?}: {e}"))?
+                // Our own retry loop honours retry-after and x-ratelimit-reset.
+                .add_retry_config(RetryConfig::None)
+                .set_connect_timeout(Some(Duration::from_secs(10)))
+                .set_read_timeout(Some(read))
+                .add_header(http::header::ACCEPT, accept.into());
+            if let Some(t) = token {
+                b = b.personal_token(t.0.clone());
+            }
+            b.build()
+                .map_err(|e| format!("building the GitHub client: {e}").into())
+        };
+        let client = |accept: &str, token: Option<&Token>, read: Duration| {
+            client_at(base_url, accept, token, read)
+        };
         // API answers have their own deadline (`get_once`), which must come first.
         let crab = client("application/vnd.github+json", token, retry.read_timeout * 2)?;
         let bytes = client("application/octet-stream", token, retry.read_timeout)?;
@@ -461,8 +491,21 @@ impl LiveApi {
             .unwrap_or("")
             .trim_end_matches('/')
             .to_string();
+        // GraphQL beside the REST API: `/graphql` on github.com, `/api/graphql` beside GHES's
+        // `/api/v3`. Its own client, based at the host's root: octocrab puts the base URL's path
+        // in front of every path.
+        let origin = base_url.trim_end_matches('/');
+        let origin = origin.strip_suffix(base_path.as_str()).unwrap_or(origin);
+        let graphql_path = match base_path.strip_suffix("/api/v3") {
+            Some(prefix) => format!("{prefix}/api/graphql"),
+            None => format!("{base_path}/graphql"),
+        };
+        let gql = client_at(origin, "application/json", token, retry.read_timeout)?;
         Ok(LiveApi {
             crab,
+            gql,
+            graphql_path,
+            graphql_refused: Default::default(),
             bytes,
             anonymous,
             base_url: base_url.trim_end_matches('/').to_string(),
@@ -612,6 +655,7 @@ impl LiveApi {
         use std::sync::atomic::Ordering::Relaxed;
         RequestCounts {
             sent: self.usage.sent.load(Relaxed),
+            graphql: self.usage.graphql.load(Relaxed),
             not_modified: self.usage.not_modified.load(Relaxed),
             from_cache: self.usage.from_cache.load(Relaxed),
         }
@@ -1203,7 +1247,96 @@ fn human_duration(secs: u64) -> String {
 /// The most pages one list is read over; a longer list is refused, never truncated.
 pub(crate) const MAX_PAGES: usize = 1000;
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The most one GraphQL answer may take: GitHub itself stops a query after 10 seconds.
+const GRAPHQL_TIMEOUT: Duration = Duration::from_secs(20);
+
+impl LiveApi {
+    /// One POST of a query, at most twice (a 5xx or no answer is tried once more). Never stops
+    /// the command and never waits for a rate limit: a query that fails leaves the caller to REST.
+    async fn post_graphql(&self, query: &str, variables: &Value) -> Fetched {
+        use std::sync::atomic::Ordering::Relaxed;
+        let body = serde_json::json!({"query": query, "variables": variables});
+        let url = self.graphql_path.as_str();
+        let mut last = Fetched::Failed {
+            status: 0,
+            message: "not sent".to_string(),
+            permission: None,
+        };
+        for _ in 0..2 {
+            if self.stopped.get().is_some() || self.graphql_refused.load(Relaxed) {
+                return last;
+            }
+            let permit = self.in_flight.acquire().await;
+            self.usage.sent.fetch_add(1, Relaxed);
+            self.usage.graphql.fetch_add(1, Relaxed);
+            let started = tokio::time::Instant::now();
+            let sent =
+                tokio::time::timeout(GRAPHQL_TIMEOUT, self.gql._post(url, Some(&body))).await;
+            let resp = match sent {
+                Ok(Ok(resp)) => resp,
+                Ok(Err(e)) => {
+                    last = Fetched::Failed {
+                        status: 0,
+                        message: root_cause(&e),
+                        permission: None,
+                    };
+                    continue;
+                }
+                Err(_) => {
+                    last = Fetched::Failed {
+                        status: 0,
+                        message: "no answer in time".to_string(),
+                        permission: None,
+                    };
+                    continue;
+                }
+            };
+            let status = resp.status().as_u16();
+            let headers = resp.headers().clone();
+            let text = match read_answer(resp.into_body(), started, GRAPHQL_TIMEOUT).await {
+                Ok(text) => text,
+                Err(_) => {
+                    last = Fetched::Failed {
+                        status,
+                        message: "the answer was too large, too slow or not UTF-8".to_string(),
+                        permission: None,
+                    };
+                    continue;
+                }
+            };
+            drop(permit);
+            if status >= 500 {
+                last = failure(status, &headers, &text);
+                continue;
+            }
+            if !(200..300).contains(&status) {
+                // Not served (404), not for this token (401, 403), or its own limit spent: the
+                // rest of the run reads through REST instead of asking again.
+                self.graphql_refused.store(true, Relaxed);
+                return failure(status, &headers, &text);
+            }
+            return match serde_json::from_str(&text) {
+                Ok(v) => Fetched::Ok(v),
+                Err(e) => Fetched::Failed {
+                    status,
+                    message: format!("malformed JSON from POST {url}: {e}"),
+                    permission: None,
+                },
+            };
+        }
+        last
+    }
+}
+
 impl ApiSource for LiveApi {
+    async fn graphql(&self, query: &str, variables: &Value) -> Fetched {
+        self.post_graphql(query, variables).await
+    }
+
     async fn download(
         &self,
         route: &str,

@@ -30,6 +30,23 @@ impl<'a, S: ApiSource> Memo<'a, S> {
         }
     }
 
+    /// A memo that already holds `answers` (REST answers by route, read another way: an
+    /// organisation's GraphQL query). They cost nothing here.
+    pub(crate) fn with_answers(
+        inner: &'a S,
+        answers: impl IntoIterator<Item = (String, serde_json::Value)>,
+    ) -> Self {
+        let memo = Memo::new(inner);
+        if let Ok(mut a) = memo.answers.lock() {
+            a.extend(
+                answers
+                    .into_iter()
+                    .map(|(route, v)| (Call::Get(route), Fetched::Ok(v))),
+            );
+        }
+        memo
+    }
+
     /// How many reads reached the source behind (the rest were answered from memory).
     pub(crate) fn passed_on(&self) -> u64 {
         self.passed_on.load(Ordering::Relaxed)

@@ -2,7 +2,7 @@
 //! (`session`), every route warden uses (`routes`), the settings writes of `--apply`
 //! (`changes`), snapshots of answers (`snapshot`), the sticky PR comment (`comments`), which
 //! repository a command is about (`repository`), an organisation's repositories and their files
-//! (`org`), published releases (`releases`), the repository settings the audit judges
+//! (`org`, with `graphql` answering many repositories' reads in one query), published releases (`releases`), the repository settings the audit judges
 //! (`settings`), and the Actions runner's environment (`actions`). What the rest of warden gets
 //! are typed answers and [`api::ApiError`]; routes and raw JSON stay here.
 
@@ -12,6 +12,7 @@ pub(crate) mod attestations;
 pub(crate) mod changes;
 pub(crate) mod comments;
 mod git_object;
+pub(crate) mod graphql;
 pub(crate) mod memo;
 pub(crate) mod org;
 pub(crate) mod records;

@@ -117,14 +117,40 @@ pub(crate) async fn org_secrets_by_repository<S: ApiSource>(
 pub(crate) struct OrgOverlay<'a, S> {
     pub(crate) inner: &'a S,
     pub(crate) answers: std::collections::HashMap<String, Value>,
+    /// The server's answer to legacy tag protection when it has none (410 Gone on github.com):
+    /// every repository's would be the same.
+    pub(crate) legacy_gone: Option<Fetched>,
+}
+
+/// The answer to `repo`'s legacy tag protection, when it says the server has none (410).
+pub(crate) async fn legacy_tag_protection_gone<S: ApiSource>(
+    api: &S,
+    repo: &str,
+) -> Option<Fetched> {
+    match api
+        .get(&routes::legacy_tag_protection(repo), Shape::Array)
+        .await
+    {
+        gone @ Fetched::Failed { status: 410, .. } => Some(gone),
+        _ => None,
+    }
 }
 
 impl<S: ApiSource> ApiSource for OrgOverlay<'_, S> {
     async fn get(&self, route: &str, shape: Shape) -> Fetched {
-        match self.answers.get(route) {
-            Some(v) => Fetched::Ok(v.clone()),
-            None => self.inner.get(route, shape).await,
+        if let Some(v) = self.answers.get(route) {
+            return Fetched::Ok(v.clone());
         }
+        if let Some(gone) = &self.legacy_gone {
+            if route.ends_with("/tags/protection") {
+                return gone.clone();
+            }
+        }
+        self.inner.get(route, shape).await
+    }
+
+    async fn graphql(&self, query: &str, variables: &Value) -> Fetched {
+        self.inner.graphql(query, variables).await
     }
 
     async fn get_bytes(&self, route: &str, cap: u64) -> Fetched {
@@ -166,24 +192,25 @@ pub(crate) async fn list_repositories<S: ApiSource>(
         .map_err(|e| format!("GET /{}: {e}", routes::path_of(&route)).into())
 }
 
-#[derive(Deserialize)]
-struct TreeEntry {
-    path: String,
+/// An entry of a git tree, as the trees endpoint gives it (a path from the tree asked for).
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct TreeEntry {
+    pub(crate) path: String,
     #[serde(rename = "type")]
-    kind: String,
+    pub(crate) kind: String,
     #[serde(default)]
-    mode: String,
-    sha: String,
+    pub(crate) mode: String,
+    pub(crate) sha: String,
     #[serde(default)]
-    size: u64,
+    pub(crate) size: u64,
 }
 
-#[derive(Deserialize)]
-struct Tree {
+#[derive(Clone, Debug, Default, Deserialize)]
+pub(crate) struct Tree {
     #[serde(default)]
-    tree: Vec<TreeEntry>,
+    pub(crate) tree: Vec<TreeEntry>,
     #[serde(default)]
-    truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 async fn tree<S: ApiSource>(
@@ -316,19 +343,74 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
     dest: &Path,
     key_budget: Option<u64>,
 ) -> Result<AuditFiles, Reason> {
-    let public_keys = key_budget.is_some();
     let Some(root) = root_tree(api, repo).await? else {
         return Ok(AuditFiles::default());
     };
-    let mut files: Vec<TreeEntry> = Vec::new();
-    for dir in root.tree.iter().filter(|e| e.kind == "tree") {
-        let recursive = match dir.path.as_str() {
-            // The keys folder's statements live in `revoked/` and `rotations/`.
-            ".github" | "keys" => true,
-            _ => continue,
+    let mut below = Vec::new();
+    for dir in followed_dirs(&root) {
+        below.push((dir.path.clone(), tree(api, repo, &dir.sha, true).await?));
+    }
+    let (files, keys_not_fetched) = select_files(root, below, key_budget)?;
+    let reads = files.iter().map(|e| async move {
+        if e.size > FILE_CAP {
+            return Ok::<_, Reason>(Err((e.path.clone(), e.size)));
+        }
+        let route = routes::git_blob(repo, &e.sha);
+        let blob = get(api, &route, Shape::Object).await?;
+        let bytes = base64_content(&blob)
+            .ok_or_else(|| format!("GET /{}: content is not base64", routes::path_of(&route)))?;
+        if bytes.len() as u64 > FILE_CAP {
+            return Ok(Err((e.path.clone(), bytes.len() as u64)));
+        }
+        Ok(Ok((e.path.as_str(), bytes)))
+    });
+    let mut files = AuditFiles {
+        keys_not_fetched,
+        ..AuditFiles::default()
+    };
+    for read in futures::future::join_all(reads).await {
+        let (path, bytes) = match read? {
+            Ok(file) => file,
+            Err(oversized) => {
+                files.oversized.push(oversized);
+                continue;
+            }
         };
-        for mut e in tree(api, repo, &dir.sha, recursive).await?.tree {
-            e.path = format!("{}/{}", dir.path, e.path);
+        let target = dest.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(&target, bytes).map_err(|e| format!("{}: {e}", target.display()))?;
+        files.written += 1;
+        if is_public_key_file(path) && !path.starts_with("keys/") {
+            files.key_files += 1;
+        }
+    }
+    files.oversized.sort();
+    Ok(files)
+}
+
+/// The folders of the root whose whole trees the audit reads: `.github` and `keys` (the keys
+/// folder's statements live in `revoked/` and `rotations/`).
+pub(crate) fn followed_dirs(root: &Tree) -> impl Iterator<Item = &TreeEntry> {
+    root.tree
+        .iter()
+        .filter(|e| e.kind == "tree" && matches!(e.path.as_str(), ".github" | "keys"))
+}
+
+/// Of the root tree and the followed folders' whole trees (`(folder, tree)`), the files the audit
+/// fetches (paths from the root), and the public keys left out by the budget: every path checked
+/// and the caps on count and size kept before anything is fetched.
+pub(crate) fn select_files(
+    root: Tree,
+    below: Vec<(String, Tree)>,
+    key_budget: Option<u64>,
+) -> Result<(Vec<TreeEntry>, Vec<String>), Reason> {
+    let public_keys = key_budget.is_some();
+    let mut files: Vec<TreeEntry> = Vec::new();
+    for (dir, tree) in below {
+        for mut e in tree.tree {
+            e.path = format!("{dir}/{}", e.path);
             files.push(e);
         }
     }
@@ -368,43 +450,7 @@ pub(crate) async fn fetch_audit_files<S: ApiSource>(
     }) {
         return Err(format!("{:?}: not a plain path inside the repository", e.path).into());
     }
-    let reads = files.iter().map(|e| async move {
-        if e.size > FILE_CAP {
-            return Ok::<_, Reason>(Err((e.path.clone(), e.size)));
-        }
-        let route = routes::git_blob(repo, &e.sha);
-        let blob = get(api, &route, Shape::Object).await?;
-        let bytes = base64_content(&blob)
-            .ok_or_else(|| format!("GET /{}: content is not base64", routes::path_of(&route)))?;
-        if bytes.len() as u64 > FILE_CAP {
-            return Ok(Err((e.path.clone(), bytes.len() as u64)));
-        }
-        Ok(Ok((e.path.as_str(), bytes)))
-    });
-    let mut files = AuditFiles {
-        keys_not_fetched,
-        ..AuditFiles::default()
-    };
-    for read in futures::future::join_all(reads).await {
-        let (path, bytes) = match read? {
-            Ok(file) => file,
-            Err(oversized) => {
-                files.oversized.push(oversized);
-                continue;
-            }
-        };
-        let target = dest.join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&target, bytes).map_err(|e| format!("{}: {e}", target.display()))?;
-        files.written += 1;
-        if is_public_key_file(path) && !path.starts_with("keys/") {
-            files.key_files += 1;
-        }
-    }
-    files.oversized.sort();
-    Ok(files)
+    Ok((files, keys_not_fetched))
 }
 
 /// The root tree of `repo`'s default branch; `None` for an empty repository (409).

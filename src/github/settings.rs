@@ -207,6 +207,7 @@ pub(crate) struct Settings {
     pub(crate) ruleset_details: Vec<Read<Ruleset>>,
     /// Legacy tag protection, read only when no ruleset protects the release tags.
     pub(crate) legacy: Option<Read<Vec<LegacyProtection>>>,
+    /// Read only when a signing job names an environment (else empty: no rule consults it).
     pub(crate) environments: Read<EnvironmentList>,
     /// The signing environments' secrets and deployment policies.
     pub(crate) signing_environments: Vec<EnvironmentReads>,
@@ -256,13 +257,20 @@ pub(crate) async fn read_settings<S: ApiSource>(
     environments: &[String],
     protects: impl Fn(&Ruleset) -> bool,
 ) -> Settings {
+    let list_environments = async {
+        let route = routes::environments(repo);
+        if environments.is_empty() {
+            // No signing job names an environment: no rule consults the list.
+            return Read {
+                route,
+                answer: Ok(EnvironmentList::default()),
+            };
+        }
+        read::<EnvironmentList, _>(source, route, Shape::Items("environments")).await
+    };
     let (rulesets, environment_list, repo_secrets, org_secrets) = futures::join!(
         read::<Vec<RulesetSummary>, _>(source, routes::rulesets(repo), Shape::Array),
-        read::<EnvironmentList, _>(
-            source,
-            routes::environments(repo),
-            Shape::Items("environments")
-        ),
+        list_environments,
         read::<SecretList, _>(source, routes::repo_secrets(repo), Shape::Items("secrets")),
         read::<SecretList, _>(source, routes::org_secrets(repo), Shape::Items("secrets")),
     );

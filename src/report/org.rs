@@ -28,7 +28,7 @@ fn verdict(o: &OrgReport) -> &'static str {
 fn summary(o: &OrgReport) -> String {
     let failing = o.reports.iter().filter(|r| r.exit_code() != 0).count();
     format!(
-        "{}: {} audited ({failing} with findings at or above {}), {} unreadable, {} not started, {} excluded; {} requests ({} not modified, {} from the cache): {}",
+        "{}: {} audited ({failing} with findings at or above {}), {} unreadable, {} not started, {} excluded; {} requests ({}{} not modified, {} from the cache): {}",
         text_value(&o.organization),
         count(o.reports.len(), "repository", "repositories"),
         o.fail_on,
@@ -36,6 +36,10 @@ fn summary(o: &OrgReport) -> String {
         o.not_started.len(),
         o.excluded,
         o.requests.sent,
+        match o.requests.graphql {
+            0 => String::new(),
+            n => format!("{n} GraphQL, "),
+        },
         o.requests.not_modified,
         o.requests.from_cache,
         verdict(o)

@@ -26,10 +26,35 @@ fn serve(
     (server, log)
 }
 
+/// Every GraphQL request body a server received.
+type Queries = Arc<Mutex<Vec<Value>>>;
+
+/// The same organisation, its server answering GraphQL as well (mounted for every method).
+fn serve_with_graphql(
+    rt: &tokio::runtime::Runtime,
+    repos: usize,
+) -> (MockServer, Arc<Mutex<Vec<Logged>>>, Queries) {
+    let server = rt.block_on(MockServer::start());
+    let org = OrgServer::new(repos, &server.uri(), Duration::ZERO);
+    let (log, queries) = (org.log.clone(), org.queries.clone());
+    rt.block_on(
+        Mock::given(wiremock::matchers::any())
+            .respond_with(org)
+            .mount(&server),
+    );
+    (server, log, queries)
+}
+
 fn org_audit(dir: &Path, uri: &str, extra: &[&str]) -> Run {
+    let releases = if extra.contains(&"--releases") {
+        &[][..]
+    } else {
+        &["--releases", "0"][..]
+    };
     let mut cmd = warden(dir);
     cmd.env("GH_TOKEN", "ghs_test")
-        .args(["audit", "--org", ORG, "--api-url", uri, "--releases", "0"])
+        .args(["audit", "--org", ORG, "--api-url", uri])
+        .args(releases)
         .args(extra);
     run(&mut cmd)
 }
@@ -89,7 +114,11 @@ fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
     let sent = doc["requests"]["sent"].as_u64().unwrap();
     assert!(sent <= 20 * 120, "{sent} requests for 120 repositories");
     let first_log = log.lock().unwrap().len();
-    assert_eq!(first_log as u64, sent);
+    // The server serves no GraphQL here: its refusal (unlogged) is asked once per batch in
+    // flight, then REST reads everything.
+    let graphql = doc["requests"]["graphql"].as_u64().unwrap();
+    assert!((1..=2).contains(&graphql), "{}", doc["requests"]);
+    assert_eq!(first_log as u64 + graphql, sent);
 
     // The second run, with the cache: GitHub answers nothing but 304 (free) or the errors it
     // answered before; git objects are not asked for again.
@@ -173,7 +202,7 @@ fn org_audit_reads_every_repository_once_and_a_cached_run_costs_only_304s() {
 #[test]
 fn org_audit_text_table_filters_and_baseline() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (server, _) = serve(&rt, 12, |o| o);
+    let (server, _, _) = serve_with_graphql(&rt, 12);
     let t = tempfile::tempdir().unwrap();
     let out = org_audit(t.path(), &server.uri(), &["--match", "repo-00*"]).expect(1);
     insta::assert_snapshot!(out.stdout);
@@ -742,4 +771,116 @@ fn a_repository_without_its_checkout_is_read_through_the_api() {
     insta::assert_snapshot!(out);
     // Nothing was written where it ran.
     assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+}
+
+/// The report without what differs between two ways of reading the same organisation.
+fn without_counts(mut doc: Value) -> Value {
+    doc.as_object_mut().unwrap().remove("requests");
+    doc
+}
+
+#[test]
+fn graphql_reads_an_organisation_in_under_three_requests_per_repository_and_finds_the_same() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let (rest_server, _) = serve(&rt, 200, |o| o);
+    let rest = org_audit(
+        t.path(),
+        &rest_server.uri(),
+        &["--format", "json", "--releases", "3"],
+    )
+    .expect(1);
+    let rest: Value = serde_json::from_str(&rest.stdout).unwrap();
+
+    let (server, log, queries) = serve_with_graphql(&rt, 200);
+    let both = org_audit(
+        t.path(),
+        &server.uri(),
+        &["--format", "json", "--releases", "3"],
+    )
+    .expect(1);
+    let doc: Value = serde_json::from_str(&both.stdout).unwrap();
+    // The same report, finding for finding, repo-006 unreadable for the same reason (GraphQL's
+    // null for it leaves it to REST, which says why).
+    assert_eq!(without_counts(doc.clone()), without_counts(rest.clone()));
+    let audited = doc["repositories"].as_array().unwrap().len() as u64;
+    assert_eq!(audited, 119);
+    let log = log.lock().unwrap();
+    let sent = log.len() as u64;
+    assert_eq!(doc["requests"]["sent"].as_u64(), Some(sent));
+    // 6 batch queries of 20 and 6 of texts; REST for the listing, the secrets, and a protected
+    // repository's environment, its secrets and deployment policies.
+    assert_eq!(doc["requests"]["graphql"], 12, "{}", doc["requests"]);
+    assert!(
+        sent * 10 <= 3 * 10 * audited,
+        "{sent} requests for {audited} repositories: more than 3 each"
+    );
+    let rest_sent = rest["requests"]["sent"].as_u64().unwrap();
+    let mut kinds = std::collections::BTreeMap::new();
+    for l in log.iter() {
+        let p = l
+            .path
+            .split('?')
+            .next()
+            .unwrap()
+            .replace("http://localhost", "");
+        let k: Vec<&str> = p.split('/').filter(|s| !s.starts_with("repo-")).collect();
+        *kinds.entry(k.join("/")).or_insert(0) += 1;
+    }
+    assert!(
+        sent * 3 < rest_sent,
+        "GraphQL {sent}, REST only {rest_sent}: {kinds:#?}"
+    );
+    // Nothing GraphQL gave is asked again: no trees, no blobs, no rulesets through REST but the
+    // forbidden repository's first read.
+    let again: Vec<&str> = log
+        .iter()
+        .map(|l| l.path.as_str())
+        .filter(|p| p.contains("/git/") || p.contains("/rulesets"))
+        .collect();
+    assert_eq!(
+        again,
+        ["http://localhost/repos/acme/repo-006/git/trees/HEAD"]
+    );
+    drop(log);
+    // Every query warden sent is valid against GitHub's published schema.
+    let queries = queries.lock().unwrap();
+    assert_eq!(queries.len(), 12);
+    check_graphql_against_github_schema(t.path(), &queries);
+}
+
+/// Checks `queries` (request bodies) with graphql-core against GitHub's public GraphQL schema
+/// (`@octokit/graphql-schema`), both pinned by hash and installed by `.ci/run` into
+/// `tests/tools/`: every field, argument and variable type must exist as GitHub defines it.
+fn check_graphql_against_github_schema(dir: &Path, queries: &[Value]) {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools");
+    let schema = tools.join("github-schema.graphql");
+    let lib = tools.join("python");
+    if !schema.exists() || !lib.join("graphql").exists() {
+        assert!(
+            !std::env::var("CI").is_ok_and(|v| v == "true"),
+            "GitHub's GraphQL schema and graphql-core are required under CI=true (.ci/run installs them into tests/tools)"
+        );
+        eprintln!("skipping the schema check: run .ci/run once to install it");
+        return;
+    }
+    let file = dir.join("queries.json");
+    std::fs::write(&file, serde_json::to_string(queries).unwrap()).unwrap();
+    let out = std::process::Command::new("python3")
+        .arg(tools.join("check_graphql.py"))
+        .arg(&schema)
+        .arg(&file)
+        .env("PYTHONPATH", &lib)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{} queries valid\n", queries.len())
+    );
 }

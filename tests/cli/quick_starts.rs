@@ -161,7 +161,8 @@ async fn every_quick_start_runs_from_a_newcomer_s_folder() {
     let security = t.join("security");
     std::fs::create_dir(&security).unwrap();
     let github = MockServer::start().await;
-    Mock::given(method("GET"))
+    // GitHub's REST and GraphQL APIs, as the organisation audit reads both.
+    Mock::given(wiremock::matchers::any())
         .respond_with(
             OrgServer::new(5, &github.uri(), std::time::Duration::ZERO).without_org_secrets(),
         )

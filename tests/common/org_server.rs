@@ -1,7 +1,8 @@
 //! A local GitHub that plays an organisation of many repositories (synthetic), for
 //! `warden audit --org`: paginated listing, git trees and blobs, the settings reads, rate-limit
 //! headers, one secondary-limit `retry-after`, ETags answered with 304, a repository whose reads
-//! are forbidden and one that fails once with a 500. Every request is logged with its answer.
+//! are forbidden and one that fails once with a 500; and GraphQL (`POST /graphql`) for the
+//! queries warden sends, when it is mounted for POST too. Every request is logged with its answer.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64};
@@ -127,6 +128,8 @@ pub(crate) struct OrgServer {
     served: AtomicI64,
     /// This repository's workflow is listed at 2 MiB, over what warden fetches.
     oversized: Option<usize>,
+    /// Every GraphQL request body received.
+    pub queries: Arc<Mutex<Vec<Value>>>,
 }
 
 impl OrgServer {
@@ -143,6 +146,7 @@ impl OrgServer {
             spent_after: None,
             served: AtomicI64::new(0),
             oversized: None,
+            queries: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
@@ -234,15 +238,8 @@ impl OrgServer {
                 json!({"message": "Resource not accessible by integration"}),
             );
         }
-        let wf = workflow(shape);
         // Real git ids for what warden may answer from its cache: the blob and `.github`.
-        let blob = git_id("blob", wf.as_bytes());
-        let link = sha("link");
-        let wf_tree = tree_id(&[
-            ("120000", "link.yml", &link),
-            ("100644", "release.yml", &blob),
-        ]);
-        let gh_tree = tree_id(&[("40000", "workflows", &wf_tree)]);
+        let (wf, blob, wf_tree, gh_tree, link) = self.objects(i);
         match &parts[3..] {
             [] => (
                 200,
@@ -340,8 +337,130 @@ impl OrgServer {
             }
             ["actions", "organization-secrets"] => (500, json!({"message": "not expected"})),
             ["releases"] => (200, json!([])),
+            // Legacy tag protection is gone from github.com.
+            ["tags", "protection"] => (
+                410,
+                json!({"message": "Gone", "documentation_url": "https://docs.github.com/rest/repos/tags"}),
+            ),
             _ => not_found,
         }
+    }
+}
+
+/// A tree entry as GraphQL lists it (`mode` as a number).
+fn gql_entry(name: &str, kind: &str, mode: u32, oid: &str, size: usize) -> Value {
+    json!({"name": name, "type": kind, "mode": mode, "oid": oid, "size": size})
+}
+
+impl OrgServer {
+    /// The repository's git objects: workflow text, its blob id, the workflows tree and
+    /// `.github` tree ids, and the symlink's id.
+    fn objects(&self, i: usize) -> (String, String, String, String, String) {
+        let wf = workflow(shape(i));
+        let blob = git_id("blob", wf.as_bytes());
+        let link = sha("link");
+        let wf_tree = tree_id(&[
+            ("120000", "link.yml", &link),
+            ("100644", "release.yml", &blob),
+        ]);
+        let gh_tree = tree_id(&[("40000", "workflows", &wf_tree)]);
+        (wf, blob, wf_tree, gh_tree, link)
+    }
+
+    /// The answer to a GraphQL query (`POST /graphql`) of the two kinds warden sends: a batch of
+    /// repositories (`$o<i>`/`$n<i>`: their trees, tag rulesets and release count) and blob
+    /// texts by id (`$b<i>_<k>`). Aliases `r<i>` and `f<k>` as warden names them; a repository
+    /// the token may not read is null with a FORBIDDEN error on its path, as GitHub answers.
+    pub(crate) fn graphql(&self, body: &Value) -> Value {
+        let query = body["query"].as_str().unwrap_or_default();
+        let vars = body["variables"].as_object().cloned().unwrap_or_default();
+        let mut data = serde_json::Map::new();
+        let mut errors = Vec::new();
+        for (var, owner) in &vars {
+            let Some(idx) = var.strip_prefix('o') else {
+                continue;
+            };
+            let alias = format!("r{idx}");
+            let name = vars
+                .get(&format!("n{idx}"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let i = name
+                .strip_prefix("repo-")
+                .and_then(|n| n.parse::<usize>().ok());
+            let Some(i) = i.filter(|_| owner == ORG && i.is_some_and(|i| i < self.repos)) else {
+                data.insert(alias.clone(), Value::Null);
+                errors.push(json!({"type": "NOT_FOUND", "path": [alias], "message": "Could not resolve to a Repository."}));
+                continue;
+            };
+            if i == FORBIDDEN {
+                data.insert(alias.clone(), Value::Null);
+                errors.push(json!({"type": "FORBIDDEN", "path": [alias], "message": "Resource not accessible by integration"}));
+                continue;
+            }
+            let (wf, blob, wf_tree, gh_tree, link) = self.objects(i);
+            let repo = format!("{ORG}/{name}");
+            if query.starts_with("query Texts") {
+                let mut objects = serde_json::Map::new();
+                let prefix = format!("b{idx}_");
+                for (v, oid) in &vars {
+                    let Some(k) = v.strip_prefix(&prefix) else {
+                        continue;
+                    };
+                    let answer = if oid == &json!(blob) {
+                        json!({"oid": blob, "byteSize": wf.len(), "isTruncated": false, "text": wf})
+                    } else {
+                        Value::Null
+                    };
+                    objects.insert(format!("f{k}"), answer);
+                }
+                data.insert(alias, Value::Object(objects));
+                continue;
+            }
+            let shape = shape(i);
+            let size = if self.oversized == Some(i) {
+                2 << 20
+            } else {
+                wf.len()
+            };
+            let (root, github) = if shape == Shape::Bare {
+                (
+                    json!({"entries": [gql_entry("README.md", "blob", 0o100644, &sha("readme"), 10)]}),
+                    Value::Null,
+                )
+            } else {
+                let mut workflows = json!({"entries": [
+                    gql_entry("link.yml", "blob", 0o120000, &link, 12),
+                    gql_entry("release.yml", "blob", 0o100644, &blob, size),
+                ]});
+                let mut folder = gql_entry("workflows", "tree", 0o40000, &wf_tree, 0);
+                folder["object"] = workflows.take();
+                (
+                    json!({"entries": [gql_entry(".github", "tree", 0o40000, &gh_tree, 0)]}),
+                    json!({"entries": [folder]}),
+                )
+            };
+            let rulesets = match shape {
+                Shape::Protected => json!({"totalCount": 1, "nodes": [{
+                    "databaseId": 7, "name": "release tags", "target": "TAG", "enforcement": "ACTIVE",
+                    "source": {"__typename": "Repository", "nameWithOwner": repo},
+                    "conditions": {"refName": {"include": ["refs/tags/v*"], "exclude": []}},
+                    "rules": {"totalCount": 4, "nodes": [{"type": "CREATION"}, {"type": "UPDATE"}, {"type": "DELETION"}, {"type": "NON_FAST_FORWARD"}]},
+                    "bypassActors": {"totalCount": 0, "nodes": []}
+                }]}),
+                _ => json!({"totalCount": 0, "nodes": []}),
+            };
+            data.insert(
+                alias,
+                json!({"root": root, "github": github, "keys": null, "rulesets": rulesets,
+                       "releases": {"totalCount": 0}}),
+            );
+        }
+        let mut answer = json!({"data": data});
+        if !errors.is_empty() {
+            answer["errors"] = Value::Array(errors);
+        }
+        answer
     }
 }
 
@@ -349,6 +468,19 @@ impl Respond for OrgServer {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         use std::sync::atomic::Ordering::SeqCst;
         let path = req.url.path().to_string();
+        if req.method.as_str() == "POST" && path == "/graphql" {
+            let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+            self.log.lock().unwrap().push(Logged {
+                path: req.url.to_string(),
+                status: 200,
+                conditional: false,
+            });
+            self.queries.lock().unwrap().push(body.clone());
+            return ResponseTemplate::new(200)
+                .insert_header("content-type", "application/json")
+                .set_body_json(self.graphql(&body))
+                .set_delay(self.delay);
+        }
         let query: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
         let if_none_match = req
             .headers
