@@ -17,7 +17,7 @@ use crate::log::entry::Entry;
 use crate::log::note::{VerifiedCheckpoint, MAX_CHECKPOINT_BYTES};
 use crate::log::tiles::{Store, Tiles};
 use crate::log::tree::{self, LogError};
-use crate::trust::log::LogTrust;
+use crate::trust::log::{rolled_back, LogTrust, LoggedRelease as Logged};
 use crate::trust::run_policy::RunPolicy;
 use crate::verdict::provenance::{judge_run, Signed};
 
@@ -260,71 +260,6 @@ fn new_entries(
         LogError::Failed(why) => Error::Refused(why.to_string()),
     })?;
     Ok(out)
-}
-
-/// What the monitor keeps of a logged entry: its file's bytes and name, and what its trusted
-/// comment binds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Logged {
-    index: u64,
-    sha256: [u8; 32],
-    file: String,
-    tag: Option<String>,
-    commit: Option<String>,
-    version: Option<String>,
-}
-
-impl Logged {
-    fn of(entry: &Entry, index: u64) -> Logged {
-        let tc = &entry.signature.trusted_comment;
-        let value = |k: &str| tc.value(k).ok().flatten().map(str::to_string);
-        Logged {
-            index,
-            sha256: entry.sha256,
-            file: entry.file.clone(),
-            tag: value("tag"),
-            commit: value("commit"),
-            version: value("version"),
-        }
-    }
-
-    /// The same release: the same tag, commit and version.
-    fn same_release(&self, other: &Logged) -> bool {
-        (&self.tag, &self.commit, &self.version) == (&other.tag, &other.commit, &other.version)
-    }
-}
-
-/// An entry that signs bytes an earlier entry logged, for another tag, commit or version: an old
-/// release's file presented as a new one. Named with both entries.
-fn rolled_back(logged: &[Logged], this: &Logged) -> Option<String> {
-    let earlier = logged
-        .iter()
-        .find(|e| e.sha256 == this.sha256 && !e.same_release(this))?;
-    let shown = |l: &Logged| {
-        let mut parts = Vec::new();
-        for (k, v) in [
-            ("tag", &l.tag),
-            ("commit", &l.commit),
-            ("version", &l.version),
-        ] {
-            if let Some(v) = v {
-                parts.push(format!("{k}:{}", crate::markup::text_value(v)));
-            }
-        }
-        if parts.is_empty() {
-            "no tag, commit or version".to_string()
-        } else {
-            parts.join(" ")
-        }
-    };
-    Some(format!(
-        "signs the same bytes as entry {} ({} as {}), now as {} ({}): a rollback (an earlier release's file presented as another)",
-        earlier.index,
-        crate::markup::text_value(&earlier.file),
-        shown(earlier),
-        crate::markup::text_value(&this.file),
-        shown(this)
-    ))
 }
 
 /// A co-signature (a maintainer's `sign --cosign --log`, bound to no run) of a file an entry of

@@ -77,6 +77,16 @@ impl<'r> LogReader<'r> {
                 (LogNeed::EntryAt { index, tree }, Answer::Bytes(a)) => {
                     log.entries.insert((index, tree), a);
                 }
+                (
+                    LogNeed::SameBytes {
+                        sha256,
+                        before,
+                        tree,
+                    },
+                    Answer::Entries(a),
+                ) => {
+                    log.same_bytes.insert((sha256, before, tree), a);
+                }
                 _ => {}
             }
         }
@@ -90,6 +100,7 @@ enum Answer {
     Bytes(std::result::Result<Vec<u8>, Rejected>),
     Hashes(std::result::Result<Vec<[u8; 32]>, Rejected>),
     Found(std::result::Result<FoundEntry, Rejected>),
+    Entries(std::result::Result<Vec<(u64, Vec<u8>)>, Rejected>),
 }
 
 fn unreadable(why: String) -> Rejected {
@@ -155,7 +166,36 @@ fn answer(
             None => Err(no_store()),
             Some(store) => tree::entry_at(store, &checkpoint_of(*tree), *index).map_err(from_log),
         }),
+        LogNeed::SameBytes {
+            sha256,
+            before,
+            tree,
+        } => Answer::Entries(match store {
+            None => Err(no_store()),
+            Some(store) => same_bytes(store, *sha256, *before, *tree).map_err(from_log),
+        }),
     }
+}
+
+/// The entries before `before` whose file has SHA-256 `sha256`, every entry read checked against
+/// the tree (an entry hidden by an altered bundle is an error, not an absence).
+fn same_bytes(
+    store: &dyn Store,
+    sha256: [u8; 32],
+    before: u64,
+    tree: Tree,
+) -> std::result::Result<Vec<(u64, Vec<u8>)>, tree::LogError> {
+    let cp = checkpoint_of(tree);
+    let tiles = crate::log::tiles::Tiles::new(store);
+    let mut found = Vec::new();
+    tree::checked_entries(store, &tiles, &cp, 0, |index, bytes| {
+        if index < before
+            && crate::log::entry::Entry::parse(bytes).is_ok_and(|e| e.sha256 == sha256)
+        {
+            found.push((index, bytes.to_vec()));
+        }
+    })?;
+    Ok(found)
 }
 
 /// The index of the entry whose leaf hash is `leaf` in `tree`, by reading every entry bundle,

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
+use crate::log::entry::Entry;
 use crate::log::note::{CheckpointPolicy, KeyRole, VerifierKey};
 
 /// Parses a log's verifier key given with `flag`.
@@ -88,4 +89,70 @@ pub struct LogRequirement {
     pub log: Option<String>,
     /// An earlier checkpoint (`--checkpoint FILE`) the log must extend.
     pub pinned: Option<PathBuf>,
+}
+
+/// What a logged entry binds, for the rollback rule: its file's bytes and name, and the release
+/// its trusted comment names (tag, commit, version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LoggedRelease {
+    pub(crate) index: u64,
+    pub(crate) sha256: [u8; 32],
+    pub(crate) file: String,
+    pub(crate) tag: Option<String>,
+    pub(crate) commit: Option<String>,
+    pub(crate) version: Option<String>,
+}
+
+impl LoggedRelease {
+    pub(crate) fn of(entry: &Entry, index: u64) -> LoggedRelease {
+        let tc = &entry.signature.trusted_comment;
+        let value = |k: &str| tc.value(k).ok().flatten().map(str::to_string);
+        LoggedRelease {
+            index,
+            sha256: entry.sha256,
+            file: entry.file.clone(),
+            tag: value("tag"),
+            commit: value("commit"),
+            version: value("version"),
+        }
+    }
+
+    /// The same release: the same tag, commit and version.
+    pub(crate) fn same_release(&self, other: &LoggedRelease) -> bool {
+        (&self.tag, &self.commit, &self.version) == (&other.tag, &other.commit, &other.version)
+    }
+}
+
+/// The rollback rule, for the monitor and `verify --require-log` alike: an entry that signs bytes
+/// an earlier entry (`logged`) logged, for another tag, commit or version, is an old release's
+/// file presented as a new one. Named with both entries.
+pub(crate) fn rolled_back(logged: &[LoggedRelease], this: &LoggedRelease) -> Option<String> {
+    let earlier = logged
+        .iter()
+        .find(|e| e.sha256 == this.sha256 && !e.same_release(this))?;
+    let shown = |l: &LoggedRelease| {
+        let mut parts = Vec::new();
+        for (k, v) in [
+            ("tag", &l.tag),
+            ("commit", &l.commit),
+            ("version", &l.version),
+        ] {
+            if let Some(v) = v {
+                parts.push(format!("{k}:{}", crate::markup::text_value(v)));
+            }
+        }
+        if parts.is_empty() {
+            "no tag, commit or version".to_string()
+        } else {
+            parts.join(" ")
+        }
+    };
+    Some(format!(
+        "signs the same bytes as entry {} ({} as {}), now as {} ({}): a rollback (an earlier release's file presented as another)",
+        earlier.index,
+        crate::markup::text_value(&earlier.file),
+        shown(earlier),
+        crate::markup::text_value(&this.file),
+        shown(this)
+    ))
 }

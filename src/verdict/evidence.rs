@@ -143,10 +143,16 @@ pub(crate) struct LogEvidence {
     pub(crate) found: BTreeMap<([u8; 32], Tree), Result<FoundEntry, Rejected>>,
     /// Entries' bytes, by index in the tree, authenticated by it.
     pub(crate) entries: BTreeMap<(u64, Tree), Result<Vec<u8>, Rejected>>,
+    /// The entries before an index that log a file with this SHA-256 (index and bytes, each
+    /// authenticated by the tree), by (SHA-256, index, tree).
+    pub(crate) same_bytes: BTreeMap<([u8; 32], u64, Tree), Result<Entries, Rejected>>,
 }
 
 /// An entry found in a log's tree: its index and its inclusion proof (`None`: not in it).
 pub(crate) type FoundEntry = Option<(u64, Hashes)>;
+
+/// Entries of a log: index and bytes.
+pub(crate) type Entries = Vec<(u64, Vec<u8>)>;
 
 /// A proof's hashes.
 pub(crate) type Hashes = Vec<[u8; 32]>;
@@ -167,6 +173,13 @@ pub(crate) enum LogNeed {
     Find { leaf: [u8; 32], tree: Tree },
     /// The entry at this index of the tree.
     EntryAt { index: u64, tree: Tree },
+    /// The entries before `before` that log a file with this SHA-256 (a rollback's earlier
+    /// release).
+    SameBytes {
+        sha256: [u8; 32],
+        before: u64,
+        tree: Tree,
+    },
 }
 
 /// What a judgement needs of a file's bytes: their digests (SHA-256 and the BLAKE2b prehash,

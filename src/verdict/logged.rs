@@ -11,7 +11,7 @@ use crate::log::entry::Entry;
 use crate::log::note::VerifiedCheckpoint;
 use crate::log::proof::{proof_path, LogProof};
 use crate::log::tree::{self, LogError};
-use crate::trust::log::LogRequirement;
+use crate::trust::log::{rolled_back, LogRequirement, LoggedRelease};
 use crate::trust::signer::{Candidate, Cause, Rejected, SignatureFiles};
 
 fn unlogged(why: String) -> Rejected {
@@ -100,6 +100,13 @@ pub(crate) fn judge(
             &files,
             &mut ask,
         );
+        let one = match one {
+            Some(Ok(index)) => {
+                not_rolled_back(current.as_ref(), log, (index, &entry), &mut ask).transpose()
+            }
+            Some(Err(e)) => Some(Err(e)),
+            None => None,
+        };
         match one {
             None => pending = true,
             Some(Err(e)) if !pending => return Some(Err(e)),
@@ -108,6 +115,44 @@ pub(crate) fn judge(
         }
     }
     (!pending).then_some(Ok(()))
+}
+
+/// With the log at hand, the entry at `index` (`entry`) must not be a rollback: no earlier entry
+/// logs the same bytes for another release (the rule the monitor applies, `trust::log`).
+/// `Ok(None)` while the earlier entries are to be read.
+fn not_rolled_back(
+    current: Option<&VerifiedCheckpoint>,
+    log: &LogEvidence,
+    (index, entry): (u64, &Entry),
+    ask: &mut impl FnMut(LogNeed),
+) -> Result<Option<()>, Rejected> {
+    let Some(current) = current else {
+        return Ok(Some(()));
+    };
+    let key = (entry.sha256, index, tree_of(current));
+    let earlier = match log.same_bytes.get(&key) {
+        None => {
+            ask(LogNeed::SameBytes {
+                sha256: entry.sha256,
+                before: index,
+                tree: tree_of(current),
+            });
+            return Ok(None);
+        }
+        Some(Err(e)) => return Err(e.clone()),
+        Some(Ok(found)) => found,
+    };
+    let earlier: Vec<LoggedRelease> = earlier
+        .iter()
+        .filter_map(|(i, bytes)| Some(LoggedRelease::of(&Entry::parse(bytes).ok()?, *i)))
+        .collect();
+    match rolled_back(&earlier, &LoggedRelease::of(entry, index)) {
+        Some(why) => Err(unlogged(format!(
+            "signature by key {} is entry {index} of the log, which {why}",
+            entry.key.key_id
+        ))),
+        None => Ok(Some(())),
+    }
 }
 
 /// Whether the tree of `new` extends the one of `old`: `None` while the proof is to be read.
@@ -134,14 +179,14 @@ fn consistent(
 }
 
 /// One signature's entry (`entry`, its signature at `sig_path`) in the log, proved by the proof
-/// beside it, or found in the log itself when it has none and the log is at hand.
+/// beside it, or found in the log itself when it has none and the log is at hand: its index.
 fn judge_one(
     req: &LogRequirement,
     (current, log): (Option<&VerifiedCheckpoint>, &LogEvidence),
     (sig_path, entry): (&Path, &Entry),
     files: &SignatureFiles<'_>,
     ask: &mut impl FnMut(LogNeed),
-) -> Option<Result<(), Rejected>> {
+) -> Option<Result<u64, Rejected>> {
     let path = proof_path(sig_path);
     let key = entry.key.key_id;
     let text = match files.read(&path) {
@@ -184,7 +229,7 @@ fn judge_one(
         ))));
     }
     let Some(current) = current else {
-        return Some(Ok(()));
+        return Some(Ok(proof.index));
     };
     // A log served behind the proof (a mirror or a cache not yet updated) cannot show that it
     // extends the proof's tree: said as such, not as a fork.
@@ -194,7 +239,7 @@ fn judge_one(
             current.size, cp.size
         ))));
     }
-    consistent(&cp, current, log, ask)
+    consistent(&cp, current, log, ask).map(|r| r.map(|()| proof.index))
 }
 
 /// A signature with no proof beside it (a mirror that copied only the signatures): the log
@@ -204,7 +249,7 @@ fn without_proof(
     log: &LogEvidence,
     (sig_path, entry): (&Path, &Entry),
     ask: &mut impl FnMut(LogNeed),
-) -> Option<Result<(), Rejected>> {
+) -> Option<Result<u64, Rejected>> {
     let path = proof_path(sig_path);
     let key = entry.key.key_id;
     let Some(current) = current else {
@@ -229,6 +274,7 @@ fn without_proof(
                 hashes.iter().map(|h| tlog_tiles::Hash(*h)).collect();
             Some(
                 tree::check_inclusion(current, *index, leaf, &hashes)
+                    .map(|()| *index)
                     .map_err(|why| unlogged(why.to_string())),
             )
         }
@@ -393,6 +439,27 @@ mod tests {
         let name = "log/checkpoint".to_string();
         let same = sign_checkpoint(ORIGIN, 1, l.leaf, &l.log);
         ev.logs.entry(0).or_default().checkpoint = Some(Ok((name.clone(), same)));
+        // Then the entries before this one that logged the same bytes (a rollback's first).
+        let (v, needs) = judged(&l, &req, &ev);
+        assert_eq!(v, None);
+        let sha256 = hash_bytes(&l.sums).sha256;
+        let tree = (1, l.leaf.0);
+        assert_eq!(
+            needs.logs.into_iter().collect::<Vec<_>>(),
+            [(
+                0,
+                LogNeed::SameBytes {
+                    sha256,
+                    before: 0,
+                    tree
+                }
+            )]
+        );
+        ev.logs
+            .entry(0)
+            .or_default()
+            .same_bytes
+            .insert((sha256, 0, tree), Ok(Vec::new()));
         assert_eq!(judged(&l, &req, &ev).0, Some(Ok(())));
         let forked = sign_checkpoint(ORIGIN, 1, tlog_tiles::Hash([9; 32]), &l.log);
         ev.logs.entry(0).or_default().checkpoint = Some(Ok((name.clone(), forked)));

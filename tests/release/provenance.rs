@@ -666,6 +666,28 @@ log log: entries 0 to 5 read, 4 of o/r (1 of other repositories), 2 flagged
         format!("FLAGGED  entry 2  key 8F457D1A3C3B50B5  tag v2.0.0: its trusted comment binds no workflow run: signed outside a release run (a laptop, or a stolen key); signs the same bytes as entry 0 (SHA256SUMS as tag:v1.2.3 commit:{COMMIT}), now as SHA256SUMS (tag:v2.0.0 commit:{COMMIT}): a rollback (an earlier release's file presented as another)\nlog good-log: entries 2 to 3 read, 1 of o/r (0 of other repositories), 1 flagged\n")
     );
 
+    // `verify --require-log` with the log at hand applies the same rule: v2.0.0's files are
+    // refused as the rollback they are, and v1.2.3's, logged first, still verify.
+    let verify_logged = |dir: &str, tag: &str| {
+        run(warden(t.path()).args([
+            "verify",
+            dir,
+            "--require-log",
+            "--log",
+            "good-log",
+            "--log-vkey",
+            vkey_text.trim(),
+            "--expect-tag",
+            tag,
+        ]))
+    };
+    let out = verify_logged("again", "v2.0.0").expect(1);
+    assert_eq!(
+        out.stdout,
+        format!("FAIL  again/SHA256SUMS  signature by key 8F457D1A3C3B50B5 is entry 2 of the log, which signs the same bytes as entry 0 (SHA256SUMS as tag:v1.2.3 commit:{COMMIT}), now as SHA256SUMS (tag:v2.0.0 commit:{COMMIT}): a rollback (an earlier release's file presented as another)\nFAIL  again/app  signature by key 8F457D1A3C3B50B5 is not in the log: --require-log trusts a file only through a logged checksum list (verify the release folder, which holds SHA256SUMS)\n0 verified, 2 failed, 0 errors\n")
+    );
+    verify_logged("dist", "v1.2.3").expect(0);
+
     // Replay: `--record DIR` keeps GitHub's answers, `--snapshot DIR` judges from them alone
     // (no API: the server's address is not given), to the same words and exit code.
     let recorded = secrets.path().join("monitor-snapshot");
