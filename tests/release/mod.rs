@@ -4,6 +4,7 @@ mod agreement;
 mod attestations;
 mod cosign;
 mod foreign_release;
+mod hosted_runner;
 mod install_script;
 mod keygen_secrets;
 mod layouts;

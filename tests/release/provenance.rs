@@ -51,9 +51,22 @@ pub(super) struct Records {
     run: Option<Value>,
     deployments: Value,
     statuses: Value,
+    /// The commit the tag names.
+    commit: String,
 }
 
-fn good_records(dist: &Path) -> Records {
+impl Records {
+    /// The same records for a release of `commit`.
+    pub(super) fn set_commit(&mut self, commit: &str) {
+        self.commit = commit.to_string();
+        if let Some(run) = &mut self.run {
+            run["head_sha"] = commit.into();
+        }
+        self.deployments[0]["sha"] = commit.into();
+    }
+}
+
+pub(super) fn good_records(dist: &Path) -> Records {
     let files = super::verify_release::release_files(dist);
     let assets = files
         .iter()
@@ -79,6 +92,7 @@ fn good_records(dist: &Path) -> Records {
         })),
         deployments: json!([{"id": 9, "environment": "release", "sha": COMMIT}]),
         statuses: json!([{"state": "success", "log_url": "https://github.com/o/r/actions/runs/555/job/1"}]),
+        commit: COMMIT.to_string(),
     }
 }
 
@@ -99,7 +113,7 @@ pub(super) async fn serve(r: &Records) -> (MockServer, MockServer) {
         .await;
     super::verify_release::serve_asset_bytes(&api, &storage, &r.files).await;
     get("/repos/o/r/commits/v1.2.3".into())
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": COMMIT})))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": r.commit})))
         .mount(&api)
         .await;
     if let Some(run) = &r.run {

@@ -81,6 +81,7 @@ rules! {
     signing_job_foreign_artifact: job,
     signing_key_in_artifact: job,
     signing_job_without_attestation: job,
+    log_key_beside_signing_key: job,
     workflow_unparseable: stage,
     no_tag_ruleset: settings,
     legacy_tag_protection: settings,
@@ -179,7 +180,7 @@ mod tests {
     #[test]
     fn every_job_workflow_and_settings_rule_is_dispatched() {
         let checks = workflow_checks();
-        assert_eq!((checks.job.len(), checks.workflow.len()), (13, 3));
+        assert_eq!((checks.job.len(), checks.workflow.len()), (14, 3));
         assert_eq!(settings_checks().len(), 14);
     }
 }

@@ -184,6 +184,17 @@ pub(super) fn env_secrets(map: &Value) -> BTreeMap<String, Vec<SecretRef>> {
     out
 }
 
+/// `env:` of a mapping: variable name → the names of the secrets its value reads.
+pub(crate) fn env_secret_names(map: &Value) -> BTreeMap<String, Vec<String>> {
+    env_secrets(map)
+        .into_iter()
+        .map(|(var, refs)| {
+            let named = names(&refs).map(str::to_string).collect();
+            (var, named)
+        })
+        .collect()
+}
+
 /// A scalar as text (numbers and booleans as YAML writes them).
 pub(crate) fn scalar(v: &Value) -> Option<String> {
     match v {
