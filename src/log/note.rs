@@ -280,6 +280,15 @@ impl NoteSigner {
         self.timestamp = timestamp;
         self
     }
+
+    /// A copy of this witness key cosigning at `timestamp` (a server cosigns many times).
+    pub(crate) fn clone_at(&self, timestamp: u64) -> Self {
+        NoteSigner {
+            public: self.public.clone(),
+            key: self.key.clone(),
+            timestamp,
+        }
+    }
 }
 
 impl Signer for NoteSigner {

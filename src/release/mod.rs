@@ -10,6 +10,7 @@ pub(crate) mod keygen;
 pub mod log_ops;
 pub(crate) mod log_reader;
 pub(crate) mod sign;
+pub mod witness_net;
 
 pub use cosign::cosign;
 pub use folder_reader::verify;

@@ -184,6 +184,59 @@ impl Report for WitnessReport {
     }
 }
 
+impl Report for crate::release::witness_net::CosignReport {
+    fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
+        for o in &self.witnesses {
+            match (&o.cosignature, &o.problem) {
+                (Some(line), _) => {
+                    writeln!(w, "cosigned  {}", text_value(&o.url))?;
+                    writeln!(w, "          {}", text_value(line))?;
+                }
+                (None, problem) => writeln!(
+                    w,
+                    "FAILED    {}: {}",
+                    text_value(&o.url),
+                    text_value(problem.as_deref().unwrap_or("no answer"))
+                )?,
+            }
+        }
+        let cosigned = self
+            .witnesses
+            .iter()
+            .filter(|o| o.cosignature.is_some())
+            .count();
+        writeln!(
+            w,
+            "log {}: checkpoint of size {}, {cosigned} of {} witnesses cosigned (at least {} needed){}",
+            path(&self.log),
+            self.size,
+            self.witnesses.len(),
+            self.threshold,
+            if self.written || cosigned == 0 {
+                ""
+            } else {
+                "; not written back: the log moved on meanwhile, run again"
+            }
+        )
+    }
+    fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
+        let cosigned = self
+            .witnesses
+            .iter()
+            .filter(|o| o.cosignature.is_some())
+            .count();
+        writeln!(
+            w,
+            "Checkpoint of size {}: {cosigned} of {} witnesses cosigned",
+            self.size,
+            self.witnesses.len()
+        )
+    }
+    fn exit_code(&self) -> u8 {
+        crate::release::witness_net::CosignReport::exit_code(self)
+    }
+}
+
 impl Report for MonitorReport {
     fn text(&self, w: &mut dyn Write, _color: bool) -> io::Result<()> {
         let log = text_value(&self.log);

@@ -271,6 +271,34 @@ fn invocation(path: &[&str], format: &str, dir: &Path) -> Vec<String> {
             .map(String::from)
             .into()
         }
+        ["log", "cosign"] => {
+            log_folder(dir);
+            let out = run(warden(dir).args([
+                "log",
+                "witness-key",
+                "secret/w.key",
+                "--name",
+                "witness.example",
+                "--format",
+                "json",
+            ]))
+            .expect(0);
+            let vkey: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            // Nothing listens on port 9: the witness is down (exit 1).
+            [
+                "log",
+                "cosign",
+                "log",
+                "--log-vkey",
+                "log.vkey",
+                "--witness",
+                "http://127.0.0.1:9",
+                "--witness-vkey",
+                vkey["vkey"].as_str().unwrap(),
+            ]
+            .map(String::from)
+            .into()
+        }
         ["log", "monitor"] => {
             // An empty log: nothing to ask GitHub.
             run(warden(dir).args([

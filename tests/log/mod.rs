@@ -8,6 +8,7 @@ mod hardening;
 mod release_log;
 mod served;
 mod witness;
+mod witness_protocol;
 
 use std::path::{Path, PathBuf};
 

@@ -1041,6 +1041,7 @@ pub(crate) enum LogCommand {
     Append(LogAppendArgs),
     Verify(LogVerifyArgs),
     Witness(LogWitnessArgs),
+    Cosign(LogCosignArgs),
     WitnessKey(LogWitnessKeyArgs),
     Monitor(LogMonitorArgs),
 }
@@ -1160,22 +1161,57 @@ pub(crate) struct LogVerifyArgs {
 
 /// Cosign the log's checkpoint as a witness: only when the log key signed it and it extends
 /// the last checkpoint this witness cosigned (kept in --state); a fork is refused, kept as
-/// evidence, and exits 1.
+/// evidence, and exits 1. With --serve, a C2SP tlog-witness server instead: the logs of every
+/// --log-vkey send their checkpoints to `POST /add-checkpoint`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  warden log witness releases-log --log-vkey \"$(cat log.vkey)\" --witness-key ~/.warden/witness.key --state ~/.warden/witness-state"
+    after_help = "Examples:\n  warden log witness releases-log --log-vkey \"$(cat log.vkey)\" --witness-key ~/.warden/witness.key --state ~/.warden/witness-state\n  warden log witness --serve 0.0.0.0:8080 --log-vkey keys/log.vkey --witness-key ~/.warden/witness.key --state ~/.warden/witness-state"
 )]
 pub(crate) struct LogWitnessArgs {
     /// The log: a folder (the cosigned checkpoint is written back), or the URL it is served
     /// from (the cosignature is printed for the log's operator).
-    #[arg(value_name = "DIR|URL")]
-    pub dir: String,
-    #[arg(long, value_name = "VKEY")]
-    pub log_vkey: String,
+    #[arg(
+        value_name = "DIR|URL",
+        required_unless_present = "serve",
+        conflicts_with = "serve"
+    )]
+    pub dir: Option<String>,
+    /// Serve C2SP tlog-witness on ADDR (`HOST:PORT`; port 0 picks one), until stopped: prints
+    /// the address it listens on, then answers `POST /add-checkpoint`.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<String>,
+    /// The log's verifier key (repeatable with --serve: every log this witness follows).
+    #[arg(long, value_name = "VKEY", required = true)]
+    pub log_vkey: Vec<String>,
     #[arg(long, value_name = "FILE")]
     pub witness_key: PathBuf,
     #[arg(long, value_name = "DIR")]
     pub state: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: TextOrJson,
+}
+
+/// Ask witnesses (C2SP tlog-witness) to cosign the log's checkpoint: each is sent the checkpoint
+/// with a consistency proof from the size it last cosigned (learnt from its 409), and each
+/// cosignature that verifies under a --witness-vkey is added to DIR's checkpoint.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden log cosign releases-log --log-vkey keys/log.vkey --witness https://witness.example.org --witness-vkey \"$(cat witness.vkey)\"\n\nExit status: 0 when at least --threshold witnesses cosigned, 1 otherwise (each one's refusal or\nerror is printed), 2 bad input."
+)]
+pub(crate) struct LogCosignArgs {
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(long, value_name = "VKEY")]
+    pub log_vkey: String,
+    /// A witness's submission prefix (`https://…`; `/add-checkpoint` is added). Repeatable.
+    #[arg(long = "witness", value_name = "URL", required = true)]
+    pub witnesses: Vec<String>,
+    /// A witness's verifier key: only cosignatures that verify under one join the checkpoint.
+    #[arg(long = "witness-vkey", value_name = "VKEY", required = true)]
+    pub witness_vkeys: Vec<String>,
+    /// How many witnesses must cosign [default: 1].
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threshold: usize,
     #[arg(long, value_enum, default_value_t)]
     pub format: TextOrJson,
 }

@@ -9,7 +9,9 @@ use release_warden::release::log_ops::{self as tlog, LogKey, WitnessKey};
 use release_warden::trust::TrustedKeys;
 use release_warden::trust::{LogRequirement, LogTrust, VerifierKeyArg};
 
-use crate::cli::{LogAppendArgs, LogCommand, LogVerifyArgs, LogWitnessArgs, RequireLogArgs};
+use crate::cli::{
+    LogAppendArgs, LogCommand, LogCosignArgs, LogVerifyArgs, LogWitnessArgs, RequireLogArgs,
+};
 use crate::context::Context;
 
 pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
@@ -21,6 +23,7 @@ pub(crate) fn run(cmd: LogCommand, ctx: &Context, out: &mut dyn Write) -> anyhow
         LogCommand::Append(args) => append(&args, ctx, out),
         LogCommand::Verify(args) => verify(&args, ctx, out),
         LogCommand::Witness(args) => witness(&args, ctx, out),
+        LogCommand::Cosign(args) => cosign(&args, ctx, out),
         LogCommand::Monitor(args) => {
             let req = release_warden::log_monitor::MonitorRequest {
                 log: args.dir.clone(),
@@ -147,13 +150,59 @@ fn verify(args: &LogVerifyArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::R
 }
 
 fn witness(args: &LogWitnessArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
-    let log = release_warden::trust::parse_vkey(&vkey_text(&args.log_vkey)?, "--log-vkey")?;
+    let mut logs = Vec::new();
+    for v in &args.log_vkey {
+        logs.push(release_warden::trust::parse_vkey(
+            &vkey_text(v)?,
+            "--log-vkey",
+        )?);
+    }
     let text = zeroize::Zeroizing::new(read_small_file(
         &args.witness_key,
         SMALL_FILE_CAP,
         "a witness secret key",
     )?);
     let key = WitnessKey::parse(&text, &args.witness_key.display().to_string())?;
-    let report = tlog::witness(&args.dir, &log, key, &args.state, ctx.timestamp()?)?;
+    if let Some(addr) = &args.serve {
+        release_warden::release::witness_net::serve(
+            addr,
+            logs,
+            key,
+            &args.state,
+            release_warden::util::unix_now,
+            |bound| {
+                // The one line a supervisor (or a test) waits for.
+                println!("witness listening on {bound}");
+                let _ = std::io::stdout().flush();
+            },
+        )?;
+        return Ok(0);
+    }
+    let [log] = logs.as_slice() else {
+        anyhow::bail!(release_warden::error::Error::Usage(
+            "--log-vkey: one log, unless --serve".into()
+        ));
+    };
+    let dir = args.dir.as_deref().unwrap_or_default();
+    let report = tlog::witness(dir, log, key, &args.state, ctx.timestamp()?)?;
+    ctx.emit(out, &report, args.format.into(), false)
+}
+
+fn cosign(args: &LogCosignArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u8> {
+    let log = release_warden::trust::parse_vkey(&vkey_text(&args.log_vkey)?, "--log-vkey")?;
+    let mut vkeys = Vec::new();
+    for v in &args.witness_vkeys {
+        vkeys.push(release_warden::trust::parse_witness_vkey(
+            &vkey_text(v)?,
+            "--witness-vkey",
+        )?);
+    }
+    let report = release_warden::release::witness_net::cosign_with_witnesses(
+        &args.dir,
+        &log,
+        &args.witnesses,
+        &vkeys,
+        args.threshold,
+    )?;
     ctx.emit(out, &report, args.format.into(), false)
 }
