@@ -7,8 +7,9 @@
 //!
 //! - the working directory holds `dist/` (two artifacts), `known_issues/` and `workspace/logs/`
 //!   (a hive run), `runs/1`…`runs/3` (that run three times, some failures passing in the first
-//!   two), `tests.tsv`, `release-snapshot/` (a recorded `verify --release`) and
-//!   `inventory-snapshot/` (a recorded organisation for `audit --org --inventory`); `../ethrex` is
+//!   two), `tests.tsv`, `release-snapshot/` (a recorded `verify --release`),
+//!   `inventory-snapshot/` (a recorded organisation for `audit --org --inventory`) and
+//!   `monitor-snapshot/` (a log and GitHub's records of it, for `log monitor`); `../ethrex` is
 //!   an ethrex-like checkout; `HOME` is a folder of
 //!   the sandbox, written `~` in outputs;
 //! - `cargo run --release --` runs the `warden` under test.
@@ -141,6 +142,10 @@ fn sandbox() -> tempfile::TempDir {
     copy_dir(
         &fixtures.join("inventory-snapshot"),
         &work.join("inventory-snapshot"),
+    );
+    copy_dir(
+        &fixtures.join("monitor-snapshot"),
+        &work.join("monitor-snapshot"),
     );
     std::fs::copy(
         fixtures.join("hive/tests-033ca6e6.tsv"),
