@@ -4,6 +4,8 @@
 //! (`history`, `stream`), the pinned upstream (`pins`), and the registry edits those runs propose
 //! (`registry_update`).
 
+#[allow(dead_code)] // The decisions of `hive bisect`: its command comes next (issue 52).
+pub(crate) mod bisect;
 mod case_scan;
 pub(crate) mod classify;
 pub(crate) mod diff;

@@ -1,0 +1,345 @@
+//! The decisions of `hive bisect` (issue 52, first part): which commit between a good and a bad
+//! one to probe next, when a commit's probes decide its side, and the first bad commit. Nothing
+//! here dispatches or reads a run: the caller probes the commit this asks for and records what
+//! the probe showed.
+//!
+//! A flaky test fails on the good side too, so one failure proves nothing. Each side's failure
+//! rate is what its probes show, pooled over the commits already placed on it (the endpoints
+//! first). A commit is probed again until the 95 % Wilson score interval of its own failure rate
+//! (the statistics `hive history` uses) excludes the other side's rate: good when its upper
+//! bound is below the bad side's rate, bad when its lower bound is above the good side's (and at
+//! least [`MIN_RUNS`] runs back it, so a good commit's few unlucky failures do not make it bad).
+//! A probe that never reached the candidate (the client did not run that commit, the test did
+//! not run, the run failed before hive) decides nothing: it is kept, with why, and the commit is
+//! probed again. A commit whose probes reach the cap undecided stops the bisection there.
+
+use serde::Serialize;
+
+use super::verdict::wilson;
+
+/// The fewest valid runs that make a commit bad, and that each endpoint needs first.
+pub(crate) const MIN_RUNS: usize = 4;
+/// The most probes (valid or not) spent on one commit before it is called undecided.
+pub(crate) const MAX_PROBES_PER_COMMIT: usize = 10;
+
+/// What one probe showed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result", content = "why")]
+pub(crate) enum ProbeResult {
+    Passed,
+    Failed,
+    /// It never reached the candidate: what went wrong instead (the step that failed).
+    Invalid(String),
+}
+
+/// One probe of a commit: its result and the run that made it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct Probe {
+    #[serde(flatten)]
+    pub(crate) result: ProbeResult,
+    pub(crate) run: Option<String>,
+}
+
+/// Which side a commit's probes put it on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Side {
+    Good,
+    Bad,
+}
+
+/// What to do next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// Probe the commit at this index (again).
+    Probe(usize),
+    /// The first bad commit, its parent the last good one.
+    Found { first_bad: usize },
+    /// The probes cannot decide the commit at this index within the cap, or the endpoints do
+    /// not differ.
+    Undecided { at: usize, why: String },
+}
+
+/// A bisection over `commits` (oldest first): the first is good, the last bad.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Bisection {
+    pub(crate) commits: Vec<String>,
+    /// Each commit's probes, in the order made.
+    pub(crate) probes: Vec<Vec<Probe>>,
+    /// The side each decided commit is on.
+    pub(crate) sides: Vec<Option<Side>>,
+    /// The commits in the order they were probed first (the path table's rows).
+    pub(crate) path: Vec<usize>,
+}
+
+/// Failures and valid runs.
+fn counts(probes: &[Probe]) -> (usize, usize) {
+    let failed = probes
+        .iter()
+        .filter(|p| p.result == ProbeResult::Failed)
+        .count();
+    let valid = probes
+        .iter()
+        .filter(|p| !matches!(p.result, ProbeResult::Invalid(_)))
+        .count();
+    (failed, valid)
+}
+
+impl Bisection {
+    pub(crate) fn new(commits: Vec<String>) -> Self {
+        let n = commits.len();
+        Bisection {
+            commits,
+            probes: vec![Vec::new(); n],
+            sides: vec![None; n],
+            path: Vec::new(),
+        }
+    }
+
+    /// Records a probe of the commit at `at`, and whether it now decides its side.
+    pub(crate) fn record(&mut self, at: usize, probe: Probe) {
+        if !self.path.contains(&at) {
+            self.path.push(at);
+        }
+        self.probes[at].push(probe);
+        if at != 0 && at + 1 != self.commits.len() {
+            self.sides[at] = self.decide(at);
+        }
+    }
+
+    /// The last commit known good and the first known bad.
+    fn bounds(&self) -> (usize, usize) {
+        let last = self.commits.len() - 1;
+        let good = (0..=last)
+            .filter(|&i| i == 0 || self.sides[i] == Some(Side::Good))
+            .max()
+            .unwrap_or(0);
+        let bad = (0..=last)
+            .filter(|&i| i == last || self.sides[i] == Some(Side::Bad))
+            .min()
+            .unwrap_or(last);
+        (good, bad)
+    }
+
+    /// A side's failure rate: its probes pooled over the endpoint and the commits placed on it.
+    fn rate(&self, side: Side) -> f64 {
+        let last = self.commits.len() - 1;
+        let (mut k, mut n) = (0, 0);
+        for i in 0..=last {
+            let on_side = match side {
+                Side::Good => i == 0 || self.sides[i] == Some(Side::Good),
+                Side::Bad => i == last || self.sides[i] == Some(Side::Bad),
+            };
+            if on_side {
+                let (f, v) = counts(&self.probes[i]);
+                k += f;
+                n += v;
+            }
+        }
+        if n == 0 {
+            return 0.5;
+        }
+        k as f64 / n as f64
+    }
+
+    /// The side the commit at `at`'s probes decide, if they do.
+    fn decide(&self, at: usize) -> Option<Side> {
+        let (k, n) = counts(&self.probes[at]);
+        if n == 0 {
+            return None;
+        }
+        let (lo, hi) = wilson(k, n);
+        if hi < self.rate(Side::Bad) {
+            Some(Side::Good)
+        } else if n >= MIN_RUNS && lo > self.rate(Side::Good) {
+            Some(Side::Bad)
+        } else {
+            None
+        }
+    }
+
+    /// What to probe next, or the answer.
+    pub(crate) fn next(&self) -> Next {
+        let last = self.commits.len() - 1;
+        // The endpoints first: each needs MIN_RUNS valid runs, and they must differ.
+        for at in [last, 0] {
+            let (_, n) = counts(&self.probes[at]);
+            if n < MIN_RUNS {
+                return self.probe_or_give_up(at);
+            }
+        }
+        let (k, n) = counts(&self.probes[last]);
+        let (lo_bad, _) = wilson(k, n);
+        if lo_bad <= self.rate(Side::Good) {
+            let probed = self.probes[0].len() + self.probes[last].len();
+            if probed < 2 * MAX_PROBES_PER_COMMIT {
+                // Not yet apart: more runs at the side with fewer.
+                let (_, good_n) = counts(&self.probes[0]);
+                return Next::Probe(if good_n <= n { 0 } else { last });
+            }
+            return Next::Undecided {
+                at: last,
+                why: format!(
+                    "the test fails about as often at the good commit ({:.0} %) as at the bad one ({:.0} %): nothing to bisect",
+                    100.0 * self.rate(Side::Good),
+                    100.0 * self.rate(Side::Bad)
+                ),
+            };
+        }
+        let (good, bad) = self.bounds();
+        if bad <= good + 1 {
+            return Next::Found { first_bad: bad };
+        }
+        self.probe_or_give_up((good + bad) / 2)
+    }
+
+    fn probe_or_give_up(&self, at: usize) -> Next {
+        if self.probes[at].len() >= MAX_PROBES_PER_COMMIT {
+            let (k, n) = counts(&self.probes[at]);
+            let invalid = self.probes[at].len() - n;
+            return Next::Undecided {
+                at,
+                why: format!(
+                    "{} probes of {} decide nothing: failed {k} of {n} valid runs ({invalid} never reached the commit)",
+                    self.probes[at].len(),
+                    self.commits[at]
+                ),
+            };
+        }
+        Next::Probe(at)
+    }
+
+    /// How many probes were made (dispatches), invalid ones included.
+    pub(crate) fn dispatched(&self) -> usize {
+        self.probes.iter().map(Vec::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream of uniform numbers in [0, 1) (SplitMix64).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    const COMMITS: usize = 40;
+    const BREAKS_AT: usize = 23;
+
+    /// The history of issue 52: the test passes 75 % of the time before commit 23 and never
+    /// after; two probes (the 3rd and the 9th dispatch) fail before reaching the client.
+    fn probe(rng: &mut Rng, at: usize, dispatch: usize) -> Probe {
+        let result = if dispatch == 3 || dispatch == 9 {
+            ProbeResult::Invalid("the hive step failed before the client started".into())
+        } else if at >= BREAKS_AT || rng.next() < 0.25 {
+            ProbeResult::Failed
+        } else {
+            ProbeResult::Passed
+        };
+        Probe {
+            result,
+            run: Some(format!("run-{dispatch}")),
+        }
+    }
+
+    fn bisect(seed: u64) -> (Next, usize) {
+        let mut rng = Rng(seed);
+        let mut b = Bisection::new((0..COMMITS).map(|i| format!("c{i:02}")).collect());
+        loop {
+            match b.next() {
+                Next::Probe(at) => {
+                    let p = probe(&mut rng, at, b.dispatched() + 1);
+                    b.record(at, p);
+                }
+                done => return (done, b.dispatched()),
+            }
+        }
+    }
+
+    /// One run per step, as a person bisects by hand: a failure is bad, a pass good.
+    fn naive(seed: u64) -> usize {
+        let mut rng = Rng(seed);
+        let (mut good, mut bad) = (0, COMMITS - 1);
+        while bad > good + 1 {
+            let mid = (good + bad) / 2;
+            match probe(&mut rng, mid, 1).result {
+                ProbeResult::Failed => bad = mid,
+                _ => good = mid,
+            }
+        }
+        bad
+    }
+
+    #[test]
+    fn the_evidence_finds_commit_23_where_one_run_per_step_does_not() {
+        let seeds = 500;
+        let (mut right, mut within_30, mut naive_wrong) = (0, 0, 0);
+        for seed in 0..seeds {
+            let (found, dispatched) = bisect(seed);
+            if found
+                == (Next::Found {
+                    first_bad: BREAKS_AT,
+                })
+            {
+                right += 1;
+            }
+            if dispatched <= 30 {
+                within_30 += 1;
+            }
+            if naive(seed) != BREAKS_AT {
+                naive_wrong += 1;
+            }
+        }
+        // Measured over these 500 histories (2026-12-05): 495 right, 487 within 30 dispatches;
+        // one run per step names a wrong commit in 265. (With 3 runs to call a commit bad
+        // instead of 4: 474 right.)
+        assert!(right * 100 >= seeds * 97, "{right} of {seeds} right");
+        assert!(
+            within_30 * 100 >= seeds * 95,
+            "{within_30} of {seeds} within 30"
+        );
+        assert!(
+            naive_wrong * 100 >= seeds * 40,
+            "naive wrong {naive_wrong} of {seeds}"
+        );
+    }
+
+    #[test]
+    fn an_invalid_probe_never_decides_a_commit() {
+        let mut b = Bisection::new((0..5).map(|i| format!("c{i}")).collect());
+        for _ in 0..MAX_PROBES_PER_COMMIT - 1 {
+            b.record(
+                2,
+                Probe {
+                    result: ProbeResult::Invalid("no client".into()),
+                    run: None,
+                },
+            );
+        }
+        assert_eq!(b.sides[2], None);
+        b.record(
+            2,
+            Probe {
+                result: ProbeResult::Invalid("no client".into()),
+                run: None,
+            },
+        );
+        assert_eq!(b.sides[2], None);
+        assert_eq!(
+            b.probe_or_give_up(2),
+            Next::Undecided {
+                at: 2,
+                why: "10 probes of c2 decide nothing: failed 0 of 0 valid runs (10 never reached the commit)".into()
+            }
+        );
+    }
+}
