@@ -314,14 +314,31 @@ pub(crate) fn check_page(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
             s.failed
         );
     }
-    out.push_str("</tbody></table>\n<table id=\"grid\"><thead><tr><th>outcome</th><th>test</th><th>details</th></tr></thead><tbody>\n");
-    for c in &r.results {
-        let bad = c.outcome.is_error(r.allow_missing) || c.outcome == Outcome::Missing;
+    out.push_str("</tbody></table>\n");
+    // First things first: what fails the check, then (hidden until asked for) what the registry
+    // excuses, as the text and markdown fold it.
+    let fails = |c: &&crate::hive::outcome::CaseResult| {
+        c.outcome.is_error(r.allow_missing) || c.outcome == Outcome::Missing
+    };
+    let (first, excused): (Vec<_>, Vec<_>) = r.results.iter().partition(fails);
+    let _ = writeln!(
+        out,
+        "<p id=\"filters\"><label><input type=\"checkbox\" value=\"fails\" checked> failing the check ({})</label>\
+<label><input type=\"checkbox\" value=\"excused\"> excused by the registry ({})</label> \
+<span class=\"k\">shown: <b id=\"shown\">{}</b></span></p>",
+        first.len(),
+        excused.len(),
+        first.len()
+    );
+    out.push_str("<table id=\"grid\"><thead><tr><th>outcome</th><th>test</th><th>details</th></tr></thead><tbody>\n");
+    for c in first.iter().chain(excused.iter()) {
+        let bad = fails(c);
         let _ = write!(
             out,
-            "<tr class=\"row\" data-class=\"{}\" data-entry=\"{}\"><td class=\"m {}\">{}</td><td>{}/{}</td><td>{}",
-            escape(c.outcome.label()),
+            "<tr class=\"row\" data-class=\"{}\" data-entry=\"{}\"{}><td class=\"m {}\">{}</td><td>{}/{}</td><td>{}",
+            if bad { "fails" } else { "excused" },
             escape(c.entry.as_deref().unwrap_or("")),
+            if bad { "" } else { " hidden" },
             if bad { "f" } else { "a" },
             escape(c.outcome.label()),
             escape(&c.suite),
@@ -337,7 +354,10 @@ pub(crate) fn check_page(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
         }
         out.push_str("</td></tr>\n");
     }
-    let _ = write!(out, "</tbody></table>\n</body></html>\n");
+    let _ = write!(
+        out,
+        "</tbody></table>\n<script>{SCRIPT}</script>\n</body></html>\n"
+    );
     w.write_all(out.as_bytes())
 }
 

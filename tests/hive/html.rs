@@ -130,6 +130,42 @@ fn the_history_page_works_in_a_browser_and_runs_nothing_from_its_input() {
     }
 }
 
+/// Issue 52: `hive check --format html` leads with what fails the check; what the registry
+/// excuses comes last, hidden until its box is ticked (or asked for in the address).
+#[test]
+fn the_check_page_shows_what_fails_the_check_first() {
+    let Some(chromium) = chromium() else { return };
+    let t = tempfile::tempdir().unwrap();
+    super::history::four_runs(t.path());
+    super::history::registry(t.path());
+    let page = t.path().join("check.html");
+    run(warden(t.path())
+        .args(["hive", "check", "runs/4", "--format", "html", "--output"])
+        .arg(&page))
+    .expect(1);
+    let dom = dump_dom(&chromium, &page, "");
+    let (all, hidden) = rows(&dom);
+    let fails = dom.matches("data-class=\"fails\"").count();
+    let excused = dom.matches("data-class=\"excused\"").count();
+    assert!(
+        fails >= 1 && excused >= 1,
+        "{fails} failing, {excused} excused"
+    );
+    assert_eq!(all, fails + excused);
+    assert_eq!(hidden, excused, "the excused rows are hidden at first");
+    assert!(
+        dom.contains(&format!("<b id=\"shown\">{fails}</b>")),
+        "the script counted the rows"
+    );
+    let first_excused = dom.find("data-class=\"excused\"").unwrap();
+    assert!(
+        !dom[first_excused..].contains("data-class=\"fails\""),
+        "what fails the check comes first"
+    );
+    let both = dump_dom(&chromium, &page, "#class=fails,excused");
+    assert_eq!(rows(&both), (all, 0));
+}
+
 #[test]
 fn hostile_names_and_failure_text_stay_text() {
     let Some(chromium) = chromium() else { return };
