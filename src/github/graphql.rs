@@ -471,6 +471,38 @@ async fn prime_texts<S: ApiSource>(
     }
 }
 
+/// For the fuzz target `graphql_answers`: `data` (JSON, or any bytes as one JSON string) as
+/// GitHub's answer to both queries of a batch of two repositories; nothing may panic, and only
+/// what hashes to its id may be primed.
+pub(crate) fn fuzz_answer(data: &[u8]) {
+    struct Answers(Value);
+    impl ApiSource for Answers {
+        async fn get(&self, _: &str, _: super::api::Shape) -> Fetched {
+            Fetched::Failed {
+                status: 404,
+                message: String::new(),
+                permission: None,
+            }
+        }
+        async fn graphql(&self, _: &str, _: &Value) -> Fetched {
+            Fetched::Ok(self.0.clone())
+        }
+    }
+    let answer = serde_json::from_slice(data)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(data).into_owned()));
+    let repos = ["o/a".to_string(), "o/b".to_string()];
+    let wanted = Wanted {
+        key_budget: Some(3),
+        releases: 3,
+    };
+    let primed = futures::executor::block_on(prime(&Answers(answer), &repos, wanted));
+    for (route, value) in primed.values().flatten() {
+        if route.contains("/git/blobs/") {
+            assert!(super::git_object::answer_matches(route, &value.to_string()));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

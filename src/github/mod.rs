@@ -33,3 +33,10 @@ pub use comments::{post, Posted, Upsert};
 pub use releases::{download_deadline, download_within, repo_keys, Asset, ReleaseSource};
 pub use repository::repository_name;
 pub use session::{Endpoint, Session};
+
+/// For the fuzz target `graphql_answers` only: an arbitrary answer to the organisation audit's
+/// GraphQL queries, turned into REST answers as the audit primes them.
+#[doc(hidden)]
+pub fn fuzz_graphql_answer(data: &[u8]) {
+    graphql::fuzz_answer(data);
+}

@@ -105,6 +105,57 @@ pub(crate) fn run(data: &[u8]) {
     let _ = tree::verify_all(&store, &cp);
 }
 
+/// What the fuzz target `witness_requests` drives: an `add-checkpoint` body from the network,
+/// parsed and decided as `log witness --serve` does, against no state and against a state of
+/// size 1; and bytes offered as a witness's cosignature line, merged into a checkpoint as
+/// `log cosign` does. The input is used three ways: as the whole body; as the proof lines and
+/// old size before a valid checkpoint; and as signature lines after a valid checkpoint.
+pub(crate) fn run_witness_request(data: &[u8]) {
+    use super::witness::{decide, with_cosignature, AddCheckpoint};
+    let (log, witness) = keys();
+    let policy = CheckpointPolicy {
+        log: log.public().clone(),
+        witnesses: Vec::new(),
+        threshold: 0,
+    };
+    let leaf = tlog_tiles::record_hash(b"an entry");
+    let one = note::sign_checkpoint("fuzz.example/log", 1, leaf, &log);
+    let last = note::verify_checkpoint(&one, &policy).ok();
+    let two_root = tlog_tiles::Hash(crate::minisign::hash::hash_bytes(data).sha256);
+    let two = note::sign_checkpoint("fuzz.example/log", 2, two_root, &log);
+    let mut bodies = vec![data.to_vec()];
+    let old = data.first().copied().unwrap_or(0) % 4;
+    let mut proof_body = format!("old {old}\n").into_bytes();
+    for chunk in data.chunks(32).take(70) {
+        use base64::Engine as _;
+        proof_body.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(chunk).as_bytes());
+        proof_body.push(b'\n');
+    }
+    proof_body.push(b'\n');
+    proof_body.extend_from_slice(&two);
+    bodies.push(proof_body);
+    let mut sig_body = b"old 1\n\n".to_vec();
+    sig_body.extend_from_slice(&two);
+    sig_body.extend_from_slice(data);
+    bodies.push(sig_body);
+    for body in &bodies {
+        if let Ok(req) = AddCheckpoint::parse(body) {
+            let _ = decide(&req, &policy, None);
+            let _ = decide(&req, &policy, last.as_ref());
+            assert_eq!(AddCheckpoint::parse(&req.to_bytes()), Ok(req));
+        }
+    }
+    if let Ok(line) = std::str::from_utf8(data) {
+        if let Ok(merged) = with_cosignature(&one, line) {
+            let _ = note::verify_checkpoint(&merged, &policy);
+        }
+    }
+    let signer = witness.clone_at(1);
+    if let Ok(line) = note::cosignature_line(&two, &signer) {
+        let _ = with_cosignature(&two, &line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +197,13 @@ mod tests {
         // Every prefix of it: a truncated file at every place.
         for n in (0..input.len()).step_by(7) {
             run(&input[..n]);
+        }
+    }
+
+    #[test]
+    fn witness_requests_of_every_shape_are_decided_without_a_panic() {
+        for data in [&b""[..], b"old 0\n\n", b"\xff\x00old 2\n", &[7u8; 500]] {
+            run_witness_request(data);
         }
     }
 }

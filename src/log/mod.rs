@@ -22,3 +22,10 @@ pub(crate) mod witness;
 pub fn fuzz_log_reads(data: &[u8]) {
     fuzz::run(data);
 }
+
+/// For the fuzz target `witness_requests` only: an `add-checkpoint` body from the network and a
+/// witness's cosignature line, as the witness server and `log cosign` read them.
+#[doc(hidden)]
+pub fn fuzz_witness_request(data: &[u8]) {
+    fuzz::run_witness_request(data);
+}
