@@ -128,7 +128,11 @@ pub(crate) fn run_witness_request(data: &[u8]) {
     let mut proof_body = format!("old {old}\n").into_bytes();
     for chunk in data.chunks(32).take(70) {
         use base64::Engine as _;
-        proof_body.extend_from_slice(base64::engine::general_purpose::STANDARD.encode(chunk).as_bytes());
+        proof_body.extend_from_slice(
+            base64::engine::general_purpose::STANDARD
+                .encode(chunk)
+                .as_bytes(),
+        );
         proof_body.push(b'\n');
     }
     proof_body.push(b'\n');

@@ -32,6 +32,8 @@ use crate::trust::log::VerifierKeyArg;
 
 use super::log_ops::WitnessKey;
 
+/// The most connections a witness serves at once.
+const MAX_CONNECTIONS: usize = 64;
 /// How long a witness may take to answer, all told.
 const ANSWER_DEADLINE: Duration = Duration::from_secs(20);
 /// The most of a witness's answer the client reads.
@@ -162,12 +164,18 @@ pub fn serve(
             .local_addr()
             .map_err(|e| Error::Usage(format!("--serve {addr}: {e}")))?;
         ready(bound);
+        // At most this many connections at once: a flood waits at accept, it does not grow.
+        let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         loop {
+            let Ok(permit) = open.clone().acquire_owned().await else {
+                continue;
+            };
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
             let (witness, now) = (witness.clone(), now.clone());
             tokio::spawn(async move {
+                let _permit = permit;
                 let service = hyper::service::service_fn(move |req| {
                     let (witness, now) = (witness.clone(), now.clone());
                     async move { Ok::<_, std::convert::Infallible>(answer(&witness, req, now()).await) }
