@@ -215,6 +215,144 @@ impl Bisection {
     }
 }
 
+/// One row of the path table: a commit the bisection probed, in the order it was first probed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct PathRow {
+    pub(crate) commit: String,
+    /// The commit's date, as the caller read it.
+    pub(crate) date: Option<String>,
+    /// Failures of valid runs, valid runs, and probes that never reached the commit.
+    pub(crate) failed: usize,
+    pub(crate) runs: usize,
+    pub(crate) invalid: usize,
+    /// The 95 % Wilson interval of its failure rate.
+    pub(crate) interval: (f64, f64),
+    /// `good`, `bad`, or `None` while undecided (the endpoints are good and bad by definition).
+    pub(crate) side: Option<Side>,
+    /// The runs that probed it, in order.
+    pub(crate) probes: Vec<Probe>,
+}
+
+impl Bisection {
+    /// The path table: each commit probed, in the order first probed; `dates` gives a commit's
+    /// date when the caller knows it.
+    pub(crate) fn path_table(&self, dates: &dyn Fn(&str) -> Option<String>) -> Vec<PathRow> {
+        let last = self.commits.len() - 1;
+        self.path
+            .iter()
+            .map(|&i| {
+                let probes = &self.probes[i];
+                let (failed, runs) = counts(probes);
+                let side = match i {
+                    0 => Some(Side::Good),
+                    i if i == last => Some(Side::Bad),
+                    _ => self.sides[i],
+                };
+                PathRow {
+                    commit: self.commits[i].clone(),
+                    date: dates(&self.commits[i]),
+                    failed,
+                    runs,
+                    invalid: probes.len() - runs,
+                    interval: wilson(failed, runs),
+                    side,
+                    probes: probes.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The path table as text, one commit a line (`commit  date  k of n failed [lo, hi]  side
+/// runs`), every value from a run or the repository escaped.
+pub(crate) fn path_text(rows: &[PathRow]) -> String {
+    use crate::markup::text_value;
+    let mut out = String::new();
+    for r in rows {
+        let side = match r.side {
+            Some(Side::Good) => "good",
+            Some(Side::Bad) => "bad",
+            None => "undecided",
+        };
+        let runs: Vec<String> = r
+            .probes
+            .iter()
+            .map(|p| {
+                let run = p
+                    .run
+                    .as_deref()
+                    .map_or("?".into(), |r| text_value(r).into_owned());
+                match &p.result {
+                    ProbeResult::Passed => format!("{run} passed"),
+                    ProbeResult::Failed => format!("{run} failed"),
+                    ProbeResult::Invalid(why) => format!("{run} invalid: {}", text_value(why)),
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "{:<12}  {:<10}  failed {} of {} [{:.2}, {:.2}]{}  {side}  ({})\n",
+            text_value(&r.commit.chars().take(12).collect::<String>()),
+            r.date
+                .as_deref()
+                .map_or("?".into(), |d| text_value(d).into_owned()),
+            r.failed,
+            r.runs,
+            r.interval.0,
+            r.interval.1,
+            match r.invalid {
+                0 => String::new(),
+                n => format!(", {n} invalid"),
+            },
+            runs.join("; ")
+        ));
+    }
+    out
+}
+
+/// The path table in markdown (a table; cells escaped).
+pub(crate) fn path_markdown(rows: &[PathRow]) -> String {
+    use crate::markup::{markdown_cell, markdown_code};
+    let mut out = String::from(
+        "| commit | date | failed | interval | verdict | runs |\n|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let side = match r.side {
+            Some(Side::Good) => "good",
+            Some(Side::Bad) => "bad",
+            None => "undecided",
+        };
+        let runs: Vec<String> = r
+            .probes
+            .iter()
+            .map(|p| {
+                let run = p.run.as_deref().unwrap_or("?");
+                match &p.result {
+                    ProbeResult::Passed => format!("{} passed", markdown_code(run)),
+                    ProbeResult::Failed => format!("{} failed", markdown_code(run)),
+                    ProbeResult::Invalid(why) => {
+                        format!("{} invalid ({})", markdown_code(run), markdown_cell(why))
+                    }
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "| {} | {} | {} of {}{} | {:.2}–{:.2} | {side} | {} |\n",
+            markdown_code(&r.commit.chars().take(12).collect::<String>()),
+            markdown_cell(r.date.as_deref().unwrap_or("?")),
+            r.failed,
+            r.runs,
+            match r.invalid {
+                0 => String::new(),
+                n => format!(" ({n} invalid)"),
+            },
+            r.interval.0,
+            r.interval.1,
+            runs.join(", ")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +449,48 @@ mod tests {
             naive_wrong * 100 >= seeds * 40,
             "naive wrong {naive_wrong} of {seeds}"
         );
+    }
+
+    #[test]
+    fn the_path_table_shows_each_step_with_its_evidence() {
+        let mut b = Bisection::new((0..5).map(|i| format!("c{i}")).collect());
+        let p = |result: ProbeResult, run: &str| Probe {
+            result,
+            run: Some(run.to_string()),
+        };
+        for i in 0..4 {
+            b.record(4, p(ProbeResult::Failed, &format!("1{i}")));
+        }
+        for (i, r) in [
+            ProbeResult::Passed,
+            ProbeResult::Failed,
+            ProbeResult::Passed,
+            ProbeResult::Passed,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            b.record(0, p(r, &format!("2{i}")));
+        }
+        assert_eq!(b.next(), Next::Probe(2));
+        b.record(2, p(ProbeResult::Invalid("hive \u{202e}step".into()), "30"));
+        b.record(2, p(ProbeResult::Passed, "31"));
+        assert_eq!(b.next(), Next::Probe(3));
+        for i in 0..4 {
+            b.record(3, p(ProbeResult::Failed, &format!("4{i}")));
+        }
+        assert_eq!(b.next(), Next::Found { first_bad: 3 });
+        let rows = b.path_table(&|c| (c == "c2").then(|| "2026-11-30".to_string()));
+        assert_eq!(
+            path_text(&rows),
+            "c4            ?           failed 4 of 4 [0.51, 1.00]  bad  (10 failed; 11 failed; 12 failed; 13 failed)\n\
+c0            ?           failed 1 of 4 [0.05, 0.70]  good  (20 passed; 21 failed; 22 passed; 23 passed)\n\
+c2            2026-11-30  failed 0 of 1 [0.00, 0.79], 1 invalid  good  (30 invalid: \"hive \\u{202e}step\"; 31 passed)\n\
+c3            ?           failed 4 of 4 [0.51, 1.00]  bad  (40 failed; 41 failed; 42 failed; 43 failed)\n"
+        );
+        assert!(path_markdown(&rows).starts_with(
+            "| commit | date | failed | interval | verdict | runs |\n|---|---|---|---|---|---|\n| `c4` | ? | 4 of 4 | 0.51–1.00 | bad |"
+        ));
     }
 
     #[test]
