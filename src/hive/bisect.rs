@@ -263,34 +263,45 @@ impl Bisection {
     }
 }
 
+impl PathRow {
+    /// Its verdict as a word.
+    fn verdict(&self) -> &'static str {
+        match self.side {
+            Some(Side::Good) => "good",
+            Some(Side::Bad) => "bad",
+            None => "undecided",
+        }
+    }
+
+    /// Each probe as `show` words it: its run, and `Ok(passed|failed)` or `Err(why)` for one
+    /// that never reached the commit.
+    fn runs(&self, show: impl Fn(&str, Result<&str, &str>) -> String) -> Vec<String> {
+        self.probes
+            .iter()
+            .map(|p| {
+                let run = p.run.as_deref().unwrap_or("?");
+                match &p.result {
+                    ProbeResult::Passed => show(run, Ok("passed")),
+                    ProbeResult::Failed => show(run, Ok("failed")),
+                    ProbeResult::Invalid(why) => show(run, Err(why)),
+                }
+            })
+            .collect()
+    }
+}
+
 /// The path table as text, one commit a line (`commit  date  k of n failed [lo, hi]  side
 /// runs`), every value from a run or the repository escaped.
 pub(crate) fn path_text(rows: &[PathRow]) -> String {
     use crate::markup::text_value;
     let mut out = String::new();
     for r in rows {
-        let side = match r.side {
-            Some(Side::Good) => "good",
-            Some(Side::Bad) => "bad",
-            None => "undecided",
-        };
-        let runs: Vec<String> = r
-            .probes
-            .iter()
-            .map(|p| {
-                let run = p
-                    .run
-                    .as_deref()
-                    .map_or("?".into(), |r| text_value(r).into_owned());
-                match &p.result {
-                    ProbeResult::Passed => format!("{run} passed"),
-                    ProbeResult::Failed => format!("{run} failed"),
-                    ProbeResult::Invalid(why) => format!("{run} invalid: {}", text_value(why)),
-                }
-            })
-            .collect();
+        let runs = r.runs(|run, result| match result {
+            Ok(word) => format!("{} {word}", text_value(run)),
+            Err(why) => format!("{} invalid: {}", text_value(run), text_value(why)),
+        });
         out.push_str(&format!(
-            "{:<12}  {:<10}  failed {} of {} [{:.2}, {:.2}]{}  {side}  ({})\n",
+            "{:<12}  {:<10}  failed {} of {} [{:.2}, {:.2}]{}  {}  ({})\n",
             text_value(&r.commit.chars().take(12).collect::<String>()),
             r.date
                 .as_deref()
@@ -303,6 +314,7 @@ pub(crate) fn path_text(rows: &[PathRow]) -> String {
                 0 => String::new(),
                 n => format!(", {n} invalid"),
             },
+            r.verdict(),
             runs.join("; ")
         ));
     }
@@ -316,27 +328,12 @@ pub(crate) fn path_markdown(rows: &[PathRow]) -> String {
         "| commit | date | failed | interval | verdict | runs |\n|---|---|---|---|---|---|\n",
     );
     for r in rows {
-        let side = match r.side {
-            Some(Side::Good) => "good",
-            Some(Side::Bad) => "bad",
-            None => "undecided",
-        };
-        let runs: Vec<String> = r
-            .probes
-            .iter()
-            .map(|p| {
-                let run = p.run.as_deref().unwrap_or("?");
-                match &p.result {
-                    ProbeResult::Passed => format!("{} passed", markdown_code(run)),
-                    ProbeResult::Failed => format!("{} failed", markdown_code(run)),
-                    ProbeResult::Invalid(why) => {
-                        format!("{} invalid ({})", markdown_code(run), markdown_cell(why))
-                    }
-                }
-            })
-            .collect();
+        let runs = r.runs(|run, result| match result {
+            Ok(word) => format!("{} {word}", markdown_code(run)),
+            Err(why) => format!("{} invalid ({})", markdown_code(run), markdown_cell(why)),
+        });
         out.push_str(&format!(
-            "| {} | {} | {} of {}{} | {:.2}–{:.2} | {side} | {} |\n",
+            "| {} | {} | {} of {}{} | {:.2}–{:.2} | {} | {} |\n",
             markdown_code(&r.commit.chars().take(12).collect::<String>()),
             markdown_cell(r.date.as_deref().unwrap_or("?")),
             r.failed,
@@ -347,6 +344,7 @@ pub(crate) fn path_markdown(rows: &[PathRow]) -> String {
             },
             r.interval.0,
             r.interval.1,
+            r.verdict(),
             runs.join(", ")
         ));
     }
