@@ -57,13 +57,20 @@ fn main() {
                 .output()
                 .expect("warden");
             let took = started.elapsed();
+            // The largest resident set of any warden run so far (the runs are one at a time).
+            let peak_mib = {
+                let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+                // SAFETY: getrusage writes into the struct it is given.
+                unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+                usage.ru_maxrss as f64 / 1024.0
+            };
             let doc: serde_json::Value =
                 serde_json::from_slice(&out.stdout).expect("a JSON report");
             let audited = doc["repositories"].as_array().map_or(0, Vec::len);
             if pass == "inventory" {
                 let requests = log.lock().map(|l| l.len()).unwrap_or(0) - before;
                 println!(
-                    "--jobs {jobs}, inventory run: {:.2} s, {audited} repositories, {} keys, {requests} requests received ({:.1} per repository)",
+                    "--jobs {jobs}, inventory run: {:.2} s, peak RSS so far {peak_mib:.0} MiB, {audited} repositories, {} keys, {requests} requests received ({:.1} per repository)",
                     took.as_secs_f64(),
                     doc["keys"].as_array().map_or(0, Vec::len),
                     requests as f64 / audited.max(1) as f64,
@@ -74,7 +81,7 @@ fn main() {
             let requests = doc["requests"]["sent"].as_u64().unwrap_or(0) as usize;
             let received = log.lock().map(|l| l.len()).unwrap_or(0) - before;
             println!(
-                "--jobs {jobs}, {pass} run: {:.2} s, {audited} repositories audited, {requests} requests sent, {received} answered ({:.1} sent per audited repository; {})",
+                "--jobs {jobs}, {pass} run: {:.2} s, peak RSS so far {peak_mib:.0} MiB, {audited} repositories audited, {requests} requests sent, {received} answered ({:.1} sent per audited repository; {})",
                 took.as_secs_f64(),
                 requests as f64 / audited.max(1) as f64,
                 doc["requests"]
