@@ -7,24 +7,25 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::pins::{PinCheck, RunSources};
+use super::verdict::TestClass;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Outcome {
-    /// Not listed, failed.
-    Regression,
+    /// Not listed, failed: `new`, as `hive history` calls a failure the registry does not know.
+    New,
     /// Listed `fail` with a signature, failed for another reason.
     WrongFailure,
-    /// Listed `fail`, passed: the entry should go.
-    UnexpectedPass,
+    /// Listed `fail`, passed: `fixed` (the entry should go).
+    Fixed,
     /// Listed (or expected), absent from the run.
     Missing,
     /// `client launch` failed, a `multiTestContext` case failed, or a timeout.
     Infra,
     /// A suite with no real cases, or no suite file at all.
     EmptyRun,
-    /// Listed `fail`, failed as expected.
-    ExpectedFail,
+    /// Listed `fail`, failed as expected: `expected`.
+    Expected,
     /// Listed `flaky`.
     Flaky,
     /// Listed `skip` but run anyway.
@@ -35,9 +36,9 @@ pub(crate) enum Outcome {
 impl Outcome {
     pub(crate) fn is_error(self, allow_missing: bool) -> bool {
         match self {
-            Outcome::Regression
+            Outcome::New
             | Outcome::WrongFailure
-            | Outcome::UnexpectedPass
+            | Outcome::Fixed
             | Outcome::Infra
             | Outcome::EmptyRun => true,
             Outcome::Missing => !allow_missing,
@@ -47,14 +48,15 @@ impl Outcome {
 
     pub(crate) fn label(self) -> &'static str {
         match self {
-            Outcome::Regression => "regression",
+            // The verdict words `hive history`, the PR summary and `update` use.
+            Outcome::New => TestClass::New.label(),
             Outcome::WrongFailure => "wrong failure",
-            Outcome::UnexpectedPass => "unexpected pass",
+            Outcome::Fixed => TestClass::Fixed.label(),
             Outcome::Missing => "missing",
             Outcome::Infra => "infra",
             Outcome::EmptyRun => "empty run",
-            Outcome::ExpectedFail => "expected fail",
-            Outcome::Flaky => "flaky",
+            Outcome::Expected => super::verdict::EXPECTED,
+            Outcome::Flaky => TestClass::Flaky.label(),
             Outcome::SkippedRan => "skipped but ran",
             Outcome::Pass => "pass",
         }

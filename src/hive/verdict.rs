@@ -39,6 +39,9 @@ fn wilson_exact(k: usize, n: usize) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
+/// The word for a listed test that failed as its entry says (`hive check`'s excused failures).
+pub(crate) const EXPECTED: &str = "expected";
+
 /// What a test's runs add up to: the one vocabulary of history, check, diff, summary, update,
 /// HTML and JSON (`gone` and `stale` are never a verdict of runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -122,7 +122,7 @@ impl MatchKind {
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Expect {
-    /// The test must fail (strict): a pass is an "unexpected pass".
+    /// The test must fail (strict): a pass is `fixed` (the entry should go).
     #[default]
     Fail,
     /// May pass or fail; reported every run.

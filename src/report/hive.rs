@@ -164,7 +164,7 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     let excused = r.results.iter().filter(|c| {
         matches!(
             c.outcome,
-            Outcome::ExpectedFail | Outcome::Flaky | Outcome::SkippedRan
+            Outcome::Expected | Outcome::Flaky | Outcome::SkippedRan
         )
     });
     if r.verbose {

@@ -223,19 +223,11 @@ fn run_line(out: &mut String, r: &HiveReport, esc: Escape) {
     let count = |o: Outcome| r.counts.get(&o).copied().unwrap_or(0);
     let _ = writeln!(
         out,
-        "In this run ({}): {}, {} flaky, {}, {}, {} missing.",
+        "In this run ({}): {} expected, {} flaky, {} fixed, {}, {} missing.",
         esc.code(&r.dir.display().to_string()),
-        n_of(
-            count(Outcome::ExpectedFail),
-            "expected failure",
-            "expected failures"
-        ),
+        count(Outcome::Expected),
         count(Outcome::Flaky),
-        n_of(
-            count(Outcome::UnexpectedPass),
-            "unexpected pass",
-            "unexpected passes"
-        ),
+        count(Outcome::Fixed),
         n_of(
             count(Outcome::WrongFailure),
             "wrong failure",
@@ -323,7 +315,7 @@ fn pins(out: &mut String, registry: &Registry, results: Option<&HiveReport>, esc
     if run_pins.iter().any(|p| p.status == PinStatus::Mismatch) {
         let _ = writeln!(
             out,
-            "The run does not match the pins: unexpected passes are likely an upstream change."
+            "The run does not match the pins: a listed test that passed (fixed) is likely an upstream change."
         );
     }
 }

@@ -428,9 +428,9 @@ fn hive_check_rolls_up_excused_failures_and_names_the_runs_clients() {
     assert_eq!(
         excused,
         [
-            "excused (expected fail) debug-raw-methods: 11 cases in rpc-compat (--verbose lists them)",
-            "excused (expected fail) fixture-chain-mismatch: 25 cases in rpc-compat (--verbose lists them)",
-            "excused (expected fail) get-proof: 3 cases in rpc-compat (--verbose lists them)",
+            "excused (expected) debug-raw-methods: 11 cases in rpc-compat (--verbose lists them)",
+            "excused (expected) fixture-chain-mismatch: 25 cases in rpc-compat (--verbose lists them)",
+            "excused (expected) get-proof: 3 cases in rpc-compat (--verbose lists them)",
             "excused (flaky) legacy-rpc-simulator: 37 cases in rpc (--verbose lists them)",
         ]
     );

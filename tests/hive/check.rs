@@ -47,9 +47,9 @@ fn real_berachain_run_is_fully_explained_by_its_registry() {
     ));
 }
 
-/// A failure no entry lists is a regression, shown with the first lines of its text.
+/// A failure no entry lists is `new`, shown with the first lines of its text.
 #[test]
-fn unlisted_failure_is_a_regression_with_its_text() {
+fn unlisted_failure_is_new_with_its_text() {
     let reg = registry_copy("registry-polard");
     fs::remove_file(reg.path().join("get-proof.toml")).unwrap();
     insta::assert_snapshot!(hive("berachain-rpc", reg.path(), &[], reg.path()));

@@ -88,7 +88,7 @@ fn new_failures_fixed_changed_added_and_removed() {
 }
 
 /// The registry's `[upstream]` hive pin is compared with the run's `hive.json`: a mismatch is a
-/// warning, an unexpected pass in such a run is labelled as likely an upstream change, and
+/// warning, a fixed test in such a run is labelled as likely an upstream change, and
 /// `--require-pins` makes the mismatch a failure.
 #[test]
 fn pinned_hive_commit_is_enforced() {
@@ -123,7 +123,7 @@ fn pinned_hive_commit_is_enforced() {
     let summary =
         run(warden(t.path()).args(["known-issues", "summary", "--results", "run"])).expect(0);
     assert!(
-        summary.stdout.contains("Pinned upstream: hive `a74a5a7063419f570c83a271dd8b36d4731f5872` (the run used `389348a0a7f04148881e90c278ece3e172dbbd4f`).\nThe run does not match the pins: unexpected passes are likely an upstream change.\n"),
+        summary.stdout.contains("Pinned upstream: hive `a74a5a7063419f570c83a271dd8b36d4731f5872` (the run used `389348a0a7f04148881e90c278ece3e172dbbd4f`).\nThe run does not match the pins: a listed test that passed (fixed) is likely an upstream change.\n"),
         "{}",
         summary.stdout
     );

@@ -208,7 +208,7 @@ fn hostile_names_and_failure_text_stay_text() {
             .args(["--format", "html", "--output"])
             .arg(&out))
         .code;
-        // history reports (exit 0); check fails on the regressions (exit 1).
+        // history reports (exit 0); check fails on the new failures (exit 1).
         assert_eq!(code, i32::from(page == "check.html"), "{page}");
         let dom = dump_dom(&chromium, &out, "");
         assert!(!dom.contains("pwned</title>"), "{page}: a script ran");

@@ -706,12 +706,12 @@ impl RunsArgs {
 
 /// Check a hive results directory against the known-issues registry, strictly.
 ///
-/// Every case is one of: pass, regression, expected fail, wrong failure (a listed signature did
-/// not match), unexpected pass, flaky, missing, infra (client launch / lifecycle failure or
-/// timeout) or empty run. Excused failures are named on every run.
+/// Every case is one of: pass, new (failed, not listed), expected (listed, failed), wrong failure
+/// (a listed signature did not match), fixed (listed, passed), flaky, missing, infra (client
+/// launch / lifecycle failure or timeout) or empty run. Excused failures are named on every run.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  warden hive check workspace/logs --client ethrex --expected-tests tests.tsv\n\nExit status: 0 when there is no regression, unexpected pass, wrong failure, infra failure,\nempty run or (without --allow-missing) missing test; 1 otherwise; 2 bad input."
+    after_help = "Example:\n  warden hive check workspace/logs --client ethrex --expected-tests tests.tsv\n\nExit status: 0 when there is no new failure, fixed test, wrong failure, infra failure,\nempty run or (without --allow-missing) missing test; 1 otherwise; 2 bad input."
 )]
 pub(crate) struct HiveCheckArgs {
     /// The results directory (hive's --results-root).
