@@ -39,17 +39,7 @@ impl HttpStore {
                 "{flag} {url}: the log's URL prefix, without a query"
             )));
         }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
-        let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_native_roots()
-            .map_err(|e| Error::Usage(format!("{flag} {url}: no TLS roots: {e}")))?
-            .https_or_http()
-            .enable_http1()
-            .build();
-        let client = Client::builder(TokioExecutor::new()).build(https);
+        let (runtime, client) = https_client(&format!("{flag} {url}"))?;
         Ok(HttpStore {
             base: url.trim_end_matches('/').to_string(),
             runtime,
@@ -84,6 +74,35 @@ impl HttpStore {
             })?;
         Ok(Some(body.to_bytes().to_vec()))
     }
+}
+
+/// A runtime of its own and a client for it: HTTPS with the system's roots (plain HTTP for a
+/// local server), no credential, bodies of type `B`; `what` names its user in errors.
+pub(crate) fn https_client<B>(
+    what: &str,
+) -> Result<
+    (
+        tokio::runtime::Runtime,
+        Client<hyper_rustls::HttpsConnector<HttpConnector>, B>,
+    ),
+    Error,
+>
+where
+    B: hyper::body::Body + Send + Unpin + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_native_roots()
+        .map_err(|e| Error::Usage(format!("{what}: no TLS roots: {e}")))?
+        .https_or_http()
+        .enable_http1()
+        .build();
+    Ok((runtime, Client::builder(TokioExecutor::new()).build(https)))
 }
 
 impl Store for HttpStore {

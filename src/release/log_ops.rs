@@ -486,9 +486,7 @@ pub fn witness(
     fs::create_dir_all(state).map_err(|e| Error::io("creating", state, e))?;
     let _lock = atomic::DirLock::acquire(state)?;
     let origin = policy.log.name.clone();
-    let state_file = state.join(crate::util::to_hex(
-        &crate::minisign::hash::hash_bytes(origin.as_bytes()).sha256,
-    ));
+    let state_file = super::witness_net::state_file(state, &origin);
     let mut report = WitnessReport {
         log: location.to_string(),
         origin,

@@ -41,7 +41,7 @@ const MAX_ANSWER_BYTES: usize = 16 << 10;
 
 /// The state file of `origin` under `state`: the checkpoint this witness cosigned last (the
 /// pull witness, `warden log witness DIR`, keeps the same).
-fn state_file(state: &Path, origin: &str) -> PathBuf {
+pub(crate) fn state_file(state: &Path, origin: &str) -> PathBuf {
     state.join(crate::util::to_hex(
         &crate::minisign::hash::hash_bytes(origin.as_bytes()).sha256,
     ))
@@ -252,13 +252,17 @@ pub struct CosignReport {
 }
 
 impl CosignReport {
-    /// 1 when fewer than the threshold cosigned, or the checkpoint could not be written back.
-    pub fn exit_code(&self) -> u8 {
-        let cosigned = self
-            .witnesses
+    /// How many witnesses cosigned.
+    pub(crate) fn cosigned(&self) -> usize {
+        self.witnesses
             .iter()
             .filter(|w| w.cosignature.is_some())
-            .count();
+            .count()
+    }
+
+    /// 1 when fewer than the threshold cosigned, or the checkpoint could not be written back.
+    pub fn exit_code(&self) -> u8 {
+        let cosigned = self.cosigned();
         u8::from(cosigned < self.threshold || (cosigned > 0 && !self.written))
     }
 }
@@ -394,19 +398,7 @@ pub fn cosign_with_witnesses(
         Err(LogError::Input(e)) => return Err(e),
         Err(LogError::Failed(why)) => return Err(Error::Refused(why.to_string())),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Usage(format!("starting the async runtime: {e}")))?;
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_native_roots()
-        .map_err(|e| Error::Usage(format!("no TLS roots: {e}")))?
-        .https_or_http()
-        .enable_http1()
-        .build();
-    let client: Client =
-        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-            .build(https);
+    let (runtime, client): (_, Client) = crate::log::http::https_client("--witness")?;
     let answers = runtime.block_on(futures::future::join_all(
         urls.iter().map(|url| ask(&client, url, &store, &cp)),
     ));

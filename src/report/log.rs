@@ -200,11 +200,7 @@ impl Report for crate::release::witness_net::CosignReport {
                 )?,
             }
         }
-        let cosigned = self
-            .witnesses
-            .iter()
-            .filter(|o| o.cosignature.is_some())
-            .count();
+        let cosigned = self.cosigned();
         writeln!(
             w,
             "log {}: checkpoint of size {}, {cosigned} of {} witnesses cosigned (at least {} needed){}",
@@ -220,11 +216,7 @@ impl Report for crate::release::witness_net::CosignReport {
         )
     }
     fn markdown(&self, w: &mut dyn Write) -> io::Result<()> {
-        let cosigned = self
-            .witnesses
-            .iter()
-            .filter(|o| o.cosignature.is_some())
-            .count();
+        let cosigned = self.cosigned();
         writeln!(
             w,
             "Checkpoint of size {}: {cosigned} of {} witnesses cosigned",

@@ -5,7 +5,7 @@
 use super::*;
 
 /// A witness key made by `log witness-key` in the secrets folder: its key file and vkey.
-fn witness_key(r: &LogRepo, name: &str) -> (PathBuf, String) {
+pub(super) fn witness_key(r: &LogRepo, name: &str) -> (PathBuf, String) {
     let file = r.secrets.path().join(format!("{name}.key"));
     let out = run(warden(r.dir())
         .args(["log", "witness-key", "--name", name, "--format", "json"])

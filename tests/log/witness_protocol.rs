@@ -7,6 +7,7 @@
 use std::io::{BufRead as _, Read as _, Write as _};
 use std::process::{Child, Stdio};
 
+use super::witness::witness_key;
 use super::*;
 
 /// A witness server: its process (killed on drop) and its submission URL.
@@ -52,16 +53,6 @@ fn serve(r: &LogRepo, key: &Path, state: &str) -> Served {
         child,
         url: format!("http://{addr}"),
     }
-}
-
-fn witness_key(r: &LogRepo, name: &str) -> (PathBuf, String) {
-    let file = r.secrets.path().join(format!("{name}.key"));
-    let out = run(warden(r.dir())
-        .args(["log", "witness-key", "--name", name, "--format", "json"])
-        .arg(&file))
-    .expect(0);
-    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    (file, json["vkey"].as_str().unwrap().to_string())
 }
 
 fn cosign(r: &LogRepo, log: &str, urls: &[&str], vkeys: &[&str]) -> Run {
