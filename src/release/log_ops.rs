@@ -505,17 +505,8 @@ pub fn witness(
         }
     };
     report.size = cp.size;
-    let last = if fs::symlink_metadata(&state_file).is_ok() {
-        let bytes =
-            guarded::read_bytes_inside(state, &state_file, crate::log::note::MAX_CHECKPOINT_BYTES)
-                .map_err(|e| Error::io("reading", &state_file, e))?;
-        let last = tree::checked_checkpoint(&bytes, &state_file.display().to_string(), &policy)
-            .map_err(|e| Error::Refused(format!("the witness's state: {e}")))?;
-        report.previous = last.size;
-        Some(last)
-    } else {
-        None
-    };
+    let last = super::witness_net::last_cosigned(state, &policy)?;
+    report.previous = last.as_ref().map_or(0, |l| l.size);
     if let Some(last) = &last {
         match tree::check_consistency(store, last, &cp) {
             Ok(()) => {}

@@ -47,6 +47,23 @@ pub(crate) fn state_file(state: &Path, origin: &str) -> PathBuf {
     ))
 }
 
+/// The checkpoint this witness cosigned last for `policy`'s log (`None`: never), from the state
+/// folder, checked against the log's key: the one read of a witness's state, served or pulled.
+pub(crate) fn last_cosigned(
+    state: &Path,
+    policy: &CheckpointPolicy,
+) -> Result<Option<VerifiedCheckpoint>> {
+    let file = state_file(state, &policy.log.name);
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Ok(None);
+    }
+    let bytes = guarded::read_bytes_inside(state, &file, MAX_CHECKPOINT_BYTES)
+        .map_err(|e| Error::io("reading", &file, e))?;
+    tree::checked_checkpoint(&bytes, &file.display().to_string(), policy)
+        .map(Some)
+        .map_err(|e| Error::Refused(format!("the witness's state: {e}")))
+}
+
 /// A witness serving the logs of `logs`.
 struct Witness {
     logs: Vec<VerifierKeyArg>,
@@ -88,17 +105,9 @@ impl Witness {
             Err(e) => return (500, text, format!("{e}\n")),
         };
         let file = state_file(&self.state, &origin);
-        let last = match std::fs::symlink_metadata(&file) {
-            Err(_) => None,
-            Ok(_) => {
-                let read = guarded::read_bytes_inside(&self.state, &file, MAX_CHECKPOINT_BYTES)
-                    .map_err(|e| e.to_string())
-                    .and_then(|b| verify_checkpoint(&b, &policy).map_err(|e| e.to_string()));
-                match read {
-                    Ok(cp) => Some(cp),
-                    Err(why) => return (500, text, format!("the witness's state: {why}\n")),
-                }
-            }
+        let last = match last_cosigned(&self.state, &policy) {
+            Ok(last) => last,
+            Err(e) => return (500, text, format!("{e}\n")),
         };
         match decide(&req, &policy, last.as_ref()) {
             Err(Refusal { status, body }) => {
