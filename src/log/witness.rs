@@ -8,12 +8,17 @@
 //! origin the witness does not follow, 403 without a valid signature by the log's key, 400 for a
 //! malformed request or an old size beyond the checkpoint's, 409 (body: the size it knows, as
 //! `text/x.tlog.size`) when the old size is not the one it cosigned last, 422 when the proof does
-//! not prove the new tree extends the old one (a fork), 200 with the cosignature line.
+//! not prove the new tree extends the old one (a fork), 200 with the cosignature line. And where
+//! a witness keeps the checkpoint it cosigned last, for the served and the pulled witness alike.
 
 use base64::Engine as _;
 
 use super::note::{verify_checkpoint, CheckpointError, CheckpointPolicy, VerifiedCheckpoint};
-use crate::error::Reason;
+use std::path::{Path, PathBuf};
+
+use super::note::MAX_CHECKPOINT_BYTES;
+use crate::error::{Error, Reason};
+use crate::files::guarded;
 
 /// At most this many proof lines (a tree of 2^63 entries needs no more).
 pub(crate) const MAX_PROOF_LINES: usize = 63;
@@ -190,6 +195,31 @@ pub(crate) fn with_cosignature(note: &[u8], line: &str) -> Result<Vec<u8>, Reaso
         out.push('\n');
     }
     Ok(out.into_bytes())
+}
+
+/// The state file of `origin` under `state`: the checkpoint this witness cosigned last (the
+/// pull witness, `warden log witness DIR`, keeps the same).
+pub(crate) fn state_file(state: &Path, origin: &str) -> PathBuf {
+    state.join(crate::util::to_hex(
+        &crate::minisign::hash::hash_bytes(origin.as_bytes()).sha256,
+    ))
+}
+
+/// The checkpoint this witness cosigned last for `policy`'s log (`None`: never), from the state
+/// folder, checked against the log's key: the one read of a witness's state, served or pulled.
+pub(crate) fn last_cosigned(
+    state: &Path,
+    policy: &CheckpointPolicy,
+) -> Result<Option<VerifiedCheckpoint>, Error> {
+    let file = state_file(state, &policy.log.name);
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Ok(None);
+    }
+    let bytes = guarded::read_bytes_inside(state, &file, MAX_CHECKPOINT_BYTES)
+        .map_err(|e| Error::io("reading", &file, e))?;
+    super::tree::checked_checkpoint(&bytes, &file.display().to_string(), policy)
+        .map(Some)
+        .map_err(|e| Error::Refused(format!("the witness's state: {e}")))
 }
 
 #[cfg(test)]

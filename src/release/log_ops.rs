@@ -486,7 +486,7 @@ pub fn witness(
     fs::create_dir_all(state).map_err(|e| Error::io("creating", state, e))?;
     let _lock = atomic::DirLock::acquire(state)?;
     let origin = policy.log.name.clone();
-    let state_file = super::witness_net::state_file(state, &origin);
+    let state_file = crate::log::witness::state_file(state, &origin);
     let mut report = WitnessReport {
         log: location.to_string(),
         origin,
@@ -505,7 +505,7 @@ pub fn witness(
         }
     };
     report.size = cp.size;
-    let last = super::witness_net::last_cosigned(state, &policy)?;
+    let last = crate::log::witness::last_cosigned(state, &policy)?;
     report.previous = last.as_ref().map_or(0, |l| l.size);
     if let Some(last) = &last {
         match tree::check_consistency(store, last, &cp) {

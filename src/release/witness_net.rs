@@ -18,15 +18,15 @@ use http_body_util::{BodyExt, Full, Limited};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::files::{atomic, guarded};
+use crate::files::atomic;
 use crate::log::note::{
     cosign, cosignature_line, verify_checkpoint, CheckpointPolicy, VerifiedCheckpoint,
-    MAX_CHECKPOINT_BYTES,
 };
 use crate::log::tiles::DirStore;
 use crate::log::tree::{self, LogError};
 use crate::log::witness::{
-    decide, origin_of, with_cosignature, AddCheckpoint, Refusal, MAX_REQUEST_BYTES, SIZE_TYPE,
+    decide, last_cosigned, origin_of, state_file, with_cosignature, AddCheckpoint, Refusal,
+    MAX_REQUEST_BYTES, SIZE_TYPE,
 };
 use crate::trust::log::VerifierKeyArg;
 
@@ -38,31 +38,6 @@ const MAX_CONNECTIONS: usize = 64;
 const ANSWER_DEADLINE: Duration = Duration::from_secs(20);
 /// The most of a witness's answer the client reads.
 const MAX_ANSWER_BYTES: usize = 16 << 10;
-
-/// The state file of `origin` under `state`: the checkpoint this witness cosigned last (the
-/// pull witness, `warden log witness DIR`, keeps the same).
-pub(crate) fn state_file(state: &Path, origin: &str) -> PathBuf {
-    state.join(crate::util::to_hex(
-        &crate::minisign::hash::hash_bytes(origin.as_bytes()).sha256,
-    ))
-}
-
-/// The checkpoint this witness cosigned last for `policy`'s log (`None`: never), from the state
-/// folder, checked against the log's key: the one read of a witness's state, served or pulled.
-pub(crate) fn last_cosigned(
-    state: &Path,
-    policy: &CheckpointPolicy,
-) -> Result<Option<VerifiedCheckpoint>> {
-    let file = state_file(state, &policy.log.name);
-    if std::fs::symlink_metadata(&file).is_err() {
-        return Ok(None);
-    }
-    let bytes = guarded::read_bytes_inside(state, &file, MAX_CHECKPOINT_BYTES)
-        .map_err(|e| Error::io("reading", &file, e))?;
-    tree::checked_checkpoint(&bytes, &file.display().to_string(), policy)
-        .map(Some)
-        .map_err(|e| Error::Refused(format!("the witness's state: {e}")))
-}
 
 /// A witness serving the logs of `logs`.
 struct Witness {
