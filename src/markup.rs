@@ -139,6 +139,15 @@ pub(crate) fn markdown_prose(s: &str) -> String {
     out
 }
 
+/// Whether `url` may be a markdown link target as it is: `https://`, without spaces, control
+/// or invisible characters, quotes or brackets.
+pub(crate) fn plain_https_url(url: &str) -> bool {
+    url.starts_with("https://")
+        && !url.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || is_invisible(c) || "<>()[]\"'`\\".contains(c)
+        })
+}
+
 /// Text for a markdown table cell: `markdown_prose`, which also keeps the row whole.
 pub(crate) fn markdown_cell(s: &str) -> String {
     markdown_prose(s)

@@ -23,6 +23,7 @@ pub(crate) mod runs;
 pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod snapshot;
+pub(crate) mod workflow_runs;
 
 pub use actions::ActionsEnv;
 pub use api::{

@@ -197,6 +197,58 @@ pub(super) fn workflow_run_attempt(repo: &str, run: u64, attempt: u32) -> String
     format!("{}/actions/runs/{run}/attempts/{attempt}", repo_path(repo))
 }
 
+/// The commits after `base` up to `head` (`base...head`), oldest first, 100 a page.
+pub(super) fn compare(repo: &str, base: &str, head: &str) -> String {
+    format!(
+        "{}/compare/{}...{}?per_page=100",
+        repo_path(repo),
+        encode_segment(base),
+        encode_segment(head)
+    )
+}
+
+/// Where a workflow is dispatched (POST), by its file name.
+pub(super) fn workflow_dispatches(repo: &str, workflow: &str) -> String {
+    format!(
+        "{}/actions/workflows/{}/dispatches",
+        repo_path(repo),
+        encode_segment(workflow)
+    )
+}
+
+/// The first page of a workflow's `workflow_dispatch` runs created at or after `since`.
+pub(super) fn dispatched_runs(repo: &str, workflow: &str, since: &str) -> String {
+    format!(
+        "{}/actions/workflows/{}/runs?event=workflow_dispatch&created=%3E%3D{}&per_page=100",
+        repo_path(repo),
+        encode_segment(workflow),
+        encode_segment(since)
+    )
+}
+
+/// One workflow run (its latest attempt).
+pub(super) fn workflow_run(repo: &str, run: u64) -> String {
+    format!("{}/actions/runs/{run}", repo_path(repo))
+}
+
+/// The jobs of a run's latest attempt, with their steps.
+pub(super) fn run_jobs(repo: &str, run: u64) -> String {
+    format!("{}/actions/runs/{run}/jobs?per_page=100", repo_path(repo))
+}
+
+/// The artifacts a run uploaded.
+pub(super) fn run_artifacts(repo: &str, run: u64) -> String {
+    format!(
+        "{}/actions/runs/{run}/artifacts?per_page=100",
+        repo_path(repo)
+    )
+}
+
+/// An artifact's zip archive (a redirect to blob storage).
+pub(super) fn artifact_zip(repo: &str, id: u64) -> String {
+    format!("{}/actions/artifacts/{id}/zip", repo_path(repo))
+}
+
 /// The deployments to `environment` of commit `sha`.
 pub(super) fn deployments(repo: &str, environment: &str, sha: &str) -> String {
     format!(

@@ -23,7 +23,7 @@ pub(crate) const MIN_RUNS: usize = 4;
 pub(crate) const MAX_PROBES_PER_COMMIT: usize = 10;
 
 /// What one probe showed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "result", content = "why")]
 pub(crate) enum ProbeResult {
     Passed,
@@ -210,6 +210,7 @@ impl Bisection {
     }
 
     /// How many probes were made (dispatches), invalid ones included.
+    #[cfg(test)]
     pub(crate) fn dispatched(&self) -> usize {
         self.probes.iter().map(Vec::len).sum()
     }
@@ -290,6 +291,24 @@ impl PathRow {
     }
 }
 
+/// A run as the text table names it: its id, the last part of its URL.
+fn run_id(run: &str) -> &str {
+    match run.rsplit_once("/actions/runs/") {
+        Some((_, id)) if !id.is_empty() => id,
+        _ => run,
+    }
+}
+
+/// A run in markdown: its id linked to its page, when the URL is a plain `https://` one.
+fn run_link(run: &str) -> String {
+    use crate::markup::{markdown_code, plain_https_url};
+    if plain_https_url(run) && run_id(run) != run {
+        format!("[{}]({run})", markdown_code(run_id(run)))
+    } else {
+        markdown_code(run)
+    }
+}
+
 /// The path table as text, one commit a line (`commit  date  k of n failed [lo, hi]  side
 /// runs`), every value from a run or the repository escaped.
 pub(crate) fn path_text(rows: &[PathRow]) -> String {
@@ -297,8 +316,8 @@ pub(crate) fn path_text(rows: &[PathRow]) -> String {
     let mut out = String::new();
     for r in rows {
         let runs = r.runs(|run, result| match result {
-            Ok(word) => format!("{} {word}", text_value(run)),
-            Err(why) => format!("{} invalid: {}", text_value(run), text_value(why)),
+            Ok(word) => format!("{} {word}", text_value(run_id(run))),
+            Err(why) => format!("{} invalid: {}", text_value(run_id(run)), text_value(why)),
         });
         out.push_str(&format!(
             "{:<12}  {:<10}  failed {} of {} [{:.2}, {:.2}]{}  {}  ({})\n",
@@ -329,8 +348,8 @@ pub(crate) fn path_markdown(rows: &[PathRow]) -> String {
     );
     for r in rows {
         let runs = r.runs(|run, result| match result {
-            Ok(word) => format!("{} {word}", markdown_code(run)),
-            Err(why) => format!("{} invalid ({})", markdown_code(run), markdown_cell(why)),
+            Ok(word) => format!("{} {word}", run_link(run)),
+            Err(why) => format!("{} invalid ({})", run_link(run), markdown_cell(why)),
         });
         out.push_str(&format!(
             "| {} | {} | {} of {}{} | {:.2}–{:.2} | {} | {} |\n",

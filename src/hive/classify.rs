@@ -183,6 +183,25 @@ fn listed_outcome(rule: &Rule, pass: bool, text: Option<&str>) -> (Outcome, Stri
         }
 }
 
+/// Why a failed case says nothing about the test itself, if so: it timed out, the client failed
+/// to launch, or a shared-client lifecycle case failed. The one decider of an infrastructure
+/// failure (`hive check`, and a `hive bisect` probe's validity).
+pub(crate) fn infra_cause(case: &HiveCase<'_>) -> Option<&'static str> {
+    if case.pass {
+        return None;
+    }
+    let (test, _) = split_client(&case.name);
+    if case.timeout {
+        Some("timed out (terminated by host)")
+    } else if test == "client launch" {
+        Some("the client failed to launch")
+    } else if case.multi_test_context {
+        Some("a shared-client lifecycle case (multiTestContext) failed")
+    } else {
+        None
+    }
+}
+
 impl SuiteState<'_, '_> {
     fn classify(&mut self, case: HiveCase<'_>, text: Option<String>) {
         let suite: Arc<str> = self.name.clone().unwrap_or_else(|| Arc::from(""));
@@ -224,18 +243,11 @@ impl SuiteState<'_, '_> {
             text: text.map(|t| first_lines(&t)),
         };
         // Infrastructure first: a timeout or a failed launch says nothing about the test itself.
-        if !case.pass && (case.timeout || case.multi_test_context || is_launch) {
+        if let Some(why) = infra_cause(&case) {
             if is_launch {
                 self.launch_failed
                     .insert(client.unwrap_or_default().to_string());
             }
-            let why = if case.timeout {
-                "timed out (terminated by host)"
-            } else if is_launch {
-                "the client failed to launch"
-            } else {
-                "a shared-client lifecycle case (multiTestContext) failed"
-            };
             self.results
                 .push(result(Outcome::Infra, None, why.into(), text));
             return;

@@ -135,8 +135,24 @@ fn matches(name: &str, run: &str, pin: &str) -> bool {
     }
     match name {
         "hive" | EXECUTION_APIS => run == pin,
-        _ => !pin.is_empty() && run.contains(pin),
+        _ => !pin.is_empty() && (run.contains(pin) || names_commit(run, pin)),
     }
+}
+
+/// Whether a recorded value (a commit, or a client version such as
+/// `reth/v1.4.8-2d1c4a7/x86_64-unknown-linux-gnu`) names `commit`: a run of at least 7 hex
+/// digits in it, standing alone, is a prefix of the commit (or the commit of it).
+pub(crate) fn names_commit(recorded: &str, commit: &str) -> bool {
+    let Some(commit) = hex_commit(commit) else {
+        return false;
+    };
+    recorded
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter_map(hex_commit)
+        .any(|token| {
+            let n = token.len().min(commit.len());
+            n >= 7 && token[..n] == commit[..n]
+        })
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -241,5 +257,18 @@ mod tests {
         assert!(!matches("hive", "abc", "abcdef0"));
         assert!(matches("hive", "abcdef0123", "ABCDEF0"));
         assert!(!matches("hive", "abcdef1123", "abcdef0"));
+    }
+
+    #[test]
+    fn a_version_names_the_commit_it_was_built_from() {
+        let full = "2d1c4a7e5f60718293a4b5c6d7e8f90112233445";
+        let version = "reth/v1.4.8-2d1c4a7/x86_64-unknown-linux-gnu";
+        assert!(names_commit(version, full));
+        assert!(matches("reth", version, full));
+        // Too short, not standing alone, or another commit.
+        assert!(!names_commit("reth/v1.4.8-2d1c4a/x86_64", full));
+        assert!(!names_commit("reth/v1.4.8-x2d1c4a7e", full));
+        assert!(!names_commit("reth/v1.4.8-2d1c4a8/x86_64", full));
+        assert!(!names_commit(version, "not a commit"));
     }
 }

@@ -35,6 +35,8 @@ pub struct UpdateOptions {
     pub expected_suite: String,
     /// `YYYY-MM-DD`, for the `added` date of drafts.
     pub today: String,
+    /// Where a test's failure began, as `hive bisect` found it: the `why` of its draft says so.
+    pub bisect: Option<super::bisect_run::BisectFinding>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -446,6 +448,31 @@ fn toml_string(s: &str) -> String {
     Value::from(s).to_string().trim().to_string()
 }
 
+/// The start of a draft's `why`: the commit `hive bisect` found the failure began at, and where
+/// the runs say it began and what changed there.
+fn draft_why(suite: &str, tests: &[&TestHistory], opts: &UpdateOptions) -> String {
+    let onset = tests.iter().find_map(|t| {
+        let v = t.verdict.as_ref()?;
+        v.onset.as_ref().filter(|o| !o.changes.is_empty())?;
+        Some(v.why.trim_start_matches("new: ").to_string())
+    });
+    let bisected = opts
+        .bisect
+        .as_ref()
+        .filter(|f| {
+            tests
+                .iter()
+                .any(|t| f.covers(suite, split_client(&t.name).0))
+        })
+        .map(|f| f.why());
+    let why = [bisected, onset]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    comment_line(&why).chars().take(700).collect()
+}
+
 /// The draft entry for one group of new failures: (suite, signature) → tests; and how many of
 /// its tests were left out to keep it under [`MAX_DRAFT_BYTES`].
 fn draft_text(
@@ -486,15 +513,7 @@ fn draft_text(
     out.push_str("status = \"draft\"\ndrafted_by = \"update\"\n");
     out.push_str(&format!("added = {}\n", opts.today));
     // Where the failures began and what changed there, when the runs say: the start of a why.
-    let why = tests
-        .iter()
-        .find_map(|t| {
-            let v = t.verdict.as_ref()?;
-            v.onset.as_ref().filter(|o| !o.changes.is_empty())?;
-            Some(v.why.trim_start_matches("new: ").to_string())
-        })
-        .map(|w| comment_line(&w).chars().take(500).collect::<String>())
-        .unwrap_or_default();
+    let why = draft_why(suite, tests, opts);
     out.push_str(&format!("why = {}\nremoval = \"\"\n", toml_string(&why)));
     // One exclusion per test name, listing the clients it failed for.
     let mut by_test: BTreeMap<&str, (BTreeSet<&str>, bool)> = BTreeMap::new();

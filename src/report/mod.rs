@@ -6,6 +6,7 @@
 //! [`Report::render_other`]. Escaping for markdown, workflow commands and XML is `crate::markup`'s.
 
 pub(crate) mod audit;
+pub(crate) mod bisect;
 pub(crate) mod check;
 pub(crate) mod doc;
 pub(crate) mod hive;

@@ -66,11 +66,7 @@ impl Summary {
     /// Adds a link to the full hive report (an uploaded `hive history --format html`), before
     /// the marker: `url` must be `https://`, without spaces, quotes or brackets.
     pub fn link_report(&mut self, url: &str) -> Result<(), Reason> {
-        let plain = url.starts_with("https://")
-            && !url
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control() || "<>()[]\"'`\\".contains(c));
-        if !plain {
+        if !markup::plain_https_url(url) {
             return Err(format!(
                 "--report-url {}: an https:// URL without spaces, quotes or brackets",
                 markup::text_value(url)

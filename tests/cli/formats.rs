@@ -327,6 +327,32 @@ fn invocation(path: &[&str], format: &str, dir: &Path) -> Vec<String> {
             .map(String::from)
             .into()
         }
+        ["hive", "bisect"] => {
+            // A dry run against the local Actions server (kept for the rest of the test).
+            use crate::common::actions_server::{commit, serve, COMMITS, REPO, WORKFLOW};
+            let server: &'static _ = Box::leak(Box::new(serve(1, false)));
+            [
+                "hive",
+                "bisect",
+                "--api-url",
+                &server.uri(),
+                "--repo",
+                REPO,
+                "--workflow",
+                WORKFLOW,
+                "--good",
+                &commit(0),
+                "--bad",
+                &commit(COMMITS - 1),
+                "--client",
+                "ethrex",
+                "--test",
+                "x",
+                "--dry-run",
+            ]
+            .map(String::from)
+            .into()
+        }
         other => panic!("{other:?} offers --format: give it an invocation here"),
     };
     // The patch is `--fix --dry-run`'s.

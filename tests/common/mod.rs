@@ -305,6 +305,7 @@ fn escape_stray_bracket(v: &mut serde_json::Value) -> usize {
 }
 
 /// A local server playing an organisation of 200 repositories (also used by the org bench).
+pub(crate) mod actions_server;
 pub(crate) mod folder_org;
 pub(crate) mod org_server;
 pub(crate) mod release_server;

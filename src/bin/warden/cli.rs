@@ -403,7 +403,7 @@ pub(crate) enum KnownIssuesCommand {
 /// applies it. Comments and formatting outside the edited lines are kept byte for byte.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  warden known-issues update --from-results runs/1 runs/2 runs/3\n  warden known-issues update --from-results runs/* --write && warden known-issues lint --allow-draft\n\nExit status: 0 (with or without edits to propose); 2 bad input."
+    after_help = "Examples:\n  warden known-issues update --from-results runs/1 runs/2 runs/3\n  warden known-issues update --from-results runs/* --write && warden known-issues lint --allow-draft\n  warden known-issues update --from-results runs/* --bisect bisect.json\n\nExit status: 0 (with or without edits to propose); 2 bad input."
 )]
 pub(crate) struct UpdateArgs {
     #[command(flatten)]
@@ -422,6 +422,10 @@ pub(crate) struct UpdateArgs {
     /// The suite --expected-tests describes.
     #[arg(long, value_name = "NAME", default_value = "rpc-compat")]
     pub expected_suite: String,
+    /// A `hive bisect --format json` report: the draft for its test says in `why` which commit
+    /// the failure began at.
+    #[arg(long, value_name = "FILE")]
+    pub bisect: Option<PathBuf>,
     /// Write the edits (each file replaced atomically); without it, print the diff.
     #[arg(long)]
     pub write: bool,
@@ -622,6 +626,101 @@ pub(crate) enum HiveCommand {
     Check(HiveCheckArgs),
     Diff(HiveDiffArgs),
     History(HiveHistoryArgs),
+    Bisect(Box<HiveBisectArgs>),
+}
+
+/// Find the commit that broke a test: probe runs of a workflow that runs hive for one commit,
+/// dispatched through GitHub's API, between a good and a bad commit.
+///
+/// Each probe's run is judged valid before its result: its results artifact must hold a suite
+/// that ran the test, and the run must have tested the candidate (the client's clientVersions
+/// entry, or hive.json with --commits-of hive, names the commit). An invalid probe is reported
+/// with the step that failed and probed again, never counted. A commit is probed until the 95 %
+/// Wilson interval of its failure rate parts from the other side's (at most 10 probes), so a
+/// flaky test is bisected by evidence, not by one run per step. Every step is saved to --state
+/// and a bisection goes on from it.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  warden hive bisect --repo lambdaclass/ethrex --workflow hive-probe.yml --ref main \\\n    --good 1a2b3c4 --bad 5d6e7f8 --client ethrex --test 'eth_getBlockByNumber/get-latest' \\\n    --input commit={commit} --input probe={probe} --state bisect.json\n\nExit status: 0 when the first bad commit is found (or --dry-run); 1 when the probes cannot decide;\n2 bad input, or an API that refused us."
+)]
+pub(crate) struct HiveBisectArgs {
+    /// The repository whose probe workflow runs (OWNER/NAME) [default: GITHUB_REPOSITORY].
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// The probe workflow's file name; it must run on `workflow_dispatch`.
+    #[arg(long, value_name = "FILE")]
+    pub workflow: String,
+    /// The branch or tag the workflow is dispatched on.
+    #[arg(long = "ref", value_name = "REF", default_value = "main")]
+    pub git_ref: String,
+    /// The last commit known good.
+    #[arg(long, value_name = "COMMIT")]
+    pub good: String,
+    /// The first commit known bad.
+    #[arg(long, value_name = "COMMIT")]
+    pub bad: String,
+    /// The repository whose commits are bisected [default: --repo].
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub commits_repo: Option<String>,
+    /// The client whose commits these are: its clientVersions entry must name the candidate.
+    #[arg(long, value_name = "NAME", required_unless_present = "hive_commits")]
+    pub client: Option<String>,
+    /// The commits are hive's: hive.json's sourceCommit must be the candidate.
+    #[arg(long, conflicts_with = "client")]
+    pub hive_commits: bool,
+    /// A regex of the failing test's name (without its client suffix).
+    #[arg(long, value_name = "REGEX", required_unless_present = "suite")]
+    pub test: Option<String>,
+    /// A regex of the suite's name: with --test, only there; alone, any failure in it.
+    #[arg(long, value_name = "REGEX")]
+    pub suite: Option<String>,
+    /// An input of the workflow (repeatable); `{commit}` in VALUE is the candidate's SHA,
+    /// `{probe}` this dispatch's name (put it in the workflow's run-name).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_input)]
+    pub input: Vec<(String, String)>,
+    /// The artifact the workflow uploads hive's results folder as.
+    #[arg(long, value_name = "NAME", default_value = "hive-results")]
+    pub artifact: String,
+    /// Where the bisection is kept, step by step; read first when it exists.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// Print the range and the first dispatches; dispatch nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The most probes dispatched in all.
+    #[arg(long, value_name = "N", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_dispatches: u32,
+    /// Seconds between reads of a running probe's state (stretched when the rate limit runs low).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
+    pub poll: f64,
+    /// The longest one probe may run, in minutes; a longer one is invalid.
+    #[arg(long, value_name = "MINUTES", default_value_t = 360, value_parser = clap::value_parser!(u64).range(1..=10080))]
+    pub run_timeout: u64,
+    /// The largest results artifact downloaded, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub artifact_cap: u64,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: DiffFormat,
+    /// Also append the markdown to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub step_summary: bool,
+    /// API base URL [default: GITHUB_API_URL, else https://api.github.com].
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+}
+
+fn parse_input(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("{s:?}: give the input as NAME=VALUE")),
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?}: give seconds between 0 and 3600")),
+    }
 }
 
 /// Tests across several hive runs (oldest first): new, broken, flaky, undecided, fixed, gone, stale (the known failures folded into one line: --all lists them).

@@ -63,6 +63,7 @@ fn run(command: Command, ctx: &Context, out: &mut dyn Write) -> anyhow::Result<u
         Command::Hive(cli::HiveCommand::Check(args)) => cmd::hive::run(args, ctx, out),
         Command::Hive(cli::HiveCommand::Diff(args)) => cmd::hive::diff(args, ctx, out),
         Command::Hive(cli::HiveCommand::History(args)) => cmd::hive::history(args, ctx, out),
+        Command::Hive(cli::HiveCommand::Bisect(args)) => cmd::hive::bisect(*args, ctx, out),
         Command::Audit(args) => cmd::audit::run(*args, ctx, out),
         Command::Log(cmd) => cmd::log::run(cmd, ctx, out),
         Command::Completions(args) => cmd::completions::run(args, out),

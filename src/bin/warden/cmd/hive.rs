@@ -4,9 +4,10 @@ use std::io::Write;
 
 use release_warden::hive::{classify_run, ClassifyOptions};
 use release_warden::known_issues::{read_test_list, Registry};
+use release_warden::markup::text_value;
 use release_warden::report::{rerun_regex, Format};
 
-use crate::cli::{HiveCheckArgs, HiveDiffArgs, HiveHistoryArgs};
+use crate::cli::{HiveBisectArgs, HiveCheckArgs, HiveDiffArgs, HiveHistoryArgs};
 use crate::context::Context;
 
 /// `warden hive diff OLD NEW`.
@@ -54,4 +55,59 @@ pub(crate) fn run(args: HiveCheckArgs, ctx: &Context, out: &mut dyn Write) -> an
     let mut report = classify_run(&args.dir, &registry, &opts)?;
     report.verbose = args.verbose;
     ctx.emit(out, &report, format, args.step_summary)
+}
+
+/// `warden hive bisect`.
+pub(crate) fn bisect(
+    args: HiveBisectArgs,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> anyhow::Result<u8> {
+    use release_warden::hive::{BisectOptions, Subject};
+    let repo = match args.repo.or_else(|| ctx.actions.repository.clone()) {
+        Some(r) if r.split('/').count() == 2 => r,
+        Some(r) => anyhow::bail!(
+            "--repo {:?}: give the repository as OWNER/NAME",
+            text_value(&r)
+        ),
+        None => anyhow::bail!("hive bisect: pass --repo OWNER/NAME (GITHUB_REPOSITORY is not set)"),
+    };
+    // A dry run only reads (a public repository needs no token); dispatching needs one.
+    let token = ctx.token.as_ref();
+    if token.is_none() && !args.dry_run {
+        anyhow::bail!(
+            "hive bisect: no GH_TOKEN or GITHUB_TOKEN (dispatching needs `actions: write`)"
+        );
+    }
+    let opts = BisectOptions {
+        commits_repo: args.commits_repo.unwrap_or_else(|| repo.clone()),
+        repo,
+        workflow: args.workflow,
+        git_ref: args.git_ref,
+        good: args.good,
+        bad: args.bad,
+        test: args.test,
+        suite: args.suite,
+        subject: match args.client {
+            Some(c) if !args.hive_commits => Subject::Client(c),
+            _ => Subject::Hive,
+        },
+        inputs: args.input,
+        artifact: args.artifact,
+        max_dispatches: args.max_dispatches as usize,
+        run_timeout: std::time::Duration::from_secs(args.run_timeout * 60),
+        poll: std::time::Duration::from_secs_f64(args.poll),
+        artifact_cap: args.artifact_cap << 20,
+        state: args.state,
+        dry_run: args.dry_run,
+    };
+    let session = ctx.connect(args.api_url.as_deref(), token)?;
+    let quiet = ctx.quiet;
+    let notice = |line: &str| {
+        if !quiet {
+            eprintln!("warden: {}", text_value(line));
+        }
+    };
+    let report = release_warden::hive::bisect(&session, &opts, &notice)?;
+    ctx.emit(out, &report, args.format.into(), args.step_summary)
 }

@@ -80,6 +80,11 @@ fn update(args: UpdateArgs, ctx: &Context, out: &mut dyn Write) -> anyhow::Resul
             .transpose()?,
         expected_suite: args.expected_suite,
         today: format!("{y:04}-{m:02}-{d:02}"),
+        bisect: args
+            .bisect
+            .as_deref()
+            .map(release_warden::hive::BisectFinding::read)
+            .transpose()?,
     };
     let mut update = plan_update(&registry, &history, &opts)?;
     if args.write {
