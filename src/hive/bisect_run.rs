@@ -482,11 +482,11 @@ fn finish(
     }
     notice(&format!(
         "{}: {}",
-        d.run_url.as_deref().unwrap_or_default(),
+        text_value(d.run_url.as_deref().unwrap_or_default()),
         match &result {
             ProbeResult::Passed => "passed".to_string(),
             ProbeResult::Failed => "failed".to_string(),
-            ProbeResult::Invalid(why) => format!("invalid: {why}"),
+            ProbeResult::Invalid(why) => format!("invalid: {}", text_value(why)),
         }
     ));
     d.result = Some(result);

@@ -24,7 +24,10 @@
 //!   their own layouts (`foreign/`), signed with the `minisign` crate by a fixed key whose public
 //!   half is `upstream.pub` (the shapes of `tests/release/layouts.rs`);
 //! - `<!-- readme-test: setup fix-corpus -->`: first copy three cases of
-//!   `tests/fixtures/fix-corpus-2` to `fix/goreleaser`, `fix/dnscrypt` and `fix/git-lfs`.
+//!   `tests/fixtures/fix-corpus-2` to `fix/goreleaser`, `fix/dnscrypt` and `fix/git-lfs`;
+//! - `<!-- readme-test: setup actions-server -->`: start a local GitHub Actions
+//!   (tests/common/actions_server.rs: the 40-commit history of `acme/ethrex` and its
+//!   `hive-probe.yml`) and set `GITHUB_API_URL` and `GH_TOKEN` for the commands after it.
 //!
 //! To update an example, `README_PRINT=1 cargo test --test integration cli::readme -- --nocapture`
 //! prints what every command prints now, in the README's form, instead of comparing.
@@ -186,7 +189,7 @@ fn sandbox() -> tempfile::TempDir {
 }
 
 /// Runs one command as a reader would type it; stdout and stderr together, `$HOME` as `~`.
-fn shell(cmd: &str, dir: &Path, home: &Path) -> String {
+fn shell(cmd: &str, dir: &Path, home: &Path, env: &[(String, String)]) -> String {
     let bin = warden_bin();
     let path = format!(
         "{}:{}",
@@ -199,6 +202,7 @@ fn shell(cmd: &str, dir: &Path, home: &Path) -> String {
         .arg(format!("{{\n{script}\n}} 2>&1"))
         .env("PATH", path)
         .env("HOME", home)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).replace(&home.display().to_string(), "~")
@@ -405,12 +409,23 @@ fn every_console_block_of_the_readme_runs() {
     let t = sandbox();
     let (work, home) = (t.path().join("work"), t.path().join("home"));
     let mut ran = 0;
+    // Servers a setup started (kept while the blocks run), and the variables they set.
+    let mut servers = Vec::new();
+    let mut env: Vec<(String, String)> = Vec::new();
     for (doc, block) in &blocks {
         if let Some(why) = &block.skip {
             eprintln!("{doc} line {}: not run: {why}", block.line);
             continue;
         }
         for name in &block.setup {
+            if name == "actions-server" {
+                // Issue 52: a local GitHub Actions for `hive bisect` (tests/common/actions_server.rs).
+                let server = crate::common::actions_server::serve_instant(1);
+                env.push(("GITHUB_API_URL".into(), server.uri()));
+                env.push(("GH_TOKEN".into(), "docs-example-token".into()));
+                servers.push(server);
+                continue;
+            }
             setup(name, &work, &home);
         }
         let any: Vec<regex::Regex> = block
@@ -424,7 +439,7 @@ fn every_console_block_of_the_readme_runs() {
             work.clone()
         };
         for (cmd, expected) in &block.steps {
-            let actual = shell(cmd, &dir, &home);
+            let actual = shell(cmd, &dir, &home, &env);
             if std::env::var_os("README_PRINT").is_some() {
                 eprint!("{doc} line {}:\n$ {cmd}\n{actual}", block.line);
                 ran += 1;

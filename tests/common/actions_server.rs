@@ -85,6 +85,8 @@ pub(crate) struct ActionsServer {
     seed: u64,
     /// An older server: `return_run_details` refused (422), runs found by listing.
     legacy: bool,
+    /// Runs are complete when first read (the documentation's example waits for nothing).
+    instant: bool,
     world: Arc<Mutex<World>>,
 }
 
@@ -94,6 +96,7 @@ impl ActionsServer {
             base: base.trim_end_matches('/').to_string(),
             seed,
             legacy: false,
+            instant: false,
             world: Arc::default(),
         }
     }
@@ -114,7 +117,7 @@ impl ActionsServer {
     }
 
     fn run_json(&self, r: &Run) -> Value {
-        let completed = r.reads >= 2;
+        let completed = r.reads >= if self.instant { 1 } else { 2 };
         let conclusion = match r.kind {
             Kind::Passed => "success",
             _ => "failure",
@@ -365,16 +368,25 @@ impl Serving {
 
 /// Starts a server for the history (`seed` fixes the flaky outcomes).
 pub(crate) fn serve(seed: u64, legacy: bool) -> Serving {
+    serve_as(seed, |s| if legacy { s.legacy() } else { s })
+}
+
+/// The documentation's server: runs complete when first read.
+pub(crate) fn serve_instant(seed: u64) -> Serving {
+    serve_as(seed, |mut s| {
+        s.instant = true;
+        s
+    })
+}
+
+fn serve_as(seed: u64, shape: impl FnOnce(ActionsServer) -> ActionsServer) -> Serving {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
     let mock = rt.block_on(wiremock::MockServer::start());
-    let mut server = ActionsServer::new(&mock.uri(), seed);
-    if legacy {
-        server = server.legacy();
-    }
+    let server = shape(ActionsServer::new(&mock.uri(), seed));
     rt.block_on(
         wiremock::Mock::given(wiremock::matchers::any())
             .respond_with(server.clone())

@@ -337,3 +337,49 @@ fn update_drafts_the_entry_with_the_commit_bisect_found() {
         "warden: undecided.json: not a `hive bisect --format json` report that found the first bad commit\n"
     );
 }
+
+/// The probe workflow docs/registry-and-hive.md shows: actionlint (an outside judge) finds no
+/// problem, and it has what `hive bisect` relies on — the inputs its `--input` flags fill, the
+/// probe's name in `run-name`, and the results uploaded as `hive-results` even when a step failed.
+#[test]
+fn the_documented_probe_workflow_lints_and_has_what_bisect_needs() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/registry-and-hive.md"),
+    )
+    .unwrap();
+    let after = doc
+        .split_once("<!-- bisect-probe-workflow -->\n```yaml\n")
+        .expect("the probe workflow block")
+        .1;
+    let yaml = after.split_once("\n```").unwrap().0;
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("hive-probe.yml");
+    write(&file, yaml.as_bytes());
+    if let Some(problems) = actionlint(std::slice::from_ref(&file)) {
+        assert_eq!(problems[&file], Vec::<String>::new());
+    }
+    let v: serde_json::Value = serde_yaml_value(yaml);
+    assert_eq!(v["run-name"], "hive probe ${{ inputs.probe }}");
+    let inputs = &v["on"]["workflow_dispatch"]["inputs"];
+    assert_eq!(
+        (
+            inputs["commit"]["required"].as_bool(),
+            inputs["probe"]["required"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+    let steps = v["jobs"]["hive"]["steps"].as_array().unwrap();
+    let upload = steps.last().unwrap();
+    assert!(upload["uses"]
+        .as_str()
+        .unwrap()
+        .starts_with("actions/upload-artifact@"));
+    assert_eq!(
+        (upload["if"].as_str(), upload["with"]["name"].as_str()),
+        (Some("always()"), Some("hive-results"))
+    );
+}
+
+fn serde_yaml_value(yaml: &str) -> serde_json::Value {
+    yaml_serde::from_str(yaml).unwrap()
+}
