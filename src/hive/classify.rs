@@ -160,7 +160,7 @@ fn listed_outcome(rule: &Rule, pass: bool, text: Option<&str>) -> (Outcome, Stri
     let file = rule.entry.path.display().to_string();
     match (rule.expect(), pass) {
             (Expect::Fail, true) => (
-                Outcome::Fixed,
+                Outcome::FIXED,
                 format!("passed, but {file} ({}) lists it as an expected failure: remove that exclusion (and close the issue if it was the last)", rule.entry.id),
             ),
             (Expect::Fail, false) => match (&rule.signature, text) {
@@ -168,7 +168,7 @@ fn listed_outcome(rule: &Rule, pass: bool, text: Option<&str>) -> (Outcome, Stri
                     Outcome::WrongFailure,
                     format!("failed, but not with the signature /{}/ of {} ({file}): a different failure is a real one", sig.as_str(), rule.entry.id),
                 ),
-                _ => (Outcome::Expected, format!("excused by {} ({file})", rule.entry.id)),
+                _ => (Outcome::EXPECTED, format!("excused by {} ({file})", rule.entry.id)),
             },
             (Expect::Flaky, false) if rule.signature.as_ref().is_some_and(|sig| !text.is_some_and(|t| sig.is_match(t))) => (
                 Outcome::WrongFailure,
@@ -178,7 +178,7 @@ fn listed_outcome(rule: &Rule, pass: bool, text: Option<&str>) -> (Outcome, Stri
                     rule.entry.id
                 ),
             ),
-            (Expect::Flaky, p) => (Outcome::Flaky, format!("{} this run; listed as flaky in {} ({file})", if p { "passed" } else { "failed" }, rule.entry.id)),
+            (Expect::Flaky, p) => (Outcome::FLAKY, format!("{} this run; listed as flaky in {} ({file})", if p { "passed" } else { "failed" }, rule.entry.id)),
             (Expect::Skip, _) => (Outcome::SkippedRan, format!("ran although {} ({file}) lists it as skip: check --sim.limit", rule.entry.id)),
         }
 }
@@ -263,7 +263,7 @@ impl SuiteState<'_, '_> {
                 }
             } else {
                 self.results.push(result(
-                    Outcome::New,
+                    Outcome::NEW,
                     None,
                     "failed and is not a known issue".into(),
                     text,
@@ -276,7 +276,7 @@ impl SuiteState<'_, '_> {
         let (outcome, message) = listed_outcome(rule, case.pass, text.as_deref());
         let keep_text = matches!(
             outcome,
-            Outcome::WrongFailure | Outcome::Expected | Outcome::Flaky
+            Outcome::WrongFailure | Outcome::EXPECTED | Outcome::FLAKY
         );
         self.results.push(result(
             outcome,
@@ -372,7 +372,7 @@ pub fn classify_run(dir: &Path, registry: &Registry, opts: &ClassifyOptions) -> 
         for r in report
             .results
             .iter_mut()
-            .filter(|r| r.outcome == Outcome::Fixed)
+            .filter(|r| r.outcome == Outcome::FIXED)
         {
             r.message.push_str(
                 " (likely an upstream change: the run does not match the pinned upstream)",

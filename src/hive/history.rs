@@ -175,7 +175,7 @@ pub struct History {
 impl TestHistory {
     /// A known failure: broken, and listed in the registry (what the registry expects).
     pub(crate) fn is_known(&self) -> bool {
-        self.class == TestClass::Broken && self.entry.is_some()
+        self.class == TestClass::Known
     }
 }
 
@@ -661,6 +661,13 @@ fn add_verdicts(tests: &mut [TestHistory], runs: &[RunInfo], fixed_after: usize)
         if let Some(v) = &t.verdict {
             t.class = v.verdict;
         }
+        // Broken and listed: a known failure, in the same one vocabulary.
+        if t.class == TestClass::Broken && t.rule.is_some() {
+            t.class = TestClass::Known;
+            if let Some(v) = &mut t.verdict {
+                v.verdict = TestClass::Known;
+            }
+        }
     }
 }
 
@@ -824,7 +831,7 @@ fn entry_histories(
         } else if all_are(TestClass::Fixed) && passing + failing.len() == seen.len() {
             "fixed: its tests failed, then passed in each of the last runs: remove its exclusions"
                 .to_string()
-        } else if all_are(TestClass::Broken) {
+        } else if all_are(TestClass::Known) {
             format!(
                 "excuses {} test{} broken since a change the runs record",
                 failing.len(),

@@ -9,36 +9,38 @@ use serde::Serialize;
 use super::pins::{PinCheck, RunSources};
 use super::verdict::TestClass;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// What one case of one run came to against the registry: a verdict in the one vocabulary
+/// ([`TestClass`]: `new`, `fixed`, `flaky`, `expected`), or a condition of the run itself that no
+/// history has a word for (`wrong failure`, `missing`, `infra`, `empty run`, `skipped but ran`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Outcome {
-    /// Not listed, failed: `new`, as `hive history` calls a failure the registry does not know.
-    New,
+    /// `new` (not listed, failed), `fixed` (listed `fail`, passed: the entry should go),
+    /// `expected` (listed `fail`, failed as it says) or `flaky` (listed `flaky`).
+    Verdict(TestClass),
     /// Listed `fail` with a signature, failed for another reason.
     WrongFailure,
-    /// Listed `fail`, passed: `fixed` (the entry should go).
-    Fixed,
     /// Listed (or expected), absent from the run.
     Missing,
     /// `client launch` failed, a `multiTestContext` case failed, or a timeout.
     Infra,
     /// A suite with no real cases, or no suite file at all.
     EmptyRun,
-    /// Listed `fail`, failed as expected: `expected`.
-    Expected,
-    /// Listed `flaky`.
-    Flaky,
     /// Listed `skip` but run anyway.
     SkippedRan,
     Pass,
 }
 
 impl Outcome {
+    pub(crate) const NEW: Outcome = Outcome::Verdict(TestClass::New);
+    pub(crate) const FIXED: Outcome = Outcome::Verdict(TestClass::Fixed);
+    pub(crate) const EXPECTED: Outcome = Outcome::Verdict(TestClass::Expected);
+    pub(crate) const FLAKY: Outcome = Outcome::Verdict(TestClass::Flaky);
+
     pub(crate) fn is_error(self, allow_missing: bool) -> bool {
         match self {
-            Outcome::New
+            Outcome::NEW
             | Outcome::WrongFailure
-            | Outcome::Fixed
+            | Outcome::FIXED
             | Outcome::Infra
             | Outcome::EmptyRun => true,
             Outcome::Missing => !allow_missing,
@@ -46,20 +48,62 @@ impl Outcome {
         }
     }
 
+    /// Its word: a verdict's is the class's own label.
     pub(crate) fn label(self) -> &'static str {
         match self {
-            // The verdict words `hive history`, the PR summary and `update` use.
-            Outcome::New => TestClass::New.label(),
+            Outcome::Verdict(class) => class.label(),
             Outcome::WrongFailure => "wrong failure",
-            Outcome::Fixed => TestClass::Fixed.label(),
             Outcome::Missing => "missing",
             Outcome::Infra => "infra",
             Outcome::EmptyRun => "empty run",
-            Outcome::Expected => super::verdict::EXPECTED,
-            Outcome::Flaky => TestClass::Flaky.label(),
             Outcome::SkippedRan => "skipped but ran",
             Outcome::Pass => "pass",
         }
+    }
+
+    /// The order reports and counts list outcomes in: what fails the check first.
+    fn rank(self) -> (u8, Option<TestClass>) {
+        let rank = match self {
+            Outcome::NEW => 0,
+            Outcome::WrongFailure => 1,
+            Outcome::FIXED => 2,
+            Outcome::Missing => 3,
+            Outcome::Infra => 4,
+            Outcome::EmptyRun => 5,
+            Outcome::EXPECTED => 6,
+            Outcome::FLAKY => 7,
+            Outcome::Verdict(_) => 8,
+            Outcome::SkippedRan => 9,
+            Outcome::Pass => 10,
+        };
+        (
+            rank,
+            if let Outcome::Verdict(c) = self {
+                Some(c)
+            } else {
+                None
+            },
+        )
+    }
+}
+
+impl Ord for Outcome {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank())
+    }
+}
+
+impl PartialOrd for Outcome {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// JSON names an outcome by its kebab-case word (`"new"`, `"wrong-failure"`), as a value and as
+/// a key of `counts`.
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.label().replace(' ', "-"))
     }
 }
 

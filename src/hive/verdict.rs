@@ -39,9 +39,6 @@ fn wilson_exact(k: usize, n: usize) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
-/// The word for a listed test that failed as its entry says (`hive check`'s excused failures).
-pub(crate) const EXPECTED: &str = "expected";
-
 /// What a test's runs add up to: the one vocabulary of history, check, diff, summary, update,
 /// HTML and JSON (`gone` and `stale` are never a verdict of runs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -62,11 +59,16 @@ pub(crate) enum TestClass {
     Gone,
     /// Listed in the registry, but passed in every run it ran in, or absent from every run.
     Stale,
+    /// Broken, and listed in the registry: a known failure (reports fold them into one line).
+    Known,
+    /// Listed in the registry, and failed in this run as its entry says (`hive check` judges
+    /// one run: a history says `known` or `flaky`).
+    Expected,
 }
 
 impl TestClass {
-    /// Every class, in the order reports list them.
-    pub(crate) const ALL: [TestClass; 7] = [
+    /// Every class a history gives, in the order reports list them.
+    pub(crate) const ALL: [TestClass; 8] = [
         TestClass::New,
         TestClass::Broken,
         TestClass::Flaky,
@@ -74,6 +76,7 @@ impl TestClass {
         TestClass::Fixed,
         TestClass::Gone,
         TestClass::Stale,
+        TestClass::Known,
     ];
 
     pub(crate) fn label(self) -> &'static str {
@@ -85,6 +88,8 @@ impl TestClass {
             TestClass::Fixed => "fixed",
             TestClass::Gone => "gone",
             TestClass::Stale => "stale",
+            TestClass::Known => "known",
+            TestClass::Expected => "expected",
         }
     }
 }

@@ -164,7 +164,7 @@ fn text(w: &mut dyn Write, r: &HiveReport) -> io::Result<()> {
     let excused = r.results.iter().filter(|c| {
         matches!(
             c.outcome,
-            Outcome::Expected | Outcome::Flaky | Outcome::SkippedRan
+            Outcome::EXPECTED | Outcome::FLAKY | Outcome::SkippedRan
         )
     });
     if r.verbose {

@@ -221,9 +221,9 @@ fn run_line(out: &mut String, r: &HiveReport, esc: Escape) {
         out,
         "In this run ({}): {} expected, {} flaky, {} fixed, {}, {} missing.",
         esc.code(&r.dir.display().to_string()),
-        count(Outcome::Expected),
-        count(Outcome::Flaky),
-        count(Outcome::Fixed),
+        count(Outcome::EXPECTED),
+        count(Outcome::FLAKY),
+        count(Outcome::FIXED),
         n_of(
             count(Outcome::WrongFailure),
             "wrong failure",
@@ -233,8 +233,8 @@ fn run_line(out: &mut String, r: &HiveReport, esc: Escape) {
     );
 }
 
-/// "Over the last N runs: …" for the history. A count of what is news (new, broken and not
-/// listed, flaky) names its tests when there are a few.
+/// "Over the last N runs: …" for the history. A count of what is news (new, broken, flaky)
+/// names its tests when there are a few; the known failures (broken and listed) are counted.
 fn history_line(out: &mut String, h: &History, esc: Escape) {
     const NAMED: usize = 5;
     let classes: Vec<String> = [
@@ -243,34 +243,20 @@ fn history_line(out: &mut String, h: &History, esc: Escape) {
         TestClass::Flaky,
         TestClass::Fixed,
         TestClass::Stale,
+        TestClass::Known,
     ]
     .iter()
     .map(|c| {
         let news: Vec<String> = h
             .tests
             .iter()
-            .filter(|t| t.class == *c && !t.is_known())
+            .filter(|t| t.class == *c)
             .filter(|_| matches!(c, TestClass::New | TestClass::Broken | TestClass::Flaky))
             .map(|t| esc.code(&format!("{}/{}", t.suite, t.name)))
             .collect();
-        let known = h
-            .tests
-            .iter()
-            .filter(|t| t.class == *c && t.is_known())
-            .count();
         let mut said = format!("{} {}", h.count(*c), c.label());
         if !news.is_empty() && news.len() <= NAMED {
             said.push_str(&format!(" ({})", news.join(", ")));
-        }
-        if known > 0 {
-            said.push_str(if known == h.count(*c) {
-                " (all known)"
-            } else {
-                ""
-            });
-            if known < h.count(*c) {
-                said.push_str(&format!(", {known} of them known"));
-            }
         }
         said
     })

@@ -207,7 +207,7 @@ fn history_classifies_every_shape_across_runs() {
     let known: Vec<&str> = listed
         .iter()
         .copied()
-        .filter(|l| l.starts_with("BROKEN ") && l.contains("listed in "))
+        .filter(|l| l.starts_with("KNOWN ") && l.contains("listed in "))
         .collect();
     assert_eq!(known.len(), 36, "{}", all.stdout);
     let at = folded.iter().position(|l| l.starts_with("KNOWN ")).unwrap();
