@@ -61,8 +61,9 @@ pub(crate) enum ChangeKind {
 impl ChangeKind {
     pub(crate) fn label(self) -> &'static str {
         match self {
-            ChangeKind::Fixed => "fixed",
-            ChangeKind::Flaky => "flaky",
+            // The verdict words of the one vocabulary.
+            ChangeKind::Fixed => TestClass::Fixed.label(),
+            ChangeKind::Flaky => TestClass::Flaky.label(),
             ChangeKind::Review => "review",
             ChangeKind::Missing => "missing",
             ChangeKind::Draft => "draft",

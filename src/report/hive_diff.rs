@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use super::{write_json, Report};
 use crate::hive::diff::{Change, HiveDiff};
-use crate::markup::{count, markdown_cell, markdown_code, text_value};
+use crate::hive::verdict::TestClass;
+use crate::markup::{markdown_cell, markdown_code, text_value};
 
 /// `--format` of `hive history`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -49,9 +50,11 @@ impl From<DiffFormat> for super::Format {
 
 fn summary(d: &HiveDiff) -> String {
     format!(
-        "hive diff: {}, {} fixed, {} changed, {} added, {} removed",
-        count(d.new_failures.len(), "new failure", "new failures"),
+        "hive diff: {} {}, {} {}, {} changed, {} added, {} removed",
+        d.new_failures.len(),
+        TestClass::New.label(),
         d.fixed.len(),
+        TestClass::Fixed.label(),
         d.changed.len(),
         d.added.len(),
         d.removed.len()
@@ -62,14 +65,15 @@ fn name(c: &Change) -> String {
     format!("{}/{}", c.suite, c.test)
 }
 
-/// The sections, in the order they are printed: label, changes.
-fn sections(d: &HiveDiff) -> [(&'static str, &[Change]); 5] {
+/// The sections, in the order they are printed: label, changes. A new failure and a fixed test
+/// are named with the verdict words (`TestClass`'s labels).
+fn sections(d: &HiveDiff) -> [(String, &[Change]); 5] {
     [
-        ("NEW FAILURE", &d.new_failures),
-        ("FIXED", &d.fixed),
-        ("CHANGED", &d.changed),
-        ("ADDED", &d.added),
-        ("REMOVED", &d.removed),
+        (TestClass::New.label().to_uppercase(), &d.new_failures),
+        (TestClass::Fixed.label().to_uppercase(), &d.fixed),
+        ("CHANGED".into(), &d.changed),
+        ("ADDED".into(), &d.added),
+        ("REMOVED".into(), &d.removed),
     ]
 }
 

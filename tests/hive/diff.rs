@@ -52,7 +52,7 @@ fn new_failures_fixed_changed_added_and_removed() {
     );
     let out = run(warden(t.path()).args(["hive", "diff", "old", "new"])).expect(1);
     insta::assert_snapshot!(out.stdout, @r#"
-    NEW FAILURE  rpc-compat/eth_call/a (ethrex)
+    NEW          rpc-compat/eth_call/a (ethrex)
         | …
         | "::error::injected"
     FIXED        rpc-compat/eth_call/b (ethrex)
@@ -61,7 +61,7 @@ fn new_failures_fixed_changed_added_and_removed() {
         + field logsBloom
     ADDED        rpc-compat/eth_blobBaseFee/e (ethrex) (passed)
     REMOVED      rpc-compat/eth_chainId/d (ethrex) (passed)
-    hive diff: 1 new failure, 1 fixed, 1 changed, 1 added, 1 removed
+    hive diff: 1 new, 1 fixed, 1 changed, 1 added, 1 removed
     "#);
     // The other way round: b is the new failure, a the fixed one.
     let out =
@@ -73,13 +73,13 @@ fn new_failures_fixed_changed_added_and_removed() {
     let out = run(warden(t.path()).args(["hive", "diff", "old", "old"])).expect(0);
     assert_eq!(
         out.stdout,
-        "hive diff: 0 new failures, 0 fixed, 0 changed, 0 added, 0 removed\n"
+        "hive diff: 0 new, 0 fixed, 0 changed, 0 added, 0 removed\n"
     );
     let out = run(warden(t.path()).args(["hive", "diff", "old", "new", "--format", "markdown"]))
         .expect(1);
     assert!(
         out.stdout
-            .starts_with("### hive diff: 1 new failure, 1 fixed, 1 changed, 1 added, 1 removed\n"),
+            .starts_with("### hive diff: 1 new, 1 fixed, 1 changed, 1 added, 1 removed\n"),
         "{}",
         out.stdout
     );
@@ -194,7 +194,7 @@ fn a_test_failing_in_one_suite_file_and_passing_in_another_is_failing() {
         let out = run(warden(t.path()).args(["hive", "diff", "old"]).arg(&new)).expect(1);
         assert_eq!(
             out.stdout.lines().next(),
-            Some("NEW FAILURE  rpc-compat/eth_call/a (ethrex)"),
+            Some("NEW          rpc-compat/eth_call/a (ethrex)"),
             "{}",
             out.stdout
         );
