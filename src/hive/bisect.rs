@@ -209,6 +209,35 @@ impl Bisection {
         Next::Probe(at)
     }
 
+    /// The probes to dispatch at once, `parallel` at most: the fewest more valid runs that could
+    /// place the commit [`Bisection::next`] asks about (an endpoint, or a commit that failed
+    /// already, needs [`MIN_RUNS`]; one that only passed may be placed by one more pass), and
+    /// while the endpoints lack runs, the other endpoint's too. With `parallel` 1 it is `next`.
+    pub(crate) fn batch(&self, parallel: usize) -> Vec<usize> {
+        let Next::Probe(at) = self.next() else {
+            return Vec::new();
+        };
+        let last = self.commits.len() - 1;
+        let wanted = |at: usize, taken: usize| {
+            let (failed, valid) = counts(&self.probes[at]);
+            let needed = if at == 0 || at == last || failed > 0 {
+                MIN_RUNS.saturating_sub(valid).max(1)
+            } else {
+                1
+            };
+            needed.min(MAX_PROBES_PER_COMMIT.saturating_sub(self.probes[at].len() + taken))
+        };
+        let mut out = vec![at; wanted(at, 0).min(parallel).max(1)];
+        if at == 0 || at == last {
+            let other = if at == 0 { last } else { 0 };
+            if counts(&self.probes[other]).1 < MIN_RUNS {
+                let more = wanted(other, 0).min(parallel.saturating_sub(out.len()));
+                out.extend(std::iter::repeat_n(other, more));
+            }
+        }
+        out
+    }
+
     /// How many probes were made (dispatches), invalid ones included.
     #[cfg(test)]
     pub(crate) fn dispatched(&self) -> usize {
@@ -465,6 +494,51 @@ mod tests {
         assert!(
             naive_wrong * 100 >= seeds * 40,
             "naive wrong {naive_wrong} of {seeds}"
+        );
+    }
+
+    /// Batches of up to 4 probes at once (`--parallel 4`): as right, in fewer rounds of waiting.
+    #[test]
+    fn batches_find_the_same_commit_in_fewer_rounds() {
+        let seeds = 200;
+        let (mut right, mut rounds_total, mut sequential_total, mut dispatched_total) =
+            (0, 0, 0, 0);
+        for seed in 0..seeds {
+            let mut rng = Rng(seed);
+            let mut b = Bisection::new((0..COMMITS).map(|i| format!("c{i:02}")).collect());
+            let mut rounds = 0;
+            loop {
+                let batch = b.batch(4);
+                if batch.is_empty() {
+                    break;
+                }
+                rounds += 1;
+                for at in batch {
+                    let p = probe(&mut rng, at, b.dispatched() + 1);
+                    b.record(at, p);
+                }
+            }
+            if b.next()
+                == (Next::Found {
+                    first_bad: BREAKS_AT,
+                })
+            {
+                right += 1;
+            }
+            rounds_total += rounds;
+            dispatched_total += b.dispatched();
+            sequential_total += bisect(seed).1;
+        }
+        // Measured (2026-12-05): 199 of 200 right; 2,801 rounds of waiting against 5,261 one at a
+        // time (0.53×), for 5,495 dispatches (4 % more).
+        assert!(right * 100 >= seeds * 97, "{right} of {seeds} right");
+        assert!(
+            rounds_total * 10 <= sequential_total * 6,
+            "{rounds_total} rounds, {sequential_total} sequential"
+        );
+        assert!(
+            dispatched_total * 10 <= sequential_total * 12,
+            "{dispatched_total} dispatches, {sequential_total} sequential"
         );
     }
 

@@ -44,6 +44,9 @@ pub struct BisectOptions {
     /// The most dispatches in all (a limit of this invocation, not part of the bisection).
     #[serde(skip)]
     pub max_dispatches: usize,
+    /// The most probes running at once (`Bisection::batch`); 1 probes one at a time.
+    #[serde(skip)]
+    pub parallel: usize,
     /// The longest one probe run may take.
     #[serde(skip)]
     pub run_timeout: Duration,
@@ -316,7 +319,8 @@ pub fn bisect(
             }
             Next::Probe(at) => at,
         };
-        if state.dispatches.len() >= opts.max_dispatches {
+        let left = opts.max_dispatches.saturating_sub(state.dispatches.len());
+        if left == 0 {
             break Ending::Undecided {
                 at: state.commits[at].clone(),
                 why: format!(
@@ -325,11 +329,19 @@ pub fn bisect(
                 ),
             };
         }
-        let i = start(session, opts, &mut state, at, notice)?;
-        finish(session, opts, &target, &mut state, i, notice)?;
-        let d = &state.dispatches[i];
-        let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
-        bisection.record(at, probe_of(d, &result));
+        // Dispatched together, then waited for in turn: the runs run at the same time.
+        let mut batch = bisection.batch(opts.parallel.max(1));
+        batch.truncate(left);
+        let mut started = Vec::new();
+        for at in batch {
+            started.push((at, start(session, opts, &mut state, at, notice)?));
+        }
+        for (at, i) in started {
+            finish(session, opts, &target, &mut state, i, notice)?;
+            let d = &state.dispatches[i];
+            let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
+            bisection.record(at, probe_of(d, &result));
+        }
     };
     Ok(report(opts, &state, &bisection, ending))
 }

@@ -383,3 +383,26 @@ fn the_documented_probe_workflow_lints_and_has_what_bisect_needs() {
 fn serde_yaml_value(yaml: &str) -> serde_json::Value {
     yaml_serde::from_str(yaml).unwrap()
 }
+
+/// `--parallel 4`: the endpoints' runs, and the runs a commit that failed needs, are dispatched
+/// together; the same commit is found in fewer rounds of waiting.
+#[test]
+fn parallel_probes_find_the_same_commit_in_fewer_rounds() {
+    let t = tempfile::tempdir().unwrap();
+    let s = serve(SEED, false);
+    let r = run(&mut bisect(
+        t.path(),
+        &s.uri(),
+        &["--parallel", "4", "--format", "json"],
+    ))
+    .expect(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["first_bad"]["sha"], commit(BREAKS_AT));
+    // A round: dispatches sent one after another, before any run is read.
+    let requests = s.server.requests();
+    let posts: Vec<bool> = requests.iter().map(|r| r.starts_with("POST ")).collect();
+    let rounds = posts.windows(2).filter(|w| w[1] && !w[0]).count() + usize::from(posts[0]);
+    let dispatches = s.server.dispatches();
+    assert_eq!((dispatches, rounds), (28, 14), "dispatches and rounds");
+    // One at a time, the same history took 26 dispatches in 26 rounds.
+}

@@ -690,6 +690,10 @@ pub(crate) struct HiveBisectArgs {
     /// The most probes dispatched in all.
     #[arg(long, value_name = "N", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_dispatches: u32,
+    /// The most probes running at once: the endpoints' first runs, and the runs a commit that
+    /// failed needs, are dispatched together (fewer rounds of waiting, a few more dispatches).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub parallel: u32,
     /// Seconds between reads of a running probe's state (stretched when the rate limit runs low).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
     pub poll: f64,
