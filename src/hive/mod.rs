@@ -33,3 +33,10 @@ pub use suite::{read_suite, HiveCase, SuiteVisitor};
 pub fn fuzz_case_scanner(bytes: &[u8]) {
     case_scan::agrees_with_serde(bytes);
 }
+
+/// For the fuzz target `bisect_artifacts` only: `bytes` judged as a probe's results artifact,
+/// and as the suite file inside one.
+#[doc(hidden)]
+pub fn fuzz_probe_artifact(bytes: &[u8]) {
+    probe::fuzz_artifact(bytes);
+}

@@ -250,3 +250,183 @@ fn judge(seen: &Seen, target: &ProbeTarget, candidate: &str) -> ProbeResult {
         )),
     }
 }
+
+/// For the fuzz target: `bytes` as an artifact, then as the suite file of one.
+pub(crate) fn fuzz_artifact(bytes: &[u8]) {
+    use std::io::Write as _;
+    let target = ProbeTarget {
+        test: Regex::new("^eth_call/").expect("a valid regex"),
+        suite: None,
+        subject: Subject::Client("ethrex".into()),
+    };
+    let candidate = "2d1c4a7e5f60718293a4b5c6d7e8f90112233445";
+    let Ok(dir) = tempfile::tempdir() else { return };
+    let path = dir.path().join("a.zip");
+    if std::fs::write(&path, bytes).is_ok() {
+        let _ = judge_artifact(&path, &target, candidate);
+    }
+    let Ok(file) = std::fs::File::create(&path) else {
+        return;
+    };
+    let mut zip = zip::ZipWriter::new(file);
+    let written = zip
+        .start_file("results/1-a.json", zip::write::SimpleFileOptions::default())
+        .is_ok()
+        && zip.write_all(bytes).is_ok()
+        && zip.finish().is_ok();
+    if written {
+        let _ = judge_artifact(&path, &target, candidate);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    const CANDIDATE: &str = "2d1c4a7e5f60718293a4b5c6d7e8f90112233445";
+
+    fn target() -> ProbeTarget {
+        ProbeTarget {
+            test: Regex::new("^eth_call/x$").unwrap(),
+            suite: Some(Regex::new("^rpc-compat$").unwrap()),
+            subject: Subject::Client("ethrex".into()),
+        }
+    }
+
+    /// A zip of `files` (name, bytes), judged for the candidate.
+    fn judge_zip(files: &[(&str, Vec<u8>)], target: &ProbeTarget) -> ProbeResult {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.zip");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        for (name, bytes) in files {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap();
+        judge_artifact(&path, target, CANDIDATE).unwrap()
+    }
+
+    fn suite(version: &str, case: serde_json::Value) -> Vec<u8> {
+        // `testCases` before `name` and `clientVersions`: a suite's keys come in any order.
+        format!(
+            r#"{{"testCases": {{"1": {case}}}, "clientVersions": {{"ethrex": {}}}, "name": "rpc-compat"}}"#,
+            serde_json::Value::from(version)
+        )
+        .into_bytes()
+    }
+
+    fn case(pass: bool, timeout: bool) -> serde_json::Value {
+        serde_json::json!({"name": "eth_call/x (ethrex)", "summaryResult": {"pass": pass, "timeout": timeout}})
+    }
+
+    #[test]
+    fn a_run_is_judged_only_once_it_reached_the_candidate() {
+        let t = target();
+        let good = "ethrex/v9.1.0-2d1c4a7/x86_64";
+        assert_eq!(
+            judge_zip(&[("r/1-a.json", suite(good, case(true, false)))], &t),
+            ProbeResult::Passed
+        );
+        assert_eq!(
+            judge_zip(&[("r/1-a.json", suite(good, case(false, false)))], &t),
+            ProbeResult::Failed
+        );
+        // Another commit's image: its failure is not the candidate's.
+        assert_eq!(
+            judge_zip(
+                &[("1-a.json", suite("ethrex/v9.1.0-9999999/x", case(false, false)))],
+                &t
+            ),
+            ProbeResult::Invalid(
+                "the run did not test the candidate: clientVersions says ethrex ethrex/v9.1.0-9999999/x, not 2d1c4a7e5f60".into()
+            )
+        );
+        // A timeout is infrastructure: nothing about the commit.
+        assert_eq!(
+            judge_zip(&[("1-a.json", suite(good, case(false, true)))], &t),
+            ProbeResult::Invalid(
+                "the test did not run to a result: eth_call/x (ethrex): timed out (terminated by host)".into()
+            )
+        );
+        // The test is not in the run.
+        let other =
+            serde_json::json!({"name": "eth_call/y (ethrex)", "summaryResult": {"pass": true}});
+        assert_eq!(
+            judge_zip(&[("1-a.json", suite(good, other))], &t),
+            ProbeResult::Invalid(
+                "the test did not run: no case matching /^eth_call/x$/ in a suite matching /^rpc-compat$/".into()
+            )
+        );
+    }
+
+    #[test]
+    fn hostile_artifacts_are_invalid_probes_never_errors() {
+        let t = target();
+        let good = "ethrex/v9.1.0-2d1c4a7/x86_64";
+        // Not a zip at all.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.zip");
+        std::fs::write(&path, b"<html>not a zip</html>").unwrap();
+        assert!(matches!(
+            judge_artifact(&path, &t, CANDIDATE).unwrap(),
+            ProbeResult::Invalid(why) if why.starts_with("the results artifact is not a readable zip")
+        ));
+        // No suite file; a suite that is not JSON; names that climb out (never extracted: read
+        // in place, so a name is only a name).
+        assert_eq!(
+            judge_zip(&[("hive.json", b"{}".to_vec())], &t),
+            ProbeResult::Invalid("the results artifact holds no hive suite file".into())
+        );
+        assert!(matches!(
+            judge_zip(&[("../../etc/1-a.json", b"{\"name\": [".to_vec())], &t),
+            ProbeResult::Invalid(why) if why.starts_with("../../etc/1-a.json in the results artifact is not a hive suite file")
+        ));
+        assert_eq!(
+            judge_zip(
+                &[("../../../tmp/1-a.json", suite(good, case(true, false)))],
+                &t
+            ),
+            ProbeResult::Passed
+        );
+        // Suites deeper than the shallowest are not the run's (hive writes them at its top).
+        assert_eq!(
+            judge_zip(
+                &[
+                    ("1-a.json", suite(good, case(true, false))),
+                    ("details/1-b.json", suite(good, case(false, false))),
+                ],
+                &t
+            ),
+            ProbeResult::Passed
+        );
+    }
+
+    #[test]
+    fn hive_commits_are_named_by_hive_json() {
+        let mut t = target();
+        t.subject = Subject::Hive;
+        let s = suite("whatever", case(false, false));
+        assert_eq!(
+            judge_zip(
+                &[
+                    (
+                        "hive.json",
+                        format!(r#"{{"sourceCommit": "{}"}}"#, &CANDIDATE[..8]).into_bytes()
+                    ),
+                    ("1-a.json", s.clone())
+                ],
+                &t
+            ),
+            ProbeResult::Failed
+        );
+        assert_eq!(
+            judge_zip(&[("1-a.json", s)], &t),
+            ProbeResult::Invalid(
+                "the run did not test the candidate: the artifact has no hive.json naming hive's commit".into()
+            )
+        );
+    }
+}

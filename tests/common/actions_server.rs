@@ -300,6 +300,18 @@ impl Respond for ActionsServer {
         };
         let rest = rest.to_string();
         if req.method.as_str() == "POST" {
+            // A token that may read but not dispatch, as GitHub answers it.
+            let auth = req
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok());
+            if auth.is_some_and(|a| a.ends_with("read-only-token")) {
+                return ResponseTemplate::new(403)
+                    .insert_header("x-accepted-github-permissions", "actions=write")
+                    .set_body_json(
+                        json!({"message": "Resource not accessible by personal access token"}),
+                    );
+            }
             if rest == format!("/actions/workflows/{WORKFLOW}/dispatches") {
                 let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
                 return self.dispatch(&body);

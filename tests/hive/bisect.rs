@@ -13,10 +13,14 @@ use crate::common::*;
 const SEED: u64 = 1;
 
 fn bisect(dir: &Path, api: &str, extra: &[&str]) -> Command {
+    bisect_workflow(dir, api, gh::WORKFLOW, extra)
+}
+
+fn bisect_workflow(dir: &Path, api: &str, workflow: &str, extra: &[&str]) -> Command {
     let mut cmd = warden(dir);
     cmd.env("GH_TOKEN", "test-token")
         .args(["hive", "bisect", "--api-url", api, "--repo", gh::REPO])
-        .args(["--workflow", gh::WORKFLOW, "--ref", "main"])
+        .args(["--workflow", workflow, "--ref", "main"])
         .args([
             "--good",
             &commit(0)[..7],
@@ -240,6 +244,18 @@ fn bad_ranges_and_missing_flags_are_usage_errors() {
     assert_eq!(
         r.stderr,
         "warden: hive bisect: no GH_TOKEN or GITHUB_TOKEN (dispatching needs `actions: write`)\n"
+    );
+    // A workflow that is not there, and a token that may not dispatch: GitHub's answer, with
+    // the permission it asks for; the state keeps nothing dispatched.
+    let r = run(&mut bisect_workflow(t.path(), &s.uri(), "nope.yml", &[])).expect(2);
+    assert_eq!(
+        r.stderr,
+        "warden: POST /repos/acme/ethrex/actions/workflows/nope.yml/dispatches answered 404: Not Found\n"
+    );
+    let r = run(bisect(t.path(), &s.uri(), &[]).env("GH_TOKEN", "read-only-token")).expect(2);
+    assert_eq!(
+        r.stderr,
+        "warden: POST /repos/acme/ethrex/actions/workflows/hive-probe.yml/dispatches answered 403: Resource not accessible by personal access token (needs `actions=write`)\n"
     );
     // A bad regex.
     let r = run(&mut bisect(t.path(), &s.uri(), &["--suite", "("])).expect(2);
