@@ -12,6 +12,13 @@ use crate::common::*;
 /// The seed of the flaky outcomes the snapshots show.
 const SEED: u64 = 1;
 
+/// What one bisection of the history prints, made on a fresh server in one go.
+fn one_whole_run() -> String {
+    let t = tempfile::tempdir().unwrap();
+    let s = serve(SEED, false);
+    run(&mut bisect(t.path(), &s.uri(), &[])).expect(0).stdout
+}
+
 fn bisect(dir: &Path, api: &str, extra: &[&str]) -> Command {
     bisect_workflow(dir, api, gh::WORKFLOW, extra)
 }
@@ -167,11 +174,7 @@ fn a_stopped_bisection_goes_on_from_its_state_file() {
     assert!(second.stderr.starts_with(&format!(
         "warden: going on from {state_arg} (12 dispatches so far)\n"
     )));
-    let whole = {
-        let t2 = tempfile::tempdir().unwrap();
-        let s2 = serve(SEED, false);
-        run(&mut bisect(t2.path(), &s2.uri(), &[])).expect(0).stdout
-    };
+    let whole = one_whole_run();
     assert_eq!(second.stdout, whole);
     // Other options with the same state file are refused, naming what differs.
     let other = run(&mut bisect(
@@ -203,11 +206,7 @@ fn an_older_server_s_runs_are_found_by_the_probe_name() {
     let t = tempfile::tempdir().unwrap();
     let s = serve(SEED, true);
     let r = run(&mut bisect(t.path(), &s.uri(), &[])).expect(0);
-    let whole = {
-        let t2 = tempfile::tempdir().unwrap();
-        let s2 = serve(SEED, false);
-        run(&mut bisect(t2.path(), &s2.uri(), &[])).expect(0).stdout
-    };
+    let whole = one_whole_run();
     assert_eq!(r.stdout, whole);
 }
 
