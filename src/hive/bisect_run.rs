@@ -512,7 +512,8 @@ async fn wait_for_run(
     d: &Dispatch,
     claimed: &[u64],
 ) -> Result<Option<RunState>> {
-    let started = tokio::time::Instant::now();
+    // The run's time counts from its dispatch, across stops and resumptions.
+    let dispatched_at = crate::util::parse_utc(&d.at).unwrap_or_else(now);
     let id = match d.run_id {
         Some(id) => id,
         None => match find_run(api, opts, d, claimed).await? {
@@ -527,7 +528,7 @@ async fn wait_for_run(
         if run.completed() {
             return Ok(Some(run));
         }
-        if started.elapsed() > opts.run_timeout {
+        if now().saturating_sub(dispatched_at) > opts.run_timeout.as_secs() {
             return Ok(Some(RunState {
                 status: "timed out".into(),
                 conclusion: Some(format!(
@@ -601,13 +602,20 @@ async fn judge_run(
     commit: &str,
 ) -> Result<ProbeResult> {
     let api_error = |e: crate::github::api::ApiError| Error::Api(e.to_string());
-    let artifacts = if run.status == "completed" {
-        wr::artifacts(api, &opts.repo, run.id)
+    if !run.completed() {
+        // Timed out: what it was doing is all there is to say.
+        let step = wr::failed_step(api, &opts.repo, run.id)
             .await
-            .map_err(api_error)?
-    } else {
-        Vec::new()
-    };
+            .map_err(api_error)?;
+        let why = bounded(run.conclusion.as_deref().unwrap_or("not completed"));
+        return Ok(ProbeResult::Invalid(match step {
+            Some(step) => format!("{why} (failed step: {})", bounded(&step)),
+            None => why,
+        }));
+    }
+    let artifacts = wr::artifacts(api, &opts.repo, run.id)
+        .await
+        .map_err(api_error)?;
     let artifact = artifacts.iter().find(|a| a.name == opts.artifact);
     let result = match artifact {
         Some(a) if a.expired => {
