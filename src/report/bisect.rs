@@ -23,6 +23,24 @@ fn commit_line(c: &CommitInfo, esc: &dyn Fn(&str) -> String) -> String {
     )
 }
 
+/// What every run's URL is before its id (`https://github.com/o/r/actions/runs/`), when they
+/// share it: the text table names runs by id, and this line makes each a link.
+fn runs_prefix(r: &BisectReport) -> Option<String> {
+    let mut prefixes = r
+        .path
+        .iter()
+        .flat_map(|row| &row.probes)
+        .filter_map(|p| p.run.as_deref())
+        .map(|run| {
+            run.rsplit_once("/actions/runs/")
+                .map(|(p, _)| format!("{p}/actions/runs/"))
+        });
+    let first = prefixes.next()??;
+    prefixes
+        .all(|p| p.as_deref() == Some(first.as_str()))
+        .then_some(first)
+}
+
 fn what(r: &BisectReport) -> String {
     let mut parts = Vec::new();
     if let Some(t) = &r.test {
@@ -81,6 +99,9 @@ impl Report for BisectReport {
                 "\npath (commit, date, failures of valid runs [95 % interval], verdict, runs):"
             )?;
             w.write_all(path_text(&self.path).as_bytes())?;
+            if let Some(prefix) = runs_prefix(self) {
+                writeln!(w, "run N is {}N", esc(&prefix))?;
+            }
         }
         Ok(())
     }
