@@ -195,15 +195,29 @@ pub(crate) fn judge_artifact(
     Ok(judge(&seen, target, candidate))
 }
 
+/// Whether a version carries some commit: a run of 7 or more hex digits standing alone, as
+/// `names_commit` reads it.
+fn names_some_commit(version: &str) -> bool {
+    version
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|t| t.len() >= 7 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// The verdict on what a run's suites showed: whether it reached `candidate`, then the test.
 fn judge(seen: &Seen, target: &ProbeTarget, candidate: &str) -> ProbeResult {
     let short: String = candidate.chars().take(12).collect();
     match &target.subject {
         Subject::Client(client) => match seen.sources.client_versions.get(client) {
             Some(version) if names_commit(version, candidate) => {}
-            Some(version) => {
+            Some(version) if names_some_commit(version) => {
                 return ProbeResult::Invalid(format!(
                     "the run did not test the candidate: clientVersions says {client} {}, not {short}",
+                    bounded(version)
+                ))
+            }
+            Some(version) => {
+                return ProbeResult::Invalid(format!(
+                    "clientVersions says {client} {}, which names no commit: a probe cannot show it tested the candidate (the client's version must carry its commit, as `reth/v1.4.8-2d1c4a7/…` does)",
                     bounded(version)
                 ))
             }
@@ -342,6 +356,13 @@ mod tests {
             ),
             ProbeResult::Invalid(
                 "the run did not test the candidate: clientVersions says ethrex ethrex/v9.1.0-9999999/x, not 2d1c4a7e5f60".into()
+            )
+        );
+        // A version without a commit cannot show which commit ran.
+        assert_eq!(
+            judge_zip(&[("1-a.json", suite("9.0.0", case(false, false)))], &t),
+            ProbeResult::Invalid(
+                "clientVersions says ethrex 9.0.0, which names no commit: a probe cannot show it tested the candidate (the client's version must carry its commit, as `reth/v1.4.8-2d1c4a7/…` does)".into()
             )
         );
         // A timeout is infrastructure: nothing about the commit.
