@@ -207,6 +207,15 @@ pub(super) fn compare(repo: &str, base: &str, head: &str) -> String {
     )
 }
 
+/// A workflow, by its file name.
+pub(super) fn workflow(repo: &str, workflow: &str) -> String {
+    format!(
+        "{}/actions/workflows/{}",
+        repo_path(repo),
+        encode_segment(workflow)
+    )
+}
+
 /// Where a workflow is dispatched (POST), by its file name.
 pub(super) fn workflow_dispatches(repo: &str, workflow: &str) -> String {
     format!(

@@ -185,6 +185,29 @@ pub(crate) async fn dispatch(
     Err(refused(status, &headers, &text))
 }
 
+/// `Ok` when `workflow` is a workflow of `repo` that can be dispatched (active), else why not.
+pub(crate) async fn workflow_exists<S: ApiSource>(
+    api: &S,
+    repo: &str,
+    workflow: &str,
+) -> Result<(), String> {
+    let route = routes::workflow(repo, workflow);
+    match api.get(&route, Shape::Object).await {
+        Fetched::Ok(v) if v["state"] == "active" => Ok(()),
+        Fetched::Ok(v) => Err(format!(
+            "--workflow {}: GitHub says it is {} in {repo}, not active",
+            crate::markup::text_value(workflow),
+            crate::markup::text_value(v["state"].as_str().unwrap_or("unknown"))
+        )),
+        Fetched::Failed { status: 404, .. } => Err(format!(
+            "--workflow {}: {repo} has no such workflow (GET /{} answered 404)",
+            crate::markup::text_value(workflow),
+            routes::path_of(&route)
+        )),
+        failed => Err(ApiError::from_fetched(&route, failed).to_string()),
+    }
+}
+
 /// The `workflow_dispatch` runs of `workflow` created at or after `since` (RFC 3339), newest
 /// first (one page of 100: a bisection dispatches one at a time).
 pub(crate) async fn dispatched_runs<S: ApiSource>(

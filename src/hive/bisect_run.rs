@@ -246,47 +246,16 @@ pub fn bisect(
     notice: &dyn Fn(&str),
 ) -> Result<BisectReport> {
     let target = opts.target()?;
-    let state_path = opts.state.as_deref();
-    let mut state = match state_path.map(|p| load_state(p, opts)).transpose()? {
-        Some(Some(state)) => {
-            notice(&format!(
-                "going on from {} ({} dispatches so far)",
-                state_path
-                    .map(Path::display)
-                    .map(|d| d.to_string())
-                    .unwrap_or_default(),
-                state.dispatches.len()
-            ));
-            state
-        }
-        _ => {
-            let commits = session
-                .block_on(wr::commit_range(
-                    session.api(),
-                    &opts.commits_repo,
-                    &opts.good,
-                    &opts.bad,
-                ))
-                .map_err(|e| {
-                    session.check_api().err().unwrap_or_else(|| {
-                        Error::Api(format!("--good {} --bad {}: {e}", opts.good, opts.bad))
-                    })
-                })?;
-            State {
-                warden_hive_bisect: STATE_VERSION,
-                options: opts.clone(),
-                commits,
-                dispatches: Vec::new(),
-            }
-        }
-    };
-    if state.commits.len() < 2 {
-        return Err(usage(
-            "--good and --bad are the same commit: nothing to bisect".into(),
-        ));
-    }
+    let mut state = open_state(session, opts, notice)?;
     let mut bisection = Bisection::new(state.commits.iter().map(|c| c.sha.clone()).collect());
     if opts.dry_run {
+        session
+            .block_on(wr::workflow_exists(
+                session.api(),
+                &opts.repo,
+                &opts.workflow,
+            ))
+            .map_err(|e| session.check_api().err().unwrap_or(Error::Api(e)))?;
         return Ok(report(opts, &state, &bisection, plan(opts, &state)));
     }
     for d in &state.dispatches {
@@ -295,14 +264,19 @@ pub fn bisect(
         }
     }
     // Runs dispatched before a stop are waited for first.
-    for i in 0..state.dispatches.len() {
-        if state.dispatches[i].result.is_none() {
-            finish(session, opts, &target, &mut state, i, notice)?;
-            let d = &state.dispatches[i];
-            let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
-            bisection.record(index_of(&state, &d.commit)?, probe_of(d, &result));
-        }
-    }
+    let pending: Vec<(usize, usize)> = (0..state.dispatches.len())
+        .filter(|&i| state.dispatches[i].result.is_none())
+        .map(|i| Ok((index_of(&state, &state.dispatches[i].commit)?, i)))
+        .collect::<Result<_>>()?;
+    wait_and_record(
+        session,
+        opts,
+        &target,
+        &mut state,
+        &mut bisection,
+        pending,
+        notice,
+    )?;
     let ending = loop {
         let at = match bisection.next() {
             Next::Found { first_bad } => {
@@ -336,14 +310,74 @@ pub fn bisect(
         for at in batch {
             started.push((at, start(session, opts, &mut state, at, notice)?));
         }
-        for (at, i) in started {
-            finish(session, opts, &target, &mut state, i, notice)?;
-            let d = &state.dispatches[i];
-            let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
-            bisection.record(at, probe_of(d, &result));
-        }
+        wait_and_record(
+            session,
+            opts,
+            &target,
+            &mut state,
+            &mut bisection,
+            started,
+            notice,
+        )?;
     };
     Ok(report(opts, &state, &bisection, ending))
+}
+
+/// The bisection `--state` holds, or a new one over the range GitHub's compare gives.
+fn open_state(session: &Session, opts: &BisectOptions, notice: &dyn Fn(&str)) -> Result<State> {
+    if let Some(path) = opts.state.as_deref() {
+        if let Some(state) = load_state(path, opts)? {
+            notice(&format!(
+                "going on from {} ({} dispatches so far)",
+                path.display(),
+                state.dispatches.len()
+            ));
+            return Ok(state);
+        }
+    }
+    let commits = session
+        .block_on(wr::commit_range(
+            session.api(),
+            &opts.commits_repo,
+            &opts.good,
+            &opts.bad,
+        ))
+        .map_err(|e| {
+            session.check_api().err().unwrap_or_else(|| {
+                Error::Api(format!("--good {} --bad {}: {e}", opts.good, opts.bad))
+            })
+        })?;
+    if commits.len() < 2 {
+        return Err(usage(
+            "--good and --bad are the same commit: nothing to bisect".into(),
+        ));
+    }
+    Ok(State {
+        warden_hive_bisect: STATE_VERSION,
+        options: opts.clone(),
+        commits,
+        dispatches: Vec::new(),
+    })
+}
+
+/// Waits for each dispatch of `started` (commit index, dispatch index), judges its run, and
+/// records what it showed.
+fn wait_and_record(
+    session: &Session,
+    opts: &BisectOptions,
+    target: &ProbeTarget,
+    state: &mut State,
+    bisection: &mut Bisection,
+    started: Vec<(usize, usize)>,
+    notice: &dyn Fn(&str),
+) -> Result<()> {
+    for (at, i) in started {
+        finish(session, opts, target, state, i, notice)?;
+        let d = &state.dispatches[i];
+        let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
+        bisection.record(at, probe_of(d, &result));
+    }
+    Ok(())
 }
 
 fn index_of(state: &State, commit: &str) -> Result<usize> {

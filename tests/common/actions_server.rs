@@ -321,6 +321,11 @@ impl Respond for ActionsServer {
         if let Some(range) = rest.strip_prefix("/compare/") {
             return self.compare(range);
         }
+        if rest == format!("/actions/workflows/{WORKFLOW}") {
+            return ResponseTemplate::new(200).set_body_json(json!({
+                "id": 4242, "name": "hive probe", "path": format!(".github/workflows/{WORKFLOW}"), "state": "active",
+            }));
+        }
         if rest == format!("/actions/workflows/{WORKFLOW}/runs") {
             let w = self.world.lock().unwrap();
             let runs: Vec<Value> = w.runs.iter().rev().map(|r| self.run_json(r)).collect();

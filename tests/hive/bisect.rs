@@ -197,6 +197,18 @@ fn dry_run_dispatches_nothing_and_shows_the_plan() {
     assert_eq!(s.server.dispatches(), 0);
     assert!(s.server.requests().iter().all(|r| r.starts_with("GET ")));
     insta::assert_snapshot!(r.stdout);
+    // A workflow that is not there is said before anything is dispatched.
+    let r = run(&mut bisect_workflow(
+        t.path(),
+        &s.uri(),
+        "nope.yml",
+        &["--dry-run"],
+    ))
+    .expect(2);
+    assert_eq!(
+        r.stderr,
+        "warden: --workflow nope.yml: acme/ethrex has no such workflow (GET /repos/acme/ethrex/actions/workflows/nope.yml answered 404)\n"
+    );
 }
 
 /// A server without `return_run_details` (an older GHES): the dispatch is sent again without
