@@ -566,7 +566,7 @@ async fn wait_for_run(
             return Ok(Some(RunState {
                 status: "timed out".into(),
                 conclusion: Some(format!(
-                    "not completed after {} s (--run-timeout)",
+                    "not completed {} s after its dispatch (--run-timeout)",
                     opts.run_timeout.as_secs()
                 )),
                 ..run

@@ -270,5 +270,18 @@ mod tests {
         assert!(!names_commit("reth/v1.4.8-x2d1c4a7e", full));
         assert!(!names_commit("reth/v1.4.8-2d1c4a8/x86_64", full));
         assert!(!names_commit(version, "not a commit"));
+        // Real shapes of hive's clientVersions (erigon's runs of 2023, lighthouse's of 2026).
+        assert!(names_commit(
+            "2.47.0-dev-caf9915f",
+            "caf9915f0123456789abcdef0123456789abcdef"
+        ));
+        assert!(names_commit(
+            "8.1.3-7d631de3",
+            "7d631de3aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        ));
+        assert!(!names_commit(
+            "0.0.0",
+            "0000000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        ));
     }
 }

@@ -87,6 +87,8 @@ pub(crate) struct ActionsServer {
     legacy: bool,
     /// Runs are complete when first read (the documentation's example waits for nothing).
     instant: bool,
+    /// The dispatch (1-based) whose run never completes.
+    stuck: Option<usize>,
     world: Arc<Mutex<World>>,
 }
 
@@ -97,6 +99,7 @@ impl ActionsServer {
             seed,
             legacy: false,
             instant: false,
+            stuck: None,
             world: Arc::default(),
         }
     }
@@ -117,7 +120,8 @@ impl ActionsServer {
     }
 
     fn run_json(&self, r: &Run) -> Value {
-        let completed = r.reads >= if self.instant { 1 } else { 2 };
+        let stuck = self.stuck.is_some_and(|n| r.id == 7000 + n as u64);
+        let completed = !stuck && r.reads >= if self.instant { 1 } else { 2 };
         let conclusion = match r.kind {
             Kind::Passed => "success",
             _ => "failure",
@@ -392,6 +396,14 @@ pub(crate) fn serve(seed: u64, legacy: bool) -> Serving {
 pub(crate) fn serve_instant(seed: u64) -> Serving {
     serve_as(seed, |mut s| {
         s.instant = true;
+        s
+    })
+}
+
+/// A server whose `n`th dispatch's run never completes.
+pub(crate) fn serve_stuck(seed: u64, n: usize) -> Serving {
+    serve_as(seed, |mut s| {
+        s.stuck = Some(n);
         s
     })
 }

@@ -433,3 +433,44 @@ fn parallel_probes_find_the_same_commit_in_fewer_rounds() {
     assert_eq!((dispatches, rounds), (28, 14), "dispatches and rounds");
     // One at a time, the same history took 26 dispatches in 26 rounds.
 }
+
+/// A run that never completes is invalid once `--run-timeout` (minutes, from its dispatch)
+/// has passed, with the step it was in; it decides nothing.
+#[test]
+fn a_run_that_never_completes_is_invalid_after_the_timeout() {
+    let t = tempfile::tempdir().unwrap();
+    let s = crate::common::actions_server::serve_stuck(SEED, 1);
+    let r = run(&mut bisect(
+        t.path(),
+        &s.uri(),
+        &[
+            "--run-timeout",
+            "0.02",
+            "--poll",
+            "0.2",
+            "--max-dispatches",
+            "2",
+            "--format",
+            "json",
+        ],
+    ))
+    .expect(1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["status"], "undecided");
+    let probes = &v["path"][0]["probes"];
+    assert_eq!(
+        (probes[0]["result"].as_str(), probes[0]["why"].as_str()),
+        (
+            Some("invalid"),
+            Some("not completed 1 s after its dispatch (--run-timeout) (failed step: hive / Run hive)")
+        )
+    );
+    assert_eq!(probes[1]["result"], "failed");
+    assert_eq!(
+        (
+            v["path"][0]["runs"].as_u64(),
+            v["path"][0]["invalid"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+}

@@ -641,6 +641,7 @@ pub(crate) enum HiveCommand {
 /// and a bisection goes on from it.
 #[derive(Debug, Args)]
 #[command(
+    args_override_self = true,
     after_help = "Example:\n  warden hive bisect --repo lambdaclass/ethrex --workflow hive-probe.yml --ref main \\\n    --good 1a2b3c4 --bad 5d6e7f8 --client ethrex --test 'eth_getBlockByNumber/get-latest' \\\n    --input commit={commit} --input probe={probe} --state bisect.json\n\nExit status: 0 when the first bad commit is found (or --dry-run); 1 when the probes cannot decide;\n2 bad input, or an API that refused us."
 )]
 pub(crate) struct HiveBisectArgs {
@@ -697,9 +698,9 @@ pub(crate) struct HiveBisectArgs {
     /// Seconds between reads of a running probe's state (stretched when the rate limit runs low).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
     pub poll: f64,
-    /// The longest one probe may run, in minutes; a longer one is invalid.
-    #[arg(long, value_name = "MINUTES", default_value_t = 360, value_parser = clap::value_parser!(u64).range(1..=10080))]
-    pub run_timeout: u64,
+    /// The longest one probe may run, in minutes from its dispatch; a longer one is invalid.
+    #[arg(long, value_name = "MINUTES", default_value_t = 360.0, value_parser = parse_minutes)]
+    pub run_timeout: f64,
     /// The largest results artifact downloaded, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub artifact_cap: u64,
@@ -717,6 +718,15 @@ fn parse_input(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(format!("{s:?}: give the input as NAME=VALUE")),
+    }
+}
+
+fn parse_minutes(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 10080.0 => Ok(v),
+        _ => Err(format!(
+            "{s:?}: give minutes, more than 0 and at most 10080 (a week)"
+        )),
     }
 }
 

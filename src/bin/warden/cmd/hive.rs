@@ -96,7 +96,7 @@ pub(crate) fn bisect(
         artifact: args.artifact,
         max_dispatches: args.max_dispatches as usize,
         parallel: args.parallel as usize,
-        run_timeout: std::time::Duration::from_secs(args.run_timeout * 60),
+        run_timeout: std::time::Duration::from_secs_f64(args.run_timeout * 60.0),
         poll: std::time::Duration::from_secs_f64(args.poll),
         artifact_cap: args.artifact_cap << 20,
         state: args.state,
