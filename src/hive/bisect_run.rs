@@ -11,11 +11,12 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::bisect::{Bisection, Next, PathRow, Probe, ProbeResult};
-use super::probe::{judge_artifact, ProbeTarget, Subject};
+use super::probe::{bounded, judge_artifact, ProbeTarget, Subject};
 use crate::error::{Error, Result};
 use crate::github::workflow_runs::{self as wr, CommitInfo, RunState};
 use crate::github::{LiveApi, Session};
 use crate::markup::text_value;
+use crate::util::unix_now;
 
 /// What to bisect and how to probe it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,11 +132,6 @@ pub struct BisectReport {
     #[serde(flatten)]
     pub(crate) ending: Ending,
     pub(crate) path: Vec<PathRow>,
-}
-
-/// A value from an answer, at most 200 characters (the renderers escape it).
-fn bounded(s: &str) -> String {
-    s.chars().take(200).collect()
 }
 
 fn usage(message: String) -> Error {
@@ -462,7 +458,7 @@ fn start(
     let n = state.dispatches.iter().filter(|d| d.commit == sha).count() + 1;
     let probe = probe_name(&sha, n);
     let inputs = opts.inputs_for(&sha, &probe);
-    let at_time = crate::util::utc_time(now());
+    let at_time = crate::util::utc_time(unix_now());
     let api = session.api();
     let run_id = session
         .block_on(wr::dispatch(
@@ -489,12 +485,6 @@ fn start(
         &sha[..12.min(sha.len())]
     ));
     Ok(i)
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// Waits for dispatch `i`'s run, judges it, and saves what it showed.
@@ -547,7 +537,7 @@ async fn wait_for_run(
     claimed: &[u64],
 ) -> Result<Option<RunState>> {
     // The run's time counts from its dispatch, across stops and resumptions.
-    let dispatched_at = crate::util::parse_utc(&d.at).unwrap_or_else(now);
+    let dispatched_at = crate::util::parse_utc(&d.at).unwrap_or_else(unix_now);
     let id = match d.run_id {
         Some(id) => id,
         None => match find_run(api, opts, d, claimed).await? {
@@ -562,7 +552,7 @@ async fn wait_for_run(
         if run.completed() {
             return Ok(Some(run));
         }
-        if now().saturating_sub(dispatched_at) > opts.run_timeout.as_secs() {
+        if unix_now().saturating_sub(dispatched_at) > opts.run_timeout.as_secs() {
             return Ok(Some(RunState {
                 status: "timed out".into(),
                 conclusion: Some(format!(
@@ -580,7 +570,7 @@ async fn wait_for_run(
 fn poll_interval(api: &LiveApi, poll: Duration) -> Duration {
     match api.rate_limit() {
         Some((remaining, reset)) if remaining < 100 => {
-            let left = reset.saturating_sub(now()).max(1);
+            let left = reset.saturating_sub(unix_now()).max(1);
             poll.max(Duration::from_secs(left / remaining.max(1)))
         }
         _ => poll,

@@ -99,8 +99,9 @@ impl SuiteVisitor for (&ProbeTarget, &mut Seen) {
     }
 }
 
-/// A value from the artifact, at most 200 characters (the renderers escape it).
-fn bounded(s: &str) -> String {
+/// A value from a run (its artifact, its steps), at most 200 characters: the renderers escape
+/// it.
+pub(crate) fn bounded(s: &str) -> String {
     s.chars().take(200).collect()
 }
 
