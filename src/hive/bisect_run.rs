@@ -600,7 +600,7 @@ async fn find_run(
             .map_err(|e| Error::Api(e.to_string()))?;
         let mine = runs.iter().rev().find(|r| {
             !claimed.contains(&r.id)
-                && r.head_branch == opts.git_ref
+                && r.head_branch == short_ref(&opts.git_ref)
                 && (!opts.names_probe() || r.display_title.contains(&d.probe))
         });
         if let Some(run) = mine {
@@ -608,6 +608,14 @@ async fn find_run(
         }
     }
     Ok(None)
+}
+
+/// A ref as a run's `head_branch` names it (`refs/heads/main` is `main`).
+fn short_ref(git_ref: &str) -> &str {
+    git_ref
+        .strip_prefix("refs/heads/")
+        .or_else(|| git_ref.strip_prefix("refs/tags/"))
+        .unwrap_or(git_ref)
 }
 
 /// An RFC 3339 time `secs` earlier (runs are listed by their creation, on GitHub's clock).

@@ -144,7 +144,7 @@ impl ActionsServer {
                 "message": "Invalid request.\n\n\"return_run_details\" is not a permitted key.",
             }));
         }
-        if body["ref"] != "main" {
+        if body["ref"] != "main" && body["ref"] != "refs/heads/main" {
             return ResponseTemplate::new(422)
                 .set_body_json(json!({"message": "No ref found for: x"}));
         }

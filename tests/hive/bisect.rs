@@ -217,9 +217,18 @@ fn dry_run_dispatches_nothing_and_shows_the_plan() {
 fn an_older_server_s_runs_are_found_by_the_probe_name() {
     let t = tempfile::tempdir().unwrap();
     let s = serve(SEED, true);
-    let r = run(&mut bisect(t.path(), &s.uri(), &[])).expect(0);
+    // The ref in full: a run's head_branch names it short.
+    let r = run(&mut bisect(
+        t.path(),
+        &s.uri(),
+        &["--ref", "refs/heads/main"],
+    ))
+    .expect(0);
     let whole = one_whole_run();
-    assert_eq!(r.stdout, whole);
+    assert_eq!(
+        r.stdout,
+        whole.replace(" on main in ", " on refs/heads/main in ")
+    );
 }
 
 #[test]
