@@ -235,14 +235,28 @@ fn save_state(path: Option<&Path>, state: &State) -> Result<()> {
     crate::files::atomic::write_atomic(path, &text, 0o644, true)
 }
 
+/// What every step of one bisection needs: the connection, the options, which cases a probe
+/// looks at, and who hears of each step.
+struct Driver<'a> {
+    session: &'a Session,
+    opts: &'a BisectOptions,
+    target: ProbeTarget,
+    notice: &'a dyn Fn(&str),
+}
+
 /// Bisects as `opts` says; `notice` hears of each step (for a person watching stderr).
 pub fn bisect(
     session: &Session,
     opts: &BisectOptions,
     notice: &dyn Fn(&str),
 ) -> Result<BisectReport> {
-    let target = opts.target()?;
-    let mut state = open_state(session, opts, notice)?;
+    let driver = Driver {
+        session,
+        opts,
+        target: opts.target()?,
+        notice,
+    };
+    let mut state = driver.open_state()?;
     let mut bisection = Bisection::new(state.commits.iter().map(|c| c.sha.clone()).collect());
     if opts.dry_run {
         session
@@ -264,15 +278,7 @@ pub fn bisect(
         .filter(|&i| state.dispatches[i].result.is_none())
         .map(|i| Ok((index_of(&state, &state.dispatches[i].commit)?, i)))
         .collect::<Result<_>>()?;
-    wait_and_record(
-        session,
-        opts,
-        &target,
-        &mut state,
-        &mut bisection,
-        pending,
-        notice,
-    )?;
+    driver.wait_and_record(&mut state, &mut bisection, pending)?;
     let ending = loop {
         let at = match bisection.next() {
             Next::Found { first_bad } => {
@@ -304,76 +310,68 @@ pub fn bisect(
         batch.truncate(left);
         let mut started = Vec::new();
         for at in batch {
-            started.push((at, start(session, opts, &mut state, at, notice)?));
+            started.push((at, driver.start(&mut state, at)?));
         }
-        wait_and_record(
-            session,
-            opts,
-            &target,
-            &mut state,
-            &mut bisection,
-            started,
-            notice,
-        )?;
+        driver.wait_and_record(&mut state, &mut bisection, started)?;
     };
     Ok(report(opts, &state, &bisection, ending))
 }
 
-/// The bisection `--state` holds, or a new one over the range GitHub's compare gives.
-fn open_state(session: &Session, opts: &BisectOptions, notice: &dyn Fn(&str)) -> Result<State> {
-    if let Some(path) = opts.state.as_deref() {
-        if let Some(state) = load_state(path, opts)? {
-            notice(&format!(
-                "going on from {} ({} dispatches so far)",
-                path.display(),
-                state.dispatches.len()
-            ));
-            return Ok(state);
+impl Driver<'_> {
+    /// The bisection `--state` holds, or a new one over the range GitHub's compare gives.
+    fn open_state(&self) -> Result<State> {
+        let (session, opts) = (self.session, self.opts);
+        if let Some(path) = opts.state.as_deref() {
+            if let Some(state) = load_state(path, opts)? {
+                (self.notice)(&format!(
+                    "going on from {} ({} dispatches so far)",
+                    path.display(),
+                    state.dispatches.len()
+                ));
+                return Ok(state);
+            }
         }
+        let commits = session
+            .block_on(wr::commit_range(
+                session.api(),
+                &opts.commits_repo,
+                &opts.good,
+                &opts.bad,
+            ))
+            .map_err(|e| {
+                session.check_api().err().unwrap_or_else(|| {
+                    Error::Api(format!("--good {} --bad {}: {e}", opts.good, opts.bad))
+                })
+            })?;
+        if commits.len() < 2 {
+            return Err(usage(
+                "--good and --bad are the same commit: nothing to bisect".into(),
+            ));
+        }
+        Ok(State {
+            warden_hive_bisect: STATE_VERSION,
+            options: opts.clone(),
+            commits,
+            dispatches: Vec::new(),
+        })
     }
-    let commits = session
-        .block_on(wr::commit_range(
-            session.api(),
-            &opts.commits_repo,
-            &opts.good,
-            &opts.bad,
-        ))
-        .map_err(|e| {
-            session.check_api().err().unwrap_or_else(|| {
-                Error::Api(format!("--good {} --bad {}: {e}", opts.good, opts.bad))
-            })
-        })?;
-    if commits.len() < 2 {
-        return Err(usage(
-            "--good and --bad are the same commit: nothing to bisect".into(),
-        ));
-    }
-    Ok(State {
-        warden_hive_bisect: STATE_VERSION,
-        options: opts.clone(),
-        commits,
-        dispatches: Vec::new(),
-    })
-}
 
-/// Waits for each dispatch of `started` (commit index, dispatch index), judges its run, and
-/// records what it showed.
-fn wait_and_record(
-    session: &Session,
-    opts: &BisectOptions,
-    target: &ProbeTarget,
-    state: &mut State,
-    bisection: &mut Bisection,
-    started: Vec<(usize, usize)>,
-    notice: &dyn Fn(&str),
-) -> Result<()> {
-    for (at, i) in started {
-        finish(session, opts, target, state, i, notice)?;
-        let d = &state.dispatches[i];
-        let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
-        bisection.record(at, probe_of(d, &result));
+    /// Waits for each dispatch of `started` (commit index, dispatch index), judges its run, and
+    /// records what it showed.
+    fn wait_and_record(
+        &self,
+        state: &mut State,
+        bisection: &mut Bisection,
+        started: Vec<(usize, usize)>,
+    ) -> Result<()> {
+        for (at, i) in started {
+            self.finish(state, i)?;
+            let d = &state.dispatches[i];
+            let result = d.result.clone().unwrap_or(ProbeResult::Invalid("?".into()));
+            bisection.record(at, probe_of(d, &result));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn index_of(state: &State, commit: &str) -> Result<usize> {
@@ -446,87 +444,76 @@ fn probe_name(sha: &str, n: usize) -> String {
     format!("bisect-{}-{n}", &sha[..sha.len().min(12)])
 }
 
-/// Dispatches a probe of the commit at `at` and finds its run; saved before waiting.
-fn start(
-    session: &Session,
-    opts: &BisectOptions,
-    state: &mut State,
-    at: usize,
-    notice: &dyn Fn(&str),
-) -> Result<usize> {
-    let sha = state.commits[at].sha.clone();
-    let n = state.dispatches.iter().filter(|d| d.commit == sha).count() + 1;
-    let probe = probe_name(&sha, n);
-    let inputs = opts.inputs_for(&sha, &probe);
-    let at_time = crate::util::utc_time(unix_now());
-    let api = session.api();
-    let run_id = session
-        .block_on(wr::dispatch(
-            api,
-            &opts.repo,
-            &opts.workflow,
-            &opts.git_ref,
-            &inputs,
-        ))
-        .map_err(|e| session.check_api().err().unwrap_or(Error::Api(e)))?;
-    state.dispatches.push(Dispatch {
-        commit: sha.clone(),
-        probe: probe.clone(),
-        run_id,
-        run_url: None,
-        at: at_time,
-        result: None,
-    });
-    let i = state.dispatches.len() - 1;
-    save_state(opts.state.as_deref(), state)?;
-    notice(&format!(
-        "dispatched {} for {} (probe {n} of this commit)",
-        opts.workflow,
-        &sha[..12.min(sha.len())]
-    ));
-    Ok(i)
-}
-
-/// Waits for dispatch `i`'s run, judges it, and saves what it showed.
-fn finish(
-    session: &Session,
-    opts: &BisectOptions,
-    target: &ProbeTarget,
-    state: &mut State,
-    i: usize,
-    notice: &dyn Fn(&str),
-) -> Result<()> {
-    let api = session.api();
-    let claimed: Vec<u64> = state.dispatches.iter().filter_map(|d| d.run_id).collect();
-    let d = &state.dispatches[i];
-    let run = session
-        .block_on(wait_for_run(api, opts, d, &claimed))
-        .map_err(|e| session.check_api().err().unwrap_or(e))?;
-    let result = match &run {
-        Some(run) => session
-            .block_on(judge_run(api, opts, target, run, &d.commit))
-            .map_err(|e| session.check_api().err().unwrap_or(e))?,
-        None => ProbeResult::Invalid(format!(
-            "no run of {} was found for this dispatch",
-            opts.workflow
-        )),
-    };
-    let d = &mut state.dispatches[i];
-    if let Some(run) = &run {
-        d.run_id = Some(run.id);
-        d.run_url = Some(run.html_url.clone()).filter(|u| !u.is_empty());
+impl Driver<'_> {
+    /// Dispatches a probe of the commit at `at`; saved before its run is waited for.
+    fn start(&self, state: &mut State, at: usize) -> Result<usize> {
+        let (session, opts) = (self.session, self.opts);
+        let sha = state.commits[at].sha.clone();
+        let n = state.dispatches.iter().filter(|d| d.commit == sha).count() + 1;
+        let probe = probe_name(&sha, n);
+        let inputs = opts.inputs_for(&sha, &probe);
+        let at_time = crate::util::utc_time(unix_now());
+        let run_id = session
+            .block_on(wr::dispatch(
+                session.api(),
+                &opts.repo,
+                &opts.workflow,
+                &opts.git_ref,
+                &inputs,
+            ))
+            .map_err(|e| session.check_api().err().unwrap_or(Error::Api(e)))?;
+        state.dispatches.push(Dispatch {
+            commit: sha.clone(),
+            probe,
+            run_id,
+            run_url: None,
+            at: at_time,
+            result: None,
+        });
+        save_state(opts.state.as_deref(), state)?;
+        (self.notice)(&format!(
+            "dispatched {} for {} (probe {n} of this commit)",
+            opts.workflow,
+            &sha[..12.min(sha.len())]
+        ));
+        Ok(state.dispatches.len() - 1)
     }
-    notice(&format!(
-        "{}: {}",
-        text_value(d.run_url.as_deref().unwrap_or_default()),
-        match &result {
-            ProbeResult::Passed => "passed".to_string(),
-            ProbeResult::Failed => "failed".to_string(),
-            ProbeResult::Invalid(why) => format!("invalid: {}", text_value(why)),
+
+    /// Waits for dispatch `i`'s run, judges it, and saves what it showed.
+    fn finish(&self, state: &mut State, i: usize) -> Result<()> {
+        let (session, opts) = (self.session, self.opts);
+        let api = session.api();
+        let claimed: Vec<u64> = state.dispatches.iter().filter_map(|d| d.run_id).collect();
+        let d = &state.dispatches[i];
+        let run = session
+            .block_on(wait_for_run(api, opts, d, &claimed))
+            .map_err(|e| session.check_api().err().unwrap_or(e))?;
+        let result = match &run {
+            Some(run) => session
+                .block_on(judge_run(api, opts, &self.target, run, &d.commit))
+                .map_err(|e| session.check_api().err().unwrap_or(e))?,
+            None => ProbeResult::Invalid(format!(
+                "no run of {} was found for this dispatch",
+                opts.workflow
+            )),
+        };
+        let d = &mut state.dispatches[i];
+        if let Some(run) = &run {
+            d.run_id = Some(run.id);
+            d.run_url = Some(run.html_url.clone()).filter(|u| !u.is_empty());
         }
-    ));
-    d.result = Some(result);
-    save_state(opts.state.as_deref(), state)
+        (self.notice)(&format!(
+            "{}: {}",
+            text_value(d.run_url.as_deref().unwrap_or_default()),
+            match &result {
+                ProbeResult::Passed => "passed".to_string(),
+                ProbeResult::Failed => "failed".to_string(),
+                ProbeResult::Invalid(why) => format!("invalid: {}", text_value(why)),
+            }
+        ));
+        d.result = Some(result);
+        save_state(opts.state.as_deref(), state)
+    }
 }
 
 /// The run of dispatch `d`, once completed; `None` when no run can be found for it.
