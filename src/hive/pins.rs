@@ -64,7 +64,12 @@ fn hex_commit(c: &str) -> Option<String> {
 pub(crate) fn hive_commit(dir: &Path) -> Option<String> {
     let text =
         crate::files::guarded::read_text_inside(dir, &dir.join("hive.json"), 1 << 20).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    hive_commit_of(&text)
+}
+
+/// The hive commit a `hive.json`'s text records (`sourceCommit`, or `hiveVersion.commit`).
+pub(crate) fn hive_commit_of(text: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
     let commit = [&v["sourceCommit"], &v["hiveVersion"]["commit"]]
         .into_iter()
         .find_map(|c| c.as_str().and_then(hex_commit));

@@ -12,7 +12,7 @@ use regex::Regex;
 
 use super::bisect::ProbeResult;
 use super::classify::infra_cause;
-use super::pins::{names_commit, RunSources};
+use super::pins::{hive_commit_of, names_commit, RunSources};
 use super::suite::{read_suite_one_core, HiveCase, SuiteSources, SuiteVisitor};
 
 /// What the commits of a bisection are commits of.
@@ -158,12 +158,7 @@ pub(crate) fn judge_artifact(
         if base == "hive.json" {
             let mut text = String::new();
             let _ = (&mut entry).take(1 << 20).read_to_string(&mut text);
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                seen.sources.hive = [&v["sourceCommit"], &v["hiveVersion"]["commit"]]
-                    .into_iter()
-                    .find_map(|c| c.as_str())
-                    .map(|c| c.chars().take(64).collect());
-            }
+            seen.sources.hive = hive_commit_of(&text);
             continue;
         }
         if Some(depth) != suites_depth {
