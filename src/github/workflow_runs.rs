@@ -64,7 +64,8 @@ pub(crate) async fn commit_range<S: ApiSource>(
     };
     let unexpected = |message: String| format!("GET /{}: {message}", routes::path_of(&route));
     match answer["status"].as_str() {
-        Some("ahead") => {}
+        // `identical`: no commit between them, which the caller refuses in its own words.
+        Some("ahead" | "identical") => {}
         Some(other) => {
             return Err(unexpected(format!(
                 "the bad commit is not a descendant of the good one (compare says {:?}): give --good an ancestor of --bad",
@@ -312,8 +313,20 @@ pub(crate) async fn download_artifact<S: ApiSource>(
     let mut file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(8);
     let route = routes::artifact_zip(repo, artifact.id);
+    // As a release asset: within the deadline its listed size allows, so a trickle cannot hold
+    // the bisection.
+    let deadline = super::releases::download_deadline(artifact.size);
     let fetch = async {
-        let sent = api.download(&route, &tx).await;
+        let sent = tokio::time::timeout(deadline, api.download(&route, &tx))
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "not complete after {} s, the most warden waits for {} bytes",
+                    deadline.as_secs(),
+                    artifact.size
+                )
+                .into())
+            });
         drop(tx);
         sent
     };

@@ -259,6 +259,23 @@ fn bad_ranges_and_missing_flags_are_usage_errors() {
             &commit(3)[..7]
         )
     );
+    // The same commit twice: nothing between them.
+    let mut cmd = warden(t.path());
+    cmd.env("GH_TOKEN", "t")
+        .args(["hive", "bisect", "--api-url", &s.uri(), "--repo", gh::REPO])
+        .args([
+            "--workflow",
+            gh::WORKFLOW,
+            "--client",
+            "ethrex",
+            "--test",
+            "x",
+        ])
+        .args(["--good", &commit(3)[..7], "--bad", &commit(3)[..7]]);
+    assert_eq!(
+        run(&mut cmd).expect(2).stderr,
+        "warden: --good and --bad are the same commit: nothing to bisect\n"
+    );
     // No token: said before anything is sent.
     let r = run(bisect(t.path(), &s.uri(), &[]).env_remove("GH_TOKEN")).expect(2);
     assert_eq!(
