@@ -27,7 +27,7 @@ fn bisect_workflow(dir: &Path, api: &str, workflow: &str, extra: &[&str]) -> Com
     let mut cmd = warden(dir);
     cmd.env("GH_TOKEN", "test-token")
         .args(["hive", "bisect", "--api-url", api, "--repo", gh::REPO])
-        .args(["--workflow", workflow, "--ref", "main"])
+        .args(["--workflow", workflow])
         .args([
             "--good",
             &commit(0)[..7],
@@ -41,8 +41,13 @@ fn bisect_workflow(dir: &Path, api: &str, workflow: &str, extra: &[&str]) -> Com
             "^eth_getBlockByNumber/get-latest$",
         ])
         .args(["--input", "commit={commit}", "--input", "probe={probe}"])
-        .args(["--poll", "0"])
         .args(extra);
+    // The defaults a test may give otherwise (a flag is given once).
+    for (flag, value) in [("--ref", "main"), ("--poll", "0")] {
+        if !extra.contains(&flag) {
+            cmd.args([flag, value]);
+        }
+    }
     cmd
 }
 

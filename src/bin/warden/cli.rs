@@ -641,7 +641,6 @@ pub(crate) enum HiveCommand {
 /// and a bisection goes on from it.
 #[derive(Debug, Args)]
 #[command(
-    args_override_self = true,
     after_help = "Example:\n  warden hive bisect --repo lambdaclass/ethrex --workflow hive-probe.yml --ref main \\\n    --good 1a2b3c4 --bad 5d6e7f8 --client ethrex --test 'eth_getBlockByNumber/get-latest' \\\n    --input commit={commit} --input probe={probe} --state bisect.json\n\nExit status: 0 when the first bad commit is found (or --dry-run); 1 when the probes cannot decide;\n2 bad input, or an API that refused us."
 )]
 pub(crate) struct HiveBisectArgs {
